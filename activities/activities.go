@@ -1,0 +1,27 @@
+// Package activities holds every Temporal activity of asof: the only place that does I/O.
+//
+// One Activities struct carries the dependencies as small interfaces (a blob.Bucket now; an
+// embedder and an LLM client as the pipeline grows). Workers register it once by pointer;
+// workflows reference its methods through a nil *Activities. Each method takes ctx and one
+// input struct and returns one result struct, declared next to it.
+package activities
+
+import (
+	"github.com/asofrag/asof/internal/blob"
+)
+
+// Activities holds the dependencies every activity uses.
+type Activities struct {
+	// Bucket is the object store all artifacts live in.
+	Bucket blob.Bucket
+	// Identity names the worker process in results (host:pid by default).
+	Identity string
+}
+
+// Error types that a workflow's retry policy treats as final.
+const (
+	// ErrTypeInvalidInput marks input that no retry can fix.
+	ErrTypeInvalidInput = "InvalidInput"
+	// ErrTypeMismatch marks data that came back different from what was written.
+	ErrTypeMismatch = "Mismatch"
+)

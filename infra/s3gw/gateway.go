@@ -1,0 +1,234 @@
+// Package s3gw runs a real S3-compatible server (versitygw's embedgw, posix backend) inside
+// the asof process, over a local folder and on 127.0.0.1 only.
+//
+// It is the embedded default object store of `asof dev` and `asof server`: workers in other
+// processes reach it with ordinary S3 clients (aws-sdk-go-v2, path-style, static keys). Each
+// top-level folder under Root is a bucket and each file an object, so the store stays
+// inspectable with ls. versitygw allows one gateway per process.
+package s3gw
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/versity/versitygw/backend/meta"
+	"github.com/versity/versitygw/backend/posix"
+	"github.com/versity/versitygw/embedgw"
+)
+
+// Host is the only interface the gateway binds to.
+const Host = "127.0.0.1"
+
+// healthPath answers unauthenticated readiness probes.
+const healthPath = "/asof-gateway-health"
+
+// ErrAlreadyRunning is returned when this process already runs a gateway (versitygw keeps
+// package-level state, so only one may run per process).
+var ErrAlreadyRunning = errors.New("s3gw: a gateway is already running in this process")
+
+var running atomic.Bool
+
+// Credentials are the gateway's root keys.
+type Credentials struct {
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key"`
+}
+
+// Options configure a gateway.
+type Options struct {
+	// Root is the folder that holds the buckets. Required; created if missing.
+	Root string
+	// MetaDir holds object metadata (ETags, content types) as sidecar files; default
+	// "meta-<base of Root>" beside Root (versitygw refuses a folder whose path starts with
+	// Root's). Sidecar files work on every file system, unlike extended attributes.
+	MetaDir string
+	// Port to listen on (default 7070; -1 picks a free port).
+	Port int
+	// Credentials are the root keys; required (see LoadOrCreateCredentials).
+	Credentials Credentials
+	// Region reported to clients (default us-east-1).
+	Region string
+	// Buckets are created at start if they do not exist.
+	Buckets []string
+}
+
+// Gateway is a running embedded S3 server.
+type Gateway struct {
+	endpoint string
+	creds    Credentials
+	region   string
+	cancel   context.CancelFunc
+	done     chan error
+}
+
+// Start runs the gateway in the background and returns once it answers HTTP.
+func Start(ctx context.Context, opts Options) (*Gateway, error) {
+	if opts.Root == "" {
+		return nil, errors.New("s3gw: Root is required")
+	}
+	if opts.Credentials.AccessKeyID == "" || opts.Credentials.SecretAccessKey == "" {
+		return nil, errors.New("s3gw: credentials are required")
+	}
+	if opts.MetaDir == "" {
+		root := filepath.Clean(opts.Root)
+		opts.MetaDir = filepath.Join(filepath.Dir(root), "meta-"+filepath.Base(root))
+	}
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	port := opts.Port
+	switch {
+	case port == 0:
+		port = 7070
+	case port < 0:
+		l, err := net.Listen("tcp", net.JoinHostPort(Host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("s3gw: find a free port: %w", err)
+		}
+		port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	addr := net.JoinHostPort(Host, strconv.Itoa(port))
+	if l, err := net.Listen("tcp", addr); err != nil {
+		return nil, fmt.Errorf("s3gw: port %d: %w (is another asof running? use --s3-port)", port, err)
+	} else {
+		l.Close()
+	}
+	for _, dir := range []string{opts.Root, opts.MetaDir} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("s3gw: %w", err)
+		}
+	}
+	for _, b := range opts.Buckets {
+		// A bucket of the posix backend is a folder under Root.
+		if err := os.MkdirAll(filepath.Join(opts.Root, b), 0o755); err != nil {
+			return nil, fmt.Errorf("s3gw: create bucket %s: %w", b, err)
+		}
+	}
+	if !running.CompareAndSwap(false, true) {
+		return nil, ErrAlreadyRunning
+	}
+	sc, err := meta.NewSideCar(opts.MetaDir)
+	if err != nil {
+		running.Store(false)
+		return nil, fmt.Errorf("s3gw: metadata dir %s: %w", opts.MetaDir, err)
+	}
+	be, err := posix.New(opts.Root, sc, posix.PosixOpts{SideCarDir: opts.MetaDir, NewDirPerm: 0o755, Concurrency: 256})
+	if err != nil {
+		running.Store(false)
+		return nil, fmt.Errorf("s3gw: posix backend on %s: %w", opts.Root, err)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	g := &Gateway{endpoint: "http://" + addr, creds: opts.Credentials, region: opts.Region, cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		defer running.Store(false)
+		g.done <- embedgw.RunVersityGW(runCtx, be, &embedgw.Config{
+			RootUserAccess:    opts.Credentials.AccessKeyID,
+			RootUserSecret:    opts.Credentials.SecretAccessKey,
+			Region:            opts.Region,
+			Ports:             []string{addr},
+			MaxConnections:    1024,
+			MaxRequests:       512,
+			MultipartMaxParts: 10000,
+			HealthPath:        healthPath,
+			Quiet:             true,
+			KeepAlive:         false,
+		})
+	}()
+	if err := g.waitReady(ctx, 20*time.Second); err != nil {
+		cancel()
+		<-g.done
+		return nil, err
+	}
+	return g, nil
+}
+
+// Endpoint is the gateway's base URL, e.g. http://127.0.0.1:7070.
+func (g *Gateway) Endpoint() string { return g.endpoint }
+
+// Credentials are the root keys clients sign with.
+func (g *Gateway) Credentials() Credentials { return g.creds }
+
+// Region is the region clients must sign for.
+func (g *Gateway) Region() string { return g.region }
+
+// Stop shuts the gateway down and waits for it.
+func (g *Gateway) Stop() error {
+	g.cancel()
+	err := <-g.done
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func (g *Gateway) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	for {
+		select {
+		case err := <-g.done:
+			return fmt.Errorf("s3gw: gateway stopped during start: %w", err)
+		default:
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, g.endpoint+healthPath, nil)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("s3gw: gateway at %s did not answer within %s", g.endpoint, timeout)
+		case err := <-g.done:
+			return fmt.Errorf("s3gw: gateway stopped during start: %w", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// LoadOrCreateCredentials reads root keys from path, or generates random ones and writes them
+// there (mode 0600) on first use, so a data dir keeps its keys across restarts.
+func LoadOrCreateCredentials(path string) (Credentials, error) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var c Credentials
+		if err := json.Unmarshal(data, &c); err != nil || c.AccessKeyID == "" || c.SecretAccessKey == "" {
+			return Credentials{}, fmt.Errorf("s3gw: credentials file %s is damaged (delete it to generate new keys): %v", path, err)
+		}
+		return c, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return Credentials{}, fmt.Errorf("s3gw: read credentials: %w", err)
+	}
+	c := Credentials{AccessKeyID: "asof" + randomHex(8), SecretAccessKey: randomHex(20)}
+	data, _ = json.MarshalIndent(c, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Credentials{}, fmt.Errorf("s3gw: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return Credentials{}, fmt.Errorf("s3gw: write credentials: %w", err)
+	}
+	return c, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}

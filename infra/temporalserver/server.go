@@ -1,0 +1,266 @@
+// Package temporalserver runs a real Temporal server (go.temporal.io/server) inside the asof
+// process, persisting to a SQLite file and listening on 127.0.0.1 only.
+//
+// Every service (frontend, history, matching, worker) is started in-process with static host
+// resolution, so a restart on the same file is as fast as a first start and keeps all history.
+// This is the embedded default used by `asof dev` and `asof server`; a deployment that scales
+// out points workers at any Temporal cluster instead.
+package temporalserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/metrics"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+// Host is the only interface the embedded server binds to.
+const Host = "127.0.0.1"
+
+// DefaultNamespace is registered on every start.
+const DefaultNamespace = "default"
+
+// ErrNotReady is returned by Start when the frontend does not answer in time.
+var ErrNotReady = errors.New("temporal server did not become ready")
+
+// Options configure an embedded server. The zero value of every field has a sane default,
+// except DBPath.
+type Options struct {
+	// DBPath is the SQLite file that holds all state. It is created, with its schema, on first
+	// start. Required.
+	DBPath string
+	// FrontendPort is the gRPC port clients and workers dial (default 7233; -1 picks a free port).
+	FrontendPort int
+	// Namespaces are registered on start (DefaultNamespace is always included).
+	Namespaces []string
+	// LogPath receives the server's own log (JSON lines). Empty: DBPath + ".log".
+	LogPath string
+	// LogLevel is the server log level: debug, info, warn or error (default warn).
+	LogLevel string
+	// ReadyTimeout bounds how long Start waits for the frontend to answer (default 30 s).
+	ReadyTimeout time.Duration
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	srv      temporal.Server
+	hostPort string
+	opts     Options
+}
+
+// Start creates the SQLite schema when the file is new, starts every Temporal service in
+// this process and waits until the frontend accepts a client.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.DBPath == "" {
+		return nil, errors.New("temporalserver: DBPath is required")
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
+		return nil, fmt.Errorf("temporalserver: create data dir: %w", err)
+	}
+	if opts.LogPath == "" {
+		opts.LogPath = opts.DBPath + ".log"
+	}
+	if opts.LogLevel == "" {
+		opts.LogLevel = "warn"
+	}
+	if opts.ReadyTimeout == 0 {
+		opts.ReadyTimeout = 30 * time.Second
+	}
+	frontend := opts.FrontendPort
+	switch {
+	case frontend == 0:
+		frontend = 7233
+	case frontend < 0:
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		frontend = p
+	}
+	if err := portFree(frontend); err != nil {
+		return nil, fmt.Errorf("temporalserver: frontend port %d: %w (is another asof or Temporal server running? use --temporal-port)", frontend, err)
+	}
+	ports := map[primitives.ServiceName]int{primitives.FrontendService: frontend}
+	for _, svc := range []primitives.ServiceName{primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		ports[svc] = p
+	}
+
+	sqlCfg := &config.SQL{
+		PluginName:        sqliteplugin.PluginName,
+		DatabaseName:      opts.DBPath,
+		ConnectAttributes: map[string]string{"mode": "rwc", "_journal_mode": "wal", "_synchronous": "normal"},
+	}
+	if _, err := os.Stat(opts.DBPath); errors.Is(err, os.ErrNotExist) {
+		if err := sqliteschema.SetupSchema(sqlCfg); err != nil {
+			return nil, fmt.Errorf("temporalserver: create schema in %s: %w", opts.DBPath, err)
+		}
+	}
+	nsNames := append([]string{DefaultNamespace}, opts.Namespaces...)
+	var nss []*sqliteschema.NamespaceConfig
+	seen := map[string]bool{}
+	for _, name := range nsNames {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		ns, err := sqliteschema.NewNamespaceConfig("active", name, false, nil)
+		if err != nil {
+			return nil, fmt.Errorf("temporalserver: namespace %s: %w", name, err)
+		}
+		nss = append(nss, ns)
+	}
+	if err := sqliteschema.CreateNamespaces(sqlCfg, nss...); err != nil {
+		return nil, fmt.Errorf("temporalserver: register namespaces: %w", err)
+	}
+
+	hostPort := net.JoinHostPort(Host, strconv.Itoa(frontend))
+	cfg := serverConfig(sqlCfg, hostPort, ports)
+	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: opts.LogLevel, OutputFile: opts.LogPath, Format: "json"}))
+
+	hosts := make(map[primitives.ServiceName]static.Hosts, len(ports))
+	for svc, p := range ports {
+		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(Host, strconv.Itoa(p)))
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(cfg),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
+			// Let a dev machine see a new run in the list at once.
+			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("temporalserver: configure: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("temporalserver: start (log: %s): %w", opts.LogPath, err)
+	}
+	s := &Server{srv: srv, hostPort: hostPort, opts: opts}
+	if err := s.waitReady(ctx); err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// HostPort is the frontend address clients and workers dial.
+func (s *Server) HostPort() string { return s.hostPort }
+
+// LogPath is where the server writes its own log.
+func (s *Server) LogPath() string { return s.opts.LogPath }
+
+// Stop shuts every service down and closes the SQLite file.
+func (s *Server) Stop() error { return s.srv.Stop() }
+
+// waitReady dials the frontend until it answers a health check or the timeout passes.
+func (s *Server) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ReadyTimeout)
+	defer cancel()
+	var lastErr error
+	for {
+		c, err := client.DialContext(ctx, client.Options{HostPort: s.hostPort, Namespace: DefaultNamespace, Logger: quietLogger{}})
+		if err == nil {
+			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
+			if err == nil {
+				_, err = c.WorkflowService().DescribeNamespace(ctx, describeDefault())
+			}
+			c.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w at %s within %s: %v (log: %s)", ErrNotReady, s.hostPort, s.opts.ReadyTimeout, lastErr, s.opts.LogPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func serverConfig(sqlCfg *config.SQL, hostPort string, ports map[primitives.ServiceName]int) *config.Config {
+	svc := func(name primitives.ServiceName) config.Service {
+		return config.Service{RPC: config.RPC{GRPCPort: ports[name], BindOnIP: Host}}
+	}
+	metricsPort, _ := FreePort()
+	return &config.Config{
+		Global: config.Global{
+			Membership: config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: Host},
+			Metrics: &metrics.Config{Prometheus: &metrics.PrometheusConfig{
+				ListenAddress: net.JoinHostPort(Host, strconv.Itoa(metricsPort)),
+				HandlerPath:   "/metrics",
+			}},
+		},
+		Persistence: config.Persistence{
+			DefaultStore:     sqliteplugin.PluginName,
+			VisibilityStore:  sqliteplugin.PluginName,
+			NumHistoryShards: 1,
+			DataStores:       map[string]config.DataStore{sqliteplugin.PluginName: {SQL: sqlCfg}},
+		},
+		ClusterMetadata: &cluster.Config{
+			EnableGlobalNamespace:    false,
+			FailoverVersionIncrement: 10,
+			MasterClusterName:        "active",
+			CurrentClusterName:       "active",
+			ClusterInformation: map[string]cluster.ClusterInformation{
+				"active": {Enabled: true, InitialFailoverVersion: 1, RPCAddress: hostPort},
+			},
+		},
+		DCRedirectionPolicy: config.DCRedirectionPolicy{Policy: "noop"},
+		Services: map[string]config.Service{
+			string(primitives.FrontendService): svc(primitives.FrontendService),
+			string(primitives.HistoryService):  svc(primitives.HistoryService),
+			string(primitives.MatchingService): svc(primitives.MatchingService),
+			string(primitives.WorkerService):   svc(primitives.WorkerService),
+		},
+		Archival: config.Archival{
+			History:    config.HistoryArchival{State: "disabled"},
+			Visibility: config.VisibilityArchival{State: "disabled"},
+		},
+		NamespaceDefaults: config.NamespaceDefaults{Archival: config.ArchivalNamespaceDefaults{
+			History:    config.HistoryArchivalNamespaceDefaults{State: "disabled"},
+			Visibility: config.VisibilityArchivalNamespaceDefaults{State: "disabled"},
+		}},
+		PublicClient: config.PublicClient{HostPort: hostPort},
+	}
+}
+
+// FreePort asks the kernel for a free TCP port on Host.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(Host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func portFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(Host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}

@@ -1,0 +1,261 @@
+// Package config holds asof's configuration: one struct with defaults, loaded in layers
+// (built-in defaults, then a YAML file, then ASOF_* environment variables, then command-line
+// flags), validated, and printable with secrets redacted.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Task queues. One worker process may serve all of them (the embedded default); a scaled-out
+// deployment runs embedding and LLM workers on their own machines.
+const (
+	QueueDefault = "asof-default"
+	QueueEmbed   = "asof-embed"
+	QueueLLM     = "asof-llm"
+)
+
+// AllQueues lists every task queue asof uses.
+var AllQueues = []string{QueueDefault, QueueEmbed, QueueLLM}
+
+// DefaultBucket is the bucket the embedded S3 gateway serves.
+const DefaultBucket = "asof"
+
+// Config is everything asof reads at start-up.
+type Config struct {
+	// DataDir holds the embedded server's SQLite file, the embedded S3 folder and model files.
+	DataDir  string   `yaml:"data_dir"`
+	Temporal Temporal `yaml:"temporal"`
+	Store    Store    `yaml:"store"`
+	Worker   Worker   `yaml:"worker"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+}
+
+// Temporal configures the orchestration server.
+type Temporal struct {
+	// Address of a Temporal frontend (host:port). Empty starts the embedded server.
+	Address string `yaml:"address"`
+	// Namespace to run in.
+	Namespace string `yaml:"namespace"`
+	// Port of the embedded server's frontend (ignored with Address).
+	Port int `yaml:"port"`
+	// UIPort of the embedded Web UI, when the binary has it (0 disables).
+	UIPort int `yaml:"ui_port"`
+}
+
+// Embedded reports whether asof should start its own Temporal server.
+func (t Temporal) Embedded() bool { return t.Address == "" }
+
+// Store configures object storage.
+type Store struct {
+	// URL is s3://bucket/prefix, file:///path, or empty for the embedded S3 gateway.
+	URL string `yaml:"url"`
+	// Endpoint is a custom S3 endpoint (MinIO, versitygw, ...).
+	Endpoint string `yaml:"endpoint"`
+	// Region of the S3 bucket.
+	Region string `yaml:"region"`
+	// PathStyle forces path-style addressing (on whenever Endpoint is set).
+	PathStyle bool `yaml:"path_style"`
+	// AccessKeyID and SecretAccessKey are static S3 keys; empty uses the AWS credential chain.
+	AccessKeyID     string `yaml:"access_key_id"`
+	SecretAccessKey string `yaml:"secret_access_key"`
+	// GatewayPort is the embedded S3 gateway's port (ignored with URL).
+	GatewayPort int `yaml:"gateway_port"`
+}
+
+// Embedded reports whether asof should start its own S3 gateway.
+func (s Store) Embedded() bool { return s.URL == "" }
+
+// Worker configures worker processes.
+type Worker struct {
+	// TaskQueues this process polls.
+	TaskQueues []string `yaml:"task_queues"`
+	// MaxConcurrentActivities per task queue (0: the SDK default).
+	MaxConcurrentActivities int `yaml:"max_concurrent_activities"`
+	// ShutdownTimeout lets running activities finish on stop.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+// Default returns the configuration of a fresh machine: everything embedded under ./.asof.
+func Default() Config {
+	return Config{
+		DataDir:  ".asof",
+		Temporal: Temporal{Namespace: "default", Port: 7233, UIPort: 8233},
+		Store:    Store{GatewayPort: 7070},
+		Worker:   Worker{TaskQueues: append([]string(nil), AllQueues...), ShutdownTimeout: 10 * time.Second},
+		LogLevel: "info",
+	}
+}
+
+// Validate reports the first setting that cannot work, naming it as a user would type it.
+func (c Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir (--data-dir) must not be empty"))
+	}
+	if c.Temporal.Namespace == "" {
+		errs = append(errs, errors.New("temporal.namespace (--namespace) must not be empty"))
+	}
+	if a := c.Temporal.Address; a != "" && !strings.Contains(a, ":") {
+		errs = append(errs, fmt.Errorf("temporal.address (--temporal) %q must be host:port", a))
+	}
+	for name, p := range map[string]int{"temporal.port (--temporal-port)": c.Temporal.Port, "store.gateway_port (--s3-port)": c.Store.GatewayPort} {
+		if p < 1 || p > 65535 {
+			errs = append(errs, fmt.Errorf("%s %d is not a TCP port", name, p))
+		}
+	}
+	if p := c.Temporal.UIPort; p < 0 || p > 65535 {
+		errs = append(errs, fmt.Errorf("temporal.ui_port (--ui-port) %d is not a TCP port (0 disables the UI)", p))
+	}
+	if u := c.Store.URL; u != "" && !strings.HasPrefix(u, "s3://") && !strings.HasPrefix(u, "file://") && strings.Contains(u, "://") {
+		errs = append(errs, fmt.Errorf("store.url (--store) %q: use s3://bucket/prefix or file:///path", u))
+	}
+	if len(c.Worker.TaskQueues) == 0 {
+		errs = append(errs, errors.New("worker.task_queues (--task-queues) must name at least one queue"))
+	}
+	for _, q := range c.Worker.TaskQueues {
+		if !known(q) {
+			errs = append(errs, fmt.Errorf("worker.task_queues: unknown queue %q (known: %s)", q, strings.Join(AllQueues, ", ")))
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level (--log-level) %q: use debug, info, warn or error", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}
+
+func known(q string) bool {
+	for _, k := range AllQueues {
+		if q == k {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadFile merges a YAML file over c. Unknown keys are an error, so a typo does not pass
+// silently.
+func (c *Config) LoadFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && err.Error() != "EOF" {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// Env names every ASOF_* variable, the setting it overrides, and how to apply it.
+type Env struct {
+	Name  string
+	Key   string
+	apply func(c *Config, v string) error
+}
+
+// EnvVars lists the environment overrides in the order they are applied.
+func EnvVars() []Env {
+	str := func(f func(c *Config) *string) func(*Config, string) error {
+		return func(c *Config, v string) error { *f(c) = v; return nil }
+	}
+	num := func(f func(c *Config) *int) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("not an integer: %q", v)
+			}
+			*f(c) = n
+			return nil
+		}
+	}
+	return []Env{
+		{"ASOF_DATA_DIR", "data_dir", str(func(c *Config) *string { return &c.DataDir })},
+		{"ASOF_TEMPORAL", "temporal.address", str(func(c *Config) *string { return &c.Temporal.Address })},
+		{"ASOF_NAMESPACE", "temporal.namespace", str(func(c *Config) *string { return &c.Temporal.Namespace })},
+		{"ASOF_TEMPORAL_PORT", "temporal.port", num(func(c *Config) *int { return &c.Temporal.Port })},
+		{"ASOF_UI_PORT", "temporal.ui_port", num(func(c *Config) *int { return &c.Temporal.UIPort })},
+		{"ASOF_STORE", "store.url", str(func(c *Config) *string { return &c.Store.URL })},
+		{"ASOF_S3_ENDPOINT", "store.endpoint", str(func(c *Config) *string { return &c.Store.Endpoint })},
+		{"ASOF_S3_REGION", "store.region", str(func(c *Config) *string { return &c.Store.Region })},
+		{"ASOF_S3_PATH_STYLE", "store.path_style", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("not a boolean: %q", v)
+			}
+			c.Store.PathStyle = b
+			return nil
+		}},
+		{"ASOF_S3_ACCESS_KEY_ID", "store.access_key_id", str(func(c *Config) *string { return &c.Store.AccessKeyID })},
+		{"ASOF_S3_SECRET_ACCESS_KEY", "store.secret_access_key", str(func(c *Config) *string { return &c.Store.SecretAccessKey })},
+		{"ASOF_S3_PORT", "store.gateway_port", num(func(c *Config) *int { return &c.Store.GatewayPort })},
+		{"ASOF_TASK_QUEUES", "worker.task_queues", func(c *Config, v string) error {
+			c.Worker.TaskQueues = SplitList(v)
+			return nil
+		}},
+		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
+	}
+}
+
+// ApplyEnv overrides c with the ASOF_* variables that lookup finds.
+func (c *Config) ApplyEnv(lookup func(string) (string, bool)) error {
+	for _, e := range EnvVars() {
+		if v, ok := lookup(e.Name); ok {
+			if err := e.apply(c, v); err != nil {
+				return fmt.Errorf("environment %s: %w", e.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SplitList splits a comma-separated list, dropping blanks.
+func SplitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TemporalDBPath is the embedded Temporal server's SQLite file.
+func (c Config) TemporalDBPath() string { return filepath.Join(c.DataDir, "temporal.db") }
+
+// GatewayRoot is the folder the embedded S3 gateway serves (one sub-folder per bucket).
+func (c Config) GatewayRoot() string { return filepath.Join(c.DataDir, "s3") }
+
+// GatewayCredsPath holds the embedded S3 gateway's generated root keys.
+func (c Config) GatewayCredsPath() string { return filepath.Join(c.DataDir, "s3-credentials.json") }
+
+// Redacted returns a copy safe to print or log.
+func (c Config) Redacted() Config {
+	if c.Store.SecretAccessKey != "" {
+		c.Store.SecretAccessKey = "***"
+	}
+	c.Worker.TaskQueues = append([]string(nil), c.Worker.TaskQueues...)
+	return c
+}
+
+// YAML renders c (call Redacted first when printing).
+func (c Config) YAML() string {
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return fmt.Sprintf("# cannot render config: %v\n", err)
+	}
+	return string(out)
+}

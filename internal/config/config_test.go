@@ -1,0 +1,126 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultIsValid(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Temporal.Embedded() || !c.Store.Embedded() {
+		t.Fatal("default config must run everything embedded")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr string
+	}{
+		{"ok external", func(c *Config) { c.Temporal.Address = "10.0.0.1:7233"; c.Store.URL = "s3://b/p" }, ""},
+		{"address without port", func(c *Config) { c.Temporal.Address = "temporal" }, "must be host:port"},
+		{"bad store scheme", func(c *Config) { c.Store.URL = "gs://bucket" }, "use s3://"},
+		{"plain path store", func(c *Config) { c.Store.URL = "/data/store" }, ""},
+		{"port out of range", func(c *Config) { c.Temporal.Port = 70000 }, "not a TCP port"},
+		{"unknown queue", func(c *Config) { c.Worker.TaskQueues = []string{"asof-gpu"} }, `unknown queue "asof-gpu"`},
+		{"no queue", func(c *Config) { c.Worker.TaskQueues = nil }, "at least one queue"},
+		{"bad log level", func(c *Config) { c.LogLevel = "loud" }, "log_level"},
+		{"empty namespace", func(c *Config) { c.Temporal.Namespace = "" }, "namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.mutate(&c)
+			err := c.Validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestApplyEnv(t *testing.T) {
+	env := map[string]string{
+		"ASOF_TEMPORAL":             "tmprl:7233",
+		"ASOF_STORE":                "s3://bkt/pre",
+		"ASOF_S3_ENDPOINT":          "http://127.0.0.1:9000",
+		"ASOF_S3_PATH_STYLE":        "true",
+		"ASOF_S3_SECRET_ACCESS_KEY": "s3cr3t",
+		"ASOF_TEMPORAL_PORT":        "17233",
+		"ASOF_TASK_QUEUES":          " asof-embed, ,asof-llm ",
+	}
+	c := Default()
+	if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	if c.Temporal.Address != "tmprl:7233" || c.Store.URL != "s3://bkt/pre" || !c.Store.PathStyle ||
+		c.Temporal.Port != 17233 || strings.Join(c.Worker.TaskQueues, ",") != "asof-embed,asof-llm" {
+		t.Fatalf("env not applied: %+v", c)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, bad := range map[string]string{"ASOF_TEMPORAL_PORT": "seven", "ASOF_S3_PATH_STYLE": "maybe"} {
+		c := Default()
+		err := c.ApplyEnv(func(k string) (string, bool) { return bad, k == name })
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: err = %v, want one naming the variable", name, bad, err)
+		}
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("temporal:\n  address: host:7233\nstore:\n  url: file:///srv/asof\nworker:\n  shutdown_timeout: 30s\n"), 0o644)
+	c := Default()
+	if err := c.LoadFile(good); err != nil {
+		t.Fatal(err)
+	}
+	if c.Temporal.Address != "host:7233" || c.Store.URL != "file:///srv/asof" || c.Worker.ShutdownTimeout.Seconds() != 30 {
+		t.Fatalf("file not applied: %+v", c)
+	}
+	if c.Temporal.Namespace != "default" {
+		t.Fatalf("file cleared an unrelated default: namespace %q", c.Temporal.Namespace)
+	}
+
+	typo := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(typo, []byte("temporal:\n  adress: host:7233\n"), 0o644)
+	if err := c.LoadFile(typo); err == nil || !strings.Contains(err.Error(), "adress") {
+		t.Fatalf("typo: err = %v, want one naming the unknown key", err)
+	}
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, nil, 0o644)
+	if err := c.LoadFile(empty); err != nil {
+		t.Fatalf("empty file: %v", err)
+	}
+	if err := c.LoadFile(filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	c := Default()
+	c.Store.AccessKeyID = "AKIA"
+	c.Store.SecretAccessKey = "very-secret"
+	out := c.Redacted().YAML()
+	if strings.Contains(out, "very-secret") || !strings.Contains(out, "***") {
+		t.Fatalf("secret not redacted:\n%s", out)
+	}
+	if c.Store.SecretAccessKey != "very-secret" {
+		t.Fatal("Redacted changed the original")
+	}
+}
