@@ -148,7 +148,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		temporal.WithLogger(logger),
 		temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
 			// Let a dev machine see a new run in the list at once.
-			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
+			dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
 		}),
 	)
 	if err != nil {

@@ -1,0 +1,153 @@
+// Package infra starts what asof needs around it: the embedded Temporal server and S3 gateway
+// when the configuration asks for the embedded default, or connections to external ones
+// otherwise. Sub-packages hold each embedded server; deployment files for scale-out live
+// beside them.
+package infra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/asofrag/asof/infra/s3gw"
+	"github.com/asofrag/asof/infra/temporalserver"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/config"
+)
+
+// Stack is a Temporal client and an object store, with whatever embedded servers back them.
+type Stack struct {
+	// Config is the effective configuration, with embedded addresses filled in.
+	Config config.Config
+	// Client talks to the Temporal frontend.
+	Client client.Client
+	// Bucket is the object store.
+	Bucket blob.Bucket
+	// Temporal is the embedded server, or nil when Config.Temporal.Address was set.
+	Temporal *temporalserver.Server
+	// Gateway is the embedded S3 gateway, or nil when Config.Store.URL was set.
+	Gateway *s3gw.Gateway
+
+	closers []func() error
+}
+
+// StartOptions choose which parts to start.
+type StartOptions struct {
+	// NoStore skips the object store (for a process that only serves Temporal).
+	NoStore bool
+	// Logger receives the SDK client's log lines (default: discard below warn).
+	Logger *slog.Logger
+}
+
+// Start brings up the stack described by cfg: embedded servers for empty addresses, clients
+// for the rest. On error everything already started is stopped again.
+func Start(ctx context.Context, cfg config.Config, opts StartOptions) (s *Stack, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s = &Stack{Config: cfg}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+			s = nil
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+
+	if cfg.Temporal.Embedded() {
+		srv, err := temporalserver.Start(ctx, temporalserver.Options{
+			DBPath:       cfg.TemporalDBPath(),
+			FrontendPort: cfg.Temporal.Port,
+			Namespaces:   []string{cfg.Temporal.Namespace},
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.Temporal = srv
+		s.closers = append(s.closers, srv.Stop)
+		s.Config.Temporal.Address = srv.HostPort()
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  s.Config.Temporal.Address,
+		Namespace: cfg.Temporal.Namespace,
+		Logger:    sdklog.NewStructuredLogger(logger),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)
+	}
+	s.Client = c
+	s.closers = append(s.closers, func() error { c.Close(); return nil })
+
+	if opts.NoStore {
+		return s, nil
+	}
+	if cfg.Store.Embedded() {
+		creds, err := s3gw.LoadOrCreateCredentials(cfg.GatewayCredsPath())
+		if err != nil {
+			return nil, err
+		}
+		gw, err := s3gw.Start(ctx, s3gw.Options{
+			Root: cfg.GatewayRoot(), Port: cfg.Store.GatewayPort, Credentials: creds, Buckets: []string{config.DefaultBucket},
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.Gateway = gw
+		s.closers = append(s.closers, gw.Stop)
+		s.Config.Store.URL = EmbeddedStoreURL(gw)
+		s.Config.Store.Endpoint = gw.Endpoint()
+		s.Config.Store.Region = gw.Region()
+		s.Config.Store.AccessKeyID = creds.AccessKeyID
+		s.Config.Store.SecretAccessKey = creds.SecretAccessKey
+	}
+	b, err := OpenStore(ctx, s.Config.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.Bucket = b
+	return s, nil
+}
+
+// EmbeddedStoreURL is the store URL another process uses to reach gw.
+func EmbeddedStoreURL(gw *s3gw.Gateway) string {
+	return "s3://" + config.DefaultBucket + "?endpoint=" + url.QueryEscape(gw.Endpoint())
+}
+
+// OpenStore opens the bucket a store configuration names.
+func OpenStore(ctx context.Context, st config.Store) (blob.Bucket, error) {
+	if st.URL == "" {
+		return nil, errors.New("no store configured: pass --store s3://bucket/prefix or file:///path")
+	}
+	b, err := blob.Open(ctx, st.URL, blob.S3Options{
+		Endpoint: st.Endpoint, Region: st.Region, PathStyle: st.PathStyle,
+		AccessKeyID: st.AccessKeyID, SecretAccessKey: st.SecretAccessKey,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return b, nil
+}
+
+// Close stops everything Start started, in reverse order.
+func (s *Stack) Close() error {
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		if err := s.closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,100 @@
+// Package worker wires asof's workflows and activities into Temporal workers. Register is the
+// single place that lists them; the real worker process and the tests both call it, so what is
+// tested is what runs.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/workflows"
+)
+
+// Deps are the real dependencies activities run with.
+type Deps struct {
+	// Bucket is the object store.
+	Bucket blob.Bucket
+	// Identity names this worker process in results (default host:pid).
+	Identity string
+}
+
+// Register adds every workflow and activity of asof to r.
+func Register(r sdkworker.Registry, deps Deps) {
+	RegisterWorkflows(r)
+	RegisterActivities(r, deps)
+}
+
+// RegisterWorkflows adds every workflow of asof to r.
+func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(workflows.HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
+}
+
+// RegisterActivities adds every activity of asof to r, bound to deps.
+func RegisterActivities(r sdkworker.ActivityRegistry, deps Deps) {
+	r.RegisterActivity(NewActivities(deps))
+}
+
+// NewActivities builds the Activities struct from deps.
+func NewActivities(deps Deps) *activities.Activities {
+	id := deps.Identity
+	if id == "" {
+		id = DefaultIdentity()
+	}
+	return &activities.Activities{Bucket: deps.Bucket, Identity: id}
+}
+
+// DefaultIdentity is host:pid.
+func DefaultIdentity() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// Run starts one worker per configured task queue on c, all in this process, and blocks until
+// ctx is done; then it stops them, letting running activities finish within
+// cfg.ShutdownTimeout. Workflows run on the default queue only; the embed and LLM queues serve
+// activities.
+func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) error {
+	if len(cfg.TaskQueues) == 0 {
+		return errors.New("worker: no task queue to poll")
+	}
+	if deps.Bucket == nil {
+		return errors.New("worker: no object store configured")
+	}
+	var started []sdkworker.Worker
+	stopAll := func() {
+		for i := len(started) - 1; i >= 0; i-- {
+			started[i].Stop()
+		}
+	}
+	for _, q := range cfg.TaskQueues {
+		opts := sdkworker.Options{
+			Identity:                           deps.Identity,
+			MaxConcurrentActivityExecutionSize: cfg.MaxConcurrentActivities,
+			WorkerStopTimeout:                  cfg.ShutdownTimeout,
+			DisableWorkflowWorker:              q != workflows.TaskQueue,
+		}
+		w := sdkworker.New(c, q, opts)
+		if opts.DisableWorkflowWorker {
+			RegisterActivities(w, deps)
+		} else {
+			Register(w, deps)
+		}
+		if err := w.Start(); err != nil {
+			stopAll()
+			return fmt.Errorf("worker: start on task queue %s: %w", q, err)
+		}
+		started = append(started, w)
+	}
+	<-ctx.Done()
+	stopAll()
+	return nil
+}

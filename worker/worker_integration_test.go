@@ -1,0 +1,189 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/server/temporaltest"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/infra/s3gw"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+// One real Temporal server (in memory) and one real S3 gateway for the whole package.
+var (
+	ts *temporaltest.TestServer
+	gw *s3gw.Gateway
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "asof-worker-it-")
+	if err != nil {
+		panic(err)
+	}
+	creds, err := s3gw.LoadOrCreateCredentials(filepath.Join(dir, "creds.json"))
+	if err != nil {
+		panic(err)
+	}
+	gw, err = s3gw.Start(context.Background(), s3gw.Options{Root: filepath.Join(dir, "s3"), Port: -1, Credentials: creds, Buckets: []string{"itest"}})
+	if err != nil {
+		panic(err)
+	}
+	ts = temporaltest.NewServer()
+	code := m.Run()
+	ts.Stop()
+	if err := gw.Stop(); err != nil {
+		code = 1
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func integration(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs the Temporal server and S3 gateway (-short skips)")
+	}
+}
+
+func s3Bucket(t *testing.T, prefix string) blob.Bucket {
+	t.Helper()
+	c := gw.Credentials()
+	b, err := blob.NewS3(context.Background(), blob.S3Options{Bucket: "itest", Prefix: prefix, Endpoint: gw.Endpoint(), Region: gw.Region(), AccessKeyID: c.AccessKeyID, SecretAccessKey: c.SecretAccessKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runWorkers runs the real worker (worker.Run) on queues until the test ends.
+func runWorkers(t *testing.T, b blob.Bucket, queues ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	cfg := config.Default().Worker
+	cfg.TaskQueues = queues
+	cfg.ShutdownTimeout = 2 * time.Second
+	go func() { done <- worker.Run(ctx, ts.GetDefaultClient(), cfg, worker.Deps{Bucket: b, Identity: "it-worker"}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker.Run: %v", err)
+		}
+	})
+}
+
+func runHealthCheck(t *testing.T, in workflows.HealthCheckInput) (workflows.HealthCheckResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := ts.GetDefaultClient().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: t.Name() + "-" + time.Now().Format("150405.000000"), TaskQueue: workflows.TaskQueue,
+	}, workflows.HealthCheck, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.HealthCheckResult
+	err = run.Get(ctx, &res)
+	return res, err
+}
+
+func TestHealthCheckThroughRealServerAndS3(t *testing.T) {
+	integration(t)
+	b := s3Bucket(t, "hc")
+	runWorkers(t, b, config.AllQueues...)
+	res, err := runHealthCheck(t, workflows.HealthCheckInput{Prefix: "probes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Store, gw.Endpoint()) || res.Bytes < 1000 {
+		t.Fatalf("result = %+v", res)
+	}
+	var queues []string
+	for _, q := range res.Queues {
+		queues = append(queues, q.TaskQueue)
+		if q.Identity != "it-worker" {
+			t.Errorf("queue %s answered by %q", q.TaskQueue, q.Identity)
+		}
+	}
+	if strings.Join(queues, ",") != strings.Join(config.AllQueues, ",") {
+		t.Fatalf("queues answered = %v", queues)
+	}
+	left, err := blob.List(context.Background(), b, "probes/")
+	if err != nil || len(left) != 0 {
+		t.Fatalf("probe objects left behind: %v, %v", left, err)
+	}
+}
+
+func TestHealthCheckNamesQueuesWithoutWorkers(t *testing.T) {
+	integration(t)
+	runWorkers(t, s3Bucket(t, "hc-missing"), config.QueueDefault)
+	_, err := runHealthCheck(t, workflows.HealthCheckInput{QueueTimeout: 2 * time.Second})
+	if err == nil {
+		t.Fatal("health check passed with no worker on the embed and LLM queues")
+	}
+	for _, q := range []string{config.QueueEmbed, config.QueueLLM} {
+		if !strings.Contains(err.Error(), q) {
+			t.Errorf("error does not name %s: %v", q, err)
+		}
+	}
+}
+
+func TestHealthCheckFailsClearlyOnBadCredentials(t *testing.T) {
+	integration(t)
+	bad, err := blob.NewS3(context.Background(), blob.S3Options{Bucket: "itest", Endpoint: gw.Endpoint(), Region: gw.Region(), AccessKeyID: "nobody", SecretAccessKey: "nothing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runWorkers(t, bad, config.AllQueues...)
+	_, err = runHealthCheck(t, workflows.HealthCheckInput{})
+	if err == nil || !strings.Contains(err.Error(), "write probe") {
+		t.Fatalf("err = %v, want a write-probe failure", err)
+	}
+}
+
+// TestActivitiesClassifyErrors runs the activities alone against the real S3 gateway.
+func TestActivitiesClassifyErrors(t *testing.T) {
+	integration(t)
+	b := s3Bucket(t, "act")
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(worker.NewActivities(worker.Deps{Bucket: b}))
+	var a *activities.Activities
+
+	_, err := env.ExecuteActivity(a.WriteProbe, activities.WriteProbeInput{Key: "../escape"})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrTypeInvalidInput || !appErr.NonRetryable() {
+		t.Fatalf("bad key: err = %v, want non-retryable %s", err, activities.ErrTypeInvalidInput)
+	}
+
+	if _, err := b.Put(context.Background(), "garbage.json", strings.NewReader("not json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = env.ExecuteActivity(a.ReadProbe, activities.ReadProbeInput{Key: "garbage.json"})
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrTypeMismatch {
+		t.Fatalf("garbage probe: err = %v, want %s", err, activities.ErrTypeMismatch)
+	}
+
+	_, err = env.ExecuteActivity(a.ReadProbe, activities.ReadProbeInput{Key: "never-written.json"})
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("missing probe: err = %v", err)
+	}
+}
