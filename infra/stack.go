@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
@@ -46,20 +47,32 @@ type StartOptions struct {
 }
 
 // Start brings up the stack described by cfg: embedded servers for empty addresses, clients
-// for the rest. On error everything already started is stopped again.
-func Start(ctx context.Context, cfg config.Config, opts StartOptions) (s *Stack, err error) {
+// for the rest. On error everything already started is stopped again. With the embedded S3
+// gateway the process's working directory changes until Close (see package s3gw): resolve
+// relative paths before calling Start.
+func Start(ctx context.Context, cfg config.Config, opts StartOptions) (*Stack, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s = &Stack{Config: cfg}
-	defer func() {
-		if err != nil {
-			_ = s.Close()
-			s = nil
-		}
-	}()
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	// The embedded S3 gateway changes the working directory (see package s3gw): pin the
+	// data dir first.
+	abs, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	cfg.DataDir = abs
+	s := &Stack{Config: cfg}
+	if err := s.start(ctx, opts); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stack) start(ctx context.Context, opts StartOptions) error {
+	cfg := s.Config
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("data dir: %w", err)
 	}
 
 	if cfg.Temporal.Embedded() {
@@ -69,7 +82,7 @@ func Start(ctx context.Context, cfg config.Config, opts StartOptions) (s *Stack,
 			Namespaces:   []string{cfg.Temporal.Namespace},
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Temporal = srv
 		s.closers = append(s.closers, srv.Stop)
@@ -85,24 +98,24 @@ func Start(ctx context.Context, cfg config.Config, opts StartOptions) (s *Stack,
 		Logger:    sdklog.NewStructuredLogger(logger),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)
+		return fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)
 	}
 	s.Client = c
 	s.closers = append(s.closers, func() error { c.Close(); return nil })
 
 	if opts.NoStore {
-		return s, nil
+		return nil
 	}
 	if cfg.Store.Embedded() {
 		creds, err := s3gw.LoadOrCreateCredentials(cfg.GatewayCredsPath())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		gw, err := s3gw.Start(ctx, s3gw.Options{
 			Root: cfg.GatewayRoot(), Port: cfg.Store.GatewayPort, Credentials: creds, Buckets: []string{config.DefaultBucket},
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Gateway = gw
 		s.closers = append(s.closers, gw.Stop)
@@ -114,10 +127,10 @@ func Start(ctx context.Context, cfg config.Config, opts StartOptions) (s *Stack,
 	}
 	b, err := OpenStore(ctx, s.Config.Store)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.Bucket = b
-	return s, nil
+	return nil
 }
 
 // EmbeddedStoreURL is the store URL another process uses to reach gw.

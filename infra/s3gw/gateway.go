@@ -5,6 +5,10 @@
 // processes reach it with ordinary S3 clients (aws-sdk-go-v2, path-style, static keys). Each
 // top-level folder under Root is a bucket and each file an object, so the store stays
 // inspectable with ls. versitygw allows one gateway per process.
+//
+// While a gateway runs, the process's working directory is its Root: versitygw's posix
+// backend chdirs there and works with relative paths. Resolve any user-supplied relative path
+// before Start; Stop restores the previous working directory.
 package s3gw
 
 import (
@@ -70,6 +74,7 @@ type Gateway struct {
 	region   string
 	cancel   context.CancelFunc
 	done     chan error
+	cwd      string // working directory before Start, restored by Stop
 }
 
 // Start runs the gateway in the background and returns once it answers HTTP.
@@ -80,9 +85,17 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	if opts.Credentials.AccessKeyID == "" || opts.Credentials.SecretAccessKey == "" {
 		return nil, errors.New("s3gw: credentials are required")
 	}
+	// versitygw resolves paths against its own root: hand it absolute ones.
+	var err error
+	if opts.Root, err = filepath.Abs(opts.Root); err != nil {
+		return nil, fmt.Errorf("s3gw: %w", err)
+	}
 	if opts.MetaDir == "" {
 		root := filepath.Clean(opts.Root)
 		opts.MetaDir = filepath.Join(filepath.Dir(root), "meta-"+filepath.Base(root))
+	}
+	if opts.MetaDir, err = filepath.Abs(opts.MetaDir); err != nil {
+		return nil, fmt.Errorf("s3gw: %w", err)
 	}
 	if opts.Region == "" {
 		opts.Region = "us-east-1"
@@ -119,6 +132,11 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	if !running.CompareAndSwap(false, true) {
 		return nil, ErrAlreadyRunning
 	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		running.Store(false)
+		return nil, fmt.Errorf("s3gw: %w", err)
+	}
 	sc, err := meta.NewSideCar(opts.MetaDir)
 	if err != nil {
 		running.Store(false)
@@ -126,11 +144,12 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	}
 	be, err := posix.New(opts.Root, sc, posix.PosixOpts{SideCarDir: opts.MetaDir, NewDirPerm: 0o755, Concurrency: 256})
 	if err != nil {
+		_ = os.Chdir(cwd)
 		running.Store(false)
 		return nil, fmt.Errorf("s3gw: posix backend on %s: %w", opts.Root, err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	g := &Gateway{endpoint: "http://" + addr, creds: opts.Credentials, region: opts.Region, cancel: cancel, done: make(chan error, 1)}
+	g := &Gateway{endpoint: "http://" + addr, creds: opts.Credentials, region: opts.Region, cancel: cancel, done: make(chan error, 1), cwd: cwd}
 	go func() {
 		defer running.Store(false)
 		g.done <- embedgw.RunVersityGW(runCtx, be, &embedgw.Config{
@@ -149,6 +168,7 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	if err := g.waitReady(ctx, 20*time.Second); err != nil {
 		cancel()
 		<-g.done
+		_ = os.Chdir(cwd)
 		return nil, err
 	}
 	return g, nil
@@ -163,10 +183,13 @@ func (g *Gateway) Credentials() Credentials { return g.creds }
 // Region is the region clients must sign for.
 func (g *Gateway) Region() string { return g.region }
 
-// Stop shuts the gateway down and waits for it.
+// Stop shuts the gateway down, waits for it and restores the working directory.
 func (g *Gateway) Stop() error {
 	g.cancel()
 	err := <-g.done
+	if cerr := os.Chdir(g.cwd); cerr != nil && err == nil {
+		err = fmt.Errorf("s3gw: restore working directory: %w", cerr)
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -98,6 +98,19 @@ func TestSecondGatewayInProcessIsRefused(t *testing.T) {
 	}
 }
 
+func TestWorkingDirectoryIsRestored(t *testing.T) {
+	// The package's gateway runs (TestMain), so the cwd is its root now; a gateway can only be
+	// checked for restoring it by stopping the shared one, which the other tests need. Check
+	// the documented state instead: while running, the cwd is the gateway's root.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(wd) != "s3" {
+		t.Fatalf("working directory while the gateway runs = %s, want its root", wd)
+	}
+}
+
 func TestCredentialsPersist(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sub", "creds.json")
 	a, err := s3gw.LoadOrCreateCredentials(p)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+func newDevCmd(a *app) *cobra.Command {
+	var once bool
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run everything in one process: embedded Temporal, embedded S3 and a worker",
+		Long: `dev starts, in this one process and on 127.0.0.1 only:
+  - a real Temporal server persisting to <data-dir>/temporal.db (SQLite),
+  - a real S3 gateway (versitygw) serving <data-dir>/s3 as bucket "asof",
+  - a worker polling every asof task queue,
+then runs the HealthCheck workflow (write, read back and delete an object; ping each task
+queue) and stays up until Ctrl-C. Other processes can use its Temporal and S3 addresses,
+which it prints. --temporal or --store use external servers instead of the embedded ones.`,
+		Example: `  asof dev                       # stay up; Ctrl-C to stop
+  asof dev --once                # start, health-check, stop (exit code tells)
+  asof dev --data-dir /tmp/asof --temporal-port 17233 --s3-port 17070`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			began := time.Now()
+			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			wctx, stopWorker := context.WithCancel(ctx)
+			werr := make(chan error, 1)
+			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, worker.Deps{Bucket: st.Bucket}) }()
+			defer func() { stopWorker(); <-werr }()
+
+			printStack(a.stdout, st, time.Since(began))
+			if err := healthCheck(ctx, a.stdout, st.Client); err != nil {
+				return err
+			}
+			if once {
+				return nil
+			}
+			printf(a.stdout, "\nasof dev is up. Press Ctrl-C to stop.\n")
+			select {
+			case <-ctx.Done():
+				printf(a.stdout, "\nstopping...\n")
+				return nil
+			case err := <-werr:
+				werr <- err // for the deferred wait
+				return fmt.Errorf("worker stopped: %w", err)
+			}
+		},
+	}
+	cmd.Flags().BoolVar(&once, "once", false, "exit after the health check instead of staying up")
+	a.embeddedFlags(cmd)
+	a.workerFlags(cmd)
+	return cmd
+}
+
+// printStack tells a person what is running where, and how to attach another worker.
+func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
+	c := st.Config
+	printf(w, "asof is up in %s (data dir %s)\n", took.Round(time.Millisecond), c.DataDir)
+	if st.Temporal != nil {
+		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Temporal.LogPath())
+	} else {
+		printf(w, "  Temporal  %s  namespace %s\n", c.Temporal.Address, c.Temporal.Namespace)
+	}
+	if st.Gateway != nil {
+		printf(w, "  S3        %s  bucket %s  (embedded versitygw over %s)\n", st.Gateway.Endpoint(), config.DefaultBucket, c.GatewayRoot())
+	} else if st.Bucket != nil {
+		printf(w, "  Store     %s\n", st.Bucket)
+	}
+	if len(c.Worker.TaskQueues) > 0 && st.Bucket != nil {
+		printf(w, "  Worker    task queues %s\n", strings.Join(c.Worker.TaskQueues, ", "))
+	}
+}
+
+// printAttach shows the command that connects a worker in another process.
+func printAttach(w io.Writer, st *infra.Stack) {
+	c := st.Config
+	printf(w, "\nStart a worker in another process with:\n")
+	if st.Gateway != nil {
+		creds := st.Gateway.Credentials()
+		printf(w, "  ASOF_S3_ACCESS_KEY_ID=%s ASOF_S3_SECRET_ACCESS_KEY=%s \\\n    asof worker --temporal %s --store '%s'\n",
+			creds.AccessKeyID, creds.SecretAccessKey, c.Temporal.Address, c.Store.URL)
+		printf(w, "  (the keys are this data dir's own, in %s)\n", c.GatewayCredsPath())
+	} else {
+		printf(w, "  asof worker --temporal %s --store '%s'\n", c.Temporal.Address, c.Store.URL)
+	}
+}
+
+// healthCheck runs the HealthCheck workflow and prints its outcome.
+func healthCheck(ctx context.Context, w io.Writer, c client.Client) error {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	id := workflows.HealthCheckWorkflowID(began)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.HealthCheck, workflows.HealthCheckInput{})
+	if err != nil {
+		return fmt.Errorf("start health check: %w", err)
+	}
+	var res workflows.HealthCheckResult
+	if err := run.Get(ctx, &res); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("health check %s did not finish in 2 minutes (is a worker polling %s?)", id, workflows.TaskQueue)
+		}
+		return fmt.Errorf("health check %s failed: %w", id, err)
+	}
+	var queues []string
+	for _, q := range res.Queues {
+		queues = append(queues, q.TaskQueue)
+	}
+	printf(w, "Health check %s passed in %s:\n", id, time.Since(began).Round(time.Millisecond))
+	printf(w, "  wrote, read back and deleted %s (%d bytes) in %s\n", res.Key, res.Bytes, res.Store)
+	printf(w, "  workers answered on %s\n", strings.Join(queues, ", "))
+	return nil
+}

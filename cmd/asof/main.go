@@ -1,0 +1,46 @@
+// Command asof is the one CLI of asof, a Temporal RAG system that answers "as of" a date.
+//
+//	asof dev                      everything embedded in one process (Temporal, S3, worker)
+//	asof server                   embedded Temporal + S3 only, for workers in other processes
+//	asof worker --temporal H:P    a worker against any Temporal cluster and store
+//	asof config                   the effective configuration, secrets redacted
+//	asof version                  build and dependency versions
+//
+// Run `asof COMMAND --help` for each command's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one CLI invocation and returns its exit code; tests call it directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return 130
+		}
+		fmt.Fprintf(stderr, "asof: %s\n", oneLine(err))
+		return 1
+	}
+	return 0
+}
+
+// oneLine folds a (possibly joined) error into one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+}

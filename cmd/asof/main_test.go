@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/infra/temporalserver"
+	"github.com/asofrag/asof/workflows"
+)
+
+// The test binary doubles as the asof binary: with ASOF_TEST_MAIN=1 it runs main, so the
+// multi-process tests exercise exactly the code under test without a separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("ASOF_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	p, err := temporalserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(p)
+}
+
+func TestDevOnceRunsTheHealthCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	dir := t.TempDir()
+	args := []string{"dev", "--once", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}
+	for i := range 2 { // the second run restarts on the same SQLite file and S3 folder
+		code, out, errOut := runCLI(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
+		}
+		for _, want := range []string{"asof is up in", "Temporal  127.0.0.1:", "S3        http://127.0.0.1:", "Health check asof-health-", "passed", "asof-default, asof-embed, asof-llm"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("run %d: output lacks %q:\n%s", i, want, out)
+			}
+		}
+	}
+	for _, f := range []string{"temporal.db", "s3-credentials.json", "s3/asof"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("data dir lacks %s: %v", f, err)
+		}
+	}
+}
+
+func TestClearOneLineErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"worker without server", nil, []string{"worker"}, "worker needs a server to poll: pass --temporal"},
+		{"worker without store", nil, []string{"worker", "--temporal", "127.0.0.1:1"}, "worker needs a store"},
+		{"bad store scheme", nil, []string{"config", "--store", "gs://b"}, "use s3://bucket/prefix or file:///path"},
+		{"bad env", map[string]string{"ASOF_TEMPORAL_PORT": "x"}, []string{"config"}, "ASOF_TEMPORAL_PORT"},
+		{"unknown queue", nil, []string{"dev", "--task-queues", "asof-gpu"}, `unknown queue "asof-gpu"`},
+		{"missing config file", nil, []string{"config", "--config", "/nonexistent/asof.yaml"}, "config file"},
+		{"unknown command", nil, []string{"frobnicate"}, "unknown command"},
+		{"server with external temporal", nil, []string{"server", "--temporal", "h:7233"}, "drop --temporal"},
+		{"unreachable external store", nil, []string{"worker", "--temporal", "127.0.0.1:1", "--store", "s3://b"}, "connect to Temporal at 127.0.0.1:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, tt.env, tt.args...)
+			if code == 0 {
+				t.Fatal("exit code 0")
+			}
+			if !strings.HasPrefix(errOut, "asof: ") || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("stderr = %q, want one line containing %q", errOut, tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, cmd := range []string{"", "dev", "server", "worker", "config", "version"} {
+		args := append(strings.Fields(cmd), "--help")
+		code, out, _ := runCLI(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("asof %s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+}
+
+func TestConfigLayersAndRedaction(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "asof.yaml")
+	os.WriteFile(file, []byte("temporal:\n  namespace: from-file\n  address: file:7233\nstore:\n  url: s3://file-bucket\n"), 0o644)
+	env := map[string]string{"ASOF_CONFIG": file, "ASOF_STORE": "s3://env-bucket/x", "ASOF_S3_SECRET_ACCESS_KEY": "hunter2"}
+	code, out, errOut := runCLI(t, env, "config", "--temporal", "flag:7233")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"namespace: from-file", "url: s3://env-bucket/x", "address: flag:7233", "secret_access_key: '***'"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Fatal("secret printed")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "asof ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+}
+
+// proc is the asof CLI running as a separate process.
+type proc struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan error
+}
+
+func startProc(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(os.Args[0], args...), done: make(chan error, 1)}
+	p.cmd.Dir = t.TempDir()
+	p.cmd.Env = append(append(os.Environ(), "ASOF_TEST_MAIN=1"), env...)
+	pr, pw := io.Pipe()
+	p.cmd.Stdout, p.cmd.Stderr = pw, pw
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+		}
+	}()
+	go func() { err := p.cmd.Wait(); pw.Close(); p.done <- err }()
+	t.Cleanup(func() { p.cmd.Process.Kill() })
+	return p
+}
+
+func (p *proc) output() string { p.mu.Lock(); defer p.mu.Unlock(); return p.out.String() }
+
+// waitFor polls the output until re matches, the process exits, or 60 s pass.
+func (p *proc) waitFor(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(p.output()); m != nil {
+			return m
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("%v exited (%v) before printing %s:\n%s", p.cmd.Args[1:], err, re, p.output())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("%v did not print %s within 60 s:\n%s", p.cmd.Args[1:], re, p.output())
+	return nil
+}
+
+func (p *proc) interrupt(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("%v: exit after SIGINT: %v\n%s", p.cmd.Args[1:], err, p.output())
+		}
+	case <-time.After(30 * time.Second):
+		t.Errorf("%v did not stop within 30 s of SIGINT", p.cmd.Args[1:])
+	}
+}
+
+// TestServerAndSeparateWorkerCooperate runs `asof server` and `asof worker` as two processes
+// and drives the HealthCheck workflow from a third party (this test) through them.
+func TestServerAndSeparateWorkerCooperate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers in subprocesses")
+	}
+	dir := t.TempDir()
+	server := startProc(t, nil, "server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t))
+	m := server.waitFor(t, regexp.MustCompile(`ASOF_S3_ACCESS_KEY_ID=(\S+) ASOF_S3_SECRET_ACCESS_KEY=(\S+) \\\n\s+asof worker --temporal (\S+) --store '([^']+)'`))
+	keyID, secret, hostPort, store := m[1], m[2], m[3], m[4]
+
+	wk := startProc(t, []string{"ASOF_S3_ACCESS_KEY_ID=" + keyID, "ASOF_S3_SECRET_ACCESS_KEY=" + secret}, "worker", "--temporal", hostPort, "--store", store)
+	wk.waitFor(t, regexp.MustCompile(`asof worker polling asof-default, asof-embed, asof-llm`))
+
+	c, err := client.Dial(client.Options{HostPort: hostPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "cooperate", TaskQueue: workflows.TaskQueue}, workflows.HealthCheck, workflows.HealthCheckInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.HealthCheckResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("health check through server + worker processes: %v\nserver:\n%s\nworker:\n%s", err, server.output(), wk.output())
+	}
+	if len(res.Queues) != 3 || !strings.Contains(res.Store, "s3://asof/") {
+		t.Fatalf("result = %+v", res)
+	}
+	for _, q := range res.Queues {
+		if q.Identity == "" || strings.HasSuffix(q.Identity, fmt.Sprintf(":%d", os.Getpid())) {
+			t.Fatalf("queue %s answered by %q, want the worker process", q.TaskQueue, q.Identity)
+		}
+	}
+	wk.interrupt(t)
+	server.interrupt(t)
+	if !strings.Contains(wk.output(), "asof worker stopped") {
+		t.Errorf("worker did not stop cleanly:\n%s", wk.output())
+	}
+}

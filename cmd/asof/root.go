@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/asofrag/asof/internal/config"
+)
+
+// app carries the loaded configuration and output streams to every command.
+type app struct {
+	cfg    config.Config
+	stdout io.Writer
+	stderr io.Writer
+	// flagSetters apply the flags a user actually typed, after file and environment.
+	flagSetters []func(fs *pflag.FlagSet, c *config.Config) error
+	cfgFile     string
+}
+
+const rootLong = `asof answers questions "as of" a date over dated document streams (news and
+Telegram channels, parliamentary records, regulatory circulars): it uses only what was
+published by that date, prefers what was fresh then, and keeps the history that explains it.
+Pipelines run as durable Temporal workflows; artifacts live in S3-compatible storage.
+
+Configuration is read in layers, each overriding the one before:
+  built-in defaults  <  --config FILE (YAML)  <  ASOF_* environment  <  command-line flags
+Run 'asof config' to see the result. With no --temporal and no --store, asof starts an
+embedded Temporal server (SQLite file) and an embedded S3 gateway under --data-dir.`
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{cfg: config.Default(), stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "asof",
+		Short:         "Temporal RAG that answers as of a date",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.load(cmd)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	def := config.Default()
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.cfgFile, "config", "", "YAML config file (env ASOF_CONFIG)")
+	a.str(pf, "data-dir", def.DataDir, "folder for the embedded server's SQLite file, the embedded S3 data and models", func(c *config.Config, v string) { c.DataDir = v })
+	a.str(pf, "temporal", "", "Temporal frontend host:port; empty starts the embedded server", func(c *config.Config, v string) { c.Temporal.Address = v })
+	a.str(pf, "namespace", def.Temporal.Namespace, "Temporal namespace", func(c *config.Config, v string) { c.Temporal.Namespace = v })
+	a.str(pf, "store", "", "artifact store: s3://bucket/prefix, file:///path; empty starts the embedded S3 gateway", func(c *config.Config, v string) { c.Store.URL = v })
+	a.str(pf, "s3-endpoint", "", "custom S3 endpoint (MinIO, versitygw, ...); implies path-style", func(c *config.Config, v string) { c.Store.Endpoint = v })
+	a.str(pf, "s3-region", "", "S3 region (default: from the AWS config chain, else us-east-1)", func(c *config.Config, v string) { c.Store.Region = v })
+	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error", func(c *config.Config, v string) { c.LogLevel = v })
+
+	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newConfigCmd(a), newVersionCmd(a))
+	return root
+}
+
+// load builds the effective configuration: defaults, file, environment, then typed flags.
+func (a *app) load(cmd *cobra.Command) error {
+	c := config.Default()
+	file := a.cfgFile
+	if file == "" {
+		file = os.Getenv("ASOF_CONFIG")
+	}
+	if file != "" {
+		if err := c.LoadFile(file); err != nil {
+			return err
+		}
+	}
+	if err := c.ApplyEnv(os.LookupEnv); err != nil {
+		return err
+	}
+	for _, set := range a.flagSetters {
+		if err := set(cmd.Flags(), &c); err != nil {
+			return err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	// Paths are relative to where the user stands now; the embedded S3 gateway changes the
+	// process's working directory later (see infra/s3gw).
+	abs, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	c.DataDir = abs
+	a.cfg = c
+	return nil
+}
+
+func (a *app) str(fs *pflag.FlagSet, name, def, usage string, set func(*config.Config, string)) {
+	fs.String(name, def, usage)
+	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			set(c, fl.Value.String())
+		}
+		return nil
+	})
+}
+
+func (a *app) num(fs *pflag.FlagSet, name string, def int, usage string, set func(*config.Config, int)) {
+	fs.Int(name, def, usage)
+	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			v, err := f.GetInt(name)
+			if err != nil {
+				return err
+			}
+			set(c, v)
+		}
+		return nil
+	})
+}
+
+func (a *app) list(fs *pflag.FlagSet, name string, def []string, usage string, set func(*config.Config, []string)) {
+	fs.String(name, strings.Join(def, ","), usage)
+	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			set(c, config.SplitList(fl.Value.String()))
+		}
+		return nil
+	})
+}
+
+func (a *app) dur(fs *pflag.FlagSet, name string, def time.Duration, usage string, set func(*config.Config, time.Duration)) {
+	fs.Duration(name, def, usage)
+	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			v, err := f.GetDuration(name)
+			if err != nil {
+				return err
+			}
+			set(c, v)
+		}
+		return nil
+	})
+}
+
+// embeddedFlags adds the ports of the embedded servers to cmd.
+func (a *app) embeddedFlags(cmd *cobra.Command) {
+	def := config.Default()
+	fs := cmd.Flags()
+	a.num(fs, "temporal-port", def.Temporal.Port, "port of the embedded Temporal frontend (127.0.0.1 only)", func(c *config.Config, v int) { c.Temporal.Port = v })
+	a.num(fs, "s3-port", def.Store.GatewayPort, "port of the embedded S3 gateway (127.0.0.1 only)", func(c *config.Config, v int) { c.Store.GatewayPort = v })
+}
+
+// workerFlags adds worker settings to cmd.
+func (a *app) workerFlags(cmd *cobra.Command) {
+	def := config.Default()
+	fs := cmd.Flags()
+	a.list(fs, "task-queues", def.Worker.TaskQueues, "comma-separated task queues to poll", func(c *config.Config, v []string) { c.Worker.TaskQueues = v })
+	a.num(fs, "max-concurrent-activities", 0, "activities run at once per queue (0: SDK default)", func(c *config.Config, v int) { c.Worker.MaxConcurrentActivities = v })
+	a.dur(fs, "shutdown-timeout", def.Worker.ShutdownTimeout, "time running activities get to finish on stop", func(c *config.Config, v time.Duration) { c.Worker.ShutdownTimeout = v })
+}
+
+func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
