@@ -81,7 +81,9 @@ func runWorkers(t *testing.T, b blob.Bucket, queues ...string) {
 	cfg := config.Default().Worker
 	cfg.TaskQueues = queues
 	cfg.ShutdownTimeout = 2 * time.Second
-	go func() { done <- worker.Run(ctx, ts.GetDefaultClient(), cfg, worker.Deps{Bucket: b, Identity: "it-worker"}) }()
+	go func() {
+		done <- worker.Run(ctx, ts.GetDefaultClient(), cfg, worker.Deps{Bucket: b, Identity: "it-worker"})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
