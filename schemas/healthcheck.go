@@ -15,3 +15,9 @@ type HealthProbe struct {
 	// Payload is a deterministic filler, so the probe is more than a few bytes.
 	Payload string `json:"payload"`
 }
+
+// Equal reports whether two probes carry the same content (times compared as instants).
+func (p HealthProbe) Equal(o HealthProbe) bool {
+	return p.Version == o.Version && p.WorkflowID == o.WorkflowID && p.RunID == o.RunID &&
+		p.WrittenAt.Equal(o.WrittenAt) && p.Payload == o.Payload
+}

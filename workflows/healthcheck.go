@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 	if err := workflow.ExecuteActivity(io, a.ReadProbe, activities.ReadProbeInput{Key: key}).Get(ctx, &read); err != nil {
 		return HealthCheckResult{}, fmt.Errorf("read probe: %w", err)
 	}
-	if !reflect.DeepEqual(read.Probe, probe) || read.Bytes != wrote.Bytes {
+	if !read.Probe.Equal(probe) || read.Bytes != wrote.Bytes {
 		return HealthCheckResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("probe %s came back different: wrote %d bytes, read %d", key, wrote.Bytes, read.Bytes), ErrTypeHealth, nil)
 	}
