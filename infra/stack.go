@@ -18,6 +18,7 @@ import (
 
 	"github.com/asofrag/asof/infra/s3gw"
 	"github.com/asofrag/asof/infra/temporalserver"
+	"github.com/asofrag/asof/infra/temporalui"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 )
@@ -34,6 +35,8 @@ type Stack struct {
 	Temporal *temporalserver.Server
 	// Gateway is the embedded S3 gateway, or nil when Config.Store.URL was set.
 	Gateway *s3gw.Gateway
+	// UI is the Temporal Web UI, when StartOptions.UI asked for it with the embedded server.
+	UI *temporalui.UI
 
 	closers []func() error
 }
@@ -42,6 +45,9 @@ type Stack struct {
 type StartOptions struct {
 	// NoStore skips the object store (for a process that only serves Temporal).
 	NoStore bool
+	// UI serves the Temporal Web UI next to the embedded server (port Config.Temporal.UIPort;
+	// 0 disables it).
+	UI bool
 	// Logger receives the SDK client's log lines (default: discard below warn).
 	Logger *slog.Logger
 }
@@ -87,6 +93,14 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 		s.Temporal = srv
 		s.closers = append(s.closers, srv.Stop)
 		s.Config.Temporal.Address = srv.HostPort()
+		if opts.UI && cfg.Temporal.UIPort > 0 {
+			ui, err := temporalui.Start(ctx, temporalui.Options{Port: cfg.Temporal.UIPort, TemporalAddress: srv.HostPort(), Namespace: cfg.Temporal.Namespace})
+			if err != nil {
+				return err
+			}
+			s.UI = ui
+			s.closers = append(s.closers, ui.Stop)
+		}
 	}
 	logger := opts.Logger
 	if logger == nil {

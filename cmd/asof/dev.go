@@ -26,6 +26,7 @@ func newDevCmd(a *app) *cobra.Command {
   - a real Temporal server persisting to <data-dir>/temporal.db (SQLite),
   - a real S3 gateway (versitygw) serving <data-dir>/s3 as bucket "asof",
   - a worker polling every asof task queue,
+  - the Temporal Web UI (--ui-port, 0 disables it),
 then runs the HealthCheck workflow (write, read back and delete an object; ping each task
 queue) and stays up until Ctrl-C. Other processes can use its Temporal and S3 addresses,
 which it prints. --temporal or --store use external servers instead of the embedded ones.`,
@@ -36,7 +37,7 @@ which it prints. --temporal or --store use external servers instead of the embed
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			began := time.Now()
-			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{UI: true})
 			if err != nil {
 				return err
 			}
@@ -78,6 +79,9 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Temporal.LogPath())
 	} else {
 		printf(w, "  Temporal  %s  namespace %s\n", c.Temporal.Address, c.Temporal.Namespace)
+	}
+	if st.UI != nil {
+		printf(w, "  Web UI    %s\n", st.UI.URL())
 	}
 	if st.Gateway != nil {
 		printf(w, "  S3        %s  bucket %s  (embedded versitygw over %s)\n", st.Gateway.Endpoint(), config.DefaultBucket, c.GatewayRoot())

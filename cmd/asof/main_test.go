@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,13 +58,13 @@ func TestDevOnceRunsTheHealthCheck(t *testing.T) {
 		t.Skip("starts the embedded servers")
 	}
 	dir := t.TempDir()
-	args := []string{"dev", "--once", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}
+	args := []string{"dev", "--once", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t)}
 	for i := range 2 { // the second run restarts on the same SQLite file and S3 folder
 		code, out, errOut := runCLI(t, nil, args...)
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
 		}
-		for _, want := range []string{"asof is up in", "Temporal  127.0.0.1:", "S3        http://127.0.0.1:", "Health check asof-health-", "passed", "asof-default, asof-embed, asof-llm"} {
+		for _, want := range []string{"asof is up in", "Temporal  127.0.0.1:", "Web UI    http://127.0.0.1:", "S3        http://127.0.0.1:", "Health check asof-health-", "passed", "asof-default, asof-embed, asof-llm"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", i, want, out)
 			}
@@ -212,7 +213,8 @@ func TestServerAndSeparateWorkerCooperate(t *testing.T) {
 		t.Skip("starts the embedded servers in subprocesses")
 	}
 	dir := t.TempDir()
-	server := startProc(t, nil, "server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t))
+	server := startProc(t, nil, "server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t))
+	uiURL := server.waitFor(t, regexp.MustCompile(`Web UI    (http://\S+)`))[1]
 	m := server.waitFor(t, regexp.MustCompile(`ASOF_S3_ACCESS_KEY_ID=(\S+) ASOF_S3_SECRET_ACCESS_KEY=(\S+) \\\n\s+asof worker --temporal (\S+) --store '([^']+)'`))
 	keyID, secret, hostPort, store := m[1], m[2], m[3], m[4]
 
@@ -240,6 +242,18 @@ func TestServerAndSeparateWorkerCooperate(t *testing.T) {
 	for _, q := range res.Queues {
 		if q.Identity == "" || strings.HasSuffix(q.Identity, fmt.Sprintf(":%d", os.Getpid())) {
 			t.Fatalf("queue %s answered by %q, want the worker process", q.TaskQueue, q.Identity)
+		}
+	}
+	// The Web UI serves its page and reaches the server: the run shows in its API.
+	for _, check := range []struct{ path, want string }{{"/", "<html"}, {"/api/v1/namespaces/default/workflows/cooperate", "HealthCheck"}} {
+		resp, err := http.Get(uiURL + check.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), check.want) {
+			t.Errorf("UI %s: %d, body lacks %q: %.300s", check.path, resp.StatusCode, check.want, body)
 		}
 	}
 	wk.interrupt(t)

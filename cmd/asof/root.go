@@ -151,6 +151,7 @@ func (a *app) embeddedFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	a.num(fs, "temporal-port", def.Temporal.Port, "port of the embedded Temporal frontend (127.0.0.1 only)", func(c *config.Config, v int) { c.Temporal.Port = v })
 	a.num(fs, "s3-port", def.Store.GatewayPort, "port of the embedded S3 gateway (127.0.0.1 only)", func(c *config.Config, v int) { c.Store.GatewayPort = v })
+	a.num(fs, "ui-port", def.Temporal.UIPort, "port of the Temporal Web UI (127.0.0.1 only; 0 disables it)", func(c *config.Config, v int) { c.Temporal.UIPort = v })
 }
 
 // workerFlags adds worker settings to cmd.

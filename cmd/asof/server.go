@@ -25,7 +25,7 @@ from another process ('asof worker --temporal ... --store ...'). Stop it with Ct
 			}
 			ctx := cmd.Context()
 			began := time.Now()
-			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{UI: true})
 			if err != nil {
 				return err
 			}
