@@ -129,3 +129,13 @@ func TestCredentialsPersist(t *testing.T) {
 		t.Fatal("damaged credentials file accepted")
 	}
 }
+
+// BenchmarkS3 measures the S3 path end to end: aws-sdk-go-v2 → versitygw → posix folder.
+func BenchmarkS3(b *testing.B) {
+	c := gw.Credentials()
+	bucket, err := blob.NewS3(context.Background(), blob.S3Options{Bucket: "contract", Prefix: "bench", Endpoint: gw.Endpoint(), Region: gw.Region(), AccessKeyID: c.AccessKeyID, SecretAccessKey: c.SecretAccessKey})
+	if err != nil {
+		b.Fatal(err)
+	}
+	blobtest.Bench(b, bucket)
+}

@@ -14,3 +14,11 @@ func TestLocalContract(t *testing.T) {
 	}
 	blobtest.Run(t, b)
 }
+
+func BenchmarkLocal(b *testing.B) {
+	bucket, err := blob.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	blobtest.Bench(b, bucket)
+}

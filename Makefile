@@ -1,0 +1,53 @@
+# asof — build, run, test. `make help` lists the targets.
+GO        ?= go
+BIN       := $(CURDIR)/bin
+TOOLS     := $(BIN)/tools
+STATICCHECK_VERSION   := v0.8.2
+WORKFLOWCHECK_VERSION := v0.6.0
+
+.PHONY: help setup build demo dev test test-short lint tools bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+setup: ## download Go modules and build bin/asof (later: models)
+	$(GO) mod download
+	$(MAKE) build
+
+build: ## build bin/asof
+	$(GO) build -o $(BIN)/asof ./cmd/asof
+
+demo: build ## run the main job on the embedded default (today: start everything, health-check, stop)
+	$(BIN)/asof dev --once
+
+dev: build ## start embedded Temporal + S3 + worker + Web UI and stay up (Ctrl-C stops)
+	$(BIN)/asof dev
+
+test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test with -race (integration tests included)
+	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOLS)/workflowcheck ./workflows/...
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-short: ## unit tests only (-short skips the ones that start servers)
+	$(GO) test -short -count=1 ./...
+
+lint: tools ## gofmt, go vet, staticcheck, Temporal's workflowcheck
+	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+	$(TOOLS)/workflowcheck ./workflows/...
+
+tools: $(TOOLS)/staticcheck $(TOOLS)/workflowcheck
+
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(TOOLS)/workflowcheck:
+	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+
+bench: ## run every Go benchmark once (the full bench table comes with `asof bench`)
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+clean: ## remove build outputs (keeps .asof data)
+	rm -rf $(BIN)
