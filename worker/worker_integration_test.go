@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -23,10 +26,15 @@ import (
 	"github.com/asofrag/asof/workflows"
 )
 
+// -update-history rewrites workflows/testdata/*.json from real runs, for the replay tests.
+var updateHistory = flag.Bool("update-history", false, "write the histories of real runs to workflows/testdata")
+
 // One real Temporal server (in memory) and one real S3 gateway for the whole package.
 var (
 	ts *temporaltest.TestServer
 	gw *s3gw.Gateway
+	// testdata is workflows/testdata, resolved before the gateway changes the working directory.
+	testdata string
 )
 
 func TestMain(m *testing.M) {
@@ -34,6 +42,11 @@ func TestMain(m *testing.M) {
 	if testing.Short() {
 		os.Exit(m.Run())
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	testdata = filepath.Join(wd, "..", "workflows", "testdata")
 	dir, err := os.MkdirTemp("", "asof-worker-it-")
 	if err != nil {
 		panic(err)
@@ -94,10 +107,17 @@ func runWorkers(t *testing.T, b blob.Bucket, queues ...string) {
 
 func runHealthCheck(t *testing.T, in workflows.HealthCheckInput) (workflows.HealthCheckResult, error) {
 	t.Helper()
+	return runHealthCheckID(t, t.Name()+"-"+time.Now().Format("150405.000000"), in)
+}
+
+// runHealthCheckID runs a health check under a chosen workflow ID (the recorded histories are
+// named after it; the replay test needs it back).
+func runHealthCheckID(t *testing.T, id string, in workflows.HealthCheckInput) (workflows.HealthCheckResult, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	run, err := ts.GetDefaultClient().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: t.Name() + "-" + time.Now().Format("150405.000000"), TaskQueue: workflows.TaskQueue,
+		ID: id, TaskQueue: workflows.TaskQueue,
 	}, workflows.HealthCheck, in)
 	if err != nil {
 		t.Fatal(err)
@@ -107,13 +127,41 @@ func runHealthCheck(t *testing.T, in workflows.HealthCheckInput) (workflows.Heal
 	return res, err
 }
 
+// saveHistory writes a finished run's history as JSON (the format `temporal workflow show
+// --output json` writes and the replayer reads) to testdata/<workflowID>.json.
+func saveHistory(t *testing.T, workflowID string) {
+	t.Helper()
+	path := filepath.Join(testdata, workflowID+".json")
+	ctx := context.Background()
+	hist := &historypb.History{}
+	it := ts.GetDefaultClient().GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d events)", path, len(hist.Events))
+}
+
 func TestHealthCheckThroughRealServerAndS3(t *testing.T) {
 	integration(t)
 	b := s3Bucket(t, "hc")
 	runWorkers(t, b, config.AllQueues...)
-	res, err := runHealthCheck(t, workflows.HealthCheckInput{Prefix: "probes"})
+	res, err := runHealthCheckID(t, "healthcheck-ok", workflows.HealthCheckInput{Prefix: "probes"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if *updateHistory {
+		saveHistory(t, "healthcheck-ok")
 	}
 	if !strings.Contains(res.Store, gw.Endpoint()) || res.Bytes < 1000 {
 		t.Fatalf("result = %+v", res)
@@ -137,7 +185,10 @@ func TestHealthCheckThroughRealServerAndS3(t *testing.T) {
 func TestHealthCheckNamesQueuesWithoutWorkers(t *testing.T) {
 	integration(t)
 	runWorkers(t, s3Bucket(t, "hc-missing"), config.QueueDefault)
-	_, err := runHealthCheck(t, workflows.HealthCheckInput{QueueTimeout: 2 * time.Second})
+	_, err := runHealthCheckID(t, "healthcheck-missing-queues", workflows.HealthCheckInput{QueueTimeout: 2 * time.Second})
+	if *updateHistory {
+		saveHistory(t, "healthcheck-missing-queues")
+	}
 	if err == nil {
 		t.Fatal("health check passed with no worker on the embed and LLM queues")
 	}
