@@ -32,6 +32,9 @@ var updateHistory = flag.Bool("update-history", false, "write the histories of r
 // One real Temporal server (in memory) and one real S3 gateway for the whole package.
 var (
 	ts *temporaltest.TestServer
+	// tc is the server's default client, made once: temporaltest creates it lazily without a
+	// lock, which races when tests call GetDefaultClient from several goroutines.
+	tc client.Client
 	gw *s3gw.Gateway
 	// testdata is workflows/testdata, resolved before the gateway changes the working directory.
 	testdata string
@@ -60,6 +63,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	ts = temporaltest.NewServer()
+	tc = ts.GetDefaultClient()
 	code := m.Run()
 	ts.Stop()
 	if err := gw.Stop(); err != nil {
@@ -95,7 +99,7 @@ func runWorkers(t *testing.T, b blob.Bucket, queues ...string) {
 	cfg.TaskQueues = queues
 	cfg.ShutdownTimeout = 2 * time.Second
 	go func() {
-		done <- worker.Run(ctx, ts.GetDefaultClient(), cfg, worker.Deps{Bucket: b, Identity: "it-worker"})
+		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Identity: "it-worker"})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -116,7 +120,7 @@ func runHealthCheckID(t *testing.T, id string, in workflows.HealthCheckInput) (w
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	run, err := ts.GetDefaultClient().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue,
 	}, workflows.HealthCheck, in)
 	if err != nil {
@@ -134,7 +138,7 @@ func saveHistory(t *testing.T, workflowID string) {
 	path := filepath.Join(testdata, workflowID+".json")
 	ctx := context.Background()
 	hist := &historypb.History{}
-	it := ts.GetDefaultClient().GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := tc.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
