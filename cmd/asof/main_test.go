@@ -20,7 +20,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/infra/temporalserver"
+	"github.com/asofrag/asof/infra/loopback"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -46,7 +46,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	p, err := temporalserver.FreePort()
+	p, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

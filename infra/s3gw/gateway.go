@@ -18,21 +18,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/versity/versitygw/backend/meta"
 	"github.com/versity/versitygw/backend/posix"
 	"github.com/versity/versitygw/embedgw"
-)
 
-// Host is the only interface the gateway binds to.
-const Host = "127.0.0.1"
+	"github.com/asofrag/asof/infra/loopback"
+)
 
 // healthPath answers unauthenticated readiness probes.
 const healthPath = "/asof-gateway-health"
@@ -100,24 +96,11 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	if opts.Region == "" {
 		opts.Region = "us-east-1"
 	}
-	port := opts.Port
-	switch {
-	case port == 0:
-		port = 7070
-	case port < 0:
-		l, err := net.Listen("tcp", net.JoinHostPort(Host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("s3gw: find a free port: %w", err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
+	port, err := loopback.Resolve(opts.Port, 7070)
+	if err != nil {
+		return nil, fmt.Errorf("s3gw: port %d: %w (is another asof running? use --s3-port)", opts.Port, err)
 	}
-	addr := net.JoinHostPort(Host, strconv.Itoa(port))
-	if l, err := net.Listen("tcp", addr); err != nil {
-		return nil, fmt.Errorf("s3gw: port %d: %w (is another asof running? use --s3-port)", port, err)
-	} else {
-		l.Close()
-	}
+	addr := loopback.Addr(port)
 	for _, dir := range []string{opts.Root, opts.MetaDir} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("s3gw: %w", err)
@@ -165,7 +148,8 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 			KeepAlive:         false,
 		})
 	}()
-	if err := g.waitReady(ctx, 20*time.Second); err != nil {
+	if err := loopback.WaitHTTP(ctx, g.endpoint+healthPath, 20*time.Second, g.done); err != nil {
+		err = fmt.Errorf("s3gw: %w", err)
 		cancel()
 		<-g.done
 		_ = os.Chdir(cwd)
@@ -194,33 +178,6 @@ func (g *Gateway) Stop() error {
 		return nil
 	}
 	return err
-}
-
-func (g *Gateway) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client := &http.Client{Timeout: time.Second}
-	for {
-		select {
-		case err := <-g.done:
-			return fmt.Errorf("s3gw: gateway stopped during start: %w", err)
-		default:
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, g.endpoint+healthPath, nil)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("s3gw: gateway at %s did not answer within %s", g.endpoint, timeout)
-		case err := <-g.done:
-			return fmt.Errorf("s3gw: gateway stopped during start: %w", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 // LoadOrCreateCredentials reads root keys from path, or generates random ones and writes them

@@ -11,10 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -28,10 +26,12 @@ import (
 	"go.temporal.io/server/common/primitives"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/asofrag/asof/infra/loopback"
 )
 
 // Host is the only interface the embedded server binds to.
-const Host = "127.0.0.1"
+const Host = loopback.Host
 
 // DefaultNamespace is registered on every start.
 const DefaultNamespace = "default"
@@ -82,23 +82,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 30 * time.Second
 	}
-	frontend := opts.FrontendPort
-	switch {
-	case frontend == 0:
-		frontend = 7233
-	case frontend < 0:
-		p, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		frontend = p
-	}
-	if err := portFree(frontend); err != nil {
-		return nil, fmt.Errorf("temporalserver: frontend port %d: %w (is another asof or Temporal server running? use --temporal-port)", frontend, err)
+	frontend, err := loopback.Resolve(opts.FrontendPort, 7233)
+	if err != nil {
+		return nil, fmt.Errorf("temporalserver: frontend port %d: %w (is another asof or Temporal server running? use --temporal-port)", opts.FrontendPort, err)
 	}
 	ports := map[primitives.ServiceName]int{primitives.FrontendService: frontend}
 	for _, svc := range []primitives.ServiceName{primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {
-		p, err := FreePort()
+		p, err := loopback.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -133,13 +123,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("temporalserver: register namespaces: %w", err)
 	}
 
-	hostPort := net.JoinHostPort(Host, strconv.Itoa(frontend))
+	hostPort := loopback.Addr(frontend)
 	cfg := serverConfig(sqlCfg, hostPort, ports)
 	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: opts.LogLevel, OutputFile: opts.LogPath, Format: "json"}))
 
 	hosts := make(map[primitives.ServiceName]static.Hosts, len(ports))
 	for svc, p := range ports {
-		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(Host, strconv.Itoa(p)))
+		hosts[svc] = static.SingleLocalHost(loopback.Addr(p))
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
@@ -204,12 +194,12 @@ func serverConfig(sqlCfg *config.SQL, hostPort string, ports map[primitives.Serv
 	svc := func(name primitives.ServiceName) config.Service {
 		return config.Service{RPC: config.RPC{GRPCPort: ports[name], BindOnIP: Host}}
 	}
-	metricsPort, _ := FreePort()
+	metricsPort, _ := loopback.FreePort()
 	return &config.Config{
 		Global: config.Global{
 			Membership: config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: Host},
 			Metrics: &metrics.Config{Prometheus: &metrics.PrometheusConfig{
-				ListenAddress: net.JoinHostPort(Host, strconv.Itoa(metricsPort)),
+				ListenAddress: loopback.Addr(metricsPort),
 				HandlerPath:   "/metrics",
 			}},
 		},
@@ -245,22 +235,4 @@ func serverConfig(sqlCfg *config.SQL, hostPort string, ports map[primitives.Serv
 		}},
 		PublicClient: config.PublicClient{HostPort: hostPort},
 	}
-}
-
-// FreePort asks the kernel for a free TCP port on Host.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(Host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func portFree(port int) error {
-	l, err := net.Listen("tcp", net.JoinHostPort(Host, strconv.Itoa(port)))
-	if err != nil {
-		return err
-	}
-	return l.Close()
 }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/asofrag/asof/infra/loopback"
 	"github.com/asofrag/asof/infra/temporalserver"
 )
 
@@ -68,7 +69,7 @@ func dial(t *testing.T, srv *temporalserver.Server) client.Client {
 // again on the same file and port, finds the old run's history and runs a new workflow.
 func TestRestartKeepsHistory(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "temporal.db")
-	port, err := temporalserver.FreePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,18 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	"github.com/temporalio/ui-server/v2/server/server_options"
-)
 
-// Host is the only interface the UI binds to.
-const Host = "127.0.0.1"
+	"github.com/asofrag/asof/infra/loopback"
+)
 
 // Options configure the UI server.
 type Options struct {
@@ -44,28 +40,15 @@ func Start(ctx context.Context, opts Options) (*UI, error) {
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	port := opts.Port
-	if port == 0 {
-		port = 8233
-	}
-	if port < 0 {
-		l, err := net.Listen("tcp", net.JoinHostPort(Host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("temporalui: find a free port: %w", err)
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-	}
 	// The UI library exits the process when it cannot listen: check the port first.
-	addr := net.JoinHostPort(Host, strconv.Itoa(port))
-	l, err := net.Listen("tcp", addr)
+	port, err := loopback.Resolve(opts.Port, 8233)
 	if err != nil {
-		return nil, fmt.Errorf("temporalui: port %d: %w (use --ui-port, or 0 to disable the UI)", port, err)
+		return nil, fmt.Errorf("temporalui: port %d: %w (use --ui-port, or 0 to disable the UI)", opts.Port, err)
 	}
-	l.Close()
+	addr := loopback.Addr(port)
 
 	cfg := &uiconfig.Config{
-		Host:                Host,
+		Host:                loopback.Host,
 		Port:                port,
 		TemporalGRPCAddress: opts.TemporalAddress,
 		EnableUI:            true,
@@ -76,7 +59,7 @@ func Start(ctx context.Context, opts Options) (*UI, error) {
 	}
 	u := &UI{srv: server.NewServer(server_options.WithConfigProvider(cfg)), url: "http://" + addr}
 	go func() { _ = u.srv.Start() }()
-	if err := u.waitReady(ctx, 15*time.Second); err != nil {
+	if err := loopback.WaitHTTP(ctx, u.url+"/healthz", 15*time.Second, nil); err != nil {
 		u.srv.Stop()
 		return nil, err
 	}
@@ -90,24 +73,4 @@ func (u *UI) URL() string { return u.url }
 func (u *UI) Stop() error {
 	u.srv.Stop()
 	return nil
-}
-
-func (u *UI) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c := &http.Client{Timeout: time.Second}
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u.url+"/healthz", nil)
-		if resp, err := c.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("temporalui: UI at %s did not answer within %s", u.url, timeout)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
