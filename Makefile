@@ -5,7 +5,7 @@ TOOLS     := $(BIN)/tools
 STATICCHECK_VERSION   := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
 
-.PHONY: help setup build demo dev test test-short lint tools bench clean
+.PHONY: help setup build build-lean demo dev test test-short lint tools bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -17,6 +17,9 @@ setup: ## download Go modules and build bin/asof (later: models)
 build: ## build bin/asof
 	$(GO) build -o $(BIN)/asof ./cmd/asof
 
+build-lean: ## build bin/asof-lean: worker/client only, no embedded servers (~45 MB instead of ~240 MB)
+	$(GO) build -tags lean -o $(BIN)/asof-lean ./cmd/asof
+
 demo: build ## run the main job on the embedded default (today: start everything, health-check, stop)
 	$(BIN)/asof dev --once
 
@@ -26,7 +29,10 @@ dev: build ## start embedded Temporal + S3 + worker + Web UI and stay up (Ctrl-C
 test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test with -race (integration tests included)
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags lean ./cmd/... ./infra ./worker
 	$(TOOLS)/workflowcheck ./workflows/...
+	$(MAKE) build-lean
+	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 test-short: ## unit tests only (-short skips the ones that start servers)

@@ -1,7 +1,10 @@
-// Package infra starts what asof needs around it: the embedded Temporal server and S3 gateway
-// when the configuration asks for the embedded default, or connections to external ones
-// otherwise. Sub-packages hold each embedded server; deployment files for scale-out live
-// beside them.
+// Package infra starts what asof needs around it: the embedded Temporal server, Web UI and S3
+// gateway when the configuration asks for the embedded default, or connections to external
+// ones otherwise. Sub-packages hold each embedded server.
+//
+// A binary built with -tags lean leaves the embedded servers out (a worker for a real cluster
+// needs neither, and the Temporal server alone adds ~200 MB and minutes of build time); it
+// then requires --temporal and --store.
 package infra
 
 import (
@@ -9,19 +12,31 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
-	"github.com/asofrag/asof/infra/s3gw"
-	"github.com/asofrag/asof/infra/temporalserver"
-	"github.com/asofrag/asof/infra/temporalui"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 )
+
+// ErrNoEmbedded is returned by Start when the configuration asks for an embedded server that
+// this binary was built without (-tags lean).
+var ErrNoEmbedded = errors.New("this asof binary was built without the embedded servers (-tags lean)")
+
+// Embedded describes the embedded servers a Stack runs; empty fields were not started.
+type Embedded struct {
+	// TemporalLog is the embedded Temporal server's log file.
+	TemporalLog string
+	// UIURL is the Temporal Web UI's address.
+	UIURL string
+	// S3Endpoint is the embedded S3 gateway's address.
+	S3Endpoint string
+	// S3AccessKeyID and S3SecretAccessKey are the gateway's generated root keys.
+	S3AccessKeyID, S3SecretAccessKey string
+}
 
 // Stack is a Temporal client and an object store, with whatever embedded servers back them.
 type Stack struct {
@@ -29,14 +44,10 @@ type Stack struct {
 	Config config.Config
 	// Client talks to the Temporal frontend.
 	Client client.Client
-	// Bucket is the object store.
+	// Bucket is the object store (nil with StartOptions.NoStore).
 	Bucket blob.Bucket
-	// Temporal is the embedded server, or nil when Config.Temporal.Address was set.
-	Temporal *temporalserver.Server
-	// Gateway is the embedded S3 gateway, or nil when Config.Store.URL was set.
-	Gateway *s3gw.Gateway
-	// UI is the Temporal Web UI, when StartOptions.UI asked for it with the embedded server.
-	UI *temporalui.UI
+	// Embedded tells what runs in this process.
+	Embedded Embedded
 
 	closers []func() error
 }
@@ -48,7 +59,7 @@ type StartOptions struct {
 	// UI serves the Temporal Web UI next to the embedded server (port Config.Temporal.UIPort;
 	// 0 disables it).
 	UI bool
-	// Logger receives the SDK client's log lines (default: discard below warn).
+	// Logger receives the SDK client's log lines (default: warnings and errors to stderr).
 	Logger *slog.Logger
 }
 
@@ -80,26 +91,9 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-
 	if cfg.Temporal.Embedded() {
-		srv, err := temporalserver.Start(ctx, temporalserver.Options{
-			DBPath:       cfg.TemporalDBPath(),
-			FrontendPort: cfg.Temporal.Port,
-			Namespaces:   []string{cfg.Temporal.Namespace},
-		})
-		if err != nil {
+		if err := s.startTemporal(ctx, opts.UI); err != nil {
 			return err
-		}
-		s.Temporal = srv
-		s.closers = append(s.closers, srv.Stop)
-		s.Config.Temporal.Address = srv.HostPort()
-		if opts.UI && cfg.Temporal.UIPort > 0 {
-			ui, err := temporalui.Start(ctx, temporalui.Options{Port: cfg.Temporal.UIPort, TemporalAddress: srv.HostPort(), Namespace: cfg.Temporal.Namespace})
-			if err != nil {
-				return err
-			}
-			s.UI = ui
-			s.closers = append(s.closers, ui.Stop)
 		}
 	}
 	logger := opts.Logger
@@ -121,23 +115,9 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 		return nil
 	}
 	if cfg.Store.Embedded() {
-		creds, err := s3gw.LoadOrCreateCredentials(cfg.GatewayCredsPath())
-		if err != nil {
+		if err := s.startGateway(ctx); err != nil {
 			return err
 		}
-		gw, err := s3gw.Start(ctx, s3gw.Options{
-			Root: cfg.GatewayRoot(), Port: cfg.Store.GatewayPort, Credentials: creds, Buckets: []string{config.DefaultBucket},
-		})
-		if err != nil {
-			return err
-		}
-		s.Gateway = gw
-		s.closers = append(s.closers, gw.Stop)
-		s.Config.Store.URL = EmbeddedStoreURL(gw)
-		s.Config.Store.Endpoint = gw.Endpoint()
-		s.Config.Store.Region = gw.Region()
-		s.Config.Store.AccessKeyID = creds.AccessKeyID
-		s.Config.Store.SecretAccessKey = creds.SecretAccessKey
 	}
 	b, err := OpenStore(ctx, s.Config.Store)
 	if err != nil {
@@ -147,9 +127,9 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	return nil
 }
 
-// EmbeddedStoreURL is the store URL another process uses to reach gw.
-func EmbeddedStoreURL(gw *s3gw.Gateway) string {
-	return "s3://" + config.DefaultBucket + "?endpoint=" + url.QueryEscape(gw.Endpoint())
+// EmbeddedStoreURL is the store URL another process uses to reach a gateway at endpoint.
+func EmbeddedStoreURL(endpoint string) string {
+	return "s3://" + config.DefaultBucket + "?endpoint=" + endpoint
 }
 
 // OpenStore opens the bucket a store configuration names.

@@ -75,16 +75,16 @@ which it prints. --temporal or --store use external servers instead of the embed
 func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 	c := st.Config
 	printf(w, "asof is up in %s (data dir %s)\n", took.Round(time.Millisecond), c.DataDir)
-	if st.Temporal != nil {
-		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Temporal.LogPath())
+	if st.Embedded.TemporalLog != "" {
+		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Embedded.TemporalLog)
 	} else {
 		printf(w, "  Temporal  %s  namespace %s\n", c.Temporal.Address, c.Temporal.Namespace)
 	}
-	if st.UI != nil {
-		printf(w, "  Web UI    %s\n", st.UI.URL())
+	if st.Embedded.UIURL != "" {
+		printf(w, "  Web UI    %s\n", st.Embedded.UIURL)
 	}
-	if st.Gateway != nil {
-		printf(w, "  S3        %s  bucket %s  (embedded versitygw over %s)\n", st.Gateway.Endpoint(), config.DefaultBucket, c.GatewayRoot())
+	if st.Embedded.S3Endpoint != "" {
+		printf(w, "  S3        %s  bucket %s  (embedded versitygw over %s)\n", st.Embedded.S3Endpoint, config.DefaultBucket, c.GatewayRoot())
 	} else if st.Bucket != nil {
 		printf(w, "  Store     %s\n", st.Bucket)
 	}
@@ -97,10 +97,9 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 func printAttach(w io.Writer, st *infra.Stack) {
 	c := st.Config
 	printf(w, "\nStart a worker in another process with:\n")
-	if st.Gateway != nil {
-		creds := st.Gateway.Credentials()
+	if st.Embedded.S3Endpoint != "" {
 		printf(w, "  ASOF_S3_ACCESS_KEY_ID=%s ASOF_S3_SECRET_ACCESS_KEY=%s \\\n    asof worker --temporal %s --store '%s'\n",
-			creds.AccessKeyID, creds.SecretAccessKey, c.Temporal.Address, c.Store.URL)
+			st.Embedded.S3AccessKeyID, st.Embedded.S3SecretAccessKey, c.Temporal.Address, c.Store.URL)
 		printf(w, "  (the keys are this data dir's own, in %s)\n", c.GatewayCredsPath())
 	} else {
 		printf(w, "  asof worker --temporal %s --store '%s'\n", c.Temporal.Address, c.Store.URL)
