@@ -1,0 +1,47 @@
+package schemas
+
+import "time"
+
+// DocumentVersion is the version of the canonical document row.
+const DocumentVersion = 1
+
+// Document is the canonical input row (DATA.md). Other layouts map their columns onto these
+// names (see internal/corpus). PublishedAt is the time axis of everything asof does.
+type Document struct {
+	DocID       string    `parquet:"doc_id" json:"doc_id"`
+	PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)" json:"published_at"`
+	Title       string    `parquet:"title" json:"title"`
+	Text        string    `parquet:"text" json:"text"`
+	Source      string    `parquet:"source" json:"source"`
+	URL         string    `parquet:"url" json:"url"`
+	// SourceWeight is an optional per-source prior (the Telegram layout's channel_w).
+	SourceWeight *float64 `parquet:"source_weight,optional" json:"source_weight,omitempty"`
+	Topic        string   `parquet:"topic,optional" json:"topic,omitempty"`
+	// Lang is an ISO 639-1 code ("en", "ru"); detected when the input has none.
+	Lang string `parquet:"lang,optional" json:"lang,omitempty"`
+}
+
+// Quarantine reasons: why an input row was not indexed. Every row read is either indexed or
+// quarantined with one of these.
+const (
+	ReasonMissingID   = "missing_id"
+	ReasonMissingDate = "missing_date"
+	ReasonBadDate     = "bad_date"
+	ReasonEmptyText   = "empty_text"
+	ReasonBadEncoding = "bad_encoding"
+	ReasonDuplicateID = "duplicate_id"
+)
+
+// QuarantineVersion is the version of QuarantineRow.
+const QuarantineVersion = 1
+
+// QuarantineRow records one rejected input row and why (<store>/quarantine/<run>/rejects.parquet).
+type QuarantineRow struct {
+	SourceFile string `parquet:"source_file" json:"source_file"`
+	// RowNumber is the row's 0-based position in its file.
+	RowNumber int64  `parquet:"row_number" json:"row_number"`
+	DocID     string `parquet:"doc_id" json:"doc_id"`
+	Reason    string `parquet:"reason" json:"reason"`
+	// Detail says what was wrong in words (the unparsable value, the first row of a duplicate).
+	Detail string `parquet:"detail" json:"detail"`
+}

@@ -1,0 +1,98 @@
+package schemas
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// ManifestVersion is the version of Manifest; readers refuse other versions.
+const ManifestVersion = 1
+
+// Manifest lists the shards of one published index version
+// (<store>/indexes/<index>/manifests/<n>.json; CURRENT names the live one).
+type Manifest struct {
+	Version int    `json:"version"`
+	Index   string `json:"index"`
+	// Seq is this manifest's number; CURRENT moves from n to n+1 by compare-and-swap.
+	Seq       int       `json:"seq"`
+	CreatedAt time.Time `json:"created_at"`
+	Model     ModelRef  `json:"model"`
+	// Period is the shard partitioning: day, week, month, quarter or year.
+	Period string      `json:"period"`
+	Chunk  ChunkConfig `json:"chunk"`
+	Shards []ShardMeta `json:"shards"`
+	Counts IndexCounts `json:"counts"`
+}
+
+// ModelRef names the embedding model an index was built with; queries refuse another model.
+type ModelRef struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+	Dim    int    `json:"dim"`
+}
+
+// ChunkConfig is the splitter configuration an index was built with.
+type ChunkConfig struct {
+	Size            int `json:"size"`
+	Overlap         int `json:"overlap"`
+	Min             int `json:"min"`
+	MaxChunksPerDoc int `json:"max_chunks_per_doc"`
+}
+
+// ShardMeta describes one immutable shard (also written as its meta.json).
+type ShardMeta struct {
+	// ID hashes the shard's inputs, configuration and model, so a rerun finds it done.
+	ID     string `json:"id"`
+	Period string `json:"period"`
+	// MinDate and MaxDate bound the PublishedAt of its chunks.
+	MinDate time.Time `json:"min_date"`
+	MaxDate time.Time `json:"max_date"`
+	Docs    int       `json:"docs"`
+	Chunks  int       `json:"chunks"`
+	// Objects are the shard's files, relative to the index folder, with sizes and hashes.
+	Objects []ObjectRef `json:"objects"`
+}
+
+// ObjectRef is one stored file of a shard.
+type ObjectRef struct {
+	Key    string `json:"key"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// IndexCounts reconcile an index build: Read = Indexed + Quarantined + Skipped.
+type IndexCounts struct {
+	Read        int64            `json:"read"`
+	Indexed     int64            `json:"indexed"`
+	Quarantined map[string]int64 `json:"quarantined"`
+	// Skipped rows fell outside --from/--to: counted, not lost.
+	Skipped int64 `json:"skipped"`
+	Chunks  int64 `json:"chunks"`
+}
+
+// QuarantinedTotal sums the quarantine counts.
+func (c IndexCounts) QuarantinedTotal() int64 {
+	var n int64
+	for _, v := range c.Quarantined {
+		n += v
+	}
+	return n
+}
+
+// Reconciles reports whether every row read is accounted for.
+func (c IndexCounts) Reconciles() bool {
+	return c.Read == c.Indexed+c.QuarantinedTotal()+c.Skipped
+}
+
+// DecodeManifest parses a manifest and refuses versions this build does not know.
+func DecodeManifest(data []byte) (Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Manifest{}, fmt.Errorf("manifest: %w", err)
+	}
+	if m.Version != ManifestVersion {
+		return Manifest{}, fmt.Errorf("manifest version %d is not supported (this build reads version %d)", m.Version, ManifestVersion)
+	}
+	return m, nil
+}
