@@ -54,7 +54,7 @@ type Piece struct {
 // boundaries in order of preference; each is matched at the end of a candidate piece.
 var boundaries = []func(r []rune, i int) bool{
 	func(r []rune, i int) bool { return i >= 2 && r[i-1] == '\n' && r[i-2] == '\n' }, // paragraph
-	func(r []rune, i int) bool { return i >= 1 && r[i-1] == '\n' },                    // line
+	func(r []rune, i int) bool { return i >= 1 && r[i-1] == '\n' },                   // line
 	func(r []rune, i int) bool { // sentence: ".", "!", "?", "…" followed by a space
 		return i >= 2 && unicode.IsSpace(r[i-1]) && strings.ContainsRune(".!?…", r[i-2])
 	},

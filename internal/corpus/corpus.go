@@ -1,0 +1,464 @@
+// Package corpus reads dated documents from Parquet files into the canonical document row,
+// validating every row: each row read is either returned as a document, counted as skipped
+// (outside the requested date range), or quarantined with a reason. Nothing is dropped
+// silently, and files are streamed one row group at a time, never read whole.
+package corpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/asofrag/asof/internal/textnorm"
+	"github.com/asofrag/asof/schemas"
+)
+
+// ErrMissingColumn is returned (wrapped, naming the file and column) when a required column
+// is absent: nothing in such a file can be indexed, so it is an error, not a quarantine.
+var ErrMissingColumn = errors.New("required column missing")
+
+// ErrBadFile is returned (wrapped) when a file is not readable Parquet.
+var ErrBadFile = errors.New("unreadable Parquet file")
+
+// Canonical column names (DATA.md).
+var (
+	requiredColumns = []string{"doc_id", "published_at", "text"}
+	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang"}
+)
+
+// Mapping maps a canonical column name to the input's column name.
+type Mapping map[string]string
+
+// ParseMapping reads "canonical=input" pairs, e.g. text=message, published_at=date.
+func ParseMapping(pairs []string) (Mapping, error) {
+	m := Mapping{}
+	known := map[string]bool{}
+	for _, c := range append(append([]string{}, requiredColumns...), optionalColumns...) {
+		known[c] = true
+	}
+	for _, p := range pairs {
+		canon, input, ok := strings.Cut(p, "=")
+		canon, input = strings.TrimSpace(canon), strings.TrimSpace(input)
+		if !ok || canon == "" || input == "" {
+			return nil, fmt.Errorf("mapping %q: use canonical=input, e.g. text=message", p)
+		}
+		if !known[canon] {
+			return nil, fmt.Errorf("mapping %q: %q is not a document column (%s)", p, canon, strings.Join(append(append([]string{}, requiredColumns...), optionalColumns...), ", "))
+		}
+		m[canon] = input
+	}
+	return m, nil
+}
+
+// TelegramMapping is the column layout of the Telegram seed data.
+var TelegramMapping = Mapping{"doc_id": "message_id", "text": "message", "published_at": "date", "source": "channel_name", "source_weight": "channel_w", "topic": "topic"}
+
+// Options configure a Loader.
+type Options struct {
+	Mapping Mapping
+	// From and To keep rows published in [From, To] (days, inclusive; zero = unbounded).
+	// Rows outside are counted as skipped.
+	From, To time.Time
+	// BatchRows is how many rows are decoded at a time (default 512).
+	BatchRows int
+}
+
+// Stats count what happened to the rows read: Read = Documents + Skipped + Σ Quarantined.
+type Stats struct {
+	Read        int64            `json:"read"`
+	Documents   int64            `json:"documents"`
+	Skipped     int64            `json:"skipped"`
+	Quarantined map[string]int64 `json:"quarantined"`
+}
+
+// Reconciles reports whether every row read is accounted for.
+func (s Stats) Reconciles() bool {
+	n := s.Documents + s.Skipped
+	for _, v := range s.Quarantined {
+		n += v
+	}
+	return n == s.Read
+}
+
+// Loader reads files one after another, remembering doc_ids across them to catch duplicates.
+type Loader struct {
+	opts  Options
+	seen  map[string]string // doc_id → "file:row" of its first occurrence
+	stats map[string]*Stats // per file
+	order []string
+}
+
+// NewLoader returns a loader with opts.
+func NewLoader(opts Options) *Loader {
+	if opts.BatchRows <= 0 {
+		opts.BatchRows = 512
+	}
+	return &Loader{opts: opts, seen: map[string]string{}, stats: map[string]*Stats{}}
+}
+
+// Stats returns the counts per file, in the order files were read.
+func (l *Loader) Stats() (files []string, perFile []Stats) {
+	for _, f := range l.order {
+		files = append(files, f)
+		perFile = append(perFile, *l.stats[f])
+	}
+	return files, perFile
+}
+
+// Total sums the counts of every file read.
+func (l *Loader) Total() Stats {
+	t := Stats{Quarantined: map[string]int64{}}
+	for _, f := range l.order {
+		s := l.stats[f]
+		t.Read += s.Read
+		t.Documents += s.Documents
+		t.Skipped += s.Skipped
+		for k, v := range s.Quarantined {
+			t.Quarantined[k] += v
+		}
+	}
+	return t
+}
+
+// column is one input column the loader reads, and how to decode it.
+type column struct {
+	canon string
+	index int
+	kind  parquet.Kind
+	unit  time.Duration // for INT64 timestamps
+	date  bool          // INT32 days since the epoch
+}
+
+// ReadFile streams the documents of one Parquet file (name identifies it in errors and
+// quarantine rows). emit receives each valid document in range; reject each quarantined row.
+func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
+	}
+	cols, err := l.columns(f.Schema(), name)
+	if err != nil {
+		return err
+	}
+	st, ok := l.stats[name]
+	if !ok {
+		st = &Stats{Quarantined: map[string]int64{}}
+		l.stats[name] = st
+		l.order = append(l.order, name)
+	}
+	buf := make([]parquet.Row, l.opts.BatchRows)
+	var rowNum int64
+	for _, rg := range f.RowGroups() {
+		rows := rg.Rows()
+		for {
+			if err := ctx.Err(); err != nil {
+				rows.Close()
+				return err
+			}
+			n, rerr := rows.ReadRows(buf)
+			for _, row := range buf[:n] {
+				st.Read++
+				doc, q := l.decode(row, cols, name, rowNum)
+				rowNum++
+				switch {
+				case q != nil:
+					st.Quarantined[q.Reason]++
+					if err := reject(*q); err != nil {
+						rows.Close()
+						return err
+					}
+				case !l.inRange(doc.PublishedAt):
+					st.Skipped++
+				default:
+					if first, dup := l.seen[doc.DocID]; dup {
+						st.Quarantined[schemas.ReasonDuplicateID]++
+						if err := reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum - 1, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first}); err != nil {
+							rows.Close()
+							return err
+						}
+						continue
+					}
+					l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum-1)
+					st.Documents++
+					if err := emit(doc); err != nil {
+						rows.Close()
+						return err
+					}
+				}
+			}
+			if rerr != nil {
+				rows.Close()
+				if errors.Is(rerr, io.EOF) {
+					break
+				}
+				return fmt.Errorf("%s: row %d: %w: %v", name, rowNum, ErrBadFile, rerr)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *Loader) inRange(t time.Time) bool {
+	day := t.UTC().Truncate(24 * time.Hour)
+	if !l.opts.From.IsZero() && day.Before(l.opts.From.UTC().Truncate(24*time.Hour)) {
+		return false
+	}
+	if !l.opts.To.IsZero() && day.After(l.opts.To.UTC().Truncate(24*time.Hour)) {
+		return false
+	}
+	return true
+}
+
+// columns resolves the canonical columns in schema, honouring the mapping.
+func (l *Loader) columns(s *parquet.Schema, name string) ([]column, error) {
+	var cols []column
+	var available []string
+	for _, p := range s.Columns() {
+		available = append(available, strings.Join(p, "."))
+	}
+	sort.Strings(available)
+	for _, canon := range append(append([]string{}, requiredColumns...), optionalColumns...) {
+		input := canon
+		mapped := false
+		if m, ok := l.opts.Mapping[canon]; ok {
+			input, mapped = m, true
+		}
+		leaf, ok := s.Lookup(input)
+		if !ok {
+			if mapped || isRequired(canon) {
+				hint := ""
+				if !mapped {
+					hint = fmt.Sprintf(" (map another column with --map %s=COLUMN)", canon)
+				}
+				return nil, fmt.Errorf("%s: %w: %q for %s; the file has %s%s", name, ErrMissingColumn, input, canon, strings.Join(available, ", "), hint)
+			}
+			continue
+		}
+		if leaf.MaxRepetitionLevel > 0 {
+			return nil, fmt.Errorf("%s: column %q is a list; %s needs a single value per row", name, input, canon)
+		}
+		c := column{canon: canon, index: leaf.ColumnIndex, kind: leaf.Node.Type().Kind()}
+		if canon == "published_at" {
+			if err := timeEncoding(&c, leaf.Node); err != nil {
+				return nil, fmt.Errorf("%s: column %q: %w", name, input, err)
+			}
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
+}
+
+func isRequired(canon string) bool {
+	for _, c := range requiredColumns {
+		if c == canon {
+			return true
+		}
+	}
+	return false
+}
+
+// timeEncoding works out how a published_at column stores time.
+func timeEncoding(c *column, n parquet.Node) error {
+	t := n.Type()
+	switch c.kind {
+	case parquet.ByteArray:
+		return nil // strings, parsed per row
+	case parquet.Int32:
+		if lt := t.LogicalType(); lt != nil {
+			if _, ok := lt.Value.(*format.DateType); ok {
+				c.date = true
+				return nil
+			}
+		}
+		if ct := t.ConvertedType(); ct != nil && *ct == deprecated.Date {
+			c.date = true
+			return nil
+		}
+		return errors.New("INT32 published_at must be a DATE")
+	case parquet.Int64:
+		if lt := t.LogicalType(); lt != nil {
+			if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
+				c.unit = ts.Unit.Value.Duration()
+				return nil
+			}
+		}
+		if ct := t.ConvertedType(); ct != nil {
+			switch *ct {
+			case deprecated.TimestampMillis:
+				c.unit = time.Millisecond
+				return nil
+			case deprecated.TimestampMicros:
+				c.unit = time.Microsecond
+				return nil
+			}
+		}
+		return errors.New("INT64 published_at must be a TIMESTAMP")
+	case parquet.Int96:
+		return nil // legacy Impala/Spark timestamps
+	}
+	return fmt.Errorf("unsupported type %s for published_at (use a timestamp, a date or a string)", t)
+}
+
+// decode builds a document from one row, or the quarantine row saying why it cannot.
+func (l *Loader) decode(row parquet.Row, cols []column, file string, rowNum int64) (schemas.Document, *schemas.QuarantineRow) {
+	var doc schemas.Document
+	var rawDate string
+	var dateNull, haveDate bool
+	var badEncoding []string
+	quarantine := func(reason, detail string) *schemas.QuarantineRow {
+		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
+	}
+	byIndex := make(map[int]parquet.Value, len(row))
+	for _, v := range row {
+		byIndex[v.Column()] = v
+	}
+	for _, c := range cols {
+		v, ok := byIndex[c.index]
+		if c.canon == "published_at" {
+			if !ok || v.IsNull() {
+				dateNull = true
+				continue
+			}
+			t, raw, err := decodeTime(v, c)
+			rawDate = raw
+			if err == nil {
+				doc.PublishedAt, haveDate = t, true
+			}
+			continue
+		}
+		if !ok || v.IsNull() {
+			continue
+		}
+		if c.canon == "source_weight" {
+			if w, ok := number(v); ok {
+				doc.SourceWeight = &w
+			}
+			continue
+		}
+		s := stringOf(v)
+		if v.Kind() == parquet.ByteArray && !textnorm.ValidUTF8(s) {
+			badEncoding = append(badEncoding, c.canon)
+			continue
+		}
+		switch c.canon {
+		case "doc_id":
+			doc.DocID = strings.TrimSpace(s)
+		case "text":
+			doc.Text = textnorm.Clean(s)
+		case "title":
+			doc.Title = textnorm.Clean(s)
+		case "source":
+			doc.Source = strings.TrimSpace(s)
+		case "url":
+			doc.URL = strings.TrimSpace(s)
+		case "topic":
+			doc.Topic = strings.TrimSpace(s)
+		case "lang":
+			doc.Lang = strings.ToLower(strings.TrimSpace(s))
+		}
+	}
+	switch {
+	case doc.DocID == "":
+		return doc, quarantine(schemas.ReasonMissingID, "doc_id is empty")
+	case dateNull:
+		return doc, quarantine(schemas.ReasonMissingDate, "published_at is empty")
+	case !haveDate:
+		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("cannot read published_at %q", rawDate))
+	case len(badEncoding) > 0:
+		return doc, quarantine(schemas.ReasonBadEncoding, "invalid UTF-8 in "+strings.Join(badEncoding, ", "))
+	case doc.Text == "":
+		return doc, quarantine(schemas.ReasonEmptyText, "text is empty")
+	}
+	if doc.Lang == "" {
+		doc.Lang = textnorm.Lang(doc.Title + " " + doc.Text)
+		if doc.Lang == "" {
+			doc.Lang = "en"
+		}
+	}
+	return doc, nil
+}
+
+// dateLayouts are the string forms accepted for published_at, tried in order. Forms without
+// a zone are read as UTC.
+var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02", "2006/01/02", "2006/01/02 15:04:05"}
+
+// ParseDate reads a date or timestamp string in any accepted form, as UTC.
+func ParseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range dateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("unrecognized date %q (use RFC 3339, YYYY-MM-DD or YYYY/MM/DD)", s)
+}
+
+func decodeTime(v parquet.Value, c column) (time.Time, string, error) {
+	switch {
+	case c.kind == parquet.ByteArray:
+		raw := string(v.ByteArray())
+		t, err := ParseDate(raw)
+		return t, raw, err
+	case c.date:
+		days := v.Int32()
+		return time.Unix(int64(days)*86400, 0).UTC(), strconv.Itoa(int(days)), nil
+	case c.kind == parquet.Int96:
+		// Impala layout: nanoseconds of the day in the low 8 bytes, Julian day in the high 4.
+		t := v.Int96()
+		nanos := int64(uint64(t[0]) | uint64(t[1])<<32)
+		julian := int64(t[2])
+		return time.Unix((julian-2440588)*86400, nanos).UTC(), t.String(), nil
+	default:
+		n := v.Int64()
+		raw := strconv.FormatInt(n, 10)
+		if c.unit <= 0 || (n > 0 && n > math.MaxInt64/int64(c.unit)) || (n < 0 && n < math.MinInt64/int64(c.unit)) {
+			return time.Time{}, raw, errors.New("timestamp out of range")
+		}
+		return time.Unix(0, n*int64(c.unit)).UTC(), raw, nil
+	}
+}
+
+func stringOf(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray())
+	case parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Float:
+		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+	case parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
+	case parquet.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	}
+	return v.String()
+}
+
+func number(v parquet.Value) (float64, bool) {
+	switch v.Kind() {
+	case parquet.Float:
+		return float64(v.Float()), true
+	case parquet.Double:
+		return v.Double(), true
+	case parquet.Int32:
+		return float64(v.Int32()), true
+	case parquet.Int64:
+		return float64(v.Int64()), true
+	case parquet.ByteArray:
+		f, err := strconv.ParseFloat(strings.TrimSpace(string(v.ByteArray())), 64)
+		return f, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,279 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+// writeParquet encodes rows of any struct type into an in-memory Parquet file.
+func writeParquet[T any](t *testing.T, rows []T) *bytes.Reader {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, parquet.MaxRowsPerRowGroup(3)) // several row groups
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(buf.Bytes())
+}
+
+type result struct {
+	docs    []schemas.Document
+	rejects []schemas.QuarantineRow
+}
+
+func load(t *testing.T, l *Loader, r *bytes.Reader, name string) (result, error) {
+	t.Helper()
+	var res result
+	err := l.ReadFile(context.Background(), r, r.Size(), name,
+		func(d schemas.Document) error { res.docs = append(res.docs, d); return nil },
+		func(q schemas.QuarantineRow) error { res.rejects = append(res.rejects, q); return nil })
+	return res, err
+}
+
+// stringDated is a canonical layout with string dates, nullable where the test needs a null.
+type stringDated struct {
+	DocID       string  `parquet:"doc_id"`
+	PublishedAt *string `parquet:"published_at,optional"`
+	Title       string  `parquet:"title"`
+	Text        string  `parquet:"text"`
+	Source      string  `parquet:"source"`
+}
+
+func ptr(s string) *string { return &s }
+
+func TestBadRowsAreQuarantinedWithReasons(t *testing.T) {
+	rows := []stringDated{
+		{"a", ptr("2024-03-01"), "Rate", "The key rate was raised.", "ex.com"},
+		{"", ptr("2024-03-01"), "", "no id", "ex.com"},
+		{"c", nil, "", "no date", "ex.com"},
+		{"d", ptr("31/02/2024"), "", "bad date", "ex.com"},
+		{"e", ptr("2024-03-02T10:00:00+03:00"), "", "  \n\t ", "ex.com"},
+		{"f", ptr("2024/03/03"), "", "bad \xff bytes", "ex.com"},
+		{"a", ptr("2024-03-04"), "", "duplicate id", "ex.com"},
+		{"g", ptr("2023-12-31"), "", "before the range", "ex.com"},
+		{"h", ptr("2024-03-05 08:30:00"), "", "Ставка повышена до 16%.", "@cbr"},
+	}
+	l := NewLoader(Options{From: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	res, err := load(t, l, writeParquet(t, rows), "fixture.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range res.docs {
+		ids = append(ids, d.DocID)
+	}
+	if strings.Join(ids, ",") != "a,h" {
+		t.Fatalf("documents %v, want a,h", ids)
+	}
+	want := map[int64]string{1: schemas.ReasonMissingID, 2: schemas.ReasonMissingDate, 3: schemas.ReasonBadDate, 4: schemas.ReasonEmptyText, 5: schemas.ReasonBadEncoding, 6: schemas.ReasonDuplicateID}
+	if len(res.rejects) != len(want) {
+		t.Fatalf("rejects = %+v", res.rejects)
+	}
+	for _, q := range res.rejects {
+		if want[q.RowNumber] != q.Reason || q.SourceFile != "fixture.parquet" {
+			t.Errorf("row %d quarantined as %s (%s), want %s", q.RowNumber, q.Reason, q.Detail, want[q.RowNumber])
+		}
+	}
+	if d := res.rejects[5].Detail; d != "first seen at fixture.parquet:0" {
+		t.Errorf("duplicate detail %q", d)
+	}
+	st := l.Total()
+	if st.Read != 9 || st.Documents != 2 || st.Skipped != 1 || !st.Reconciles() {
+		t.Fatalf("stats %+v do not reconcile", st)
+	}
+	h := res.docs[1]
+	if h.Lang != "ru" || !h.PublishedAt.Equal(time.Date(2024, 3, 5, 8, 30, 0, 0, time.UTC)) || h.Source != "@cbr" {
+		t.Fatalf("doc h = %+v", h)
+	}
+	if res.docs[0].Lang != "en" {
+		t.Fatalf("doc a lang %q", res.docs[0].Lang)
+	}
+}
+
+// telegram is the Telegram seed layout: other names, integer ids, string dates, weights.
+type telegram struct {
+	MessageID   int64   `parquet:"message_id"`
+	Message     string  `parquet:"message"`
+	Date        string  `parquet:"date"`
+	ChannelName string  `parquet:"channel_name"`
+	ChannelW    float64 `parquet:"channel_w"`
+	Topic       string  `parquet:"topic"`
+}
+
+func TestTelegramMapping(t *testing.T) {
+	rows := []telegram{{101, "ЦБ сохранил ставку", "2025-09-04T12:00:00Z", "markettwits", 0.8, "rates"}}
+	l := NewLoader(Options{Mapping: TelegramMapping})
+	res, err := load(t, l, writeParquet(t, rows), "tg.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.docs) != 1 {
+		t.Fatalf("docs = %+v, rejects = %+v", res.docs, res.rejects)
+	}
+	d := res.docs[0]
+	if d.DocID != "101" || d.Source != "markettwits" || d.SourceWeight == nil || *d.SourceWeight != 0.8 || d.Topic != "rates" || d.Lang != "ru" {
+		t.Fatalf("doc = %+v", d)
+	}
+	m, err := ParseMapping([]string{"text=message", " published_at = date "})
+	if err != nil || m["text"] != "message" || m["published_at"] != "date" {
+		t.Fatalf("ParseMapping = %v, %v", m, err)
+	}
+	for _, bad := range []string{"text", "=x", "body=message"} {
+		if _, err := ParseMapping([]string{bad}); err == nil {
+			t.Errorf("ParseMapping(%q) accepted", bad)
+		}
+	}
+}
+
+type timestamps struct {
+	DocID string    `parquet:"doc_id"`
+	Micro time.Time `parquet:"published_at,timestamp(microsecond)"`
+	Text  string    `parquet:"text"`
+}
+
+// dates stores days since the Unix epoch in an INT32 DATE column, as Spark and pyarrow do.
+type dates struct {
+	DocID string `parquet:"doc_id"`
+	Day   int32  `parquet:"published_at,date"`
+	Text  string `parquet:"text"`
+}
+
+func TestTimeEncodings(t *testing.T) {
+	at := time.Date(2023, 10, 27, 14, 3, 2, 123456000, time.UTC)
+	res, err := load(t, NewLoader(Options{}), writeParquet(t, []timestamps{{"m", at, "x"}}), "micros.parquet")
+	if err != nil || len(res.docs) != 1 || !res.docs[0].PublishedAt.Equal(at) {
+		t.Fatalf("micros: %+v %v", res, err)
+	}
+	day := time.Date(2023, 10, 27, 0, 0, 0, 0, time.UTC)
+	res, err = load(t, NewLoader(Options{}), writeParquet(t, []dates{{"d", int32(day.Unix() / 86400), "x"}}), "dates.parquet")
+	if err != nil || len(res.docs) != 1 || !res.docs[0].PublishedAt.Equal(day) {
+		t.Fatalf("dates: %+v %v", res, err)
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	type noText struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Body        string `parquet:"body"`
+	}
+	_, err := load(t, NewLoader(Options{}), writeParquet(t, []noText{{"a", "2024-01-01", "b"}}), "nobody.parquet")
+	if !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), "nobody.parquet") || !strings.Contains(err.Error(), `"text"`) || !strings.Contains(err.Error(), "--map text=COLUMN") {
+		t.Fatalf("missing text column: err = %v", err)
+	}
+	_, err = load(t, NewLoader(Options{Mapping: Mapping{"text": "message"}}), writeParquet(t, []noText{{"a", "2024-01-01", "b"}}), "nobody.parquet")
+	if !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), `"message"`) {
+		t.Fatalf("mapped column missing: err = %v", err)
+	}
+	junk := bytes.NewReader([]byte("this is not parquet at all, just text"))
+	if _, err := load(t, NewLoader(Options{}), junk, "junk.parquet"); !errors.Is(err, ErrBadFile) {
+		t.Fatalf("junk: err = %v", err)
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"2024-03-01", time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), true},
+		{"2024/03/01", time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), true},
+		{"2024-03-01T23:30:00+03:00", time.Date(2024, 3, 1, 20, 30, 0, 0, time.UTC), true},
+		{" 2024-03-01 10:00:00 ", time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC), true},
+		{"01.03.2024", time.Time{}, false},
+		{"2024-02-30", time.Time{}, false},
+		{"", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseDate(tt.in)
+		if (err == nil) != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("ParseDate(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+// TestSharedCorpora reads the real datasets in ../shared/data when they are present.
+func TestSharedCorpora(t *testing.T) {
+	for _, tc := range []struct {
+		path, lang string
+		rows       int64
+	}{
+		{"../../../shared/data/realtimeqa/docs.parquet", "en", 26776},
+		{"../../../shared/data/tg-finance-ru/docs.parquet", "ru", 5574},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			f, err := os.Open(tc.path)
+			if err != nil {
+				t.Skipf("shared data absent: %v", err)
+			}
+			defer f.Close()
+			st, _ := f.Stat()
+			l := NewLoader(Options{})
+			langs := map[string]int{}
+			var last time.Time
+			err = l.ReadFile(context.Background(), f, st.Size(), tc.path,
+				func(d schemas.Document) error {
+					langs[d.Lang]++
+					if d.PublishedAt.After(last) {
+						last = d.PublishedAt
+					}
+					return nil
+				},
+				func(q schemas.QuarantineRow) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot := l.Total()
+			if tot.Read != tc.rows || !tot.Reconciles() {
+				t.Fatalf("read %d rows (want %d); stats %+v", tot.Read, tc.rows, tot)
+			}
+			if langs[tc.lang]*10 < int(tot.Documents)*9 {
+				t.Fatalf("languages %v: want >90%% %s", langs, tc.lang)
+			}
+			t.Logf("%d read, %d documents, quarantined %v, languages %v, newest %s", tot.Read, tot.Documents, tot.Quarantined, langs, last.Format("2006-01-02"))
+		})
+	}
+}
+
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"2024-03-01", "2024/03/01", "2024-03-01T23:30:00+03:00", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDate(s)
+		if err == nil && got.Location() != time.UTC {
+			t.Fatalf("ParseDate(%q) not UTC", s)
+		}
+	})
+}
+
+// BenchmarkLoadRealtimeQA measures loading and validating the realtimeqa corpus (documents/s).
+func BenchmarkLoadRealtimeQA(b *testing.B) {
+	data, err := os.ReadFile("../../../shared/data/realtimeqa/docs.parquet")
+	if err != nil {
+		b.Skipf("shared data absent: %v", err)
+	}
+	var docs int64
+	for b.Loop() {
+		l := NewLoader(Options{})
+		r := bytes.NewReader(data)
+		if err := l.ReadFile(context.Background(), r, r.Size(), "docs.parquet", func(schemas.Document) error { return nil }, func(schemas.QuarantineRow) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		docs += l.Total().Documents
+	}
+	b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
+}
