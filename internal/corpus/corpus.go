@@ -157,6 +157,7 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 		l.order = append(l.order, name)
 	}
 	buf := make([]parquet.Row, l.opts.BatchRows)
+	byCol := make([]parquet.Value, len(f.Schema().Columns())) // reused for every row
 	var rowNum int64
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
@@ -168,7 +169,7 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			n, rerr := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
 				st.Read++
-				doc, q := l.decode(row, cols, name, rowNum)
+				doc, q := l.decode(row, byCol, cols, name, rowNum)
 				rowNum++
 				switch {
 				case q != nil:
@@ -310,7 +311,7 @@ func timeEncoding(c *column, n parquet.Node) error {
 }
 
 // decode builds a document from one row, or the quarantine row saying why it cannot.
-func (l *Loader) decode(row parquet.Row, cols []column, file string, rowNum int64) (schemas.Document, *schemas.QuarantineRow) {
+func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, file string, rowNum int64) (schemas.Document, *schemas.QuarantineRow) {
 	var doc schemas.Document
 	var rawDate string
 	var dateNull, haveDate bool
@@ -318,12 +319,17 @@ func (l *Loader) decode(row parquet.Row, cols []column, file string, rowNum int6
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
 		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
 	}
-	byIndex := make(map[int]parquet.Value, len(row))
+	for i := range byCol {
+		byCol[i] = parquet.Value{} // the zero Value is null
+	}
 	for _, v := range row {
-		byIndex[v.Column()] = v
+		if c := v.Column(); c >= 0 && c < len(byCol) {
+			byCol[c] = v
+		}
 	}
 	for _, c := range cols {
-		v, ok := byIndex[c.index]
+		v := byCol[c.index]
+		ok := true
 		if c.canon == "published_at" {
 			if !ok || v.IsNull() {
 				dateNull = true
