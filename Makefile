@@ -10,9 +10,10 @@ WORKFLOWCHECK_VERSION := v0.6.0
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
-setup: ## download Go modules and build bin/asof (later: models)
+setup: ## download Go modules, build bin/asof, fetch and verify the E5 model
 	$(GO) mod download
 	$(MAKE) build
+	$(BIN)/asof models pull e5-small-v2
 
 build: ## build bin/asof
 	$(GO) build -o $(BIN)/asof ./cmd/asof

@@ -108,7 +108,7 @@ func TestClearOneLineErrors(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"", "dev", "server", "worker", "config", "version"} {
+	for _, cmd := range []string{"", "dev", "server", "worker", "config", "version", "models", "models pull", "models list"} {
 		args := append(strings.Fields(cmd), "--help")
 		code, out, _ := runCLI(t, nil, args...)
 		if code != 0 || !strings.Contains(out, "Usage:") {

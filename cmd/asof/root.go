@@ -59,7 +59,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "s3-region", "", "S3 region (default: from the AWS config chain, else us-east-1)", func(c *config.Config, v string) { c.Store.Region = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error", func(c *config.Config, v string) { c.LogLevel = v })
 
-	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newConfigCmd(a), newVersionCmd(a))
+	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
 	return root
 }
 
@@ -93,6 +93,11 @@ func (a *app) load(cmd *cobra.Command) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	c.DataDir = abs
+	if c.ModelDir != "" {
+		if c.ModelDir, err = filepath.Abs(c.ModelDir); err != nil {
+			return fmt.Errorf("model dir: %w", err)
+		}
+	}
 	a.cfg = c
 	return nil
 }

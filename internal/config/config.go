@@ -36,6 +36,8 @@ type Config struct {
 	Temporal Temporal `yaml:"temporal"`
 	Store    Store    `yaml:"store"`
 	Worker   Worker   `yaml:"worker"`
+	// ModelDir holds embedding models (default <data_dir>/models).
+	ModelDir string `yaml:"model_dir"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 }
@@ -206,6 +208,7 @@ func EnvVars() []Env {
 			c.Worker.TaskQueues = SplitList(v)
 			return nil
 		}},
+		{"ASOF_MODEL_DIR", "model_dir", str(func(c *Config) *string { return &c.ModelDir })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 	}
 }
@@ -238,6 +241,14 @@ func (c Config) TemporalDBPath() string { return filepath.Join(c.DataDir, "tempo
 
 // GatewayRoot is the folder the embedded S3 gateway serves (one sub-folder per bucket).
 func (c Config) GatewayRoot() string { return filepath.Join(c.DataDir, "s3") }
+
+// ModelsDir is where models live: ModelDir, or <data_dir>/models.
+func (c Config) ModelsDir() string {
+	if c.ModelDir != "" {
+		return c.ModelDir
+	}
+	return filepath.Join(c.DataDir, "models")
+}
 
 // GatewayCredsPath holds the embedded S3 gateway's generated root keys.
 func (c Config) GatewayCredsPath() string { return filepath.Join(c.DataDir, "s3-credentials.json") }
