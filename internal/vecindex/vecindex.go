@@ -1,0 +1,234 @@
+// Package vecindex stores embedding vectors as flat float32 shards and searches them exactly.
+//
+// File format (vectors.f32), little-endian:
+//
+//	offset 0   magic "ASOFVEC1"
+//	       8   uint32 format version (1)
+//	      12   uint32 dim
+//	      16   uint64 count
+//	      24   uint16 model id length n, then n bytes of model id
+//	       …   zero padding to a multiple of 64 bytes
+//	  header   count × dim float32, row i = chunk i of the shard
+//
+// Search scores every row a Mask allows and keeps the top k by inner product (cosine, for
+// L2-normalized vectors). Masked rows are never scored, so a row outside the as-of window can
+// never be returned, whatever k is.
+package vecindex
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Magic opens every vector file.
+const Magic = "ASOFVEC1"
+
+// FormatVersion is the current file format.
+const FormatVersion = 1
+
+// ErrFormat is returned (wrapped) for a file that is not a valid vector shard.
+var ErrFormat = errors.New("vecindex: bad vector file")
+
+// Flat is a shard's vectors in memory.
+type Flat struct {
+	Dim   int
+	Count int
+	Model string
+	// Data holds Count rows of Dim values.
+	Data []float32
+}
+
+// New makes an empty shard for vectors of dim values from model.
+func New(dim int, model string) *Flat { return &Flat{Dim: dim, Model: model} }
+
+// Add appends one vector.
+func (f *Flat) Add(v []float32) error {
+	if len(v) != f.Dim {
+		return fmt.Errorf("vecindex: vector has %d values, shard dim is %d", len(v), f.Dim)
+	}
+	f.Data = append(f.Data, v...)
+	f.Count++
+	return nil
+}
+
+// Row returns vector i (a view, not a copy).
+func (f *Flat) Row(i int) []float32 { return f.Data[i*f.Dim : (i+1)*f.Dim] }
+
+// WriteTo writes the shard in the file format.
+func (f *Flat) WriteTo(w io.Writer) (int64, error) {
+	if len(f.Model) > math.MaxUint16 {
+		return 0, errors.New("vecindex: model id too long")
+	}
+	hdr := make([]byte, 26+len(f.Model))
+	copy(hdr, Magic)
+	binary.LittleEndian.PutUint32(hdr[8:], FormatVersion)
+	binary.LittleEndian.PutUint32(hdr[12:], uint32(f.Dim))
+	binary.LittleEndian.PutUint64(hdr[16:], uint64(f.Count))
+	binary.LittleEndian.PutUint16(hdr[24:], uint16(len(f.Model)))
+	copy(hdr[26:], f.Model)
+	hdr = append(hdr, make([]byte, pad(len(hdr)))...)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	n, err := bw.Write(hdr)
+	total := int64(n)
+	if err != nil {
+		return total, err
+	}
+	buf := make([]byte, 4)
+	for _, x := range f.Data[:f.Count*f.Dim] {
+		binary.LittleEndian.PutUint32(buf, math.Float32bits(x))
+		if _, err := bw.Write(buf); err != nil {
+			return total, err
+		}
+		total += 4
+	}
+	return total, bw.Flush()
+}
+
+func pad(n int) int { return (64 - n%64) % 64 }
+
+// Read loads a shard written by WriteTo, checking the header and the length.
+func Read(r io.Reader) (*Flat, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	fixed := make([]byte, 26)
+	if _, err := io.ReadFull(br, fixed); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrFormat, err)
+	}
+	if string(fixed[:8]) != Magic {
+		return nil, fmt.Errorf("%w: magic %q", ErrFormat, fixed[:8])
+	}
+	if v := binary.LittleEndian.Uint32(fixed[8:]); v != FormatVersion {
+		return nil, fmt.Errorf("%w: format version %d (this build reads %d)", ErrFormat, v, FormatVersion)
+	}
+	dim := int(binary.LittleEndian.Uint32(fixed[12:]))
+	count := binary.LittleEndian.Uint64(fixed[16:])
+	if dim <= 0 || dim > 1<<16 || count > 1<<32 {
+		return nil, fmt.Errorf("%w: dim %d, count %d", ErrFormat, dim, count)
+	}
+	model := make([]byte, binary.LittleEndian.Uint16(fixed[24:]))
+	if _, err := io.ReadFull(br, model); err != nil {
+		return nil, fmt.Errorf("%w: model id: %v", ErrFormat, err)
+	}
+	if _, err := br.Discard(pad(26 + len(model))); err != nil {
+		return nil, fmt.Errorf("%w: padding: %v", ErrFormat, err)
+	}
+	f := &Flat{Dim: dim, Count: int(count), Model: string(model), Data: make([]float32, int(count)*dim)}
+	buf := make([]byte, 4*dim)
+	for i := 0; i < f.Count; i++ {
+		if _, err := io.ReadFull(br, buf); err != nil {
+			return nil, fmt.Errorf("%w: row %d of %d: %v", ErrFormat, i, f.Count, err)
+		}
+		row := f.Data[i*dim : (i+1)*dim]
+		for j := range row {
+			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*j:]))
+		}
+	}
+	if n, _ := br.Read(buf[:1]); n != 0 {
+		return nil, fmt.Errorf("%w: data after %d rows", ErrFormat, f.Count)
+	}
+	return f, nil
+}
+
+// Mask says which rows may be scored. A nil Mask allows every row.
+type Mask []uint64
+
+// NewMask returns a mask of n rows, all disallowed.
+func NewMask(n int) Mask { return make(Mask, (n+63)/64) }
+
+// Allow marks row i allowed.
+func (m Mask) Allow(i int) { m[i/64] |= 1 << (i % 64) }
+
+// Allowed reports whether row i is allowed.
+func (m Mask) Allowed(i int) bool { return m == nil || m[i/64]&(1<<(i%64)) != 0 }
+
+// Count is the number of allowed rows among the first n.
+func (m Mask) Count(n int) int {
+	if m == nil {
+		return n
+	}
+	c := 0
+	for i := 0; i < n; i++ {
+		if m.Allowed(i) {
+			c++
+		}
+	}
+	return c
+}
+
+// Hit is one search result.
+type Hit struct {
+	Row   int
+	Score float32
+}
+
+// Search returns up to k allowed rows with the highest inner product with q, best first;
+// equal scores rank the lower row first, so results are deterministic.
+func (f *Flat) Search(q []float32, k int, mask Mask) ([]Hit, error) {
+	if len(q) != f.Dim {
+		return nil, fmt.Errorf("vecindex: query has %d values, shard dim is %d", len(q), f.Dim)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	h := make(minHeap, 0, k)
+	for i := 0; i < f.Count; i++ {
+		if !mask.Allowed(i) {
+			continue
+		}
+		s := Dot(q, f.Data[i*f.Dim:(i+1)*f.Dim])
+		if len(h) < k {
+			heap.Push(&h, Hit{i, s})
+		} else if better(Hit{i, s}, h[0]) {
+			h[0] = Hit{i, s}
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Hit, len(h))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Hit)
+	}
+	return out, nil
+}
+
+// better orders hits: higher score first, then lower row.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Row < b.Row
+}
+
+// minHeap keeps the worst kept hit on top.
+type minHeap []Hit
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Dot is the inner product of two equal-length vectors (unrolled by 4).
+func Dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}

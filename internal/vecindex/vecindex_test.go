@@ -1,0 +1,163 @@
+package vecindex
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+func randomFlat(rng *rand.Rand, n, dim int) *Flat {
+	f := New(dim, "e5-small-v2")
+	for range n {
+		v := make([]float32, dim)
+		var norm float64
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+			norm += float64(v[j] * v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(norm))
+		}
+		f.Add(v)
+	}
+	return f
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, model := range []string{"", "e5-small-v2", "a-much-longer-model-identifier/with/slashes"} {
+		f := randomFlat(rand.New(rand.NewPCG(1, 2)), 17, 5)
+		f.Model = model
+		var buf bytes.Buffer
+		n, err := f.WriteTo(&buf)
+		if err != nil || n != int64(buf.Len()) {
+			t.Fatalf("WriteTo = %d, %v (buffer %d)", n, err, buf.Len())
+		}
+		if hdr := buf.Len() - 17*5*4; hdr%64 != 0 {
+			t.Fatalf("header of %d bytes is not 64-byte aligned", hdr)
+		}
+		g, err := Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Dim != 5 || g.Count != 17 || g.Model != model || !equal(f.Data, g.Data) {
+			t.Fatalf("round trip changed the shard: %+v", g)
+		}
+	}
+}
+
+func equal(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReadRejectsDamagedFiles(t *testing.T) {
+	f := randomFlat(rand.New(rand.NewPCG(1, 2)), 4, 3)
+	var buf bytes.Buffer
+	f.WriteTo(&buf)
+	good := buf.Bytes()
+	tests := map[string][]byte{
+		"empty":       nil,
+		"bad magic":   append([]byte("NOTAVEC1"), good[8:]...),
+		"truncated":   good[:len(good)-3],
+		"extra bytes": append(append([]byte{}, good...), 1, 2, 3, 4),
+		"future version": func() []byte {
+			b := append([]byte{}, good...)
+			b[8] = 9
+			return b
+		}(),
+	}
+	for name, data := range tests {
+		if _, err := Read(bytes.NewReader(data)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: err = %v, want ErrFormat", name, err)
+		}
+	}
+	if err := f.Add([]float32{1}); err == nil {
+		t.Error("Add accepted a vector of the wrong dim")
+	}
+}
+
+// TestSearchMatchesBruteForceAndNeverLeaks compares Search with a full sort on random shards
+// and masks, and checks that no masked row is ever returned.
+func TestSearchMatchesBruteForceAndNeverLeaks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 200 {
+		n, dim := 1+rng.IntN(300), 1+rng.IntN(40)
+		f := randomFlat(rng, n, dim)
+		q := randomFlat(rng, 1, dim).Row(0)
+		var mask Mask
+		if rng.IntN(4) > 0 {
+			mask = NewMask(n)
+			for i := range n {
+				if rng.IntN(3) == 0 {
+					mask.Allow(i)
+				}
+			}
+		}
+		k := 1 + rng.IntN(50)
+		got, err := f.Search(q, k, mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Hit
+		for i := range n {
+			if mask.Allowed(i) {
+				want = append(want, Hit{i, Dot(q, f.Row(i))})
+			}
+		}
+		sort.Slice(want, func(a, b int) bool { return better(want[a], want[b]) })
+		if len(want) > k {
+			want = want[:k]
+		}
+		if len(got) != len(want) {
+			t.Fatalf("iter %d: %d hits, want %d", iter, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("iter %d hit %d: %+v, want %+v", iter, i, got[i], want[i])
+			}
+			if !mask.Allowed(got[i].Row) {
+				t.Fatalf("iter %d: masked row %d returned", iter, got[i].Row)
+			}
+		}
+	}
+}
+
+func TestSearchEdges(t *testing.T) {
+	f := randomFlat(rand.New(rand.NewPCG(5, 6)), 10, 4)
+	if _, err := f.Search([]float32{1}, 3, nil); err == nil {
+		t.Fatal("wrong query dim accepted")
+	}
+	if hits, _ := f.Search(f.Row(0), 0, nil); len(hits) != 0 {
+		t.Fatal("k=0 returned hits")
+	}
+	if hits, _ := f.Search(f.Row(0), 3, NewMask(10)); len(hits) != 0 {
+		t.Fatal("an all-masked shard returned hits")
+	}
+	hits, _ := f.Search(f.Row(7), 1, nil)
+	if len(hits) != 1 || hits[0].Row != 7 {
+		t.Fatalf("a vector's nearest neighbour should be itself: %+v", hits)
+	}
+	if m := NewMask(70); m.Count(70) != 0 || Mask(nil).Count(5) != 5 {
+		t.Fatal("Mask.Count")
+	}
+}
+
+// BenchmarkSearch scans a realtimeqa-sized shard (26,776 × 384) for one query.
+func BenchmarkSearch(b *testing.B) {
+	f := randomFlat(rand.New(rand.NewPCG(7, 8)), 26776, 384)
+	q := f.Row(123)
+	b.SetBytes(int64(len(f.Data) * 4))
+	for b.Loop() {
+		f.Search(q, 500, nil)
+	}
+}
