@@ -1,0 +1,110 @@
+package lexical
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+func build(t *testing.T, docs []Doc) *Index {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "bm25")
+	if err := Build(dir, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := Build(dir, docs); err == nil {
+		t.Fatal("Build over an existing index succeeded")
+	}
+	x, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+var corpus = []Doc{
+	{0, "The Bank of Russia raised the key rate to 16 percent.", "en", day(2023, 12, 15)},
+	{1, "Football results from the weekend.", "en", day(2023, 12, 16)},
+	{2, "Банк России повысил ключевую ставку до 16%.", "ru", day(2023, 12, 15)},
+	{3, "ЦБ сохранил ключевую ставку на уровне 21%.", "ru", day(2025, 2, 14)},
+	{4, "Central bank rates: the key rate was raised again and again.", "en", day(2024, 7, 26)},
+}
+
+func rows(hits []Hit) []int {
+	var r []int
+	for _, h := range hits {
+		r = append(r, h.Row)
+	}
+	return r
+}
+
+func TestSearchLanguages(t *testing.T) {
+	x := build(t, corpus)
+	tests := []struct {
+		name  string
+		q     string
+		w     Window
+		want  []int
+	}{
+		{"english stems", "raising key rates", Window{}, []int{4, 0}},
+		{"russian stems", "ключевая ставка", Window{}, []int{2, 3}},
+		{"window excludes the future", "key rate", Window{To: day(2023, 12, 31)}, []int{0}},
+		{"window from", "ключевую ставку", Window{From: day(2024, 1, 1)}, []int{3}},
+		{"inclusive day bounds", "key rate", Window{From: day(2023, 12, 15), To: day(2023, 12, 15)}, []int{0}},
+		{"nothing in window", "key rate", Window{From: day(2020, 1, 1), To: day(2020, 12, 31)}, nil},
+		{"no match", "quantum chromodynamics", Window{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := x.Search(tt.q, 10, tt.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(rows(hits)) != fmt.Sprint(tt.want) {
+				t.Fatalf("Search(%q) = %v, want %v", tt.q, rows(hits), tt.want)
+			}
+		})
+	}
+	if _, err := x.Search("", 5, Window{}); !errors.Is(err, ErrEmptyQuery) {
+		t.Fatalf("empty query: err = %v", err)
+	}
+}
+
+// TestWindowNeverLeaks indexes random dated documents that all match and checks that no hit
+// falls outside a random window, whatever k is.
+func TestWindowNeverLeaks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, Doc{Row: i, Text: "inflation report " + fmt.Sprint(rng.IntN(5)), Lang: "en", PublishedAt: day(2020, 1, 1).AddDate(0, 0, rng.IntN(1500))})
+	}
+	x := build(t, docs)
+	for iter := range 50 {
+		from := day(2020, 1, 1).AddDate(0, 0, rng.IntN(1500))
+		to := from.AddDate(0, 0, rng.IntN(120))
+		want := 0
+		for _, d := range docs {
+			if !d.PublishedAt.Before(from) && !d.PublishedAt.After(to) {
+				want++
+			}
+		}
+		hits, err := x.Search("inflation", 500, Window{From: from, To: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != want {
+			t.Fatalf("iter %d: %d hits, %d documents in the window", iter, len(hits), want)
+		}
+		for _, h := range hits {
+			if p := docs[h.Row].PublishedAt; p.Before(from) || p.After(to) {
+				t.Fatalf("iter %d: row %d published %s outside [%s, %s]", iter, h.Row, p, from, to)
+			}
+		}
+	}
+}
