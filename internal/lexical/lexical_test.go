@@ -47,10 +47,10 @@ func rows(hits []Hit) []int {
 func TestSearchLanguages(t *testing.T) {
 	x := build(t, corpus)
 	tests := []struct {
-		name  string
-		q     string
-		w     Window
-		want  []int
+		name string
+		q    string
+		w    Window
+		want []int
 	}{
 		{"english stems", "raising key rates", Window{}, []int{4, 0}},
 		{"russian stems", "ключевая ставка", Window{}, []int{2, 3}},
