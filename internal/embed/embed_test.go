@@ -1,0 +1,126 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/vecindex"
+)
+
+// modelDir finds the E5-small-v2 folder made by `asof models pull` (ASOF_MODEL_DIR, or the
+// repository's .asof/models); tests skip without it.
+func modelDir(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("ASOF_MODEL_DIR")
+	if base == "" {
+		base = filepath.Join("..", "..", ".asof", "models")
+	}
+	dir := filepath.Join(base, "e5-small-v2")
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		t.Skipf("E5 model absent (run `make setup` or `asof models pull`): %v", err)
+	}
+	return dir
+}
+
+func e5(t testing.TB) *Hugot {
+	t.Helper()
+	h, err := NewHugot(Config{Dir: modelDir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func TestE5RanksByMeaning(t *testing.T) {
+	h := e5(t)
+	ctx := context.Background()
+	began := time.Now()
+	passages := []string{
+		"The Bank of Russia raised its key interest rate to 16 percent on Friday.",
+		"Manchester United won the derby 2-1 after a late goal.",
+		"Банк России повысил ключевую ставку до 16% годовых.",
+		"A new recipe for apple pie with cinnamon.",
+	}
+	pv, err := h.EmbedPassages(ctx, passages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, err := h.EmbedQueries(ctx, []string{"central bank interest rate hike"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("5 texts in %s on the pure-Go backend", time.Since(began).Round(time.Millisecond))
+	for i, v := range append(pv, qv...) {
+		if len(v) != 384 {
+			t.Fatalf("vector %d has %d values", i, len(v))
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		if math.Abs(math.Sqrt(n)-1) > 1e-3 {
+			t.Fatalf("vector %d has norm %f, want 1", i, math.Sqrt(n))
+		}
+	}
+	s := make([]float32, len(pv))
+	for i := range pv {
+		s[i] = vecindex.Dot(qv[0], pv[i])
+	}
+	t.Logf("cosines: %v", s)
+	if !(s[0] > s[1] && s[0] > s[3]) {
+		t.Fatalf("the rate passage should beat football and pie: %v", s)
+	}
+	// Deterministic: the same text gives the same vector.
+	again, err := h.EmbedPassages(ctx, passages[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := vecindex.Dot(again[0], pv[0]); d < 0.9999 {
+		t.Fatalf("same passage, cosine %f", d)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	h := e5(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.EmbedPassages(ctx, []string{"x"}); err == nil {
+		t.Fatal("embedding with a cancelled context succeeded")
+	}
+}
+
+func TestMissingModel(t *testing.T) {
+	if _, err := NewHugot(Config{Dir: t.TempDir()}); err == nil {
+		t.Fatal("loaded a model from an empty folder")
+	}
+}
+
+// BenchmarkEmbedPassages measures passages/s for 800-character news snippets.
+func BenchmarkEmbedPassages(b *testing.B) {
+	h, err := NewHugot(Config{Dir: modelDir(b), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	text := "The Bank of Russia raised its key interest rate by 100 basis points to 16 percent, citing persistent inflation and a weak rouble. "
+	for len(text) < 800 {
+		text += text
+	}
+	batch := make([]string, 8)
+	for i := range batch {
+		batch[i] = text[:800]
+	}
+	n := 0
+	for b.Loop() {
+		if _, err := h.EmbedPassages(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+		n += len(batch)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "passages/s")
+}
