@@ -1,0 +1,242 @@
+package shard
+
+import (
+	"archive/zip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+// File names inside a shard folder.
+const (
+	ChunksFile  = "chunks.parquet"
+	VectorsFile = "vectors.f32"
+	BM25File    = "bm25.zip"
+	MetaFile    = "meta.json"
+)
+
+// Prefix is a shard's folder relative to its index: shards/<period>/<id>.
+func Prefix(period, id string) string { return path.Join("shards", period, id) }
+
+// Write builds a shard's files in dir (created; must not hold a shard already): chunk rows,
+// their vectors (row i = chunk i) and the BM25 index, then meta.json describing them with
+// sizes and sha256. Docs is the number of documents the chunks came from.
+func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *vecindex.Flat) (schemas.ShardMeta, error) {
+	if vectors.Count != len(chunks) {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %d vectors for %d chunks", id, vectors.Count, len(chunks))
+	}
+	if len(chunks) == 0 {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: no chunks", id)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return schemas.ShardMeta{}, err
+	}
+	if err := writeChunks(filepath.Join(dir, ChunksFile), chunks); err != nil {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
+	}
+	if err := writeVectors(filepath.Join(dir, VectorsFile), vectors); err != nil {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
+	}
+	bm := filepath.Join(dir, "bm25.tmp")
+	os.RemoveAll(bm)
+	docsLex := make([]lexical.Doc, len(chunks))
+	for i, c := range chunks {
+		docsLex[i] = lexical.Doc{Row: i, Text: EmbedText(c), Lang: c.Lang, PublishedAt: c.PublishedAt}
+	}
+	if err := lexical.Build(bm, docsLex); err != nil {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
+	}
+	if err := zipDir(bm, filepath.Join(dir, BM25File)); err != nil {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: pack bm25: %w", id, err)
+	}
+	os.RemoveAll(bm)
+
+	meta := schemas.ShardMeta{ID: id, Period: period, Docs: docs, Chunks: len(chunks), MinDate: chunks[0].PublishedAt, MaxDate: chunks[0].PublishedAt}
+	for _, c := range chunks {
+		if c.PublishedAt.Before(meta.MinDate) {
+			meta.MinDate = c.PublishedAt
+		}
+		if c.PublishedAt.After(meta.MaxDate) {
+			meta.MaxDate = c.PublishedAt
+		}
+	}
+	meta.MinDate, meta.MaxDate = meta.MinDate.UTC(), meta.MaxDate.UTC()
+	for _, name := range []string{ChunksFile, VectorsFile, BM25File} {
+		size, sum, err := hashFile(filepath.Join(dir, name))
+		if err != nil {
+			return schemas.ShardMeta{}, err
+		}
+		meta.Objects = append(meta.Objects, schemas.ObjectRef{Key: path.Join(Prefix(period, id), name), Size: size, SHA256: sum})
+	}
+	data, _ := json.MarshalIndent(meta, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), data, 0o644); err != nil {
+		return schemas.ShardMeta{}, err
+	}
+	return meta, nil
+}
+
+func writeChunks(p string, chunks []schemas.Chunk) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	w := parquet.NewGenericWriter[schemas.Chunk](f, parquet.Compression(&parquet.Zstd))
+	if _, err := w.Write(chunks); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", ChunksFile, err)
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", ChunksFile, err)
+	}
+	return f.Close()
+}
+
+func writeVectors(p string, v *vecindex.Flat) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	if _, err := v.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", VectorsFile, err)
+	}
+	return f.Close()
+}
+
+// ReadChunks loads a shard's chunk rows.
+func ReadChunks(p string) ([]schemas.Chunk, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[schemas.Chunk](f)
+	defer r.Close()
+	rows := make([]schemas.Chunk, r.NumRows())
+	n, err := r.Read(rows)
+	if n != len(rows) {
+		return nil, fmt.Errorf("read %s: %d of %d rows: %v", p, n, len(rows), err)
+	}
+	for i := range rows {
+		rows[i].PublishedAt = rows[i].PublishedAt.UTC()
+	}
+	return rows, nil
+}
+
+// ReadVectors loads a shard's vectors.
+func ReadVectors(p string) (*vecindex.Flat, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return vecindex.Read(f)
+}
+
+// OpenBM25 unpacks bm25.zip into dir (which must not exist) and opens it.
+func OpenBM25(zipPath, dir string) (*lexical.Index, error) {
+	if err := unzip(zipPath, dir); err != nil {
+		return nil, err
+	}
+	return lexical.Open(dir)
+}
+
+func hashFile(p string) (int64, string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// zipDir packs the files under dir into a zip at out (stored, not compressed: bleve's
+// segments are already compact, and reading them back is then a plain copy).
+func zipDir(dir, out string) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: filepath.ToSlash(rel), Method: zip.Store, Modified: time.Unix(0, 0)})
+		if err != nil {
+			return err
+		}
+		src, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		_, err = io.Copy(w, src)
+		return err
+	})
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// unzip extracts a zip made by zipDir into dir, refusing entries that would escape it.
+func unzip(zipPath, dir string) error {
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	for _, e := range zr.File {
+		name := filepath.FromSlash(e.Name)
+		if !filepath.IsLocal(name) || strings.HasSuffix(e.Name, "/") {
+			return fmt.Errorf("unzip %s: bad entry %q", zipPath, e.Name)
+		}
+		dst := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		src, err := e.Open()
+		if err != nil {
+			return err
+		}
+		out, err := os.Create(dst)
+		if err != nil {
+			src.Close()
+			return err
+		}
+		_, err = io.Copy(out, src)
+		src.Close()
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+// Package shard plans and writes asof's time-partitioned shards: which period a document
+// belongs to, a shard's content-derived id, the chunk rows of a period's documents, and the
+// shard files (chunks.parquet, vectors.f32, bm25.zip, meta.json) in a local folder, ready to
+// upload. It knows nothing of Temporal or object stores.
+package shard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/asofrag/asof/internal/chunk"
+	"github.com/asofrag/asof/internal/textnorm"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Units a shard can span.
+var Units = []string{"day", "week", "month", "quarter", "year"}
+
+// ValidUnit reports an error for an unknown period unit.
+func ValidUnit(unit string) error {
+	for _, u := range Units {
+		if u == unit {
+			return nil
+		}
+	}
+	return fmt.Errorf("shard: period %q: use day, week, month, quarter or year", unit)
+}
+
+// PeriodOf returns the key of the period of unit that contains t (UTC) and its bounds
+// [start, end). Keys sort in time order: 2024-03-05, 2024-W10, 2024-03, 2024-Q1, 2024.
+func PeriodOf(t time.Time, unit string) (key string, start, end time.Time) {
+	t = t.UTC()
+	y, m, d := t.Date()
+	switch unit {
+	case "day":
+		start = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return start.Format("2006-01-02"), start, start.AddDate(0, 0, 1)
+	case "week": // ISO 8601 weeks start on Monday
+		wy, w := t.ISOWeek()
+		start = time.Date(y, m, d, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -((int(t.Weekday()) + 6) % 7))
+		return fmt.Sprintf("%04d-W%02d", wy, w), start, start.AddDate(0, 0, 7)
+	case "quarter":
+		q := (int(m) - 1) / 3
+		start = time.Date(y, time.Month(q*3+1), 1, 0, 0, 0, 0, time.UTC)
+		return fmt.Sprintf("%04d-Q%d", y, q+1), start, start.AddDate(0, 3, 0)
+	case "year":
+		start = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		return fmt.Sprintf("%04d", y), start, start.AddDate(1, 0, 0)
+	default: // month
+		start = time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return start.Format("2006-01"), start, start.AddDate(0, 1, 0)
+	}
+}
+
+// Group splits documents by period, each group sorted by (PublishedAt, DocID); the periods
+// come back in time order.
+func Group(docs []schemas.Document, unit string) (periods []string, groups map[string][]schemas.Document) {
+	groups = map[string][]schemas.Document{}
+	for _, d := range docs {
+		k, _, _ := PeriodOf(d.PublishedAt, unit)
+		groups[k] = append(groups[k], d)
+	}
+	for k, g := range groups {
+		sort.Slice(g, func(i, j int) bool {
+			if !g[i].PublishedAt.Equal(g[j].PublishedAt) {
+				return g[i].PublishedAt.Before(g[j].PublishedAt)
+			}
+			return g[i].DocID < g[j].DocID
+		})
+		periods = append(periods, k)
+	}
+	sort.Strings(periods)
+	return periods, groups
+}
+
+// ID is a shard's identity: a hash of its period, its documents' content, the chunking
+// configuration and the model. Equal inputs give equal ids, so a rerun finds the shard done;
+// any change (an edited document, another model) gives a new one.
+func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode(struct {
+		Version int
+		Period  string
+		Chunk   schemas.ChunkConfig
+		Model   schemas.ModelRef
+	}{schemas.ChunkVersion, period, cfg, model})
+	for _, d := range docs {
+		_ = enc.Encode(d)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24]
+}
+
+// Chunks cuts documents into chunk rows, in document order. truncated counts documents that
+// hit MaxChunksPerDoc.
+func Chunks(docs []schemas.Document, cfg schemas.ChunkConfig) (rows []schemas.Chunk, truncated int) {
+	opts := chunk.Options{Size: cfg.Size, Overlap: cfg.Overlap, Min: cfg.Min, MaxPieces: cfg.MaxChunksPerDoc}
+	for _, d := range docs {
+		pieces, trunc := chunk.Split(d.Text, opts)
+		if trunc {
+			truncated++
+		}
+		for i, p := range pieces {
+			rows = append(rows, schemas.Chunk{
+				ChunkID: fmt.Sprintf("%s#%d", d.DocID, i), DocID: d.DocID, Seq: int32(i),
+				PublishedAt: d.PublishedAt, Title: d.Title, Text: p.Text, Source: d.Source, URL: d.URL,
+				SourceWeight: d.SourceWeight, Lang: d.Lang, Start: int32(p.Start), End: int32(p.End),
+				DedupKey: textnorm.DedupKey(p.Text),
+			})
+		}
+	}
+	return rows, truncated
+}
+
+// EmbedText is what the embedder sees for a chunk: the title leads the first chunk.
+func EmbedText(c schemas.Chunk) string {
+	if c.Seq == 0 && c.Title != "" {
+		return c.Title + ". " + c.Text
+	}
+	return c.Text
+}

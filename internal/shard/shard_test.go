@@ -1,0 +1,147 @@
+package shard
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestPeriodOf(t *testing.T) {
+	tests := []struct {
+		t, unit, key, start, end string
+	}{
+		{"2024-03-05T13:00:00Z", "day", "2024-03-05", "2024-03-05T00:00:00Z", "2024-03-06T00:00:00Z"},
+		{"2024-03-05T13:00:00Z", "week", "2024-W10", "2024-03-04T00:00:00Z", "2024-03-11T00:00:00Z"},
+		{"2024-03-10T23:59:59Z", "week", "2024-W10", "2024-03-04T00:00:00Z", "2024-03-11T00:00:00Z"},
+		{"2021-01-01T00:00:00Z", "week", "2020-W53", "2020-12-28T00:00:00Z", "2021-01-04T00:00:00Z"},
+		{"2024-03-05T13:00:00Z", "month", "2024-03", "2024-03-01T00:00:00Z", "2024-04-01T00:00:00Z"},
+		{"2024-11-30T13:00:00Z", "quarter", "2024-Q4", "2024-10-01T00:00:00Z", "2025-01-01T00:00:00Z"},
+		{"2024-03-05T13:00:00Z", "year", "2024", "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z"},
+		{"2024-03-31T23:30:00-01:00", "month", "2024-04", "2024-04-01T00:00:00Z", "2024-05-01T00:00:00Z"}, // UTC decides
+	}
+	for _, tt := range tests {
+		key, start, end := PeriodOf(at(tt.t), tt.unit)
+		if key != tt.key || !start.Equal(at(tt.start)) || !end.Equal(at(tt.end)) {
+			t.Errorf("PeriodOf(%s, %s) = %s [%s, %s), want %s [%s, %s)", tt.t, tt.unit, key, start, end, tt.key, tt.start, tt.end)
+		}
+		if tm := at(tt.t); tm.Before(start) || !tm.Before(end) {
+			t.Errorf("%s is not inside its period", tt.t)
+		}
+	}
+	if ValidUnit("fortnight") == nil || ValidUnit("quarter") != nil {
+		t.Fatal("ValidUnit")
+	}
+}
+
+func docs() []schemas.Document {
+	return []schemas.Document{
+		{DocID: "b", PublishedAt: at("2024-03-05T10:00:00Z"), Title: "Rate", Text: "The key rate was raised to 16 percent.", Lang: "en", Source: "x"},
+		{DocID: "a", PublishedAt: at("2024-03-05T10:00:00Z"), Text: "Ставка повышена.", Lang: "ru", Source: "y"},
+		{DocID: "c", PublishedAt: at("2024-04-01T00:00:00Z"), Text: strings.Repeat("Long text about inflation. ", 100), Lang: "en", Source: "x"},
+	}
+}
+
+func TestGroupAndID(t *testing.T) {
+	periods, groups := Group(docs(), "month")
+	if strings.Join(periods, ",") != "2024-03,2024-04" || groups["2024-03"][0].DocID != "a" {
+		t.Fatalf("Group = %v %+v", periods, groups)
+	}
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
+	id := ID("2024-03", groups["2024-03"], cfg, model)
+	if id != ID("2024-03", groups["2024-03"], cfg, model) {
+		t.Fatal("ID is not stable")
+	}
+	edited := append([]schemas.Document(nil), groups["2024-03"]...)
+	edited[0].Text += "!"
+	other := model
+	other.SHA256 = "def"
+	cfg2 := cfg
+	cfg2.Size = 800
+	for name, got := range map[string]string{
+		"edited document": ID("2024-03", edited, cfg, model),
+		"other model":     ID("2024-03", groups["2024-03"], cfg, other),
+		"other chunking":  ID("2024-03", groups["2024-03"], cfg2, model),
+	} {
+		if got == id {
+			t.Errorf("%s kept the shard id", name)
+		}
+	}
+}
+
+func TestChunks(t *testing.T) {
+	rows, trunc := Chunks(docs(), schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	if trunc != 0 || len(rows) != 4 {
+		t.Fatalf("%d rows, %d truncated", len(rows), trunc)
+	}
+	if rows[0].ChunkID != "b#0" || rows[2].ChunkID != "c#0" || rows[3].ChunkID != "c#1" || rows[3].Seq != 1 {
+		t.Fatalf("ids: %s %s %s", rows[0].ChunkID, rows[2].ChunkID, rows[3].ChunkID)
+	}
+	if EmbedText(rows[0]) != "Rate. The key rate was raised to 16 percent." || EmbedText(rows[3]) != rows[3].Text {
+		t.Fatalf("EmbedText: %q", EmbedText(rows[0]))
+	}
+	_, trunc = Chunks(docs(), schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100, MaxChunksPerDoc: 1})
+	if trunc != 1 {
+		t.Fatalf("truncated = %d, want 1", trunc)
+	}
+}
+
+func TestWriteAndReadBack(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	g := groups["2024-03"]
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	rows, _ := Chunks(g, cfg)
+	vec := vecindex.New(3, "test-model")
+	vec.Add([]float32{1, 0, 0})
+	vec.Add([]float32{0, 1, 0})
+	dir := t.TempDir()
+	id := ID("2024-03", g, cfg, schemas.ModelRef{ID: "test-model"})
+	meta, err := Write(filepath.Join(dir, "s"), "2024-03", id, len(g), rows, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Chunks != 2 || meta.Docs != 2 || len(meta.Objects) != 3 || !meta.MinDate.Equal(at("2024-03-05T10:00:00Z")) {
+		t.Fatalf("meta = %+v", meta)
+	}
+	if meta.Objects[0].Key != "shards/2024-03/"+id+"/chunks.parquet" || len(meta.Objects[0].SHA256) != 64 {
+		t.Fatalf("object ref %+v", meta.Objects[0])
+	}
+	got, err := ReadChunks(filepath.Join(dir, "s", ChunksFile))
+	if err != nil || !reflect.DeepEqual(got, rows) {
+		t.Fatalf("chunks round trip: %v\n got %+v\nwant %+v", err, got, rows)
+	}
+	v, err := ReadVectors(filepath.Join(dir, "s", VectorsFile))
+	if err != nil || v.Count != 2 || v.Model != "test-model" {
+		t.Fatalf("vectors: %+v %v", v, err)
+	}
+	x, err := OpenBM25(filepath.Join(dir, "s", BM25File), filepath.Join(dir, "bm25"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	hits, err := x.Search("ставка", 5, lexical.Window{})
+	if err != nil || len(hits) != 1 || rows[hits[0].Row].DocID != "a" {
+		t.Fatalf("bm25 hits %+v, %v", hits, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s", MetaFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(filepath.Join(dir, "t"), "2024-03", id, 2, rows, vecindex.New(3, "m")); err == nil {
+		t.Fatal("Write accepted fewer vectors than chunks")
+	}
+}
