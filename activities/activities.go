@@ -8,12 +8,18 @@ package activities
 
 import (
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/schemas"
 )
 
 // Activities holds the dependencies every activity uses.
 type Activities struct {
 	// Bucket is the object store all artifacts live in.
 	Bucket blob.Bucket
+	// Embedder embeds chunks; nil on workers that do not serve the asof-embed queue.
+	Embedder embed.Embedder
+	// Model identifies the embedding model (id, ONNX sha256, dim) for shard ids and manifests.
+	Model schemas.ModelRef
 	// Identity names the worker process in results (host:pid by default).
 	Identity string
 }
@@ -24,4 +30,6 @@ const (
 	ErrTypeInvalidInput = "InvalidInput"
 	// ErrTypeMismatch marks data that came back different from what was written.
 	ErrTypeMismatch = "Mismatch"
+	// ErrTypeConfig marks a worker that cannot do the task as configured (no model, …).
+	ErrTypeConfig = "BadConfiguration"
 )

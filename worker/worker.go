@@ -16,6 +16,8 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -23,6 +25,10 @@ import (
 type Deps struct {
 	// Bucket is the object store.
 	Bucket blob.Bucket
+	// Embedder embeds chunks (nil: this worker cannot serve embedding work).
+	Embedder embed.Embedder
+	// Model identifies the embedding model.
+	Model schemas.ModelRef
 	// Identity names this worker process in results (default host:pid).
 	Identity string
 }
@@ -36,6 +42,8 @@ func Register(r sdkworker.Registry, deps Deps) {
 // RegisterWorkflows adds every workflow of asof to r.
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
+	r.RegisterWorkflowWithOptions(workflows.IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
+	r.RegisterWorkflowWithOptions(workflows.BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
 }
 
 // RegisterActivities adds every activity of asof to r, bound to deps.
@@ -49,7 +57,7 @@ func NewActivities(deps Deps) *activities.Activities {
 	if id == "" {
 		id = DefaultIdentity()
 	}
-	return &activities.Activities{Bucket: deps.Bucket, Identity: id}
+	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, Identity: id}
 }
 
 // DefaultIdentity is host:pid.

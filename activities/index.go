@@ -1,0 +1,507 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+var indexNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// IndexPrefix is the folder of an index in the store.
+func IndexPrefix(index string) string { return path.Join("indexes", index) }
+
+// ValidateIndexName checks an index name (lower-case letters, digits, ".", "_", "-").
+func ValidateIndexName(index string) error {
+	if !indexNameRe.MatchString(index) {
+		return fmt.Errorf("index name %q: use 1-63 lower-case letters, digits, '.', '_' or '-'", index)
+	}
+	return nil
+}
+
+func invalid(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
+}
+
+// InputFile is one corpus file in the store.
+type InputFile struct {
+	// Key is the object key; Name is how reports call it (the user's path).
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+// PlanIndexInput describes a build.
+type PlanIndexInput struct {
+	Index   string              `json:"index"`
+	RunID   string              `json:"run_id"`
+	Inputs  []InputFile         `json:"inputs"`
+	Mapping map[string]string   `json:"mapping"`
+	From    time.Time           `json:"from"`
+	To      time.Time           `json:"to"`
+	Period  string              `json:"period"`
+	Chunk   schemas.ChunkConfig `json:"chunk"`
+}
+
+// PeriodPlan is one shard to build, or one already built.
+type PeriodPlan struct {
+	Period  string `json:"period"`
+	ShardID string `json:"shard_id"`
+	Docs    int    `json:"docs"`
+	// DocsKey holds the period's canonical documents (staging).
+	DocsKey string `json:"docs_key"`
+	// Done is set when the shard already exists; Meta is then its meta.json.
+	Done bool               `json:"done"`
+	Meta *schemas.ShardMeta `json:"meta,omitempty"`
+}
+
+// FileCounts reconcile one input file.
+type FileCounts struct {
+	Name  string       `json:"name"`
+	Stats corpus.Stats `json:"stats"`
+}
+
+// PlanIndexResult lists the shards and the reconciliation of every input row.
+type PlanIndexResult struct {
+	Periods       []PeriodPlan        `json:"periods"`
+	Counts        schemas.IndexCounts `json:"counts"`
+	Files         []FileCounts        `json:"files"`
+	QuarantineKey string              `json:"quarantine_key,omitempty"`
+	Model         schemas.ModelRef    `json:"model"`
+}
+
+// PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
+// quarantine/<run>/rejects.parquet), groups the valid documents by period, stages each
+// period's documents, and names each shard by the hash of its content, configuration and
+// model, so shards that already exist are reused.
+func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanIndexResult, error) {
+	if err := ValidateIndexName(in.Index); err != nil {
+		return PlanIndexResult{}, invalid(err)
+	}
+	if err := shard.ValidUnit(in.Period); err != nil {
+		return PlanIndexResult{}, invalid(err)
+	}
+	if len(in.Inputs) == 0 {
+		return PlanIndexResult{}, invalid(errors.New("no input files"))
+	}
+	if a.Model.ID == "" {
+		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
+	}
+	mapping := corpus.Mapping(in.Mapping)
+	loader := corpus.NewLoader(corpus.Options{Mapping: mapping, From: in.From, To: in.To})
+	var docs []schemas.Document
+	var rejects []schemas.QuarantineRow
+	for _, f := range in.Inputs {
+		local, err := a.download(ctx, f.Key)
+		if err != nil {
+			if errors.Is(err, blob.ErrNotFound) {
+				return PlanIndexResult{}, invalid(fmt.Errorf("input %s: %w", f.Name, err))
+			}
+			return PlanIndexResult{}, err
+		}
+		err = func() error {
+			defer os.Remove(local)
+			fh, err := os.Open(local)
+			if err != nil {
+				return err
+			}
+			defer fh.Close()
+			st, err := fh.Stat()
+			if err != nil {
+				return err
+			}
+			return loader.ReadFile(ctx, fh, st.Size(), f.Name,
+				func(d schemas.Document) error { docs = append(docs, d); return nil },
+				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
+		}()
+		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) {
+			return PlanIndexResult{}, invalid(err)
+		}
+		if err != nil {
+			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
+		}
+		activity.RecordHeartbeat(ctx, f.Name)
+	}
+	res := PlanIndexResult{Model: a.Model}
+	names, stats := loader.Stats()
+	for i, n := range names {
+		res.Files = append(res.Files, FileCounts{Name: n, Stats: stats[i]})
+	}
+	tot := loader.Total()
+	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped}
+	if len(rejects) > 0 {
+		res.QuarantineKey = path.Join("quarantine", in.RunID, "rejects.parquet")
+		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
+	periods, groups := shard.Group(docs, in.Period)
+	prefix := IndexPrefix(in.Index)
+	for _, p := range periods {
+		g := groups[p]
+		id := shard.ID(p, g, in.Chunk, a.Model)
+		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
+		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
+		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
+			var m schemas.ShardMeta
+			if json.Unmarshal(data, &m) == nil && m.ID == id {
+				pp.Done, pp.Meta = true, &m
+				res.Periods = append(res.Periods, pp)
+				continue
+			}
+		} else if !errors.Is(err, blob.ErrNotFound) {
+			return PlanIndexResult{}, err
+		}
+		if ok, err := a.Bucket.Exists(ctx, pp.DocsKey); err != nil {
+			return PlanIndexResult{}, err
+		} else if !ok {
+			if err := a.putParquet(ctx, pp.DocsKey, g); err != nil {
+				return PlanIndexResult{}, err
+			}
+		}
+		res.Periods = append(res.Periods, pp)
+	}
+	return res, nil
+}
+
+// putParquet writes rows as one zstd Parquet object.
+func putParquet[T any](ctx context.Context, b blob.Bucket, key string, rows []T) error {
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(&parquet.Zstd))
+	if _, err := w.Write(rows); err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	_, err := b.Put(ctx, key, &buf)
+	return err
+}
+
+func (a *Activities) putParquet(ctx context.Context, key string, rows any) error {
+	switch r := rows.(type) {
+	case []schemas.Document:
+		return putParquet(ctx, a.Bucket, key, r)
+	case []schemas.QuarantineRow:
+		return putParquet(ctx, a.Bucket, key, r)
+	case []schemas.Chunk:
+		return putParquet(ctx, a.Bucket, key, r)
+	}
+	return fmt.Errorf("putParquet: unsupported %T", rows)
+}
+
+// getParquet reads a whole Parquet object of T rows.
+func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, error) {
+	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	r := parquet.NewGenericReader[T](bytes.NewReader(data))
+	defer r.Close()
+	rows := make([]T, r.NumRows())
+	if n, err := r.Read(rows); n != len(rows) {
+		return nil, fmt.Errorf("decode %s: %d of %d rows: %v", key, n, len(rows), err)
+	}
+	return rows, nil
+}
+
+// ChunkShardInput names a staged period.
+type ChunkShardInput struct {
+	Index   string              `json:"index"`
+	ShardID string              `json:"shard_id"`
+	DocsKey string              `json:"docs_key"`
+	Chunk   schemas.ChunkConfig `json:"chunk"`
+}
+
+// ChunkShardResult names the staged chunk rows.
+type ChunkShardResult struct {
+	ChunksKey string `json:"chunks_key"`
+	Chunks    int    `json:"chunks"`
+	// Truncated counts documents cut by MaxChunksPerDoc.
+	Truncated int `json:"truncated"`
+}
+
+// ChunkShard splits a period's documents into chunk rows (staging/<shard>/chunks.parquet).
+func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkShardResult, error) {
+	docs, err := getParquet[schemas.Document](ctx, a, in.DocsKey)
+	if err != nil {
+		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
+	}
+	for i := range docs {
+		docs[i].PublishedAt = docs[i].PublishedAt.UTC()
+	}
+	rows, trunc := shard.Chunks(docs, in.Chunk)
+	key := path.Join(IndexPrefix(in.Index), "staging", in.ShardID, "chunks.parquet")
+	if err := a.putParquet(ctx, key, rows); err != nil {
+		return ChunkShardResult{}, err
+	}
+	return ChunkShardResult{ChunksKey: key, Chunks: len(rows), Truncated: trunc}, nil
+}
+
+// EmbedShardInput names staged chunks and where their vectors go.
+type EmbedShardInput struct {
+	ChunksKey string `json:"chunks_key"`
+	// VectorsPrefix receives one object per part: <prefix>/<00000>.f32.
+	VectorsPrefix string `json:"vectors_prefix"`
+	// PartSize is the number of chunks per part (default 32).
+	PartSize int `json:"part_size"`
+}
+
+// EmbedShardResult counts the work.
+type EmbedShardResult struct {
+	Parts int `json:"parts"`
+	// Embedded parts were computed by this attempt; Resumed ones were already stored.
+	Embedded int `json:"embedded"`
+	Resumed  int `json:"resumed"`
+	Chunks   int `json:"chunks"`
+}
+
+// EmbedShard embeds staged chunks part by part, storing each part before heartbeating, so a
+// retry or another worker resumes after the last stored part instead of starting over.
+func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedShardResult, error) {
+	if a.Embedder == nil {
+		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull` where the asof-embed queue is served", ErrTypeConfig, nil)
+	}
+	if in.PartSize <= 0 {
+		in.PartSize = 32
+	}
+	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	if err != nil {
+		return EmbedShardResult{}, err
+	}
+	res := EmbedShardResult{Chunks: len(chunks), Parts: (len(chunks) + in.PartSize - 1) / in.PartSize}
+	for p := 0; p < res.Parts; p++ {
+		key := partKey(in.VectorsPrefix, p)
+		if ok, err := a.Bucket.Exists(ctx, key); err != nil {
+			return res, err
+		} else if ok {
+			res.Resumed++
+			activity.RecordHeartbeat(ctx, p)
+			continue
+		}
+		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
+		texts := make([]string, len(part))
+		for i, c := range part {
+			texts[i] = shard.EmbedText(c)
+		}
+		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
+		if err != nil {
+			return res, fmt.Errorf("embed part %d: %w", p, err)
+		}
+		flat := vecindex.New(a.Embedder.Dim(), a.Embedder.ModelID())
+		for _, v := range vecs {
+			if err := flat.Add(v); err != nil {
+				return res, err
+			}
+		}
+		var buf bytes.Buffer
+		if _, err := flat.WriteTo(&buf); err != nil {
+			return res, err
+		}
+		if _, err := a.Bucket.Put(ctx, key, &buf); err != nil {
+			return res, err
+		}
+		res.Embedded++
+		activity.RecordHeartbeat(ctx, p)
+	}
+	return res, nil
+}
+
+func partKey(prefix string, p int) string { return fmt.Sprintf("%s/%05d.f32", prefix, p) }
+
+// WriteShardInput names a shard's staged chunks and vector parts.
+type WriteShardInput struct {
+	Index         string `json:"index"`
+	Period        string `json:"period"`
+	ShardID       string `json:"shard_id"`
+	Docs          int    `json:"docs"`
+	ChunksKey     string `json:"chunks_key"`
+	VectorsPrefix string `json:"vectors_prefix"`
+	Parts         int    `json:"parts"`
+}
+
+// WriteShardResult is the published shard's meta.
+type WriteShardResult struct {
+	Meta schemas.ShardMeta `json:"meta"`
+}
+
+// WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
+// last: a shard with a meta.json is complete.
+func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
+	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	if err != nil {
+		return WriteShardResult{}, err
+	}
+	for i := range chunks {
+		chunks[i].PublishedAt = chunks[i].PublishedAt.UTC()
+	}
+	var vec *vecindex.Flat
+	for p := 0; p < in.Parts; p++ {
+		data, err := blob.ReadAll(ctx, a.Bucket, partKey(in.VectorsPrefix, p))
+		if err != nil {
+			return WriteShardResult{}, err
+		}
+		part, err := vecindex.Read(bytes.NewReader(data))
+		if err != nil {
+			return WriteShardResult{}, fmt.Errorf("vector part %d: %w", p, err)
+		}
+		if vec == nil {
+			vec = vecindex.New(part.Dim, part.Model)
+		}
+		if part.Dim != vec.Dim || part.Model != vec.Model {
+			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %s/%d, not %s/%d: parts from two models", p, part.Model, part.Dim, vec.Model, vec.Dim), ErrTypeMismatch, nil)
+		}
+		vec.Data = append(vec.Data, part.Data...)
+		vec.Count += part.Count
+	}
+	if vec == nil || vec.Count != len(chunks) {
+		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, countOf(vec), len(chunks))
+	}
+	dir, err := os.MkdirTemp("", "asof-shard-")
+	if err != nil {
+		return WriteShardResult{}, err
+	}
+	defer os.RemoveAll(dir)
+	meta, err := shard.Write(filepath.Join(dir, "s"), in.Period, in.ShardID, in.Docs, chunks, vec)
+	if err != nil {
+		return WriteShardResult{}, err
+	}
+	prefix := IndexPrefix(in.Index)
+	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+		if _, err := a.upload(ctx, path.Join(prefix, shard.Prefix(in.Period, in.ShardID), name), filepath.Join(dir, "s", name)); err != nil {
+			return WriteShardResult{}, err
+		}
+	}
+	return WriteShardResult{Meta: meta}, nil
+}
+
+func countOf(v *vecindex.Flat) int {
+	if v == nil {
+		return 0
+	}
+	return v.Count
+}
+
+// PublishManifestInput is a finished build.
+type PublishManifestInput struct {
+	Index     string              `json:"index"`
+	Period    string              `json:"period"`
+	Chunk     schemas.ChunkConfig `json:"chunk"`
+	Model     schemas.ModelRef    `json:"model"`
+	Shards    []schemas.ShardMeta `json:"shards"`
+	Counts    schemas.IndexCounts `json:"counts"`
+	CreatedAt time.Time           `json:"created_at"`
+}
+
+// PublishManifestResult names the live manifest.
+type PublishManifestResult struct {
+	Key string `json:"key"`
+	Seq int    `json:"seq"`
+	// Unchanged is set when the live manifest already lists exactly these shards.
+	Unchanged bool `json:"unchanged"`
+}
+
+// Current is the content of an index's CURRENT object.
+type Current struct {
+	Manifest string `json:"manifest"`
+	Seq      int    `json:"seq"`
+}
+
+// PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
+// write, so readers see the old index or the new one, never half of one; a concurrent
+// publisher makes this one retry on the newer CURRENT.
+func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
+	prefix := IndexPrefix(in.Index)
+	curKey := path.Join(prefix, "CURRENT")
+	shards := append([]schemas.ShardMeta(nil), in.Shards...)
+	sort.Slice(shards, func(i, j int) bool { return shards[i].Period < shards[j].Period })
+	for attempt := 0; attempt < 5; attempt++ {
+		var cur Current
+		etag := ""
+		st, err := a.Bucket.Stat(ctx, curKey)
+		switch {
+		case err == nil:
+			data, err := blob.ReadAll(ctx, a.Bucket, curKey)
+			if err != nil {
+				return PublishManifestResult{}, err
+			}
+			if err := json.Unmarshal(data, &cur); err != nil {
+				return PublishManifestResult{}, fmt.Errorf("%s is damaged: %w", curKey, err)
+			}
+			etag = st.ETag
+			if old, err := a.readManifest(ctx, path.Join(prefix, cur.Manifest)); err == nil && sameShards(old, shards, in.Model) {
+				return PublishManifestResult{Key: path.Join(prefix, cur.Manifest), Seq: cur.Seq, Unchanged: true}, nil
+			}
+		case errors.Is(err, blob.ErrNotFound):
+		default:
+			return PublishManifestResult{}, err
+		}
+		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, Seq: cur.Seq + 1, CreatedAt: in.CreatedAt.UTC(),
+			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: in.Counts}
+		for _, s := range shards {
+			m.Counts.Chunks += int64(s.Chunks)
+		}
+		rel := fmt.Sprintf("manifests/%06d.json", m.Seq)
+		data, _ := json.MarshalIndent(m, "", "  ")
+		if _, err := a.Bucket.PutIfAbsent(ctx, path.Join(prefix, rel), bytes.NewReader(data)); err != nil && !errors.Is(err, blob.ErrPreconditionFailed) {
+			return PublishManifestResult{}, err
+		} else if errors.Is(err, blob.ErrPreconditionFailed) {
+			// A manifest with this number exists: ours from an earlier attempt, or another
+			// publisher's. Only CURRENT decides; try again from it.
+			if existing, rerr := a.readManifest(ctx, path.Join(prefix, rel)); rerr != nil || !sameShards(existing, shards, in.Model) {
+				continue
+			}
+		}
+		ptr, _ := json.Marshal(Current{Manifest: rel, Seq: m.Seq})
+		if etag == "" {
+			_, err = a.Bucket.PutIfAbsent(ctx, curKey, bytes.NewReader(ptr))
+		} else {
+			_, err = a.Bucket.CompareAndSwap(ctx, curKey, etag, bytes.NewReader(ptr))
+		}
+		if errors.Is(err, blob.ErrPreconditionFailed) || errors.Is(err, blob.ErrNotFound) {
+			continue // someone published in between
+		}
+		if err != nil {
+			return PublishManifestResult{}, err
+		}
+		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq}, nil
+	}
+	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
+}
+
+func (a *Activities) readManifest(ctx context.Context, key string) (schemas.Manifest, error) {
+	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	if err != nil {
+		return schemas.Manifest{}, err
+	}
+	return schemas.DecodeManifest(data)
+}
+
+func sameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.ModelRef) bool {
+	if m.Model != model || len(m.Shards) != len(shards) {
+		return false
+	}
+	for i := range shards {
+		if m.Shards[i].ID != shards[i].ID {
+			return false
+		}
+	}
+	return true
+}

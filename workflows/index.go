@@ -1,0 +1,210 @@
+package workflows
+
+import (
+	"fmt"
+	"path"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/schemas"
+)
+
+// ProgressQuery answers an IndexBuild's progress.
+const ProgressQuery = "progress"
+
+// IndexBuildInput describes a build.
+type IndexBuildInput struct {
+	Index   string                 `json:"index"`
+	Inputs  []activities.InputFile `json:"inputs"`
+	Mapping map[string]string      `json:"mapping"`
+	// From and To keep rows published in that range (inclusive days; zero: unbounded).
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Period is the shard unit: day, week, month (default), quarter or year.
+	Period string              `json:"period"`
+	Chunk  schemas.ChunkConfig `json:"chunk"`
+	// Concurrency bounds the shards built at once (default 2).
+	Concurrency int `json:"concurrency"`
+	// AsOf stamps the manifest; zero means the workflow's current time.
+	AsOf time.Time `json:"as_of"`
+}
+
+// IndexBuildResult reports the build.
+type IndexBuildResult struct {
+	ManifestKey   string                  `json:"manifest_key"`
+	Seq           int                     `json:"seq"`
+	Unchanged     bool                    `json:"unchanged"`
+	Counts        schemas.IndexCounts     `json:"counts"`
+	Files         []activities.FileCounts `json:"files"`
+	QuarantineKey string                  `json:"quarantine_key,omitempty"`
+	ShardsBuilt   int                     `json:"shards_built"`
+	ShardsReused  int                     `json:"shards_reused"`
+	Truncated     int                     `json:"truncated"`
+}
+
+// Progress is what ProgressQuery returns.
+type Progress struct {
+	Stage       string `json:"stage"`
+	ShardsTotal int    `json:"shards_total"`
+	ShardsDone  int    `json:"shards_done"`
+	ChunksDone  int    `json:"chunks_done"`
+}
+
+// IndexWorkflowID names the build of an index (one at a time per index).
+func IndexWorkflowID(index string) string { return "asof-index-" + index }
+
+// IndexBuild validates and plans the corpus, builds one BuildShard child per period that has
+// no shard yet (bounded concurrency), and publishes the manifest last.
+func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, error) {
+	if in.Period == "" {
+		in.Period = "month"
+	}
+	if in.Concurrency <= 0 {
+		in.Concurrency = 2
+	}
+	if in.AsOf.IsZero() {
+		in.AsOf = workflow.Now(ctx).UTC()
+	}
+	prog := Progress{Stage: "planning"}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return prog, nil }); err != nil {
+		return IndexBuildResult{}, err
+	}
+	info := workflow.GetInfo(ctx)
+	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: time.Hour,
+		HeartbeatTimeout:    5 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
+	})
+	var plan activities.PlanIndexResult
+	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
+		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
+		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk,
+	}).Get(ctx, &plan)
+	if err != nil {
+		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
+	}
+	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey}
+	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods)}
+	metas := make([]schemas.ShardMeta, len(plan.Periods))
+	var todo []int
+	for i, p := range plan.Periods {
+		if p.Done && p.Meta != nil {
+			metas[i] = *p.Meta
+			res.ShardsReused++
+			prog.ShardsDone++
+			prog.ChunksDone += p.Meta.Chunks
+			continue
+		}
+		todo = append(todo, i)
+	}
+	// Sliding window of children, collected in completion order.
+	sel := workflow.NewSelector(ctx)
+	var firstErr error
+	running, next := 0, 0
+	start := func(i int) {
+		p := plan.Periods[i]
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID: fmt.Sprintf("%s/shard-%s", info.WorkflowExecution.ID, p.ShardID),
+			TaskQueue:  TaskQueue,
+		})
+		f := workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
+			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk,
+		})
+		running++
+		sel.AddFuture(f, func(f workflow.Future) {
+			running--
+			var r BuildShardResult
+			if err := f.Get(ctx, &r); err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("shard %s (%s): %w", p.Period, p.ShardID, err)
+				}
+				return
+			}
+			metas[i] = r.Meta
+			res.ShardsBuilt++
+			res.Truncated += r.Truncated
+			prog.ShardsDone++
+			prog.ChunksDone += r.Meta.Chunks
+		})
+	}
+	for next < len(todo) || running > 0 {
+		for running < in.Concurrency && next < len(todo) && firstErr == nil {
+			start(todo[next])
+			next++
+		}
+		if running == 0 {
+			break
+		}
+		sel.Select(ctx)
+	}
+	if firstErr != nil {
+		return res, firstErr
+	}
+	prog.Stage = "publishing"
+	var pub activities.PublishManifestResult
+	err = workflow.ExecuteActivity(io, a.PublishManifest, activities.PublishManifestInput{
+		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: metas, Counts: plan.Counts, CreatedAt: in.AsOf,
+	}).Get(ctx, &pub)
+	if err != nil {
+		return res, fmt.Errorf("publish: %w", err)
+	}
+	res.ManifestKey, res.Seq, res.Unchanged = pub.Key, pub.Seq, pub.Unchanged
+	for _, m := range metas {
+		res.Counts.Chunks += int64(m.Chunks)
+	}
+	prog.Stage = "done"
+	return res, nil
+}
+
+// BuildShardInput names one period's staged documents.
+type BuildShardInput struct {
+	Index   string              `json:"index"`
+	Period  string              `json:"period"`
+	ShardID string              `json:"shard_id"`
+	DocsKey string              `json:"docs_key"`
+	Docs    int                 `json:"docs"`
+	Chunk   schemas.ChunkConfig `json:"chunk"`
+}
+
+// BuildShardResult is the written shard.
+type BuildShardResult struct {
+	Meta      schemas.ShardMeta `json:"meta"`
+	Truncated int               `json:"truncated"`
+}
+
+// BuildShard chunks a period's documents, embeds the chunks on the asof-embed queue (resuming
+// after the last stored part on retry), and writes the shard files.
+func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, error) {
+	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: time.Hour,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
+	})
+	var ch activities.ChunkShardResult
+	if err := workflow.ExecuteActivity(io, a.ChunkShard, activities.ChunkShardInput{Index: in.Index, ShardID: in.ShardID, DocsKey: in.DocsKey, Chunk: in.Chunk}).Get(ctx, &ch); err != nil {
+		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
+	}
+	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueEmbed,
+		StartToCloseTimeout: 24 * time.Hour,
+		HeartbeatTimeout:    10 * time.Minute, // one part of 32 chunks on the slowest backend
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
+	})
+	vecPrefix := path.Join(activities.IndexPrefix(in.Index), "staging", in.ShardID, "vectors")
+	var emb activities.EmbedShardResult
+	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix}).Get(ctx, &emb); err != nil {
+		return BuildShardResult{}, fmt.Errorf("embed: %w", err)
+	}
+	var wr activities.WriteShardResult
+	if err := workflow.ExecuteActivity(io, a.WriteShard, activities.WriteShardInput{
+		Index: in.Index, Period: in.Period, ShardID: in.ShardID, Docs: in.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, Parts: emb.Parts,
+	}).Get(ctx, &wr); err != nil {
+		return BuildShardResult{}, fmt.Errorf("write: %w", err)
+	}
+	return BuildShardResult{Meta: wr.Meta, Truncated: ch.Truncated}, nil
+}

@@ -1,0 +1,115 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/schemas"
+)
+
+func indexEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
+	env := newEnv(t)
+	env.RegisterWorkflow(BuildShard)
+	return env
+}
+
+var threePeriods = activities.PlanIndexResult{
+	Periods: []activities.PeriodPlan{
+		{Period: "2024-01", ShardID: "s1", Docs: 3, DocsKey: "k1"},
+		{Period: "2024-02", ShardID: "s2", Docs: 2, Done: true, Meta: &schemas.ShardMeta{ID: "s2", Period: "2024-02", Chunks: 4}},
+		{Period: "2024-03", ShardID: "s3", Docs: 1, DocsKey: "k3"},
+	},
+	Counts: schemas.IndexCounts{Read: 8, Indexed: 6, Quarantined: map[string]int64{schemas.ReasonBadDate: 2}},
+	Model:  schemas.ModelRef{ID: "e5-small-v2", Dim: 384},
+}
+
+// shardActivities mocks the three shard activities; embedFailures makes EmbedShard fail that
+// many times first (-1: always, non-retryably).
+func shardActivities(env *testsuite.TestWorkflowEnvironment, embedFailures int) *sync.Map {
+	queues := &sync.Map{}
+	env.OnActivity(a.ChunkShard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ChunkShardInput) (activities.ChunkShardResult, error) {
+			return activities.ChunkShardResult{ChunksKey: in.ShardID + "/chunks", Chunks: 5}, nil
+		})
+	var mu sync.Mutex
+	failures := embedFailures
+	env.OnActivity(a.EmbedShard, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.EmbedShardInput) (activities.EmbedShardResult, error) {
+			queues.Store(activity.GetInfo(ctx).TaskQueue, true)
+			mu.Lock()
+			defer mu.Unlock()
+			if failures < 0 {
+				return activities.EmbedShardResult{}, temporal.NewNonRetryableApplicationError("no model", activities.ErrTypeConfig, nil)
+			}
+			if failures > 0 {
+				failures--
+				return activities.EmbedShardResult{}, errors.New("worker lost")
+			}
+			return activities.EmbedShardResult{Parts: 1, Chunks: 5}, nil
+		})
+	env.OnActivity(a.WriteShard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.WriteShardInput) (activities.WriteShardResult, error) {
+			return activities.WriteShardResult{Meta: schemas.ShardMeta{ID: in.ShardID, Period: in.Period, Chunks: 5}}, nil
+		})
+	return queues
+}
+
+func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
+	env := indexEnv(t)
+	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
+	queues := shardActivities(env, 2)
+	var published activities.PublishManifestInput
+	env.OnActivity(a.PublishManifest, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PublishManifestInput) (activities.PublishManifestResult, error) {
+			published = in
+			return activities.PublishManifestResult{Key: "indexes/news/manifests/000001.json", Seq: 1}, nil
+		}).Once()
+
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res IndexBuildResult
+	env.GetWorkflowResult(&res)
+	if res.ShardsBuilt != 2 || res.ShardsReused != 1 || res.Seq != 1 || res.Counts.Chunks != 14 || !res.Counts.Reconciles() {
+		t.Fatalf("result = %+v", res)
+	}
+	var ids []string
+	for _, m := range published.Shards {
+		ids = append(ids, m.ID)
+	}
+	if strings.Join(ids, ",") != "s1,s2,s3" || published.Period != "month" || published.Model.ID != "e5-small-v2" {
+		t.Fatalf("published %+v", published)
+	}
+	if _, ok := queues.Load(config.QueueEmbed); !ok {
+		t.Fatal("EmbedShard did not run on the embed queue")
+	}
+	env.AssertNumberOfCalls(t, "EmbedShard", 4) // two shards, two transient failures retried
+	var p Progress
+	v, err := env.QueryWorkflow(ProgressQuery)
+	if err != nil || v.Get(&p) != nil || p.ShardsDone != 3 || p.Stage != "done" {
+		t.Fatalf("progress = %+v, %v", p, err)
+	}
+}
+
+func TestIndexBuildDoesNotPublishAfterAFailedShard(t *testing.T) {
+	env := indexEnv(t)
+	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil)
+	shardActivities(env, -1)
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", Concurrency: 1})
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "shard 2024-01 (s1)") {
+		t.Fatalf("err = %v, want the failed shard named", err)
+	}
+	env.AssertNotCalled(t, "PublishManifest", mock.Anything, mock.Anything)
+}
