@@ -4,9 +4,10 @@ BIN       := $(CURDIR)/bin
 TOOLS     := $(BIN)/tools
 STATICCHECK_VERSION   := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
-# Tested without -race: gomlx v0.26.0's simplego backend (under hugot's pure-Go session) has a
-# data race of its own in Executable.executeNode, and -race makes the model ~30x slower.
-NORACE_PKGS := github.com/asofrag/asof/internal/embed
+# Tests that run the E5 model skip under -race (gomlx v0.26.0's simplego backend, under hugot's
+# pure-Go session, has a data race of its own in Executable.executeNode, and -race makes the
+# model ~30x slower); a second pass runs them (names matching WithModel) without -race.
+MODEL_TESTS := WithModel
 
 .PHONY: help setup build build-lean demo dev test test-short lint tools bench clean
 
@@ -37,8 +38,8 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	$(TOOLS)/workflowcheck ./workflows/...
 	$(MAKE) build-lean
 	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
-	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -vxF '$(NORACE_PKGS)')
-	$(GO) test -count=1 -timeout 10m $(NORACE_PKGS)
+	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./...
 
 test-short: ## unit tests only (-short skips the ones that start servers)
 	$(GO) test -short -count=1 ./...

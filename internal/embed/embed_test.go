@@ -1,42 +1,19 @@
-package embed
+package embed_test
 
 import (
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/internal/vecindex"
 )
 
-// modelDir finds the E5-small-v2 folder made by `asof models pull` (ASOF_MODEL_DIR, or the
-// repository's .asof/models); tests skip without it.
-func modelDir(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("ASOF_MODEL_DIR")
-	if base == "" {
-		base = filepath.Join("..", "..", ".asof", "models")
-	}
-	dir := filepath.Join(base, "e5-small-v2")
-	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
-		t.Skipf("E5 model absent (run `make setup` or `asof models pull`): %v", err)
-	}
-	return dir
-}
+func e5(t testing.TB) *embed.Hugot { return testmodel.E5(t) }
 
-func e5(t testing.TB) *Hugot {
-	t.Helper()
-	h, err := NewHugot(Config{Dir: modelDir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
-func TestE5RanksByMeaning(t *testing.T) {
+func TestRanksByMeaningWithModel(t *testing.T) {
 	h := e5(t)
 	ctx := context.Background()
 	began := time.Now()
@@ -85,7 +62,7 @@ func TestE5RanksByMeaning(t *testing.T) {
 	}
 }
 
-func TestCancelledContext(t *testing.T) {
+func TestCancelledContextWithModel(t *testing.T) {
 	h := e5(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -95,18 +72,14 @@ func TestCancelledContext(t *testing.T) {
 }
 
 func TestMissingModel(t *testing.T) {
-	if _, err := NewHugot(Config{Dir: t.TempDir()}); err == nil {
+	if _, err := embed.NewHugot(embed.Config{Dir: t.TempDir()}); err == nil {
 		t.Fatal("loaded a model from an empty folder")
 	}
 }
 
 // BenchmarkEmbedPassages measures passages/s for 800-character news snippets.
 func BenchmarkEmbedPassages(b *testing.B) {
-	h, err := NewHugot(Config{Dir: modelDir(b), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
+	h := testmodel.E5(b)
 	text := "The Bank of Russia raised its key interest rate by 100 basis points to 16 percent, citing persistent inflation and a weak rouble. "
 	for len(text) < 800 {
 		text += text

@@ -1,0 +1,178 @@
+package activities_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/testmodel"
+	"github.com/asofrag/asof/schemas"
+)
+
+// row is the fixture layout: string dates, so bad ones can be written.
+type row struct {
+	DocID       string `parquet:"doc_id"`
+	PublishedAt string `parquet:"published_at"`
+	Title       string `parquet:"title"`
+	Text        string `parquet:"text"`
+	Source      string `parquet:"source"`
+}
+
+var fixture = []row{
+	{"r1", "2024-01-10", "Rates", "The central bank raised the key rate to 16 percent.", "a.com"},
+	{"r2", "2024-01-20", "", "Инфляция в январе замедлилась до 7 процентов.", "@tg"},
+	{"r3", "2024-02-05", "Oil", "Oil prices fell after the OPEC meeting.", "b.com"},
+	{"bad1", "2024-02-31", "", "An impossible date.", "a.com"},
+	{"bad2", "2024-02-10", "", "   ", "a.com"},
+	{"r1", "2024-02-11", "", "A duplicate id.", "a.com"},
+	{"r4", "2024-03-01", "", "The key rate was kept at 16 percent in March.", "a.com"},
+}
+
+func putFixture(t *testing.T, b blob.Bucket, key string, rows []row) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf)
+	w.Write(rows)
+	w.Close()
+	if _, err := b.Put(context.Background(), key, &buf); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run[T any](t *testing.T, env *testsuite.TestActivityEnvironment, fn any, in any) T {
+	t.Helper()
+	v, err := env.ExecuteActivity(fn, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out T
+	if err := v.Get(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestIndexPipelineOnLocalStore runs the index activities in order, with the real model, and
+// checks reconciliation, shard files, resume after a lost part, and idempotent publishing.
+func TestIndexPipelineWithModel(t *testing.T) {
+	emb := testmodel.E5(t)
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: "e5-small-v2", SHA256: "x", Dim: 384}}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	var a *activities.Activities
+	putFixture(t, b, "corpora/fixture.parquet", fixture)
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+
+	plan := run[activities.PlanIndexResult](t, env, a.PlanIndex, activities.PlanIndexInput{
+		Index: "test", RunID: "run1", Inputs: []activities.InputFile{{Key: "corpora/fixture.parquet", Name: "fixture.parquet"}}, Period: "month", Chunk: cfg,
+	})
+	c := plan.Counts
+	if c.Read != 7 || c.Indexed != 4 || c.Quarantined[schemas.ReasonBadDate] != 1 || c.Quarantined[schemas.ReasonEmptyText] != 1 || c.Quarantined[schemas.ReasonDuplicateID] != 1 || !c.Reconciles() {
+		t.Fatalf("counts %+v", c)
+	}
+	if len(plan.Periods) != 3 || plan.Periods[0].Period != "2024-01" || plan.Periods[0].Docs != 2 || plan.QuarantineKey != "quarantine/run1/rejects.parquet" {
+		t.Fatalf("plan %+v", plan)
+	}
+
+	p := plan.Periods[0]
+	ch := run[activities.ChunkShardResult](t, env, a.ChunkShard, activities.ChunkShardInput{Index: "test", ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
+	if ch.Chunks != 2 {
+		t.Fatalf("chunks %+v", ch)
+	}
+	in := activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: "indexes/test/staging/" + p.ShardID + "/vectors", PartSize: 1}
+	emb1 := run[activities.EmbedShardResult](t, env, a.EmbedShard, in)
+	if emb1.Parts != 2 || emb1.Embedded != 2 || emb1.Resumed != 0 {
+		t.Fatalf("embed %+v", emb1)
+	}
+	// A worker that died after storing part 0: the retry embeds only part 1.
+	if err := b.Delete(context.Background(), in.VectorsPrefix+"/00001.f32"); err != nil {
+		t.Fatal(err)
+	}
+	emb2 := run[activities.EmbedShardResult](t, env, a.EmbedShard, in)
+	if emb2.Embedded != 1 || emb2.Resumed != 1 {
+		t.Fatalf("resume %+v", emb2)
+	}
+	wr := run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
+		Index: "test", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: in.VectorsPrefix, Parts: emb1.Parts,
+	})
+	if wr.Meta.Chunks != 2 || wr.Meta.Docs != 2 || len(wr.Meta.Objects) != 3 {
+		t.Fatalf("meta %+v", wr.Meta)
+	}
+	for _, o := range wr.Meta.Objects {
+		st, err := b.Stat(context.Background(), "indexes/test/"+o.Key)
+		if err != nil || st.Size != o.Size {
+			t.Fatalf("object %s: %+v %v", o.Key, st, err)
+		}
+	}
+	// Planning again finds the shard done.
+	again := run[activities.PlanIndexResult](t, env, a.PlanIndex, activities.PlanIndexInput{
+		Index: "test", RunID: "run2", Inputs: []activities.InputFile{{Key: "corpora/fixture.parquet", Name: "fixture.parquet"}}, Period: "month", Chunk: cfg,
+	})
+	if !again.Periods[0].Done || again.Periods[0].Meta.ID != p.ShardID || again.Periods[1].Done {
+		t.Fatalf("replan %+v", again.Periods)
+	}
+
+	pub := activities.PublishManifestInput{Index: "test", Period: "month", Chunk: cfg, Model: acts.Model, Shards: []schemas.ShardMeta{wr.Meta}, Counts: c, CreatedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	r1 := run[activities.PublishManifestResult](t, env, a.PublishManifest, pub)
+	r2 := run[activities.PublishManifestResult](t, env, a.PublishManifest, pub)
+	if r1.Seq != 1 || r1.Unchanged || r2.Seq != 1 || !r2.Unchanged {
+		t.Fatalf("publish: %+v then %+v", r1, r2)
+	}
+	pub.Shards = append(pub.Shards, schemas.ShardMeta{ID: "other", Period: "2024-02"})
+	r3 := run[activities.PublishManifestResult](t, env, a.PublishManifest, pub)
+	if r3.Seq != 2 {
+		t.Fatalf("publish changed shards: %+v", r3)
+	}
+	data, _ := blob.ReadAll(context.Background(), b, "indexes/test/CURRENT")
+	var cur activities.Current
+	json.Unmarshal(data, &cur)
+	if cur.Seq != 2 || cur.Manifest != "manifests/000002.json" {
+		t.Fatalf("CURRENT = %s", data)
+	}
+	m, err := blob.ReadAll(context.Background(), b, "indexes/test/"+cur.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := schemas.DecodeManifest(m)
+	if err != nil || len(man.Shards) != 2 || man.Counts.Chunks != 2 {
+		t.Fatalf("manifest %+v %v", man, err)
+	}
+	if !strings.HasPrefix(shard.Prefix("2024-01", p.ShardID), "shards/2024-01/") {
+		t.Fatal("prefix")
+	}
+}
+
+func TestPlanIndexRejectsBadInput(t *testing.T) {
+	b, _ := blob.NewLocal(t.TempDir())
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{Bucket: b, Model: schemas.ModelRef{ID: "m"}})
+	var a *activities.Activities
+	b.Put(context.Background(), "junk.parquet", strings.NewReader("not parquet"))
+	for name, in := range map[string]activities.PlanIndexInput{
+		"bad index name": {Index: "Bad Name", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
+		"bad period":     {Index: "ok", Period: "fortnight", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
+		"no inputs":      {Index: "ok", Period: "month"},
+		"missing input":  {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "nope.parquet", Name: "nope.parquet"}}},
+		"not parquet":    {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet", Name: "junk.parquet"}}},
+	} {
+		_, err := env.ExecuteActivity(a.PlanIndex, in)
+		if err == nil || !strings.Contains(err.Error(), activities.ErrTypeInvalidInput) {
+			t.Errorf("%s: err = %v, want %s", name, err, activities.ErrTypeInvalidInput)
+		}
+	}
+}

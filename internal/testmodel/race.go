@@ -1,0 +1,5 @@
+//go:build race
+
+package testmodel
+
+const raceEnabled = true

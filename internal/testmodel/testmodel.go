@@ -1,0 +1,61 @@
+// Package testmodel hands tests the real E5-small-v2 model, or skips them: when the model has
+// not been pulled (`make setup` / `asof models pull`), and under the race detector, where the
+// pure-Go backend's own data race (gomlx simplego) would fail the run and everything is ~30×
+// slower. `make test` runs the model tests again without -race (names matching WithModel).
+package testmodel
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/asofrag/asof/internal/embed"
+)
+
+// modelsDir is resolved once, before any test can change the working directory.
+var modelsDir = func() string {
+	if d := os.Getenv("ASOF_MODEL_DIR"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, ".asof", "models")
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
+}()
+
+// Dir returns the E5 model folder or skips t.
+func Dir(t testing.TB) string {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("model tests run without -race (make test runs them in a second pass)")
+	}
+	dir := filepath.Join(modelsDir, "e5-small-v2")
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		t.Skipf("E5 model absent (run `make setup` or `asof models pull`): %v", err)
+	}
+	return dir
+}
+
+// Config is the E5 embedder configuration for tests.
+func Config(t testing.TB) embed.Config {
+	return embed.Config{Dir: Dir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8}
+}
+
+// E5 loads the model for t and closes it when t ends.
+func E5(t testing.TB) *embed.Hugot {
+	t.Helper()
+	h, err := embed.NewHugot(Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
