@@ -42,12 +42,19 @@ which it prints. --temporal or --store use external servers instead of the embed
 				return err
 			}
 			defer st.Close()
+			deps, release, merr := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+			defer release()
 			wctx, stopWorker := context.WithCancel(ctx)
 			werr := make(chan error, 1)
-			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, worker.Deps{Bucket: st.Bucket}) }()
+			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
 			defer func() { stopWorker(); <-werr }()
 
 			printStack(a.stdout, st, time.Since(began))
+			if merr != nil {
+				printf(a.stdout, "  Model     none: indexing is unavailable until a model is present (%v)\n", merr)
+			} else {
+				printf(a.stdout, "  Model     %s (%d-d, sha256 %.12s…)\n", deps.Model.ID, deps.Model.Dim, deps.Model.SHA256)
+			}
 			if err := healthCheck(ctx, a.stdout, st.Client); err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/asofrag/asof/infra/models"
-	"github.com/asofrag/asof/internal/config"
 )
 
 func newModelsCmd(a *app) *cobra.Command {
@@ -46,7 +45,6 @@ with the Maven client (or HTTPS when mvn is absent) and verified by sha256.`,
 			return nil
 		},
 	}
-	a.str(cmd.PersistentFlags(), "model-dir", "", "folder for models (default <data-dir>/models)", func(c *config.Config, v string) { c.ModelDir = v })
 	cmd.AddCommand(pull, list)
 	return cmd
 }

@@ -57,9 +57,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "store", "", "artifact store: s3://bucket/prefix, file:///path; empty starts the embedded S3 gateway", func(c *config.Config, v string) { c.Store.URL = v })
 	a.str(pf, "s3-endpoint", "", "custom S3 endpoint (MinIO, versitygw, ...); implies path-style", func(c *config.Config, v string) { c.Store.Endpoint = v })
 	a.str(pf, "s3-region", "", "S3 region (default: from the AWS config chain, else us-east-1)", func(c *config.Config, v string) { c.Store.Region = v })
+	a.str(pf, "model-dir", "", "folder for embedding models (default <data-dir>/models)", func(c *config.Config, v string) { c.ModelDir = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error", func(c *config.Config, v string) { c.LogLevel = v })
 
-	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
+	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
 	return root
 }
 

@@ -36,9 +36,14 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 				return err
 			}
 			defer st.Close()
+			deps, release, merr := withModel(a.cfg, worker.Deps{Bucket: st.Bucket})
+			defer release()
+			if merr != nil {
+				printf(a.stderr, "asof worker: no embedding model, index work will fail on this worker: %v\n", merr)
+			}
 			printf(a.stdout, "asof worker polling %s on %s (namespace %s), store %s. Ctrl-C to stop.\n",
 				strings.Join(a.cfg.Worker.TaskQueues, ", "), a.cfg.Temporal.Address, a.cfg.Temporal.Namespace, st.Bucket)
-			err = worker.Run(ctx, st.Client, a.cfg.Worker, worker.Deps{Bucket: st.Bucket})
+			err = worker.Run(ctx, st.Client, a.cfg.Worker, deps)
 			printf(a.stdout, "asof worker stopped\n")
 			return err
 		},

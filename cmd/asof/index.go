@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/chunk"
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+type indexFlags struct {
+	index, period, from, to string
+	corpora, maps           []string
+	telegram, asJSON        bool
+	size, overlap, min, max int
+	concurrency             int
+}
+
+func newIndexCmd(a *app) *cobra.Command {
+	var f indexFlags
+	def := chunk.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "index --index NAME --corpus PATH...",
+		Short: "Build or update a time-partitioned index (E5 vectors + BM25) from dated Parquet files",
+		Long: `index reads dated documents from Parquet files (local paths or globs), validates every row
+(bad rows are quarantined with a reason, never dropped), splits them into chunks, embeds them with
+E5 on the asof-embed queue, and writes one immutable shard per period (chunks.parquet,
+vectors.f32, bm25.zip) to the store, then publishes a manifest. Shards are named by the hash of
+their content, configuration and model, so a rerun only builds what changed, and a rerun on the
+same input is a no-op. It ends with a table that accounts for every row read:
+read = indexed + quarantined + skipped.
+
+Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
+source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).`,
+		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
+  asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
+  asof index --index tg --corpus 'exports/*.parquet' --telegram --period week`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runIndex(cmd.Context(), a, f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.index, "index", "", "index name (lower-case letters, digits, '.', '_', '-'); required")
+	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob (repeatable); required")
+	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
+	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
+	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
+	fs.StringVar(&f.from, "from", "", "keep rows published on or after this day (YYYY-MM-DD); others are counted as skipped")
+	fs.StringVar(&f.to, "to", "", "keep rows published on or before this day (YYYY-MM-DD)")
+	fs.IntVar(&f.size, "chunk-size", def.Size, "chunk size in characters")
+	fs.IntVar(&f.overlap, "chunk-overlap", def.Overlap, "chunk overlap in characters")
+	fs.IntVar(&f.min, "chunk-min", def.Min, "smallest chunk; shorter tails join the previous chunk")
+	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
+	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runIndex(ctx context.Context, a *app, f indexFlags) error {
+	if err := activities.ValidateIndexName(f.index); err != nil {
+		return err
+	}
+	if err := shard.ValidUnit(f.period); err != nil {
+		return err
+	}
+	opts := chunk.Options{Size: f.size, Overlap: f.overlap, Min: f.min, MaxPieces: f.max}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	mapping := corpus.Mapping{}
+	if f.telegram {
+		for k, v := range corpus.TelegramMapping {
+			mapping[k] = v
+		}
+	}
+	extra, err := corpus.ParseMapping(f.maps)
+	if err != nil {
+		return err
+	}
+	for k, v := range extra {
+		mapping[k] = v
+	}
+	var from, to time.Time
+	if f.from != "" {
+		if from, err = corpus.ParseDate(f.from); err != nil {
+			return fmt.Errorf("--from: %w", err)
+		}
+	}
+	if f.to != "" {
+		if to, err = corpus.ParseDate(f.to); err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+	}
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		return fmt.Errorf("--to %s is before --from %s", f.to, f.from)
+	}
+	files, err := expandCorpora(f.corpora)
+	if err != nil {
+		return err
+	}
+
+	began := time.Now()
+	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if st.Embedded.TemporalLog != "" { // nobody else can serve an in-process server: run a worker here
+		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+		if err != nil {
+			return err
+		}
+		defer release()
+		wctx, stop := context.WithCancel(ctx)
+		werr := make(chan error, 1)
+		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
+		defer func() { stop(); <-werr }()
+	}
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	if err != nil {
+		return err
+	}
+	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.IndexWorkflowID(f.index), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.IndexBuild, workflows.IndexBuildInput{
+		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
+		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
+		Concurrency: f.concurrency,
+	})
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &already) {
+		return fmt.Errorf("a build of index %s is already running (workflow %s)", f.index, workflows.IndexWorkflowID(f.index))
+	}
+	if err != nil {
+		return fmt.Errorf("start index build: %w", err)
+	}
+	res, err := waitIndex(ctx, a.stderr, st.Client, run, began)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", f.index, err)
+	}
+	if f.asJSON {
+		out, _ := json.MarshalIndent(res, "", "  ")
+		printf(a.stdout, "%s\n", out)
+		return nil
+	}
+	printIndexResult(a.stdout, f.index, res, time.Since(began))
+	return nil
+}
+
+// expandCorpora resolves paths and globs to absolute file paths.
+func expandCorpora(specs []string) ([]string, error) {
+	if len(specs) == 0 {
+		return nil, errors.New("--corpus: name at least one Parquet file or glob")
+	}
+	var files []string
+	for _, s := range specs {
+		matches, err := filepath.Glob(s)
+		if err != nil {
+			return nil, fmt.Errorf("--corpus %q: %w", s, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("--corpus %q: no such file", s)
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			abs, err := filepath.Abs(m)
+			if err != nil {
+				return nil, err
+			}
+			if st, err := os.Stat(abs); err != nil || st.IsDir() {
+				return nil, fmt.Errorf("--corpus %q: %s is not a file", s, m)
+			}
+			files = append(files, abs)
+		}
+	}
+	return files, nil
+}
+
+// uploadCorpora puts each file in the store under a content-addressed key (skipped when it
+// is already there), so workers anywhere can read it.
+func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]activities.InputFile, error) {
+	var out []activities.InputFile
+	for _, p := range files {
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		key := path.Join("corpora", sum[:16], filepath.Base(p))
+		if ok, err := b.Exists(ctx, key); err != nil {
+			return nil, err
+		} else if !ok {
+			fh, err := os.Open(p)
+			if err != nil {
+				return nil, err
+			}
+			_, err = b.Put(ctx, key, fh)
+			fh.Close()
+			if err != nil {
+				return nil, fmt.Errorf("upload %s: %w", p, err)
+			}
+			fmt.Fprintf(log, "uploaded %s to %s\n", p, key)
+		}
+		out = append(out, activities.InputFile{Key: key, Name: filepath.Base(p)})
+	}
+	return out, nil
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// waitIndex shows progress from the workflow's progress query until it ends.
+func waitIndex(ctx context.Context, log io.Writer, c client.Client, run client.WorkflowRun, began time.Time) (workflows.IndexBuildResult, error) {
+	done := make(chan error, 1)
+	var res workflows.IndexBuildResult
+	go func() { done <- run.Get(ctx, &res) }()
+	tty := isTerminal(log)
+	last := ""
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if tty && last != "" {
+				fmt.Fprintln(log)
+			}
+			return res, err
+		case <-tick.C:
+			v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.ProgressQuery)
+			if err != nil {
+				continue
+			}
+			var p workflows.Progress
+			if v.Get(&p) != nil {
+				continue
+			}
+			line := progressLine(p, time.Since(began))
+			if line == last && !tty {
+				continue
+			}
+			if tty {
+				fmt.Fprintf(log, "\r%-100s", line)
+			} else if stage(line) != stage(last) || p.ShardsDone != 0 {
+				fmt.Fprintln(log, line)
+			}
+			last = line
+		}
+	}
+}
+
+func stage(line string) string { s, _, _ := strings.Cut(line, " "); return s }
+
+func progressLine(p workflows.Progress, elapsed time.Duration) string {
+	bar := ""
+	if p.ShardsTotal > 0 {
+		const width = 30
+		filled := width * p.ShardsDone / p.ShardsTotal
+		bar = fmt.Sprintf(" [%s%s] %d/%d shards", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.ShardsDone, p.ShardsTotal)
+	}
+	rate := ""
+	if s := elapsed.Seconds(); s > 0 && p.ChunksDone > 0 {
+		rate = fmt.Sprintf(", %.1f chunks/s", float64(p.ChunksDone)/s)
+		if p.ShardsDone > 0 && p.ShardsDone < p.ShardsTotal {
+			eta := time.Duration(float64(elapsed) * float64(p.ShardsTotal-p.ShardsDone) / float64(p.ShardsDone))
+			rate += ", ETA " + eta.Round(time.Second).String()
+		}
+	}
+	return fmt.Sprintf("%s%s, %d chunks%s, %s", p.Stage, bar, p.ChunksDone, rate, elapsed.Round(time.Second))
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// printIndexResult is the reconciliation table.
+func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, took time.Duration) {
+	if r.Unchanged {
+		printf(w, "Index %s is unchanged: %s (seq %d) already lists these shards.\n", index, r.ManifestKey, r.Seq)
+	} else {
+		printf(w, "Index %s published: %s (seq %d)\n", index, r.ManifestKey, r.Seq)
+	}
+	printf(w, "\n%-32s %9s %9s %9s %12s\n", "file", "read", "indexed", "skipped", "quarantined")
+	for _, f := range r.Files {
+		var q int64
+		for _, v := range f.Stats.Quarantined {
+			q += v
+		}
+		printf(w, "%-32s %9d %9d %9d %12d\n", f.Name, f.Stats.Read, f.Stats.Documents, f.Stats.Skipped, q)
+	}
+	c := r.Counts
+	printf(w, "%-32s %9d %9d %9d %12d\n", "total", c.Read, c.Indexed, c.Skipped, c.QuarantinedTotal())
+	if !c.Reconciles() {
+		printf(w, "WARNING: counts do not reconcile (read %d ≠ indexed + skipped + quarantined)\n", c.Read)
+	}
+	if len(c.Quarantined) > 0 {
+		var reasons []string
+		for k := range c.Quarantined {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		parts := make([]string, len(reasons))
+		for i, k := range reasons {
+			parts[i] = fmt.Sprintf("%s %d", k, c.Quarantined[k])
+		}
+		printf(w, "quarantined by reason: %s (rows in %s)\n", strings.Join(parts, ", "), r.QuarantineKey)
+	}
+	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
+	if r.Truncated > 0 {
+		printf(w, "; %d documents cut by --max-chunks-per-doc", r.Truncated)
+	}
+	printf(w, "; %s\n", took.Round(100*time.Millisecond))
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
+)
+
+// defaultModel is the embedding model asof uses.
+const defaultModel = "e5-small-v2"
+
+// withModel fills deps with the embedding model: its reference (every worker: planning names
+// shards by it) and, when the worker serves the embed queue, the loaded embedder.
+func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+	m, err := models.Open(filepath.Join(cfg.ModelsDir(), defaultModel))
+	if err != nil {
+		return deps, func() {}, fmt.Errorf("%w (fetch it with `asof models pull`)", err)
+	}
+	deps.Model = schemas.ModelRef{ID: m.Spec.ID, SHA256: m.SHA256, Dim: m.Spec.Dim}
+	if !slices.Contains(cfg.Worker.TaskQueues, config.QueueEmbed) {
+		return deps, func() {}, nil
+	}
+	h, err := embed.NewHugot(embed.Config{
+		Dir: m.Dir, ONNXFile: filepath.Base(m.ONNXPath), ID: m.Spec.ID, Dim: m.Spec.Dim,
+		QueryPrefix: m.Spec.QueryPrefix, PassagePrefix: m.Spec.PassagePrefix,
+	})
+	if err != nil {
+		return deps, func() {}, err
+	}
+	deps.Embedder = h
+	return deps, func() { h.Close() }, nil
+}
