@@ -74,6 +74,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	a.embeddedFlags(cmd)
 	return cmd
 }
 

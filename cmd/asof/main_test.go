@@ -108,7 +108,7 @@ func TestClearOneLineErrors(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"", "dev", "server", "worker", "config", "version", "models", "models pull", "models list"} {
+	for _, cmd := range []string{"", "dev", "server", "worker", "config", "version", "models", "models pull", "models list", "index"} {
 		args := append(strings.Fields(cmd), "--help")
 		code, out, _ := runCLI(t, nil, args...)
 		if code != 0 || !strings.Contains(out, "Usage:") {

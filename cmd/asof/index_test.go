@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/internal/testmodel"
+)
+
+type tgRow struct {
+	MessageID   int64   `parquet:"message_id"`
+	Message     string  `parquet:"message"`
+	Date        string  `parquet:"date"`
+	ChannelName string  `parquet:"channel_name"`
+	ChannelW    float64 `parquet:"channel_w"`
+	Topic       string  `parquet:"topic"`
+}
+
+// TestIndexCommandWithModel runs `asof index` on the embedded default twice over a Telegram
+// layout file with a bad row: the table reconciles, and the second run changes nothing.
+func TestIndexCommandWithModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	modelDir := filepath.Dir(testmodel.Dir(t))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tg.parquet")
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[tgRow](&buf)
+	w.Write([]tgRow{
+		{1, "ЦБ повысил ключевую ставку до 21%.", "2024-10-25", "markettwits", 0.9, "rates"},
+		{2, "Инфляция ускорилась.", "2024-11-02", "rbc", 0.7, "inflation"},
+		{3, "", "2024-11-03", "rbc", 0.7, "empty"},
+	})
+	w.Close()
+	os.WriteFile(file, buf.Bytes(), 0o644)
+	args := []string{"index", "--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t),
+		"--index", "tg", "--corpus", file, "--telegram"}
+	code, out, errOut := runCLI(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"Index tg published", "tg.parquet", "total", "empty_text 1", "shards: 2 built, 0 reused; 2 chunks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, nil, args...)
+	if code != 0 || !strings.Contains(out, "Index tg is unchanged") || !strings.Contains(out, "0 built, 2 reused") {
+		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "index", "--index", "Bad Name", "--corpus", file)
+	if code == 0 || !strings.Contains(errOut, "index name") {
+		t.Fatalf("bad name: %d %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "index", "--index", "ok", "--corpus", filepath.Join(dir, "missing-*.parquet"))
+	if code == 0 || !strings.Contains(errOut, "no such file") {
+		t.Fatalf("missing corpus: %d %s", code, errOut)
+	}
+}
