@@ -8,6 +8,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # pure-Go session, has a data race of its own in Executable.executeNode, and -race makes the
 # model ~30x slower); a second pass runs them (names matching WithModel) without -race.
 MODEL_TESTS := WithModel
+MODEL_PKGS  := ./internal/embed ./activities ./worker ./cmd/asof
 
 .PHONY: help setup build build-lean demo dev test test-short lint tools bench clean
 
@@ -39,7 +40,7 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	$(MAKE) build-lean
 	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
 	$(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./...
+	$(GO) test -count=1 -timeout 20m -run '$(MODEL_TESTS)' $(MODEL_PKGS)
 
 test-short: ## unit tests only (-short skips the ones that start servers)
 	$(GO) test -short -count=1 ./...
