@@ -29,6 +29,12 @@ type IndexBuildInput struct {
 	Chunk  schemas.ChunkConfig `json:"chunk"`
 	// Concurrency bounds the shards built at once (default 2).
 	Concurrency int `json:"concurrency"`
+	// EmbedPartSize is how many chunks are embedded and stored at a time (default 32): the
+	// unit of progress a crashed embedding worker loses at most.
+	EmbedPartSize int `json:"embed_part_size"`
+	// EmbedHeartbeat is how long an embedding worker may go silent before it counts as lost
+	// and its work is retried elsewhere (default 10 min; must exceed one part's time).
+	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
 	// AsOf stamps the manifest; zero means the workflow's current time.
 	AsOf time.Time `json:"as_of"`
 }
@@ -44,6 +50,10 @@ type IndexBuildResult struct {
 	ShardsBuilt   int                     `json:"shards_built"`
 	ShardsReused  int                     `json:"shards_reused"`
 	Truncated     int                     `json:"truncated"`
+	// PartsEmbedded and PartsResumed count embedding parts computed, and found already stored
+	// after a worker was lost or an activity retried.
+	PartsEmbedded int `json:"parts_embedded"`
+	PartsResumed  int `json:"parts_resumed"`
 }
 
 // Progress is what ProgressQuery returns.
@@ -114,6 +124,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 		})
 		f := workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
 			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk,
+			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 		})
 		running++
 		sel.AddFuture(f, func(f workflow.Future) {
@@ -128,6 +139,8 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			metas[i] = r.Meta
 			res.ShardsBuilt++
 			res.Truncated += r.Truncated
+			res.PartsEmbedded += r.PartsEmbedded
+			res.PartsResumed += r.PartsResumed
 			prog.ShardsDone++
 			prog.ChunksDone += r.Meta.Chunks
 		})
@@ -169,12 +182,17 @@ type BuildShardInput struct {
 	DocsKey string              `json:"docs_key"`
 	Docs    int                 `json:"docs"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
+	// EmbedPartSize and EmbedHeartbeat: see IndexBuildInput.
+	EmbedPartSize  int           `json:"embed_part_size"`
+	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
 }
 
 // BuildShardResult is the written shard.
 type BuildShardResult struct {
-	Meta      schemas.ShardMeta `json:"meta"`
-	Truncated int               `json:"truncated"`
+	Meta          schemas.ShardMeta `json:"meta"`
+	Truncated     int               `json:"truncated"`
+	PartsEmbedded int               `json:"parts_embedded"`
+	PartsResumed  int               `json:"parts_resumed"`
 }
 
 // BuildShard chunks a period's documents, embeds the chunks on the asof-embed queue (resuming
@@ -189,15 +207,18 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 	if err := workflow.ExecuteActivity(io, a.ChunkShard, activities.ChunkShardInput{Index: in.Index, ShardID: in.ShardID, DocsKey: in.DocsKey, Chunk: in.Chunk}).Get(ctx, &ch); err != nil {
 		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
 	}
+	if in.EmbedHeartbeat <= 0 {
+		in.EmbedHeartbeat = 10 * time.Minute // one part of 32 long chunks on the pure-Go backend
+	}
 	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           config.QueueEmbed,
 		StartToCloseTimeout: 24 * time.Hour,
-		HeartbeatTimeout:    10 * time.Minute, // one part of 32 chunks on the slowest backend
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
+		HeartbeatTimeout:    in.EmbedHeartbeat,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
 	})
 	vecPrefix := path.Join(activities.IndexPrefix(in.Index), "staging", in.ShardID, "vectors")
 	var emb activities.EmbedShardResult
-	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix}).Get(ctx, &emb); err != nil {
+	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize}).Get(ctx, &emb); err != nil {
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)
 	}
 	var wr activities.WriteShardResult
@@ -206,5 +227,5 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 	}).Get(ctx, &wr); err != nil {
 		return BuildShardResult{}, fmt.Errorf("write: %w", err)
 	}
-	return BuildShardResult{Meta: wr.Meta, Truncated: ch.Truncated}, nil
+	return BuildShardResult{Meta: wr.Meta, Truncated: ch.Truncated, PartsEmbedded: emb.Embedded, PartsResumed: emb.Resumed}, nil
 }

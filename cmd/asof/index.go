@@ -35,7 +35,8 @@ type indexFlags struct {
 	corpora, maps           []string
 	telegram, asJSON        bool
 	size, overlap, min, max int
-	concurrency             int
+	concurrency, partSize   int
+	heartbeat               time.Duration
 }
 
 func newIndexCmd(a *app) *cobra.Command {
@@ -73,6 +74,9 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.min, "chunk-min", def.Min, "smallest chunk; shorter tails join the previous chunk")
 	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
+	fs.IntVar(&f.partSize, "embed-part-size", 32, "chunks embedded and stored at a time (the most a lost worker costs)")
+	fs.DurationVar(&f.heartbeat, "embed-heartbeat", 10*time.Minute, "silence after which an embedding worker counts as lost")
+	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	a.embeddedFlags(cmd)
 	return cmd
@@ -147,7 +151,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}, workflows.IndexBuild, workflows.IndexBuildInput{
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
-		Concurrency: f.concurrency,
+		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat,
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
@@ -343,6 +347,9 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
 	if r.Truncated > 0 {
 		printf(w, "; %d documents cut by --max-chunks-per-doc", r.Truncated)
+	}
+	if r.PartsResumed > 0 {
+		printf(w, "; %d embedding parts resumed after a lost worker or retry", r.PartsResumed)
 	}
 	printf(w, "; %s\n", took.Round(100*time.Millisecond))
 }
