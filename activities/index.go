@@ -324,6 +324,11 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	return res, nil
 }
 
+// VectorsPrefix is where a shard's embedding parts are staged.
+func VectorsPrefix(index, shardID string) string {
+	return path.Join(IndexPrefix(index), "staging", shardID, "vectors")
+}
+
 func partKey(prefix string, p int) string { return fmt.Sprintf("%s/%05d.f32", prefix, p) }
 
 // WriteShardInput names a shard's staged chunks and vector parts.

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"path"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -62,6 +61,18 @@ type Progress struct {
 	ShardsTotal int    `json:"shards_total"`
 	ShardsDone  int    `json:"shards_done"`
 	ChunksDone  int    `json:"chunks_done"`
+	// DocsToBuild counts the documents of shards not built yet.
+	DocsToBuild int `json:"docs_to_build"`
+	// InFlight lists the shards being built now; a client can count their stored embedding
+	// parts (activities.VectorsPrefix) for finer progress.
+	InFlight []InFlightShard `json:"in_flight,omitempty"`
+}
+
+// InFlightShard is a shard being built.
+type InFlightShard struct {
+	Period  string `json:"period"`
+	ShardID string `json:"shard_id"`
+	Docs    int    `json:"docs"`
 }
 
 // IndexWorkflowID names the build of an index (one at a time per index).
@@ -111,6 +122,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			continue
 		}
 		todo = append(todo, i)
+		prog.DocsToBuild += p.Docs
 	}
 	// Sliding window of children, collected in completion order.
 	sel := workflow.NewSelector(ctx)
@@ -127,8 +139,15 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 		})
 		running++
+		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
 		sel.AddFuture(f, func(f workflow.Future) {
 			running--
+			for k, s := range prog.InFlight {
+				if s.ShardID == p.ShardID {
+					prog.InFlight = append(prog.InFlight[:k:k], prog.InFlight[k+1:]...)
+					break
+				}
+			}
 			var r BuildShardResult
 			if err := f.Get(ctx, &r); err != nil {
 				if firstErr == nil {
@@ -143,6 +162,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			res.PartsResumed += r.PartsResumed
 			prog.ShardsDone++
 			prog.ChunksDone += r.Meta.Chunks
+			prog.DocsToBuild -= p.Docs
 		})
 	}
 	for next < len(todo) || running > 0 {
@@ -216,7 +236,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		HeartbeatTimeout:    in.EmbedHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
 	})
-	vecPrefix := path.Join(activities.IndexPrefix(in.Index), "staging", in.ShardID, "vectors")
+	vecPrefix := activities.VectorsPrefix(in.Index, in.ShardID)
 	var emb activities.EmbedShardResult
 	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize}).Get(ctx, &emb); err != nil {
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)

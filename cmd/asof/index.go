@@ -160,7 +160,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	if err != nil {
 		return fmt.Errorf("start index build: %w", err)
 	}
-	res, err := waitIndex(ctx, a.stderr, st.Client, run, began)
+	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", f.index, err)
 	}
@@ -245,12 +245,13 @@ func fileSHA256(p string) (string, error) {
 }
 
 // waitIndex shows progress from the workflow's progress query until it ends.
-func waitIndex(ctx context.Context, log io.Writer, c client.Client, run client.WorkflowRun, began time.Time) (workflows.IndexBuildResult, error) {
+func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucket, index string, partSize int, run client.WorkflowRun, began time.Time) (workflows.IndexBuildResult, error) {
 	done := make(chan error, 1)
 	var res workflows.IndexBuildResult
 	go func() { done <- run.Get(ctx, &res) }()
 	tty := isTerminal(log)
 	last := ""
+	lastPrint := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -269,14 +270,15 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, run client.W
 			if v.Get(&p) != nil {
 				continue
 			}
-			line := progressLine(p, time.Since(began))
+			line := progressLine(p, embeddedInFlight(ctx, b, index, partSize, p.InFlight), time.Since(began))
 			if line == last && !tty {
 				continue
 			}
 			if tty {
 				fmt.Fprintf(log, "\r%-100s", line)
-			} else if stage(line) != stage(last) || p.ShardsDone != 0 {
-				fmt.Fprintln(log, line)
+			} else if stage(line) != stage(last) || time.Since(lastPrint) >= 30*time.Second {
+				fmt.Fprintln(log, line) // not a terminal: a line on each change of stage, then every 30 s
+				lastPrint = time.Now()
 			}
 			last = line
 		}
@@ -285,22 +287,35 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, run client.W
 
 func stage(line string) string { s, _, _ := strings.Cut(line, " "); return s }
 
-func progressLine(p workflows.Progress, elapsed time.Duration) string {
+// embeddedInFlight counts the chunks of in-flight shards already embedded, from their stored
+// parts (each holds partSize chunks; the last may hold fewer, so this can overcount by one part).
+func embeddedInFlight(ctx context.Context, b blob.Bucket, index string, partSize int, shards []workflows.InFlightShard) int {
+	n := 0
+	for _, s := range shards {
+		parts := 0
+		_ = b.Iter(ctx, activities.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
+		n += parts * partSize
+	}
+	return n
+}
+
+func progressLine(p workflows.Progress, inFlight int, elapsed time.Duration) string {
 	bar := ""
 	if p.ShardsTotal > 0 {
 		const width = 30
 		filled := width * p.ShardsDone / p.ShardsTotal
 		bar = fmt.Sprintf(" [%s%s] %d/%d shards", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.ShardsDone, p.ShardsTotal)
 	}
+	done := p.ChunksDone + inFlight
 	rate := ""
-	if s := elapsed.Seconds(); s > 0 && p.ChunksDone > 0 {
-		rate = fmt.Sprintf(", %.1f chunks/s", float64(p.ChunksDone)/s)
-		if p.ShardsDone > 0 && p.ShardsDone < p.ShardsTotal {
-			eta := time.Duration(float64(elapsed) * float64(p.ShardsTotal-p.ShardsDone) / float64(p.ShardsDone))
-			rate += ", ETA " + eta.Round(time.Second).String()
+	if s := elapsed.Seconds(); s > 0 && done > 0 {
+		r := float64(done) / s
+		rate = fmt.Sprintf(", %.2f chunks/s", r)
+		if p.DocsToBuild > inFlight && inFlight+p.ChunksDone > 0 { // about one chunk per document on short texts
+			rate += ", ETA ~" + time.Duration(float64(p.DocsToBuild-inFlight)/r*float64(time.Second)).Round(time.Second).String()
 		}
 	}
-	return fmt.Sprintf("%s%s, %d chunks%s, %s", p.Stage, bar, p.ChunksDone, rate, elapsed.Round(time.Second))
+	return fmt.Sprintf("%s%s, %d chunks embedded%s, %s", p.Stage, bar, done, rate, elapsed.Round(time.Second))
 }
 
 func isTerminal(w io.Writer) bool {
