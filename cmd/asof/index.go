@@ -63,7 +63,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.index, "index", "", "index name (lower-case letters, digits, '.', '_', '-'); required")
-	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob (repeatable); required")
+	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
@@ -120,9 +120,27 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	if !from.IsZero() && !to.IsZero() && to.Before(from) {
 		return fmt.Errorf("--to %s is before --from %s", f.to, f.from)
 	}
-	files, err := expandCorpora(f.corpora)
-	if err != nil {
-		return err
+	var local, remote []string
+	for _, c := range f.corpora {
+		if strings.Contains(c, "://") {
+			remote = append(remote, c)
+		} else {
+			local = append(local, c)
+		}
+	}
+	var files []string
+	if len(local) > 0 || len(remote) == 0 {
+		if files, err = expandCorpora(local); err != nil {
+			return err
+		}
+	}
+	if len(remote) > 0 {
+		fetched, cleanup, err := fetchRemoteCorpora(ctx, a, remote)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
+		files = append(files, fetched...)
 	}
 
 	began := time.Now()
@@ -200,6 +218,81 @@ func expandCorpora(specs []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// fetchRemoteCorpora copies Parquet objects named by s3:// or file:// URLs (the last path
+// element may be a glob, e.g. s3://bucket/exports/2024-*.parquet) into a temporary folder,
+// keeping their names, so they go through the same checks and upload as local files.
+func fetchRemoteCorpora(ctx context.Context, a *app, urls []string) ([]string, func(), error) {
+	tmp, err := os.MkdirTemp("", "asof-corpus-")
+	if err != nil {
+		return nil, func() {}, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	var files []string
+	for i, raw := range urls {
+		loc, err := blob.ParseLocation(raw)
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("--corpus: %w", err)
+		}
+		var base, key string
+		switch loc.Scheme {
+		case "s3":
+			dir, file := path.Split(loc.Prefix)
+			q := ""
+			if len(loc.Query) > 0 {
+				q = "?" + loc.Query.Encode()
+			}
+			base, key = "s3://"+loc.Bucket+"/"+strings.TrimSuffix(dir, "/")+q, file
+		default:
+			dir, file := filepath.Split(loc.Path)
+			base, key = "file://"+dir, file
+		}
+		if key == "" {
+			return nil, cleanup, fmt.Errorf("--corpus %q: name a file (or a glob of files), not a folder", raw)
+		}
+		src, err := blob.Open(ctx, base, blob.S3Options{Endpoint: a.cfg.Store.Endpoint, Region: a.cfg.Store.Region, PathStyle: a.cfg.Store.PathStyle,
+			AccessKeyID: a.cfg.Store.AccessKeyID, SecretAccessKey: a.cfg.Store.SecretAccessKey})
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
+		}
+		var keys []string
+		err = src.Iter(ctx, "", func(o blob.ObjectInfo) error {
+			if ok, _ := path.Match(key, o.Key); ok && !strings.Contains(o.Key, "/") {
+				keys = append(keys, o.Key)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
+		}
+		if len(keys) == 0 {
+			return nil, cleanup, fmt.Errorf("--corpus %q: no such object", raw)
+		}
+		for _, k := range keys {
+			dst := filepath.Join(tmp, fmt.Sprint(i), k)
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return nil, cleanup, err
+			}
+			r, err := src.Get(ctx, k)
+			if err != nil {
+				return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
+			}
+			out, err := os.Create(dst)
+			if err == nil {
+				_, err = io.Copy(out, r)
+				if cerr := out.Close(); err == nil {
+					err = cerr
+				}
+			}
+			r.Close()
+			if err != nil {
+				return nil, cleanup, fmt.Errorf("--corpus %q: fetch %s: %w", raw, k, err)
+			}
+			files = append(files, dst)
+		}
+	}
+	return files, cleanup, nil
 }
 
 // uploadCorpora puts each file in the store under a content-addressed key (skipped when it

@@ -54,6 +54,16 @@ func TestIndexCommandWithModel(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Index tg is unchanged") || !strings.Contains(out, "0 built, 2 reused") {
 		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// The same file named by a file:// URL glob is the same corpus: still unchanged.
+	urlArgs := append(append([]string{}, args[:len(args)-3]...), "--corpus", "file://"+filepath.Join(dir, "t*.parquet"), "--telegram")
+	code, out, errOut = runCLI(t, nil, urlArgs...)
+	if code != 0 || !strings.Contains(out, "Index tg is unchanged") {
+		t.Fatalf("file:// corpus: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, "index", "--index", "ok", "--corpus", "file://"+filepath.Join(dir, "nothing-*.parquet"))
+	if code == 0 || !strings.Contains(errOut, "no such object") {
+		t.Fatalf("missing file:// corpus: %d %s", code, errOut)
+	}
 	code, _, errOut = runCLI(t, nil, "index", "--index", "Bad Name", "--corpus", file)
 	if code == 0 || !strings.Contains(errOut, "index name") {
 		t.Fatalf("bad name: %d %s", code, errOut)
