@@ -73,7 +73,7 @@ which it prints. --temporal or --store use external servers instead of the embed
 		},
 	}
 	cmd.Flags().BoolVar(&once, "once", false, "exit after the health check instead of staying up")
-	a.embeddedFlags(cmd)
+	a.embeddedFlags(cmd, true)
 	a.workerFlags(cmd)
 	return cmd
 }

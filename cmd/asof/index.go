@@ -78,7 +78,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.DurationVar(&f.heartbeat, "embed-heartbeat", 10*time.Minute, "silence after which an embedding worker counts as lost")
 	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
-	a.embeddedFlags(cmd)
+	a.embeddedFlags(cmd, false)
 	return cmd
 }
 

@@ -151,12 +151,15 @@ func (a *app) dur(fs *pflag.FlagSet, name string, def time.Duration, usage strin
 	})
 }
 
-// embeddedFlags adds the ports of the embedded servers to cmd.
-func (a *app) embeddedFlags(cmd *cobra.Command) {
+// embeddedFlags adds the ports of the embedded servers to cmd (the Web UI's when ui is set).
+func (a *app) embeddedFlags(cmd *cobra.Command, ui bool) {
 	def := config.Default()
 	fs := cmd.Flags()
 	a.num(fs, "temporal-port", def.Temporal.Port, "port of the embedded Temporal frontend (127.0.0.1 only)", func(c *config.Config, v int) { c.Temporal.Port = v })
 	a.num(fs, "s3-port", def.Store.GatewayPort, "port of the embedded S3 gateway (127.0.0.1 only)", func(c *config.Config, v int) { c.Store.GatewayPort = v })
+	if !ui {
+		return
+	}
 	a.num(fs, "ui-port", def.Temporal.UIPort, "port of the Temporal Web UI (127.0.0.1 only; 0 disables it)", func(c *config.Config, v int) { c.Temporal.UIPort = v })
 }
 

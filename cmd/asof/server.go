@@ -39,6 +39,6 @@ from another process ('asof worker --temporal ... --store ...'). Stop it with Ct
 			return nil
 		},
 	}
-	a.embeddedFlags(cmd)
+	a.embeddedFlags(cmd, true)
 	return cmd
 }
