@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/workflows"
@@ -33,10 +29,7 @@ func TestWorkerKilledDuringEmbeddingWithModel(t *testing.T) {
 	}
 	modelDir := filepath.Dir(testmodel.Dir(t))
 	dir := t.TempDir()
-	server := startProc(t, nil, "server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", "0")
-	m := server.waitFor(t, regexp.MustCompile(`ASOF_S3_ACCESS_KEY_ID=(\S+) ASOF_S3_SECRET_ACCESS_KEY=(\S+) \\\n\s+asof worker --temporal (\S+) --store '([^']+)'`))
-	env := []string{"ASOF_S3_ACCESS_KEY_ID=" + m[1], "ASOF_S3_SECRET_ACCESS_KEY=" + m[2]}
-	hostPort, store := m[3], m[4]
+	server, env, hostPort, store := startServer(t, dir, "--ui-port", "0")
 	workerArgs := []string{"worker", "--temporal", hostPort, "--store", store, "--model-dir", modelDir}
 	first := startProc(t, env, workerArgs...)
 	first.waitFor(t, regexp.MustCompile(`asof worker polling`))
@@ -46,12 +39,7 @@ func TestWorkerKilledDuringEmbeddingWithModel(t *testing.T) {
 	for i := range docs {
 		rows = append(rows, newsRow{fmt.Sprint("n", i), fmt.Sprintf("2024-05-%02d", i+1), fmt.Sprintf("Report %d: the central bank kept the key rate unchanged and signalled caution.", i)})
 	}
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[newsRow](&buf)
-	w.Write(rows)
-	w.Close()
-	file := filepath.Join(dir, "news.parquet")
-	os.WriteFile(file, buf.Bytes(), 0o644)
+	file := writeParquetFile(t, dir, "news.parquet", rows)
 
 	idx := startProc(t, env, "index", "--temporal", hostPort, "--store", store, "--model-dir", modelDir,
 		"--index", "crash", "--corpus", file, "--embed-part-size", "1", "--embed-heartbeat", "4s", "--json")

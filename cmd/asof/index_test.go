@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/testmodel"
 )
@@ -29,16 +25,11 @@ func TestIndexCommandWithModel(t *testing.T) {
 	}
 	modelDir := filepath.Dir(testmodel.Dir(t))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "tg.parquet")
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[tgRow](&buf)
-	w.Write([]tgRow{
+	file := writeParquetFile(t, dir, "tg.parquet", []tgRow{
 		{1, "ЦБ повысил ключевую ставку до 21%.", "2024-10-25", "markettwits", 0.9, "rates"},
 		{2, "Инфляция ускорилась.", "2024-11-02", "rbc", 0.7, "inflation"},
 		{3, "", "2024-11-03", "rbc", 0.7, "empty"},
 	})
-	w.Close()
-	os.WriteFile(file, buf.Bytes(), 0o644)
 	args := []string{"index", "--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t),
 		"--index", "tg", "--corpus", file, "--telegram"}
 	code, out, errOut := runCLI(t, nil, args...)

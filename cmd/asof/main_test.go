@@ -213,12 +213,10 @@ func TestServerAndSeparateWorkerCooperate(t *testing.T) {
 		t.Skip("starts the embedded servers in subprocesses")
 	}
 	dir := t.TempDir()
-	server := startProc(t, nil, "server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t))
+	server, env, hostPort, store := startServer(t, dir, "--ui-port", freePort(t))
 	uiURL := server.waitFor(t, regexp.MustCompile(`Web UI    (http://\S+)`))[1]
-	m := server.waitFor(t, regexp.MustCompile(`ASOF_S3_ACCESS_KEY_ID=(\S+) ASOF_S3_SECRET_ACCESS_KEY=(\S+) \\\n\s+asof worker --temporal (\S+) --store '([^']+)'`))
-	keyID, secret, hostPort, store := m[1], m[2], m[3], m[4]
 
-	wk := startProc(t, []string{"ASOF_S3_ACCESS_KEY_ID=" + keyID, "ASOF_S3_SECRET_ACCESS_KEY=" + secret}, "worker", "--temporal", hostPort, "--store", store)
+	wk := startProc(t, env, "worker", "--temporal", hostPort, "--store", store)
 	wk.waitFor(t, regexp.MustCompile(`asof worker polling asof-default, asof-embed, asof-llm`))
 
 	c, err := client.Dial(client.Options{HostPort: hostPort})
