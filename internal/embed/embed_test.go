@@ -2,6 +2,7 @@ package embed_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestRanksByMeaningWithModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("5 texts in %s on the pure-Go backend", time.Since(began).Round(time.Millisecond))
+	t.Logf("5 texts in %s: %s", time.Since(began).Round(time.Millisecond), h.Describe())
 	for i, v := range append(pv, qv...) {
 		if len(v) != 384 {
 			t.Fatalf("vector %d has %d values", i, len(v))
@@ -86,15 +87,62 @@ func TestCancelledContextWithModel(t *testing.T) {
 	}
 }
 
+func TestBackendChoice(t *testing.T) {
+	if err := embed.ValidBackend("tpu"); err == nil {
+		t.Fatal("accepted backend tpu")
+	}
+	_, err := embed.NewHugot(embed.Config{Dir: t.TempDir(), Backend: "tpu"})
+	if err == nil || !strings.Contains(err.Error(), "unknown backend") {
+		t.Fatalf("backend tpu: %v", err)
+	}
+	_, err = embed.NewHugot(embed.Config{Dir: t.TempDir(), Backend: embed.BackendGo, Device: "cuda"})
+	if err == nil || !strings.Contains(err.Error(), "ONNX Runtime") {
+		t.Fatalf("cuda on pure Go: %v", err)
+	}
+	if !embed.ORTBuilt {
+		_, err = embed.NewHugot(embed.Config{Dir: t.TempDir(), Backend: embed.BackendORT})
+		if !errors.Is(err, embed.ErrORTNotBuilt) {
+			t.Fatalf("ort without the build tag: %v", err)
+		}
+	}
+	if embed.ORTBuilt {
+		_, err = embed.NewHugot(embed.Config{Dir: t.TempDir(), Backend: embed.BackendORT, ORTDir: "/nonexistent"})
+		if !errors.Is(err, embed.ErrORTDir) {
+			t.Fatalf("ort with a missing library: %v", err)
+		}
+	}
+}
+
+func TestStripAccents(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"ascii untouched", "Bank of England", "Bank of England"},
+		{"german umlaut", "Europäische Zentralbank", "Europaische Zentralbank"},
+		{"french", "Élysée café", "Elysee cafe"},
+		{"russian short i", "рублей", "рублеи"},
+		{"russian yo", "ещё", "еще"},
+		{"precomposed and combining agree", "e\u0301", "e"},
+		{"cyrillic without marks", "Банк России", "Банк России"},
+		{"emoji kept", "rate 😀", "rate 😀"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := embed.StripAccents(c.in); got != c.want {
+				t.Fatalf("StripAccents(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
 func TestMissingModel(t *testing.T) {
 	if _, err := embed.NewHugot(embed.Config{Dir: t.TempDir()}); err == nil {
 		t.Fatal("loaded a model from an empty folder")
 	}
 }
 
-// BenchmarkEmbedPassages measures passages/s for 800-character news snippets.
+// BenchmarkEmbedPassages measures passages/s for 800-character news snippets on the default
+// backend (ONNX Runtime in binaries built with -tags ORT).
 func BenchmarkEmbedPassages(b *testing.B) {
 	h := testmodel.E5(b)
+	b.Log(h.Describe())
 	text := "The Bank of Russia raised its key interest rate by 100 basis points to 16 percent, citing persistent inflation and a weak rouble. "
 	for len(text) < 800 {
 		text += text

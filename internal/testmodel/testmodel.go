@@ -12,23 +12,37 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 )
 
-// modelsDir is resolved once, before any test can change the working directory.
-var modelsDir = func() string {
-	if d := os.Getenv("ASOF_MODEL_DIR"); d != "" {
-		return d
-	}
+// repoData is the repository's .asof folder, where `make setup` puts the model and ONNX
+// Runtime. It and the folders below are resolved once, before any test can change the working
+// directory.
+var repoData = func() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, ".asof", "models")
+			return filepath.Join(dir, ".asof")
 		}
 		if dir == filepath.Dir(dir) {
 			return ""
 		}
 	}
+}()
+
+var modelsDir = func() string {
+	if d := os.Getenv("ASOF_MODEL_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(repoData, "models")
+}()
+
+// ortDir is where binaries built with -tags ORT find libonnxruntime.so in tests.
+var ortDir = func() string {
+	if d := os.Getenv("ASOF_EMBED_ORT_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(repoData, "ort", "lib")
 }()
 
 // Dir returns the E5 model folder or skips t.
@@ -44,9 +58,14 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
-// Config is the E5 embedder configuration for tests.
+// ORTDir is the folder holding libonnxruntime.so for tests (ASOF_EMBED_ORT_DIR, else the
+// repository's .asof/ort/lib that `make setup-ort` fills).
+func ORTDir() string { return ortDir }
+
+// Config is the E5 embedder configuration for tests, on the default backend: ONNX Runtime in
+// test binaries built with -tags ORT, else pure Go.
 func Config(t testing.TB) embed.Config {
-	return embed.Config{Dir: Dir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8}
+	return embed.Config{Dir: Dir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8, ORTDir: ortDir}
 }
 
 // E5 loads the model for t and closes it when t ends.
