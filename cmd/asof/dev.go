@@ -54,6 +54,7 @@ which it prints. --temporal or --store use external servers instead of the embed
 				printf(a.stdout, "  Model     none: indexing is unavailable until a model is present (%v)\n", merr)
 			} else {
 				printf(a.stdout, "  Model     %s (%d-d, sha256 %.12s…)\n", deps.Model.ID, deps.Model.Dim, deps.Model.SHA256)
+				printf(a.stdout, "  Embedding %s\n", embedderLine(st.Config, deps))
 			}
 			if err := healthCheck(ctx, a.stdout, st.Client); err != nil {
 				return err

@@ -79,6 +79,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	a.embeddedFlags(cmd, false)
+	a.embedFlags(cmd)
 	return cmd
 }
 
@@ -155,6 +156,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 			return err
 		}
 		defer release()
+		printf(a.stderr, "embedding: %s\n", embedderLine(st.Config, deps))
 		wctx, stop := context.WithCancel(ctx)
 		werr := make(chan error, 1)
 		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()

@@ -29,10 +29,26 @@ func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error)
 	h, err := embed.NewHugot(embed.Config{
 		Dir: m.Dir, ONNXFile: filepath.Base(m.ONNXPath), ID: m.Spec.ID, Dim: m.Spec.Dim,
 		QueryPrefix: m.Spec.QueryPrefix, PassagePrefix: m.Spec.PassagePrefix,
+		Backend: cfg.Embed.Backend, ORTDir: cfg.ORTDir(), Threads: cfg.Embed.Threads, Device: cfg.Embed.Device,
 	})
 	if err != nil {
 		return deps, func() {}, err
 	}
+
 	deps.Embedder = h
 	return deps, func() { h.Close() }, nil
+}
+
+// embedderLine says which backend embeds and, when auto fell back to pure Go, why: the choice
+// is printed by every command that loads the model.
+func embedderLine(cfg config.Config, deps worker.Deps) string {
+	h, ok := deps.Embedder.(*embed.Hugot)
+	if !ok {
+		return "none on this worker (it does not serve " + config.QueueEmbed + ")"
+	}
+	line := h.Describe()
+	if h.Backend() == embed.BackendGo && (cfg.Embed.Backend == "" || cfg.Embed.Backend == embed.BackendAuto) {
+		line += fmt.Sprintf(" — ONNX Runtime not used: %v", embed.ORTAvailable(cfg.ORTDir()))
+	}
+	return line
 }

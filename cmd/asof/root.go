@@ -163,6 +163,14 @@ func (a *app) embeddedFlags(cmd *cobra.Command, ui bool) {
 	a.num(fs, "ui-port", def.Temporal.UIPort, "port of the Temporal Web UI (127.0.0.1 only; 0 disables it)", func(c *config.Config, v int) { c.Temporal.UIPort = v })
 }
 
+// embedFlags adds the embedding backend settings to cmd.
+func (a *app) embedFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	a.str(fs, "embed-backend", "auto", "embedding backend: auto (ONNX Runtime when built in and loadable, else pure Go), go or ort", func(c *config.Config, v string) { c.Embed.Backend = v })
+	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider; untested here)", func(c *config.Config, v string) { c.Embed.Device = v })
+	a.num(fs, "embed-threads", 0, "ONNX Runtime threads per call (0: every core; calls at once = cores/threads)", func(c *config.Config, v int) { c.Embed.Threads = v })
+}
+
 // workerFlags adds worker settings to cmd.
 func (a *app) workerFlags(cmd *cobra.Command) {
 	def := config.Default()
@@ -170,6 +178,7 @@ func (a *app) workerFlags(cmd *cobra.Command) {
 	a.list(fs, "task-queues", def.Worker.TaskQueues, "comma-separated task queues to poll", func(c *config.Config, v []string) { c.Worker.TaskQueues = v })
 	a.num(fs, "max-concurrent-activities", 0, "activities run at once per queue (0: SDK default)", func(c *config.Config, v int) { c.Worker.MaxConcurrentActivities = v })
 	a.dur(fs, "shutdown-timeout", def.Worker.ShutdownTimeout, "time running activities get to finish on stop", func(c *config.Config, v time.Duration) { c.Worker.ShutdownTimeout = v })
+	a.embedFlags(cmd)
 }
 
 func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }

@@ -38,6 +38,7 @@ type Config struct {
 	Worker   Worker   `yaml:"worker"`
 	// ModelDir holds embedding models (default <data_dir>/models).
 	ModelDir string `yaml:"model_dir"`
+	Embed    Embed  `yaml:"embed"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 }
@@ -87,6 +88,21 @@ type Worker struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 
+// Embed configures the embedding backend of workers on the asof-embed queue.
+type Embed struct {
+	// Backend is auto (ONNX Runtime when the binary has it and its library loads, else pure
+	// Go), go or ort.
+	Backend string `yaml:"backend"`
+	// ORTDir is the folder holding libonnxruntime.so (default <data_dir>/ort/lib when it is
+	// there, else the folder baked in at build time by `make build`).
+	ORTDir string `yaml:"ort_dir"`
+	// Threads is ONNX Runtime's threads per call (0: every core; at most cores/threads calls
+	// run at once).
+	Threads int `yaml:"threads"`
+	// Device is cpu or cuda (ONNX Runtime's CUDA provider; untested in this project's CI).
+	Device string `yaml:"device"`
+}
+
 // Default returns the configuration of a fresh machine: everything embedded under ./.asof.
 func Default() Config {
 	return Config{
@@ -128,6 +144,19 @@ func (c Config) Validate() error {
 		if !known(q) {
 			errs = append(errs, fmt.Errorf("worker.task_queues: unknown queue %q (known: %s)", q, strings.Join(AllQueues, ", ")))
 		}
+	}
+	switch c.Embed.Backend {
+	case "", "auto", "go", "ort":
+	default:
+		errs = append(errs, fmt.Errorf("embed.backend (--embed-backend) %q: use auto, go or ort", c.Embed.Backend))
+	}
+	switch c.Embed.Device {
+	case "", "cpu", "cuda":
+	default:
+		errs = append(errs, fmt.Errorf("embed.device (--embed-device) %q: use cpu or cuda", c.Embed.Device))
+	}
+	if c.Embed.Threads < 0 {
+		errs = append(errs, fmt.Errorf("embed.threads (--embed-threads) %d must be ≥ 0 (0: every core)", c.Embed.Threads))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -209,6 +238,10 @@ func EnvVars() []Env {
 			return nil
 		}},
 		{"ASOF_MODEL_DIR", "model_dir", str(func(c *Config) *string { return &c.ModelDir })},
+		{"ASOF_EMBED_BACKEND", "embed.backend", str(func(c *Config) *string { return &c.Embed.Backend })},
+		{"ASOF_EMBED_ORT_DIR", "embed.ort_dir", str(func(c *Config) *string { return &c.Embed.ORTDir })},
+		{"ASOF_EMBED_THREADS", "embed.threads", num(func(c *Config) *int { return &c.Embed.Threads })},
+		{"ASOF_EMBED_DEVICE", "embed.device", str(func(c *Config) *string { return &c.Embed.Device })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 	}
 }
@@ -248,6 +281,19 @@ func (c Config) ModelsDir() string {
 		return c.ModelDir
 	}
 	return filepath.Join(c.DataDir, "models")
+}
+
+// ORTDir is the folder to load libonnxruntime.so from: embed.ort_dir, else <data_dir>/ort/lib
+// when `make setup-ort` filled it, else "" (the embedder's built-in default).
+func (c Config) ORTDir() string {
+	if c.Embed.ORTDir != "" {
+		return c.Embed.ORTDir
+	}
+	d := filepath.Join(c.DataDir, "ort", "lib")
+	if _, err := os.Stat(filepath.Join(d, "libonnxruntime.so")); err == nil {
+		return d
+	}
+	return ""
 }
 
 // GatewayCredsPath holds the embedded S3 gateway's generated root keys.
