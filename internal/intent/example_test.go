@@ -1,0 +1,28 @@
+package intent_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asofrag/asof/internal/intent"
+)
+
+func ExampleParse() {
+	asOf := time.Date(2024, time.May, 15, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		"inflation in 2015",
+		"how has the key rate changed since 2020",
+		"инфляция в четвёртом квартале 2023 года",
+		"latest key rate decision",
+		"elections in 2030",
+	} {
+		r := intent.Parse(q, asOf)
+		fmt.Printf("%s | %q\n", r.Explain(), r.Text)
+	}
+	// Output:
+	// window 2015-01-01..2015-12-31 (from "in 2015") | "inflation"
+	// evolution since 2020-01-01 (from "how has", "changed", "since 2020") | "the key rate"
+	// window 2023-10-01..2023-12-31 (from "в четвёртом квартале 2023 года") | "инфляция"
+	// recency (from "latest") | "key rate decision"
+	// window 2030-01-01..2030-12-31: no documents, after 2024-05-15 (from "in 2030") | "elections"
+}

@@ -1,0 +1,372 @@
+// Package intent reads the temporal intent of a search query, in English or Russian, relative
+// to an anchor day A (the "as of" date). It picks a retrieval mode — recency, a hard date
+// window, or evolution ("then vs now") — and the publication days that go with it. It is a
+// small hand-written parser over word tokens: no I/O, no clock, same answer for same input.
+//
+// Where everyday language is ambiguous the parser chooses as follows:
+//   - "last week" / "на прошлой неделе" is the previous ISO calendar week (Monday to Sunday);
+//     "past week" / "за последнюю неделю" is the rolling seven days A−6..A. Likewise "last
+//     month/quarter/year" are previous calendar periods, while "past month" and "last 3
+//     months" are rolling: they start the day after A shifted back by the period.
+//   - "today" is a window on A's day; "today's", "as of today" and "на сегодня" are recency cues.
+//   - A month, quarter or half without a year ("in March", "в первом квартале") needs a
+//     preposition and is its latest occurrence begun by A; English month abbreviations
+//     ("Mar") need a year.
+//   - "from 2020" alone is the year 2020 (as in "articles from 2020"); "since 2020", "from 2020
+//     onwards" and "с 2020 года" run from 2020 to A.
+//   - "before 2020" and "до 2020 года" exclude 2020; "until 2020" and "through 2020" include it.
+//   - Several ranges in one query merge into the smallest window covering them all, and a range
+//     given backwards ("from 2021 to 2019") is read forwards.
+//   - "how has … changed" and "как … изменилось" need the verb within a few words of the
+//     question word; "how to change", "как изменить" are not change cues.
+package intent
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Mode is the retrieval mode a query asks for.
+type Mode string
+
+const (
+	// Recency prefers fresh documents; it is the default for plain queries.
+	Recency Mode = "recency"
+	// Window is a hard filter on publication days [From, To].
+	Window Mode = "window"
+	// Evolution asks how something changed over time ("then vs now"), optionally within [From, To].
+	Evolution Mode = "evolution"
+)
+
+// Reading is how a query was read.
+type Reading struct {
+	// Mode is the retrieval mode.
+	Mode Mode
+	// From and To bound the documents' publication days (UTC, inclusive, both at 00:00 UTC
+	// meaning whole days). Zero From is unbounded below. To is never after AsOf unless Empty.
+	// They are set for Window, and for Evolution when the query names a range ("since 2020").
+	From, To time.Time
+	// Cues are the exact phrases (as found in the query, original case, in query order) that
+	// decided the reading: the date phrases for Window, the change cues and any date phrases
+	// for Evolution, the recency cues for Recency.
+	Cues []string
+	// Empty is true when the requested range lies wholly after AsOf (e.g. "in 2030" as of
+	// 2024): the answer must be "no documents in that period", never a fallback. From and To
+	// then keep the range as asked.
+	Empty bool
+	// Text is the query with the matched temporal phrases and pure cue words removed and
+	// spaces squeezed, for lexical and dense search. It is the trimmed query when nothing
+	// matched or when nothing but cues would be left.
+	Text string
+	// AsOf is the anchor's UTC calendar day (00:00 UTC) the query was read against.
+	AsOf time.Time
+}
+
+// Explain returns one human-readable line, e.g. `window 2015-01-01..2015-12-31 (from "in
+// 2015")`, `recency (no date in query)` or `evolution since 2020-01-01 (from "how has",
+// "changed", "since 2020")`.
+func (r Reading) Explain() string {
+	const d = time.DateOnly
+	s := string(r.Mode)
+	switch {
+	case r.To.IsZero():
+	case r.From.IsZero():
+		s += " until " + r.To.Format(d)
+	case r.From.Equal(r.To):
+		s += " " + r.From.Format(d)
+	case r.To.Equal(r.AsOf):
+		s += " since " + r.From.Format(d)
+	default:
+		s += " " + r.From.Format(d) + ".." + r.To.Format(d)
+	}
+	if r.Empty {
+		s += ": no documents, after " + r.AsOf.Format(d)
+	}
+	if len(r.Cues) == 0 {
+		if r.Mode == Recency {
+			s += " (no date in query)"
+		}
+		return s
+	}
+	q := make([]string, len(r.Cues))
+	for i, c := range r.Cues {
+		q[i] = strconv.Quote(c)
+	}
+	return s + " (from " + strings.Join(q, ", ") + ")"
+}
+
+// Parse reads query as of anchor asOf (only its UTC calendar day matters).
+func Parse(query string, asOf time.Time) Reading {
+	y, m, d := asOf.UTC().Date()
+	p := &parser{q: query, toks: tokenize(query), a: date(y, int(m), d)}
+	p.scan()
+	r := Reading{Mode: Recency, AsOf: p.a, Text: p.text()}
+	switch dates, change := p.has(dateCue), p.has(changeCue); {
+	case dates:
+		r.Mode, r.From, r.To = Window, p.hull.from, p.hull.to
+		if change {
+			r.Mode = Evolution
+		}
+		if r.From.After(p.a) {
+			r.Empty = true
+		} else if r.To.After(p.a) {
+			r.To = p.a
+		}
+		r.Cues = p.phrases(changeCue, dateCue)
+	case change:
+		r.Mode, r.Cues = Evolution, p.phrases(changeCue)
+	default:
+		r.Cues = p.phrases(recencyCue)
+	}
+	return r
+}
+
+// token is a run of letters (an inner apostrophe included: "today's"), a run of ASCII digits,
+// or one other non-space character. "Q4" is two tokens; adjacency tells it from "Q 4".
+type token struct {
+	s          string // lower case, ё → е, ’ → '
+	n          int    // value of a run of at most 6 digits, else -1
+	word       bool   // a run of letters or digits
+	start, end int    // byte offsets in the query
+}
+
+var (
+	tokenRE = regexp.MustCompile(`[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|[0-9]+|\S`)
+	fold    = strings.NewReplacer("ё", "е", "’", "'")
+)
+
+func tokenize(q string) []token {
+	var toks []token
+	for _, m := range tokenRE.FindAllStringIndex(q, -1) {
+		t := token{s: fold.Replace(strings.ToLower(q[m[0]:m[1]])), n: -1, start: m[0], end: m[1]}
+		t.word = strings.IndexFunc(t.s, isWordRune) == 0
+		if c := t.s[0]; c >= '0' && c <= '9' && len(t.s) <= 6 {
+			t.n, _ = strconv.Atoi(t.s)
+		}
+		toks = append(toks, t)
+	}
+	return toks
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// span is a range of whole days; a zero from is unbounded below.
+type span struct{ from, to time.Time }
+
+// Cue kinds.
+const (
+	dateCue = iota
+	changeCue
+	recencyCue
+)
+
+// cue is a matched phrase: tokens [i, j).
+type cue struct{ i, j, kind int }
+
+type parser struct {
+	q    string
+	toks []token
+	a    time.Time // the anchor day
+	cues []cue
+	hull span // smallest span covering every date cue
+}
+
+// scan walks the tokens left to right and records cues. At each token it tries, in order:
+// recency phrases ("as of today"), date expressions, change cues, recency words.
+func (p *parser) scan() {
+	for i := 0; i < len(p.toks); {
+		if p.taken(i) {
+			i++
+		} else if j, ok := p.phrase(i, recencyPhrases); ok {
+			p.cues, i = append(p.cues, cue{i, j, recencyCue}), j
+		} else if j, s, ok := p.dateExpr(i); ok {
+			if !p.has(dateCue) {
+				p.hull = s
+			}
+			p.hull = hull(p.hull, s)
+			p.cues, i = append(p.cues, cue{i, j, dateCue}), j
+		} else if cs := p.change(i); len(cs) > 0 {
+			p.cues, i = append(p.cues, cs...), cs[0].j
+		} else {
+			if p.is(i, recencyWords) {
+				p.cues = append(p.cues, cue{i, i + 1, recencyCue})
+			}
+			i++
+		}
+	}
+	slices.SortFunc(p.cues, func(a, b cue) int { return a.i - b.i })
+}
+
+func (p *parser) has(kind int) bool {
+	return slices.ContainsFunc(p.cues, func(c cue) bool { return c.kind == kind })
+}
+
+// taken reports whether token i is in a cue already (the verb of "how has … changed").
+func (p *parser) taken(i int) bool {
+	return slices.ContainsFunc(p.cues, func(c cue) bool { return c.i <= i && i < c.j })
+}
+
+// phrases returns the query text of the cues of the given kinds, in query order.
+func (p *parser) phrases(kinds ...int) []string {
+	var out []string
+	for _, c := range p.cues {
+		if slices.Contains(kinds, c.kind) {
+			out = append(out, p.q[p.toks[c.i].start:p.toks[c.j-1].end])
+		}
+	}
+	return out
+}
+
+// text returns the query without its cues, spaces squeezed and orphaned punctuation tidied.
+func (p *parser) text() string {
+	var b strings.Builder
+	last := 0
+	for _, c := range p.cues {
+		b.WriteString(p.q[last:p.toks[c.i].start] + " ")
+		last = p.toks[c.j-1].end
+	}
+	b.WriteString(p.q[last:])
+	var words []string
+	for _, f := range strings.Fields(b.String()) {
+		if len(words) > 0 && strings.Trim(f, ".,;:!?)»") == "" {
+			words[len(words)-1] += f
+		} else {
+			words = append(words, f)
+		}
+	}
+	t := strings.Trim(strings.Join(words, " "), " ,;:-–—")
+	if len(p.cues) == 0 || !strings.ContainsFunc(t, isWordRune) {
+		return strings.TrimSpace(p.q)
+	}
+	return t
+}
+
+func (p *parser) tok(i int) token {
+	if i < 0 || i >= len(p.toks) {
+		return token{n: -1}
+	}
+	return p.toks[i]
+}
+
+// is reports whether token i matches one of alts, "|"-separated words; a word ending in "*"
+// is a stem and matches any token it begins.
+func (p *parser) is(i int, alts string) bool {
+	s := p.tok(i).s
+	for alt := range strings.SplitSeq(alts, "|") {
+		if stem, ok := strings.CutSuffix(alt, "*"); s != "" && (alt == s || ok && strings.HasPrefix(s, stem)) {
+			return true
+		}
+	}
+	return false
+}
+
+// seq matches one token per step from i; a step starting with "?" may be absent.
+func (p *parser) seq(i int, steps ...string) (int, bool) {
+	for _, st := range steps {
+		alts, opt := strings.CutPrefix(st, "?")
+		if p.is(i, alts) {
+			i++
+		} else if !opt {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// skip steps over token i if it matches alts.
+func (p *parser) skip(i int, alts string) int {
+	if p.is(i, alts) {
+		return i + 1
+	}
+	return i
+}
+
+// glued reports whether token i touches the token before it and matches alts ("" is any).
+func (p *parser) glued(i int, alts string) bool {
+	return i > 0 && i < len(p.toks) && p.toks[i-1].end == p.toks[i].start && (alts == "" || p.is(i, alts))
+}
+
+// num returns token i as a number if it has lo..hi digits.
+func (p *parser) num(i, lo, hi int) (int, bool) {
+	t := p.tok(i)
+	return t.n, t.n >= 0 && len(t.s) >= lo && len(t.s) <= hi
+}
+
+// recencyWords are one-word recency cues; they are tried last, so "current year" is a date.
+const recencyWords = "current|currently|latest|now|recent|recently|newest|nowadays|today's|" +
+	"актуальн*|сейчас|текущ*|свеж*|новейш*|сегодняшн*|нынешн*"
+
+// recencyPhrases are multi-word recency cues, tried before date expressions so that "as of
+// today" and "на сегодня" are not read as a window on A's day.
+var recencyPhrases = [][]string{
+	{"as", "of", "now|today|yet"},
+	{"right|just", "now"},
+	{"up", "?-", "to", "?-", "date"},
+	{"until|till|up", "?to", "now"},
+	{"so", "far"},
+	{"?in|over|during|for|within|the|в|за|на", "?the", "recent|последние|последних",
+		"days|weeks|months|years|дни|дней|недели|недель|месяцы|месяцев|годы|лет"},
+	{"последн*", "новост*"},
+	{"на", "сегодня|сегодняшний|текущий|данный", "?день|момент"},
+	{"в", "последнее", "время"},
+	{"в|на", "настоящее", "время"},
+	{"до", "сих", "пор"},
+	{"по", "сей", "день"},
+}
+
+// phrase matches the first of phrases (see seq) at i.
+func (p *parser) phrase(i int, phrases [][]string) (int, bool) {
+	for _, ph := range phrases {
+		if j, ok := p.seq(i, ph...); ok && j > i {
+			return j, true
+		}
+	}
+	return i, false
+}
+
+// changePhrases are contiguous change cues.
+var changePhrases = [][]string{
+	{"evolution|evolutions", "?of"},
+	{"over", "time"},
+	{"over", "the", "years|decades"},
+	{"then", "and", "now"},
+	{"history", "of"},
+	{"what", "?has|have", "changed"},
+	{"что", "изменил*|поменял*"},
+	{"эволюци*"},
+	{"динамик*"},
+}
+
+// change matches a change cue at i. "how [aux] … verb" and "как … verb" are two cues, or one
+// when they touch; the verb must be within 12 words.
+func (p *parser) change(i int) []cue {
+	if j, ok := p.phrase(i, changePhrases); ok {
+		return []cue{{i, j, changeCue}}
+	}
+	k, verbs := i+1, ""
+	switch {
+	case p.is(i, "how") && p.is(k, "did"):
+		k, verbs = k+1, "change|evolve"
+	case p.is(i, "how") && p.is(k, "is|are|was|were"):
+		k, verbs = k+1, "changing|evolving|changed|evolved"
+	case p.is(i, "how"):
+		k, verbs = p.skip(k, "has|have|had"), "changed|evolved"
+	case p.is(i, "как"):
+		verbs = "изменил*|изменял*|изменяет*|изменяют*|менял*|меняет*|меняют*|поменял*|эволюционир*"
+	default:
+		return nil
+	}
+	for v := k; v < len(p.toks) && v < k+12; v++ {
+		if p.is(v, verbs) && !p.taken(v) {
+			if v == k {
+				return []cue{{i, v + 1, changeCue}}
+			}
+			return []cue{{i, k, changeCue}, {v, v + 1, changeCue}}
+		}
+	}
+	return nil
+}
