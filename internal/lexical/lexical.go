@@ -7,9 +7,12 @@
 package lexical
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -97,6 +101,7 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lexical: open %s: %w", dir, err)
 	}
+	idx.SetName(dir) // unique per open index: SearchAll tells shards apart by name
 	return &Index{idx: idx}, nil
 }
 
@@ -123,6 +128,94 @@ func (x *Index) Search(q string, k int, w Window) ([]Hit, error) {
 	if q == "" {
 		return nil, ErrEmptyQuery
 	}
+	res, err := x.idx.Search(request(q, k, w))
+	if err != nil {
+		return nil, fmt.Errorf("lexical: search: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		row, err := strconv.Atoi(h.ID)
+		if err != nil {
+			return nil, fmt.Errorf("lexical: bad document id %q", h.ID)
+		}
+		hits = append(hits, Hit{Row: row, Score: h.Score})
+	}
+	return hits, nil
+}
+
+// ShardHit is one result of SearchAll: a row of indexes[Shard].
+type ShardHit struct {
+	Shard int
+	Row   int
+	Score float64
+}
+
+// SearchAll searches several indexes as one (a bleve index alias with global scoring): BM25's
+// document count and average field length are those of all the shards together. A term's
+// document frequency stays per shard (bleve's global scoring does not carry it), so a term
+// that is rare in one period weighs more there: a mild burst bonus, not a leak. It returns up
+// to k hits inside w, best first (ties: lower shard, then lower row).
+func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) {
+	if k <= 0 || len(indexes) == 0 {
+		return nil, nil
+	}
+	if q == "" {
+		return nil, ErrEmptyQuery
+	}
+	if len(indexes) == 1 {
+		hits, err := indexes[0].Search(q, k, w)
+		out := make([]ShardHit, len(hits))
+		for i, h := range hits {
+			out[i] = ShardHit{Row: h.Row, Score: h.Score}
+		}
+		return out, err
+	}
+	byName := make(map[string]int, len(indexes))
+	members := make([]bleve.Index, len(indexes))
+	for i, x := range indexes {
+		byName[x.idx.Name()] = i
+		members[i] = x.idx
+	}
+	if len(byName) != len(indexes) {
+		return nil, errors.New("lexical: two indexes share a name")
+	}
+	alias := bleve.NewIndexAlias(members...)
+	if err := alias.SetIndexMapping(newMapping()); err != nil { // the alias needs the mapping to see BM25 is on
+		return nil, fmt.Errorf("lexical: alias mapping: %w", err)
+	}
+	// GlobalScoring makes the alias collect BM25 statistics from every member first.
+	ctx := context.WithValue(context.Background(), search.SearchTypeKey, search.GlobalScoring)
+	res, err := alias.SearchInContext(ctx, request(q, k, w))
+	if err != nil {
+		return nil, fmt.Errorf("lexical: search %d shards: %w", len(indexes), err)
+	}
+	out := make([]ShardHit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		row, err := strconv.Atoi(h.ID)
+		if err != nil {
+			return nil, fmt.Errorf("lexical: bad document id %q", h.ID)
+		}
+		shard, ok := byName[h.Index]
+		if !ok {
+			return nil, fmt.Errorf("lexical: hit from unknown index %q", h.Index)
+		}
+		out = append(out, ShardHit{Shard: shard, Row: row, Score: h.Score})
+	}
+	// The alias merges by score; make equal scores deterministic.
+	slices.SortStableFunc(out, func(a, b ShardHit) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		if a.Shard != b.Shard {
+			return cmp.Compare(a.Shard, b.Shard)
+		}
+		return cmp.Compare(a.Row, b.Row)
+	})
+	return out, nil
+}
+
+// request is the search: the query through both language fields, inside w.
+func request(q string, k int, w Window) *bleve.SearchRequest {
 	mEN := bleve.NewMatchQuery(q)
 	mEN.SetField("text_en")
 	mEN.Analyzer = en.AnalyzerName
@@ -138,19 +231,7 @@ func (x *Index) Search(q string, k int, w Window) ([]Hit, error) {
 	}
 	req := bleve.NewSearchRequestOptions(qq, k, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
-	res, err := x.idx.Search(req)
-	if err != nil {
-		return nil, fmt.Errorf("lexical: search: %w", err)
-	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		row, err := strconv.Atoi(h.ID)
-		if err != nil {
-			return nil, fmt.Errorf("lexical: bad document id %q", h.ID)
-		}
-		hits = append(hits, Hit{Row: row, Score: h.Score})
-	}
-	return hits, nil
+	return req
 }
 
 // rowID zero-pads the row so bleve's id order (the tie-break) is numeric order.

@@ -108,3 +108,53 @@ func TestWindowNeverLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAllMergesShards: several shards searched as one return one merged, deterministic
+// ranking, the window applies in every shard, and scores use the shards' joint document count
+// and lengths (bleve's global scoring; a term's document frequency stays per shard, so the
+// same text scores higher in a shard where the term is rare — documented in SearchAll).
+func TestSearchAllMergesShards(t *testing.T) {
+	common := day(2024, 1, 10)
+	a := build(t, []Doc{
+		{0, "inflation report for the quarter", "en", common},
+		{1, "inflation again", "en", common},
+		{2, "inflation and rates", "en", common},
+		{3, "inflation expectations", "en", common},
+	})
+	b := build(t, []Doc{
+		{0, "inflation report for the quarter", "en", day(2024, 2, 10)},
+		{1, "football results", "en", day(2024, 2, 11)},
+		{2, "weather today", "en", day(2024, 2, 12)},
+	})
+	hits, err := SearchAll([]*Index{a, b}, "inflation report", 10, Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := SearchAll([]*Index{a, b}, "inflation report", 10, Window{})
+	if fmt.Sprint(hits) != fmt.Sprint(again) {
+		t.Fatalf("two runs differ:\n%v\n%v", hits, again)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Fatalf("not sorted by score: %+v", hits)
+		}
+	}
+	if hits[0].Row != 0 || hits[1].Row != 0 || hits[0].Shard == hits[1].Shard {
+		t.Fatalf("the two 'inflation report' texts should lead, one per shard: %+v", hits)
+	}
+	if len(hits) != 5 {
+		t.Fatalf("got %d hits, want the 5 inflation documents", len(hits))
+	}
+	// The window applies across shards too.
+	w := Window{From: day(2024, 2, 1), To: day(2024, 2, 28)}
+	hits, err = SearchAll([]*Index{a, b}, "inflation", 10, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Shard != 1 {
+		t.Fatalf("window February: %+v, want only shard 1's row", hits)
+	}
+	if _, err := SearchAll([]*Index{a, b}, "", 10, Window{}); !errors.Is(err, ErrEmptyQuery) {
+		t.Fatalf("empty query: %v", err)
+	}
+}

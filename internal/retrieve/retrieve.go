@@ -1,0 +1,528 @@
+// Package retrieve is asof's as-of hybrid retrieval over loaded shards: a dense branch (exact
+// inner product over flat E5 vectors) and a BM25 branch (bleve), fused with a time rank.
+//
+// The as-of mask comes first. For anchor A, a chunk may be returned only when it was published
+// on or before the end of A's day (UTC), inside the recency window (WindowDays before A; not
+// applied to hard windows and evolution, which bound time themselves) and inside any hard date
+// range. Both branches apply the mask before their top-N: the dense scan skips masked rows and
+// the BM25 query carries the date range, so nothing outside the window can even be ranked, and
+// shards wholly outside it are never loaded (Bounds / Overlaps). Leakage is zero by
+// construction; the property test checks it against a brute-force reference.
+//
+// Modes (DESIGN.md §5):
+//   - recency (default): weighted reciprocal rank fusion
+//     w_dense/(k+r_dense) + w_bm25/(k+r_bm25) + w_time/(k+r_time) [+ w_source·source_weight],
+//     where r_time ranks the union of candidates by publication day, freshest first, and
+//     candidates of the same day share a rank (competition ranking: 1 + the number of
+//     candidates from strictly fresher days). A branch that did not return a candidate adds
+//     nothing for it.
+//   - decay: (1−α)·cos + α/(1+λ·Δt_years) over the same candidates, Δt from the end of A's day.
+//   - hybrid: dense + BM25 RRF without time (the "relevance only" baseline; also used inside
+//     hard windows and for the evolution pool).
+//   - window: hybrid inside [From, To]; an empty window returns nothing, never other dates.
+//   - evolution: the Pool most relevant (hybrid, no recency window) split into the oldest K
+//     ("then") and the newest K ("now").
+//   - dense, bm25: one branch alone (baselines for evaluation).
+package retrieve
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Mode is a ranking mode.
+type Mode string
+
+// Modes.
+const (
+	Recency   Mode = "recency"
+	Decay     Mode = "decay"
+	Hybrid    Mode = "hybrid"
+	Window    Mode = "window"
+	Evolution Mode = "evolution"
+	Dense     Mode = "dense"
+	BM25      Mode = "bm25"
+)
+
+// Modes lists every mode, for help texts and validation.
+var Modes = []Mode{Recency, Decay, Hybrid, Window, Evolution, Dense, BM25}
+
+// Shard is one loaded shard: row i of Chunks is row i of Vectors and document i of Lexical.
+type Shard struct {
+	ID      string
+	Chunks  []schemas.Chunk
+	Vectors *vecindex.Flat
+	Lexical *lexical.Index
+	// MinDate and MaxDate bound the chunks' PublishedAt (from the shard's meta).
+	MinDate, MaxDate time.Time
+}
+
+// Weights of the fused score.
+type Weights struct {
+	Dense, BM25, Time float64
+	// Source multiplies a chunk's source_weight. Negative means auto: 10% of the spread of
+	// the fused scores per unit of source-weight spread, applied only when the candidates'
+	// source weights differ.
+	Source float64
+}
+
+// Options configure a search. DefaultOptions are DESIGN.md §5's.
+type Options struct {
+	Mode Mode
+	// WindowDays is how far back from A a recency, decay, hybrid, dense or bm25 search looks
+	// (0: unbounded).
+	WindowDays int
+	// From and To are a hard range of publication days (inclusive, whole UTC days; zero =
+	// open). Window mode requires at least one; other modes apply them as a filter.
+	From, To time.Time
+	// TopNEach is how many candidates each branch contributes before fusion.
+	TopNEach int
+	// K is how many results to return (for evolution: per group).
+	K int
+	// KRRF is the rank constant of reciprocal rank fusion.
+	KRRF    float64
+	Weights Weights
+	// Alpha and Lambda shape decay mode.
+	Alpha, Lambda float64
+	// Pool is the evolution mode's pool of most relevant candidates.
+	Pool int
+	// MaxPerSource caps results per source (0: no cap).
+	MaxPerSource int
+	// Sources, when set, is a hard filter on the chunk's source.
+	Sources []string
+}
+
+// DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto
+// source weight, decay α 0.5 λ 1, evolution pool 50, 10 results.
+func DefaultOptions() Options {
+	return Options{
+		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, KRRF: 60,
+		Weights: Weights{Dense: 1, BM25: 1, Time: 0.6, Source: -1},
+		Alpha:   0.5, Lambda: 1, Pool: 50,
+	}
+}
+
+// Errors.
+var (
+	// ErrOptions marks options that cannot work.
+	ErrOptions = errors.New("retrieve: invalid options")
+	// ErrModel means the query vector does not match the shards' model.
+	ErrModel = errors.New("retrieve: query vector does not match the index")
+)
+
+// Validate reports options that cannot work.
+func (o Options) Validate() error {
+	var errs []error
+	if !slices.Contains(Modes, o.Mode) {
+		errs = append(errs, fmt.Errorf("unknown mode %q", o.Mode))
+	}
+	if o.WindowDays < 0 {
+		errs = append(errs, fmt.Errorf("window days %d < 0", o.WindowDays))
+	}
+	if o.TopNEach < 1 || o.K < 1 {
+		errs = append(errs, fmt.Errorf("top-N per branch %d and k %d must be ≥ 1", o.TopNEach, o.K))
+	}
+	if o.KRRF <= 0 {
+		errs = append(errs, fmt.Errorf("RRF constant %v must be > 0", o.KRRF))
+	}
+	if o.Alpha < 0 || o.Alpha > 1 || o.Lambda < 0 {
+		errs = append(errs, fmt.Errorf("decay α %v must be in [0,1] and λ %v ≥ 0", o.Alpha, o.Lambda))
+	}
+	if o.Mode == Evolution && o.Pool < 2 {
+		errs = append(errs, fmt.Errorf("evolution pool %d must be ≥ 2", o.Pool))
+	}
+	if o.Mode == Window && o.From.IsZero() && o.To.IsZero() {
+		errs = append(errs, errors.New("window mode needs a date range (--year, --from/--to, or dates in the query)"))
+	}
+	if !o.From.IsZero() && !o.To.IsZero() && o.To.Before(o.From) {
+		errs = append(errs, fmt.Errorf("range %s..%s ends before it starts", day(o.From), day(o.To)))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrOptions, errors.Join(errs...))
+	}
+	return nil
+}
+
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// startOfDay and endOfDay bound t's UTC calendar day (end: the last millisecond, the precision
+// of stored timestamps).
+func startOfDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+func endOfDay(t time.Time) time.Time { return startOfDay(t).AddDate(0, 0, 1).Add(-time.Millisecond) }
+
+// Bounds is the allowed publication interval [Lo, Hi] for anchor asOf; Empty when nothing can
+// be allowed (a range wholly after A).
+type Bounds struct {
+	Lo, Hi time.Time
+	Empty  bool
+}
+
+// Allows reports whether a chunk published at t passes the time mask.
+func (b Bounds) Allows(t time.Time) bool {
+	return !b.Empty && !t.Before(b.Lo) && !t.After(b.Hi)
+}
+
+// BoundsOf is the time mask of a search as of asOf: never after the end of A's day.
+func BoundsOf(asOf time.Time, o Options) Bounds {
+	b := Bounds{Hi: endOfDay(asOf)}
+	if o.WindowDays > 0 && o.Mode != Window && o.Mode != Evolution {
+		b.Lo = startOfDay(asOf).AddDate(0, 0, -o.WindowDays)
+	}
+	if !o.From.IsZero() && startOfDay(o.From).After(b.Lo) {
+		b.Lo = startOfDay(o.From)
+	}
+	if !o.To.IsZero() && endOfDay(o.To).Before(b.Hi) {
+		b.Hi = endOfDay(o.To)
+	}
+	b.Empty = b.Hi.Before(b.Lo)
+	return b
+}
+
+// Overlaps reports whether a shard with chunks published in [minDate, maxDate] can hold
+// allowed chunks; shards that cannot are never loaded.
+func (b Bounds) Overlaps(minDate, maxDate time.Time) bool {
+	return !b.Empty && !maxDate.Before(b.Lo) && !minDate.After(b.Hi)
+}
+
+// Candidate is one retrieved chunk with its evidence.
+type Candidate struct {
+	Shard, Row int
+	Chunk      *schemas.Chunk
+	// Vec is the chunk's normalized embedding (a view into the shard).
+	Vec []float32
+	// Cos is the inner product with the query; BM25 the BM25 score (0 when not matched).
+	Cos  float32
+	BM25 float64
+	// RankDense, RankBM25 and RankTime are 1-based ranks (0: not ranked by that branch).
+	RankDense, RankBM25, RankTime int
+	// Score is the final score in the mode's scale; results are sorted by it.
+	Score float64
+	// Group is "then" or "now" in evolution mode, else "".
+	Group string
+}
+
+// Result is a search's outcome.
+type Result struct {
+	Mode   Mode
+	Bounds Bounds
+	// Allowed is the number of chunks that passed the mask in the searched shards.
+	Allowed int
+	// Candidates is the fused list before the diversity cap and K (for dedup, evaluation).
+	Candidates []Candidate
+	// Results are the top K after the per-source cap (evolution: "then" group, then "now").
+	Results []Candidate
+}
+
+// Search runs one as-of query over shards. query is the text for BM25 (may be empty: dense
+// only), qvec its embedding (may be nil: BM25 only).
+func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options) (Result, error) {
+	if err := o.Validate(); err != nil {
+		return Result{}, err
+	}
+	if asOf.IsZero() {
+		return Result{}, fmt.Errorf("%w: no anchor date", ErrOptions)
+	}
+	b := BoundsOf(asOf, o)
+	res := Result{Mode: o.Mode, Bounds: b}
+	if b.Empty || len(shards) == 0 {
+		return res, nil
+	}
+	masks := make([]vecindex.Mask, len(shards))
+	var live []int // shards that can hold allowed chunks
+	for si, s := range shards {
+		if s.Vectors != nil && s.Vectors.Count != len(s.Chunks) {
+			return Result{}, fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
+		}
+		if qvec != nil && s.Vectors != nil && s.Vectors.Dim != len(qvec) {
+			return Result{}, fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
+		}
+		m := vecindex.NewMask(len(s.Chunks))
+		n := 0
+		for i := range s.Chunks {
+			c := &s.Chunks[i]
+			if b.Allows(c.PublishedAt) && (len(o.Sources) == 0 || slices.Contains(o.Sources, c.Source)) {
+				m.Allow(i)
+				n++
+			}
+		}
+		masks[si] = m
+		res.Allowed += n
+		if n > 0 {
+			live = append(live, si)
+		}
+	}
+	if res.Allowed == 0 {
+		return res, nil
+	}
+	pool := map[[2]int]*Candidate{}
+	get := func(si, row int) *Candidate {
+		k := [2]int{si, row}
+		if c, ok := pool[k]; ok {
+			return c
+		}
+		s := shards[si]
+		c := &Candidate{Shard: si, Row: row, Chunk: &s.Chunks[row]}
+		if s.Vectors != nil {
+			c.Vec = s.Vectors.Row(row)
+			if qvec != nil {
+				c.Cos = vecindex.Dot(qvec, c.Vec)
+			}
+		}
+		pool[k] = c
+		return c
+	}
+	useDense := qvec != nil && o.Mode != BM25
+	useBM25 := query != "" && o.Mode != Dense
+	if useDense {
+		hits, err := denseTop(shards, live, masks, qvec, o.TopNEach)
+		if err != nil {
+			return Result{}, err
+		}
+		for r, h := range hits {
+			get(h.shard, h.row).RankDense = r + 1
+		}
+	}
+	if useBM25 {
+		if err := bm25Top(shards, live, masks, query, b, o, get); err != nil {
+			return Result{}, err
+		}
+	}
+	cands := make([]Candidate, 0, len(pool))
+	for _, c := range pool {
+		cands = append(cands, *c)
+	}
+	// Map order is random: fix it before anything depends on order.
+	slices.SortFunc(cands, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(a.Shard, b.Shard), cmp.Compare(a.Row, b.Row))
+	})
+	timeRanks(cands)
+	score(cands, asOf, o)
+	sortByScore(cands)
+	res.Candidates = cands
+	if o.Mode == Evolution {
+		res.Results = evolution(cands, o)
+	} else {
+		res.Results = capPerSource(cands, o.K, o.MaxPerSource)
+	}
+	return res, nil
+}
+
+type shardHit struct {
+	shard, row int
+	score      float32
+}
+
+// denseTop is the exact top n allowed rows by inner product over the live shards.
+func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n int) ([]shardHit, error) {
+	var all []shardHit
+	for _, si := range live {
+		if shards[si].Vectors == nil {
+			continue
+		}
+		hits, err := shards[si].Vectors.Search(q, n, masks[si])
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: shard %s: %w", shards[si].ID, err)
+		}
+		for _, h := range hits {
+			all = append(all, shardHit{si, h.Row, h.Score})
+		}
+	}
+	slices.SortFunc(all, func(a, b shardHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.shard, b.shard), cmp.Compare(a.row, b.row))
+	})
+	return all[:min(n, len(all))], nil
+}
+
+// bm25Top ranks the BM25 branch over the live shards with the date range in the query; the
+// source filter and the mask are checked again on every hit (belt and braces: the range in
+// bleve is the mask, the check makes the invariant local).
+func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b Bounds, o Options, get func(int, int) *Candidate) error {
+	var idx []*lexical.Index
+	var back []int
+	for _, si := range live {
+		if shards[si].Lexical != nil {
+			idx = append(idx, shards[si].Lexical)
+			back = append(back, si)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	// With a source filter, ask for more so filtered-out hits do not starve the branch.
+	k := o.TopNEach
+	if len(o.Sources) > 0 {
+		k *= 4
+	}
+	hits, err := lexical.SearchAll(idx, query, k, lexical.Window{From: b.Lo, To: b.Hi})
+	if errors.Is(err, lexical.ErrEmptyQuery) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	r := 0
+	for _, h := range hits {
+		si := back[h.Shard]
+		if !masks[si].Allowed(h.Row) {
+			continue
+		}
+		r++
+		c := get(si, h.Row)
+		c.RankBM25, c.BM25 = r, h.Score
+		if r == o.TopNEach {
+			break
+		}
+	}
+	return nil
+}
+
+// timeRanks ranks candidates by publication day, freshest first; one day shares one rank.
+func timeRanks(cands []Candidate) {
+	days := make([]int64, len(cands))
+	for i, c := range cands {
+		days[i] = startOfDay(c.Chunk.PublishedAt).Unix()
+	}
+	sorted := slices.Clone(days)
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
+	for i, d := range days {
+		// 1 + number of candidates on strictly fresher days.
+		cands[i].RankTime = 1 + firstIndexDesc(sorted, d)
+	}
+}
+
+// firstIndexDesc is the first index of d in the descending slice s.
+func firstIndexDesc(s []int64, d int64) int {
+	i, _ := slices.BinarySearchFunc(s, d, func(e, t int64) int { return cmp.Compare(t, e) })
+	return i
+}
+
+func rrf(k float64, rank int) float64 {
+	if rank <= 0 {
+		return 0
+	}
+	return 1 / (k + float64(rank))
+}
+
+// score sets each candidate's score for the mode.
+func score(cands []Candidate, asOf time.Time, o Options) {
+	w := o.Weights
+	end := endOfDay(asOf)
+	for i := range cands {
+		c := &cands[i]
+		switch o.Mode {
+		case Recency:
+			c.Score = w.Dense*rrf(o.KRRF, c.RankDense) + w.BM25*rrf(o.KRRF, c.RankBM25) + w.Time*rrf(o.KRRF, c.RankTime)
+		case Decay:
+			years := end.Sub(c.Chunk.PublishedAt).Hours() / 24 / 365.25
+			c.Score = (1-o.Alpha)*float64(c.Cos) + o.Alpha/(1+o.Lambda*max(0, years))
+		case Hybrid, Window, Evolution:
+			c.Score = w.Dense*rrf(o.KRRF, c.RankDense) + w.BM25*rrf(o.KRRF, c.RankBM25)
+		case Dense:
+			c.Score = float64(c.Cos)
+		case BM25:
+			c.Score = c.BM25
+		}
+	}
+	if o.Mode == Recency || o.Mode == Decay || o.Mode == Hybrid || o.Mode == Window {
+		sourceBonus(cands, w.Source)
+	}
+}
+
+// sourceBonus adds w·source_weight; w < 0 is auto (10% of the score spread per unit of
+// source-weight spread). Nothing happens when no candidate has a source weight or all are equal.
+func sourceBonus(cands []Candidate, w float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	slo, shi := math.Inf(1), math.Inf(-1)
+	for _, c := range cands {
+		lo, hi = min(lo, c.Score), max(hi, c.Score)
+		if sw := c.Chunk.SourceWeight; sw != nil {
+			slo, shi = min(slo, *sw), max(shi, *sw)
+		}
+	}
+	if math.IsInf(slo, 1) || shi == slo {
+		return
+	}
+	if w < 0 {
+		w = 0.1 * (hi - lo) / (shi - slo)
+	}
+	for i := range cands {
+		if sw := cands[i].Chunk.SourceWeight; sw != nil {
+			cands[i].Score += w * *sw
+		}
+	}
+}
+
+// sortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).
+func sortByScore(cands []Candidate) {
+	slices.SortStableFunc(cands, func(a, b Candidate) int {
+		return cmp.Or(
+			cmp.Compare(b.Score, a.Score),
+			b.Chunk.PublishedAt.Compare(a.Chunk.PublishedAt),
+			cmp.Compare(a.Chunk.ChunkID, b.Chunk.ChunkID),
+		)
+	})
+}
+
+// capPerSource keeps the first k candidates with at most maxPer from one source (0: no cap).
+func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
+	out := make([]Candidate, 0, min(k, len(cands)))
+	per := map[string]int{}
+	for _, c := range cands {
+		if len(out) == k {
+			break
+		}
+		if maxPer > 0 && per[c.Chunk.Source] >= maxPer {
+			continue
+		}
+		per[c.Chunk.Source]++
+		out = append(out, c)
+	}
+	return out
+}
+
+// evolution takes the Pool most relevant candidates (one per document) and returns the oldest
+// K as "then" (oldest first) and the newest K as "now" (newest first), never the same chunk in
+// both; a pool smaller than 2K is split in half, the extra one going to "now".
+func evolution(cands []Candidate, o Options) []Candidate {
+	seen := map[string]bool{}
+	var pool []Candidate
+	for _, c := range cands {
+		if len(pool) == o.Pool {
+			break
+		}
+		if seen[c.Chunk.DocID] {
+			continue
+		}
+		seen[c.Chunk.DocID] = true
+		pool = append(pool, c)
+	}
+	slices.SortStableFunc(pool, func(a, b Candidate) int {
+		return cmp.Or(a.Chunk.PublishedAt.Compare(b.Chunk.PublishedAt), cmp.Compare(b.Score, a.Score))
+	})
+	nThen := min(o.K, len(pool)/2)
+	nNow := min(o.K, len(pool)-nThen)
+	out := make([]Candidate, 0, nThen+nNow)
+	for _, c := range pool[:nThen] {
+		c.Group = "then"
+		out = append(out, c)
+	}
+	for i := len(pool) - 1; i >= len(pool)-nNow; i-- {
+		c := pool[i]
+		c.Group = "now"
+		out = append(out, c)
+	}
+	return out
+}

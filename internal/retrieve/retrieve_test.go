@@ -1,0 +1,499 @@
+package retrieve
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+func d(s string) time.Time {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// fixture is one chunk of a test shard.
+type fixture struct {
+	id, text, source, date string
+	vec                    []float32
+	sw                     *float64
+}
+
+func unit(v ...float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = x / float32(math.Sqrt(n))
+	}
+	return out
+}
+
+// makeShard builds a real shard (flat vectors + bleve BM25) from fixtures.
+func makeShard(t testing.TB, id string, fx []fixture) *Shard {
+	t.Helper()
+	s := &Shard{ID: id, Vectors: vecindex.New(len(fx[0].vec), "test")}
+	var docs []lexical.Doc
+	for i, f := range fx {
+		c := schemas.Chunk{ChunkID: f.id + "#0", DocID: f.id, PublishedAt: d(f.date), Text: f.text, Source: f.source, Lang: "en", SourceWeight: f.sw}
+		s.Chunks = append(s.Chunks, c)
+		if err := s.Vectors.Add(f.vec); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, lexical.Doc{Row: i, Text: f.text, Lang: "en", PublishedAt: c.PublishedAt})
+		if i == 0 || c.PublishedAt.Before(s.MinDate) {
+			s.MinDate = c.PublishedAt
+		}
+		if c.PublishedAt.After(s.MaxDate) {
+			s.MaxDate = c.PublishedAt
+		}
+	}
+	dir := filepath.Join(t.TempDir(), id)
+	if err := lexical.Build(dir, docs); err != nil {
+		t.Fatal(err)
+	}
+	x, err := lexical.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	s.Lexical = x
+	return s
+}
+
+func ids(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Chunk.DocID)
+	}
+	return out
+}
+
+func opts(mut func(*Options)) Options {
+	o := DefaultOptions()
+	mut(&o)
+	return o
+}
+
+func TestBounds(t *testing.T) {
+	a := time.Date(2024, 5, 15, 13, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		o      Options
+		lo, hi string // "" = zero
+		empty  bool
+	}{
+		{"recency 365 days", opts(func(o *Options) {}), "2023-05-16", "2024-05-15", false},
+		{"unbounded", opts(func(o *Options) { o.WindowDays = 0 }), "", "2024-05-15", false},
+		{"window ignores recency window", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2015-01-01"), d("2015-12-31") }), "2015-01-01", "2015-12-31", false},
+		{"window clamped at A", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2024-05-01"), d("2024-06-30") }), "2024-05-01", "2024-05-15", false},
+		{"window after A is empty", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2030-01-01"), d("2030-12-31") }), "2030-01-01", "2024-05-15", true},
+		{"evolution unbounded", opts(func(o *Options) { o.Mode = Evolution }), "", "2024-05-15", false},
+		{"filter narrows recency", opts(func(o *Options) { o.From = d("2024-01-01") }), "2024-01-01", "2024-05-15", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := BoundsOf(a, tc.o)
+			if b.Empty != tc.empty {
+				t.Fatalf("empty %v, want %v (%+v)", b.Empty, tc.empty, b)
+			}
+			wantLo := time.Time{}
+			if tc.lo != "" {
+				wantLo = d(tc.lo)
+			}
+			if !b.Lo.Equal(wantLo) {
+				t.Errorf("lo %v, want %v", b.Lo, wantLo)
+			}
+			if want := d(tc.hi).AddDate(0, 0, 1).Add(-time.Millisecond); !b.Hi.Equal(want) {
+				t.Errorf("hi %v, want %v", b.Hi, want)
+			}
+		})
+	}
+	b := BoundsOf(a, DefaultOptions())
+	if !b.Allows(time.Date(2024, 5, 15, 23, 59, 59, 999e6, time.UTC)) || b.Allows(d("2024-05-16")) {
+		t.Fatal("the end of A's day is allowed, the next day is not")
+	}
+	if b.Overlaps(d("2024-05-16"), d("2024-06-30")) || !b.Overlaps(d("2024-05-01"), d("2024-06-30")) {
+		t.Fatal("shard overlap")
+	}
+}
+
+func TestTimeRanksShareSameDay(t *testing.T) {
+	mk := func(ts ...string) []Candidate {
+		var out []Candidate
+		for i, s := range ts {
+			at, _ := time.Parse(time.DateTime, s)
+			out = append(out, Candidate{Row: i, Chunk: &schemas.Chunk{PublishedAt: at}})
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		in   []Candidate
+		want []int
+	}{
+		{"distinct days", mk("2024-01-01 00:00:00", "2024-01-03 00:00:00", "2024-01-02 00:00:00"), []int{3, 1, 2}},
+		{"same day at different hours shares a rank", mk("2024-01-03 09:00:00", "2024-01-03 18:00:00", "2024-01-01 00:00:00"), []int{1, 1, 3}},
+		{"competition ranking after a tie", mk("2024-01-02 00:00:00", "2024-01-03 00:00:00", "2024-01-03 01:00:00", "2024-01-01 00:00:00"), []int{3, 1, 1, 4}},
+		{"order of input does not matter", mk("2024-01-01 00:00:00", "2024-01-01 12:00:00"), []int{1, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			timeRanks(tc.in)
+			var got []int
+			for _, c := range tc.in {
+				got = append(got, c.RankTime)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("time ranks %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestScore(t *testing.T) {
+	a := d("2024-05-15")
+	c := func(rd, rb, rt int, cos float32, date string) Candidate {
+		return Candidate{RankDense: rd, RankBM25: rb, RankTime: rt, Cos: cos, Chunk: &schemas.Chunk{PublishedAt: d(date)}}
+	}
+	tests := []struct {
+		name string
+		mode Mode
+		in   Candidate
+		want float64
+	}{
+		{"recency all branches", Recency, c(1, 2, 3, 0.9, "2024-05-15"), 1.0/61 + 1.0/62 + 0.6/63},
+		{"recency missing branch adds nothing", Recency, c(0, 5, 1, 0.9, "2024-05-15"), 1.0/65 + 0.6/61},
+		{"hybrid has no time", Hybrid, c(1, 2, 3, 0.9, "2024-05-15"), 1.0/61 + 1.0/62},
+		// Δt runs to the end of A's day: a day minus 1 ms for a same-day item.
+		{"decay same day", Decay, c(0, 0, 0, 0.8, "2024-05-15"), 0.4 + 0.5/(1+(1-1e-3/86400)/365.25)},
+		{"decay 366 days (leap year)", Decay, c(0, 0, 0, 0.8, "2023-05-16"), 0.4 + 0.5/(1+(366-1e-3/86400)/365.25)},
+		{"dense is cosine", Dense, c(4, 0, 0, 0.75, "2020-01-01"), 0.75},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := []Candidate{tc.in}
+			score(cs, a, opts(func(o *Options) { o.Mode = tc.mode }))
+			if math.Abs(cs[0].Score-tc.want) > 1e-6 {
+				t.Fatalf("score %.9f, want %.9f", cs[0].Score, tc.want)
+			}
+		})
+	}
+}
+
+func TestSourceBonus(t *testing.T) {
+	w := func(v float64) *float64 { return &v }
+	cs := []Candidate{
+		{Score: 1.0, Chunk: &schemas.Chunk{SourceWeight: w(0)}},
+		{Score: 0.5, Chunk: &schemas.Chunk{SourceWeight: w(1)}},
+		{Score: 0.2, Chunk: &schemas.Chunk{}},
+	}
+	sourceBonus(cs, -1) // auto: 10% of spread 0.8 per unit of weight spread 1
+	if cs[0].Score != 1.0 || math.Abs(cs[1].Score-0.58) > 1e-9 || cs[2].Score != 0.2 {
+		t.Fatalf("auto source bonus: %v %v %v", cs[0].Score, cs[1].Score, cs[2].Score)
+	}
+	same := []Candidate{{Score: 1, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}, {Score: 0, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}}
+	sourceBonus(same, -1)
+	if same[0].Score != 1 || same[1].Score != 0 {
+		t.Fatal("equal source weights must change nothing")
+	}
+}
+
+func TestEvolutionSplit(t *testing.T) {
+	var cands []Candidate
+	for i, date := range []string{"2020-01-01", "2024-01-01", "2021-06-01", "2023-03-01", "2022-01-01", "2019-05-05", "2024-04-04"} {
+		cands = append(cands, Candidate{Score: float64(10 - i), Chunk: &schemas.Chunk{DocID: fmt.Sprint("d", i), PublishedAt: d(date)}})
+	}
+	cands = append(cands, Candidate{Score: 0.5, Chunk: &schemas.Chunk{DocID: "d1", PublishedAt: d("2024-01-01")}}) // second chunk of d1
+	tests := []struct {
+		name      string
+		k, pool   int
+		then, now []string
+	}{
+		{"k 3 of 7", 3, 50, []string{"d5", "d0", "d2"}, []string{"d6", "d1", "d3"}},
+		{"pool limits to the 4 most relevant", 3, 4, []string{"d0", "d2"}, []string{"d1", "d3"}},
+		{"odd pool gives now the extra", 3, 3, []string{"d0"}, []string{"d1", "d2"}},
+		{"k 1", 1, 50, []string{"d5"}, []string{"d6"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := evolution(cands, opts(func(o *Options) { o.Mode = Evolution; o.K = tc.k; o.Pool = tc.pool }))
+			var then, now []string
+			for _, c := range out {
+				if c.Group == "then" {
+					then = append(then, c.Chunk.DocID)
+				} else {
+					now = append(now, c.Chunk.DocID)
+				}
+			}
+			if !slices.Equal(then, tc.then) || !slices.Equal(now, tc.now) {
+				t.Fatalf("then %v now %v, want %v %v", then, now, tc.then, tc.now)
+			}
+		})
+	}
+}
+
+func TestCapPerSource(t *testing.T) {
+	var cs []Candidate
+	for i, s := range []string{"a", "a", "b", "a", "c", "b"} {
+		cs = append(cs, Candidate{Row: i, Chunk: &schemas.Chunk{Source: s}})
+	}
+	rows := func(cs []Candidate) (r []int) {
+		for _, c := range cs {
+			r = append(r, c.Row)
+		}
+		return r
+	}
+	if got := rows(capPerSource(cs, 4, 1)); !slices.Equal(got, []int{0, 2, 4}) {
+		t.Fatalf("cap 1: %v", got)
+	}
+	if got := rows(capPerSource(cs, 4, 0)); !slices.Equal(got, []int{0, 1, 2, 3}) {
+		t.Fatalf("no cap: %v", got)
+	}
+}
+
+// newsShards is a small two-shard corpus about a key rate that changes over time; r4 reposts
+// r1's text (same words, same vector) eight months later from another source.
+func newsShards(t testing.TB) []*Shard {
+	rate := unit(1, 0.1, 0)
+	rate2 := unit(1, 0.2, 0)
+	sport := unit(0, 0, 1)
+	a := makeShard(t, "2023", []fixture{
+		{"r1", "central bank raises key rate to 12 percent", "cbr", "2023-08-15", rate, nil},
+		{"s1", "football derby ends in a draw", "sport", "2023-08-16", sport, nil},
+		{"r2", "key rate raised again to 15 percent", "cbr", "2023-10-27", rate2, nil},
+	})
+	b := makeShard(t, "2024", []fixture{
+		{"r3", "key rate held at 16 percent", "cbr", "2024-02-16", rate2, nil},
+		{"r4", "central bank raises key rate to 12 percent", "news", "2024-04-26", rate, nil},
+		{"r5", "key rate raised to 18 percent", "cbr", "2024-07-26", rate, nil}, // after A below
+	})
+	return []*Shard{a, b}
+}
+
+func TestSearchModes(t *testing.T) {
+	shards := newsShards(t)
+	q := unit(1, 0.1, 0)
+	a := d("2024-05-15")
+	pos := func(got []string, id string) int { return slices.Index(got, id) }
+	tests := []struct {
+		name  string
+		o     Options
+		check func(got []string) bool
+	}{
+		{"recency puts the repost above its older twin", opts(func(o *Options) { o.K = 5 }),
+			func(g []string) bool { return pos(g, "r4") >= 0 && pos(g, "r4") < pos(g, "r1") }},
+		{"hybrid ranks the twins by row order, older first", opts(func(o *Options) { o.Mode = Hybrid; o.K = 5; o.TopNEach = 5 }),
+			func(g []string) bool { return pos(g, "r1") >= 0 && pos(g, "r1") < pos(g, "r4") }},
+		{"window 2023 only", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2023-01-01"), d("2023-12-31") }),
+			func(g []string) bool { return len(g) == 3 && pos(g, "r1") >= 0 && pos(g, "r2") >= 0 && pos(g, "s1") >= 0 }},
+		{"window after A is empty", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2025-01-01"), d("2025-12-31") }),
+			func(g []string) bool { return len(g) == 0 }},
+		{"evolution: oldest then, newest allowed now", opts(func(o *Options) { o.Mode = Evolution; o.K = 1 }),
+			func(g []string) bool { return slices.Equal(g, []string{"r1", "r4"}) }},
+		{"30-day window", opts(func(o *Options) { o.WindowDays = 30 }),
+			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},
+		{"source filter", opts(func(o *Options) { o.Sources = []string{"news"} }),
+			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},
+		{"one per source", opts(func(o *Options) { o.MaxPerSource = 1; o.K = 5 }),
+			func(g []string) bool { return len(g) == 3 && pos(g, "s1") >= 0 && pos(g, "r4") >= 0 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			query := "central bank key rate"
+			if tc.o.Mode == Hybrid {
+				query = "" // dense only: the twins tie on cosine, and nothing but time could part them
+			}
+			res, err := Search(shards, query, q, a, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range res.Candidates {
+				if c.Chunk.PublishedAt.After(a) {
+					t.Fatalf("%s published %s, after A", c.Chunk.DocID, c.Chunk.PublishedAt)
+				}
+			}
+			if got := ids(res.Results); !tc.check(got) {
+				t.Fatalf("results %v", got)
+			}
+		})
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	shards := newsShards(t)
+	if _, err := Search(shards, "rate", []float32{1, 0}, d("2024-05-15"), DefaultOptions()); err == nil {
+		t.Fatal("a 2-d query over 3-d shards was accepted")
+	}
+	if _, err := Search(shards, "rate", nil, time.Time{}, DefaultOptions()); err == nil {
+		t.Fatal("no anchor was accepted")
+	}
+	if _, err := Search(shards, "rate", nil, d("2024-05-15"), opts(func(o *Options) { o.Mode = Window })); err == nil {
+		t.Fatal("window mode without a range was accepted")
+	}
+	if _, err := Search(shards, "rate", nil, d("2024-05-15"), opts(func(o *Options) { o.Mode = "magic" })); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
+
+// TestNoLeakageAndExactBranches is the property test: over random corpora, anchors, windows,
+// modes and source filters, no candidate is ever outside the mask, the dense branch equals a
+// brute-force exact top-N over the allowed rows, and the BM25 branch finds every allowed chunk
+// holding a query word (when there are at most TopNEach of them).
+func TestNoLeakageAndExactBranches(t *testing.T) {
+	words := []string{"zork", "quix", "blat", "frob", "gnar", "plov", "trel", "vosk"}
+	sources := []string{"a", "b", "c"}
+	modes := []Mode{Recency, Decay, Hybrid, Window, Evolution, Dense, BM25}
+	for trial := range 25 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 7))
+		dim := 8
+		var shards []*Shard
+		for s := range 1 + rng.IntN(3) {
+			var fx []fixture
+			for i := range 5 + rng.IntN(40) {
+				var text []string
+				for range 1 + rng.IntN(4) {
+					text = append(text, words[rng.IntN(len(words))])
+				}
+				v := make([]float32, dim)
+				for j := range v {
+					v[j] = float32(rng.NormFloat64())
+				}
+				date := d("2021-01-01").AddDate(0, 0, rng.IntN(3*365)).Format(time.DateOnly)
+				fx = append(fx, fixture{fmt.Sprintf("s%d-%d", s, i), strings.Join(text, " "), sources[rng.IntN(3)], date, unit(v...), nil})
+			}
+			shards = append(shards, makeShard(t, fmt.Sprint("shard", s), fx))
+		}
+		for q := range 8 {
+			a := d("2021-01-01").AddDate(0, 0, rng.IntN(4*365))
+			o := DefaultOptions()
+			o.Mode = modes[rng.IntN(len(modes))]
+			o.WindowDays = []int{0, 30, 365}[rng.IntN(3)]
+			o.TopNEach = 1 + rng.IntN(60)
+			o.K = 1 + rng.IntN(10)
+			if o.Mode == Window || rng.IntN(3) == 0 {
+				o.From = d("2021-01-01").AddDate(0, 0, rng.IntN(3*365))
+				o.To = o.From.AddDate(0, 0, rng.IntN(400))
+			}
+			if rng.IntN(4) == 0 {
+				o.Sources = []string{sources[rng.IntN(3)]}
+			}
+			query := words[rng.IntN(len(words))]
+			qv := make([]float32, dim)
+			for j := range qv {
+				qv[j] = float32(rng.NormFloat64())
+			}
+			qv = unit(qv...)
+			name := fmt.Sprintf("trial %d query %d (%s, A %s, %+v)", trial, q, o.Mode, a.Format(time.DateOnly), o)
+			res, err := Search(shards, query, qv, a, o)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			b := BoundsOf(a, o)
+			allowed := func(c *schemas.Chunk) bool {
+				return b.Allows(c.PublishedAt) && (len(o.Sources) == 0 || slices.Contains(o.Sources, c.Source))
+			}
+			endA := a.AddDate(0, 0, 1)
+			for _, c := range append(slices.Clone(res.Candidates), res.Results...) {
+				if !c.Chunk.PublishedAt.Before(endA) || !allowed(c.Chunk) {
+					t.Fatalf("%s: %s (%s, %s) is outside the mask", name, c.Chunk.ChunkID, c.Chunk.PublishedAt, c.Chunk.Source)
+				}
+			}
+			// Brute force over every allowed row.
+			type row struct {
+				shard, row int
+				cos        float32
+				hasWord    bool
+			}
+			var all []row
+			for si, s := range shards {
+				for i := range s.Chunks {
+					if allowed(&s.Chunks[i]) {
+						all = append(all, row{si, i, vecindex.Dot(qv, s.Vectors.Row(i)), slices.Contains(strings.Fields(s.Chunks[i].Text), query)})
+					}
+				}
+			}
+			if res.Allowed != len(all) {
+				t.Fatalf("%s: %d allowed, brute force %d", name, res.Allowed, len(all))
+			}
+			if o.Mode != BM25 {
+				slices.SortFunc(all, func(x, y row) int {
+					return cmp.Or(cmp.Compare(y.cos, x.cos), cmp.Compare(x.shard, y.shard), cmp.Compare(x.row, y.row))
+				})
+				want := map[[2]int]int{}
+				for r, x := range all[:min(o.TopNEach, len(all))] {
+					want[[2]int{x.shard, x.row}] = r + 1
+				}
+				got := map[[2]int]int{}
+				for _, c := range res.Candidates {
+					if c.RankDense > 0 {
+						got[[2]int{c.Shard, c.Row}] = c.RankDense
+					}
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%s: dense ranks %v, brute force %v", name, got, want)
+				}
+			}
+			if o.Mode != Dense {
+				n := 0
+				for _, x := range all {
+					if x.hasWord {
+						n++
+					}
+				}
+				got := 0
+				for _, c := range res.Candidates {
+					if c.RankBM25 > 0 {
+						got++
+					}
+				}
+				if want := min(n, o.TopNEach); got != want {
+					t.Fatalf("%s: BM25 ranked %d chunks, %d allowed hold %q (top-N %d)", name, got, n, query, o.TopNEach)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dim := 384
+	words := strings.Fields("bank rate inflation rouble budget oil gas export import tax bond yield market")
+	var shards []*Shard
+	for s := range 4 {
+		var fx []fixture
+		for i := range 2500 {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(rng.NormFloat64())
+			}
+			var text []string
+			for range 30 {
+				text = append(text, words[rng.IntN(len(words))])
+			}
+			fx = append(fx, fixture{fmt.Sprintf("%d-%d", s, i), strings.Join(text, " "), "src", d("2023-01-01").AddDate(0, 0, s*90+i%90).Format(time.DateOnly), unit(v...), nil})
+		}
+		shards = append(shards, makeShard(b, fmt.Sprint("s", s), fx))
+	}
+	q := shards[0].Vectors.Row(7)
+	a := d("2023-12-31")
+	for b.Loop() {
+		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
