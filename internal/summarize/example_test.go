@@ -1,0 +1,36 @@
+package summarize_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/summarize"
+)
+
+func ExampleEvolve() {
+	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
+	block := func(n int, date, text string) contextx.Block {
+		return contextx.Block{N: n, Doc: contextx.Doc{Text: text, PublishedAt: day(date)}}
+	}
+	then := []contextx.Block{
+		block(3, "2021-03-19", "Банк России повысил ключевую ставку до 4,5% годовых."),
+		block(4, "2020-07-24", "Ключевая ставка снижена до исторического минимума 4,25%."),
+	}
+	now := []contextx.Block{
+		block(1, "2024-06-07", "Ключевая ставка сохранена на уровне 16%. Регулятор допустил её повышение в июле."),
+		block(2, "2024-05-20", "Погода в Москве: до +25 градусов."),
+	}
+	e, err := summarize.Evolve("как изменилась ключевая ставка", then, now, day("2024-06-30"), summarize.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(e.Markdown())
+	// Output:
+	// ### Then
+	// - 2020-07-24 — Ключевая ставка снижена до исторического минимума 4,25%. [4]
+	// - 2021-03-19 — Банк России повысил ключевую ставку до 4,5% годовых. [3]
+	//
+	// ### Now
+	// - 2024-06-07 — Ключевая ставка сохранена на уровне 16%. [1]
+}

@@ -1,0 +1,470 @@
+// Package summarize is the offline summarizer of DESIGN.md §6: with no LLM configured it
+// answers from the context blocks (package contextx) by picking sentences, never by writing
+// any. Every sentence it returns is a piece of one block, carries that block's date and
+// citation number [N], and nothing else is dated or cited. It is a pure function of its inputs:
+// no I/O, no clock, and the same input gives byte-identical Markdown.
+//
+// Candidates. Each block offers its title (when it has a letter and at least two words) and the
+// sentences of its chunk text, Doc.Text, or of its Snippet when the text is empty (see
+// Sentences: English and Russian rules, line breaks are boundaries). A sentence is kept when
+// it has a letter and at least 20 runes. A chunk that starts with a lower-case letter starts
+// mid-sentence (chunks overlap), so its first piece is dropped. Footnote marks such as "[12]"
+// are removed so that no bracketed number other than a citation reaches the output, and a piece
+// whose terms repeat an earlier piece of the same block (a title repeated as the first line) is
+// dropped.
+//
+// Terms. Text is split with textnorm.Tokens; stop-words (a small English and Russian list that
+// includes temporal cue words such as "latest", "changed", "сейчас") are dropped; each
+// remaining token is reduced by a light stemmer: Russian tokens are compared on their
+// first 5 runes less trailing vowels ("ставка", "ставку" → "ставк"), other tokens after
+// dropping plural and -ed/-ing endings and a final "e", on their first 6 runes ("rate",
+// "rates" → "rat").
+//
+// Score. For the distinct terms Q of the query and S of a sentence,
+//
+//	coverage = |Q ∩ S| / |Q|              (1 for every sentence when Q is empty)
+//	score    = coverage + RankWeight · r
+//
+// where r = (Doc.Score − min) / (max − min) over the blocks given, or 0 when all scores are
+// equal or a score is not finite. A sentence is relevant when its coverage is positive and at
+// least MinOverlap. When none is, the sentences with a positive coverage stand in and the
+// result is marked Fallback; when no sentence shares a term with the query, the result is
+// NotEnough.
+//
+// Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
+// then earlier in the block, the title first) up to MaxSentences, skipping a sentence whose
+// term Jaccard with one already taken exceeds NoveltyMax (a near-repeat, e.g. the same news
+// reposted by a second channel) and any beyond MaxPerDoc from one block. Taken sentences are
+// cut to MaxSentenceChars runes at a word boundary with "…". They are then split into "new"
+// (published from 00:00 UTC NewDays−1 days before A's day, inclusive, to the end of A's day:
+// with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before that), each
+// freshest first, and listed again oldest first as the timeline.
+//
+// Days are UTC calendar days, as in contextx. A block published after the end of A's day is a
+// leak from upstream and is an error, not skipped.
+package summarize
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/textnorm"
+)
+
+// Method is the Method of every Summary and Evolution: outputs label offline answers with it.
+const Method = "extractive"
+
+// Options shape a summary.
+type Options struct {
+	// MaxSentences is the most sentences selected in all (Evolve: per group, half of it
+	// rounded up).
+	MaxSentences int
+	// NewDays is the "new" window: sentences from blocks published on A's day or the
+	// NewDays−1 days before it (0: none is new).
+	NewDays int
+	// MaxPerDoc is the most sentences taken from one block.
+	MaxPerDoc int
+	// MinOverlap is the least query-term coverage, in [0, 1], of a relevant sentence.
+	MinOverlap float64
+	// NoveltyMax, in [0, 1], is the largest term Jaccard a sentence may have with one
+	// already taken; above it, the sentence is redundant.
+	NoveltyMax float64
+	// MaxSentenceChars is the most runes of a sentence, the "…" of a cut one included.
+	MaxSentenceChars int
+	// RankWeight weighs the block's normalized retrieval score against query coverage.
+	RankWeight float64
+}
+
+// DefaultOptions are 8 sentences, a 7-day "new" window, 2 sentences per block, 25% query
+// coverage (2 of 8 query terms: one common word alone, "new" or "union", is not enough), 0.6 novelty, 300-rune sentences and a 0.1 rank weight.
+func DefaultOptions() Options {
+	return Options{
+		MaxSentences: 8, NewDays: 7, MaxPerDoc: 2, MinOverlap: 0.25, NoveltyMax: 0.6,
+		MaxSentenceChars: 300, RankWeight: 0.1,
+	}
+}
+
+// Validate reports options that cannot summarize.
+func (o Options) Validate() error {
+	unit := func(x float64) bool { return x >= 0 && x <= 1 } // false for NaN
+	switch {
+	case o.MaxSentences < 1:
+		return fmt.Errorf("summarize: max sentences %d must be positive", o.MaxSentences)
+	case o.NewDays < 0:
+		return fmt.Errorf("summarize: new days %d must not be negative", o.NewDays)
+	case o.MaxPerDoc < 1:
+		return fmt.Errorf("summarize: max per doc %d must be positive", o.MaxPerDoc)
+	case !unit(o.MinOverlap):
+		return fmt.Errorf("summarize: min overlap %v must be in [0, 1]", o.MinOverlap)
+	case !unit(o.NoveltyMax):
+		return fmt.Errorf("summarize: novelty max %v must be in [0, 1]", o.NoveltyMax)
+	case o.MaxSentenceChars < 1:
+		return fmt.Errorf("summarize: max sentence chars %d must be positive", o.MaxSentenceChars)
+	case !(o.RankWeight >= 0) || math.IsInf(o.RankWeight, 1):
+		return fmt.Errorf("summarize: rank weight %v must be finite and not negative", o.RankWeight)
+	}
+	return nil
+}
+
+// ErrFuture is returned (wrapped, naming the block) when a block was published after the end
+// of the as-of day: retrieval leaked it.
+var ErrFuture = errors.New("summarize: block published after the as-of day")
+
+// ErrNoAsOf is returned when the as-of time is zero.
+var ErrNoAsOf = errors.New("summarize: as-of time is zero")
+
+// ErrBlockNumber is returned (wrapped) when a block's citation number is not positive or is
+// used by two blocks, so that a citation would be ambiguous.
+var ErrBlockNumber = errors.New("summarize: bad block number")
+
+// Sentence is one selected sentence.
+type Sentence struct {
+	// N is the citation number of the block it came from.
+	N int
+	// Date is the block's publication date.
+	Date time.Time
+	// Text is the sentence, cut to MaxSentenceChars runes.
+	Text string
+	// Score is its selection score (see the package comment).
+	Score float64
+	// Sources are the block's sources.
+	Sources []string
+}
+
+// Summary is an extractive digest of a context.
+type Summary struct {
+	// Method is "extractive".
+	Method string
+	// AsOf is the start of the as-of day (UTC).
+	AsOf time.Time
+	// NewDays is the "new" window the sentences were split by.
+	NewDays int
+	// New are the sentences from the last NewDays days, freshest first.
+	New []Sentence
+	// Earlier are the older sentences, freshest first.
+	Earlier []Sentence
+	// Timeline is every selected sentence, oldest first.
+	Timeline []Sentence
+	// Fallback is true when no sentence reached MinOverlap and the closest ones were taken.
+	Fallback bool
+	// NotEnough is true when nothing in the context relates to the query.
+	NotEnough bool
+}
+
+// Evolution is an extractive "then vs now" summary.
+type Evolution struct {
+	// Method is "extractive".
+	Method string
+	// AsOf is the start of the as-of day (UTC).
+	AsOf time.Time
+	// Then are sentences of the older group, oldest first; Now of the newer group, freshest
+	// first.
+	Then, Now []Sentence
+	// Fallback is true when a group had no sentence reaching MinOverlap and its closest ones
+	// were taken.
+	Fallback bool
+	// NotEnough is true when nothing in either group relates to the query.
+	NotEnough bool
+}
+
+// Digest summarizes blocks for query as of asOf's UTC day.
+func Digest(query string, blocks []contextx.Block, asOf time.Time, o Options) (Summary, error) {
+	day, err := check(asOf, o, blocks)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Method: Method, AsOf: day, NewDays: o.NewDays}
+	chosen, fallback, notEnough := choose(terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o)
+	s.Fallback, s.NotEnough = fallback, notEnough
+	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
+	for _, c := range slices.SortedStableFunc(slices.Values(chosen), freshestFirst) {
+		if !c.block.Doc.PublishedAt.Before(newFrom) {
+			s.New = append(s.New, c.sentence(o))
+		} else {
+			s.Earlier = append(s.Earlier, c.sentence(o))
+		}
+	}
+	for _, c := range slices.SortedStableFunc(slices.Values(chosen), oldestFirst) {
+		s.Timeline = append(s.Timeline, c.sentence(o))
+	}
+	return s, nil
+}
+
+// Evolve summarizes two groups of blocks, the oldest and the newest evidence of one context, as
+// "then" vs "now". Each group gets half of MaxSentences, rounded up; novelty and MaxPerDoc
+// apply within a group. Block numbers must be distinct across both groups. An empty group, or
+// one with nothing relevant, gives an empty side.
+func Evolve(query string, then, now []contextx.Block, asOf time.Time, o Options) (Evolution, error) {
+	day, err := check(asOf, o, then, now)
+	if err != nil {
+		return Evolution{}, err
+	}
+	all := slices.Concat(then, now)
+	rank := rankNorm(all)
+	q := terms(query)
+	budget := (o.MaxSentences + 1) / 2
+	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o)
+	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o)
+	e := Evolution{Method: Method, AsOf: day, Fallback: thenFB || nowFB, NotEnough: thenNE && nowNE}
+	for _, c := range slices.SortedStableFunc(slices.Values(thenC), oldestFirst) {
+		e.Then = append(e.Then, c.sentence(o))
+	}
+	for _, c := range slices.SortedStableFunc(slices.Values(nowC), freshestFirst) {
+		e.Now = append(e.Now, c.sentence(o))
+	}
+	return e, nil
+}
+
+// check validates the inputs and returns the start of asOf's UTC day.
+func check(asOf time.Time, o Options, groups ...[]contextx.Block) (time.Time, error) {
+	if err := o.Validate(); err != nil {
+		return time.Time{}, err
+	}
+	if asOf.IsZero() {
+		return time.Time{}, ErrNoAsOf
+	}
+	y, m, d := asOf.UTC().Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	end := day.AddDate(0, 0, 1)
+	seen := map[int]bool{}
+	for _, g := range groups {
+		for _, b := range g {
+			switch {
+			case b.N < 1 || seen[b.N]:
+				return time.Time{}, fmt.Errorf("%w: [%d] (doc %q)", ErrBlockNumber, b.N, b.Doc.DocID)
+			case !b.Doc.PublishedAt.Before(end):
+				return time.Time{}, fmt.Errorf("%w: [%d] doc %q published %s, as of %s", ErrFuture,
+					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), day.Format(contextx.DateLayout))
+			}
+			seen[b.N] = true
+		}
+	}
+	return day, nil
+}
+
+// rankNorm returns each block's Doc.Score scaled to [0, 1] over the blocks.
+func rankNorm(blocks []contextx.Block) []float64 {
+	out := make([]float64, len(blocks))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range blocks {
+		s := b.Doc.Score
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return out
+		}
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	if hi > lo {
+		for i, b := range blocks {
+			out[i] = (b.Doc.Score - lo) / (hi - lo)
+		}
+	}
+	return out
+}
+
+// candidate is a sentence that may be selected.
+type candidate struct {
+	block    contextx.Block
+	pos      int // 0 for the title, then 1, 2, … in the text
+	text     string
+	terms    []string
+	rank     float64 // normalized block score
+	coverage float64
+	score    float64
+}
+
+func (c candidate) sentence(o Options) Sentence {
+	return Sentence{
+		N:       c.block.N,
+		Date:    c.block.Doc.PublishedAt,
+		Text:    contextx.Snippet(c.text, o.MaxSentenceChars),
+		Score:   c.score,
+		Sources: slices.Clone(c.block.Doc.Sources),
+	}
+}
+
+// footnote matches footnote marks, which would read as citations.
+var footnote = regexp.MustCompile(`\[\s*\d+\s*\]`)
+
+// minSentenceRunes is the shortest sentence of a text kept as a candidate.
+const minSentenceRunes = 20
+
+// candidates returns the candidate sentences of blocks; rank[i] is block i's normalized score.
+func candidates(blocks []contextx.Block, rank []float64) []candidate {
+	var out []candidate
+	for i, b := range blocks {
+		seen := map[string]bool{} // terms of the block's pieces so far
+		add := func(pos int, s string, title bool) {
+			s = strings.Join(strings.Fields(footnote.ReplaceAllString(s, " ")), " ")
+			s = strings.TrimLeft(s, "-–—•·> ") // list bullets
+			if !strings.ContainsFunc(s, unicode.IsLetter) {
+				return
+			}
+			if (title && len(textnorm.Tokens(s)) < 2) || (!title && utf8.RuneCountInString(s) < minSentenceRunes) {
+				return
+			}
+			t := terms(s)
+			k := strings.Join(t, " ")
+			if seen[k] {
+				return
+			}
+			seen[k] = true
+			out = append(out, candidate{block: b, pos: pos, text: s, terms: t, rank: rank[i]})
+		}
+		add(0, b.Doc.Title, true)
+		text := b.Doc.Text
+		if strings.TrimSpace(text) == "" {
+			text = b.Snippet
+		}
+		for k, s := range Sentences(text) {
+			if k == 0 {
+				if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
+					continue // a chunk that starts mid-sentence
+				}
+			}
+			add(k+1, s, false)
+		}
+	}
+	return out
+}
+
+// choose scores cands against the query terms q and selects up to limit of them. fallback
+// reports that none reached MinOverlap, notEnough that none shares a term with q.
+func choose(q []string, cands []candidate, limit int, o Options) (chosen []candidate, fallback, notEnough bool) {
+	var relevant, weak []candidate
+	for _, c := range cands {
+		c.coverage = 1
+		if len(q) > 0 {
+			c.coverage = float64(overlap(q, c.terms)) / float64(len(q))
+		}
+		c.score = c.coverage + o.RankWeight*c.rank
+		switch {
+		case c.coverage <= 0:
+		case c.coverage >= o.MinOverlap:
+			relevant = append(relevant, c)
+		default:
+			weak = append(weak, c)
+		}
+	}
+	if len(relevant) == 0 {
+		if len(weak) == 0 {
+			return nil, false, true
+		}
+		relevant, fallback = weak, true
+	}
+	slices.SortStableFunc(relevant, func(a, b candidate) int {
+		return cmp.Or(
+			cmp.Compare(b.score, a.score),
+			b.block.Doc.PublishedAt.Compare(a.block.Doc.PublishedAt),
+			cmp.Compare(a.block.N, b.block.N),
+			cmp.Compare(a.pos, b.pos),
+		)
+	})
+	perDoc := map[int]int{}
+	for _, c := range relevant {
+		if len(chosen) == limit {
+			break
+		}
+		if perDoc[c.block.N] >= o.MaxPerDoc ||
+			slices.ContainsFunc(chosen, func(d candidate) bool { return jaccard(c.terms, d.terms) > o.NoveltyMax }) {
+			continue
+		}
+		perDoc[c.block.N]++
+		chosen = append(chosen, c)
+	}
+	return chosen, fallback, false
+}
+
+// freshestFirst orders by date descending, then citation number, then place in the block.
+func freshestFirst(a, b candidate) int {
+	return cmp.Or(
+		b.block.Doc.PublishedAt.Compare(a.block.Doc.PublishedAt),
+		cmp.Compare(a.block.N, b.block.N),
+		cmp.Compare(a.pos, b.pos),
+	)
+}
+
+// oldestFirst orders by date ascending, then citation number, then place in the block.
+func oldestFirst(a, b candidate) int {
+	return cmp.Or(
+		a.block.Doc.PublishedAt.Compare(b.block.Doc.PublishedAt),
+		cmp.Compare(a.block.N, b.block.N),
+		cmp.Compare(a.pos, b.pos),
+	)
+}
+
+// fallbackNote introduces a Fallback summary.
+const fallbackNote = "_Weak match: no sentence covers enough of the query's terms; the closest ones are shown._\n\n"
+
+// Markdown renders the summary as sections of dated, cited sentences,
+//
+//	### New in the last 7 days
+//	- 2024-05-14 — sentence [3]
+//
+//	### Earlier context
+//	- …
+//
+//	### Timeline
+//	- …
+//
+// with "- None." under an empty section and no "new" section when NewDays is 0. A Fallback
+// summary opens with a note saying so; a NotEnough one is the single line "Not enough
+// information in the documents up to YYYY-MM-DD to answer." (the as-of day).
+func (s Summary) Markdown() string {
+	if s.NotEnough {
+		return notEnough(s.AsOf)
+	}
+	var b strings.Builder
+	if s.Fallback {
+		b.WriteString(fallbackNote)
+	}
+	switch s.NewDays {
+	case 0:
+	case 1:
+		section(&b, "New in the last day", s.New)
+	default:
+		section(&b, fmt.Sprintf("New in the last %d days", s.NewDays), s.New)
+	}
+	section(&b, "Earlier context", s.Earlier)
+	section(&b, "Timeline", s.Timeline)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Markdown renders the evolution as "### Then" and "### Now" sections, in the form of
+// Summary.Markdown.
+func (e Evolution) Markdown() string {
+	if e.NotEnough {
+		return notEnough(e.AsOf)
+	}
+	var b strings.Builder
+	if e.Fallback {
+		b.WriteString(fallbackNote)
+	}
+	section(&b, "Then", e.Then)
+	section(&b, "Now", e.Now)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func notEnough(asOf time.Time) string {
+	return "Not enough information in the documents up to " + asOf.Format(contextx.DateLayout) + " to answer.\n"
+}
+
+// section writes a heading and one line per sentence, then a blank line.
+func section(b *strings.Builder, heading string, ss []Sentence) {
+	b.WriteString("### " + heading + "\n")
+	if len(ss) == 0 {
+		b.WriteString("- None.\n")
+	}
+	for _, s := range ss {
+		fmt.Fprintf(b, "- %s — %s [%d]\n", s.Date.UTC().Format(contextx.DateLayout), s.Text, s.N)
+	}
+	b.WriteString("\n")
+}

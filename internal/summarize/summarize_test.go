@@ -1,0 +1,789 @@
+package summarize
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/asofrag/asof/internal/contextx"
+)
+
+// asOf is the anchor of the tests: its day is 2024-06-30 (UTC), so with NewDays 7 the "new"
+// window is [2024-06-24 00:00, 2024-07-01 00:00).
+var asOf = time.Date(2024, 6, 30, 15, 0, 0, 0, time.UTC)
+
+// ago is noon UTC, days before asOf's day.
+func ago(days int) time.Time { return time.Date(2024, 6, 30-days, 12, 0, 0, 0, time.UTC) }
+
+// blk is block n published at, with a title, text and sources.
+func blk(n int, at time.Time, title, text string, sources ...string) contextx.Block {
+	id := fmt.Sprintf("d%d", n)
+	return contextx.Block{N: n, Snippet: contextx.Snippet(text, 800), Doc: contextx.Doc{
+		DocID: id, ChunkID: id + "#0", Title: title, Text: text, Sources: sources, PublishedAt: at,
+	}}
+}
+
+// scored is b with Doc.Score set.
+func scored(b contextx.Block, s float64) contextx.Block { b.Doc.Score = s; return b }
+
+// lines renders sentences as "[N] text".
+func lines(ss []Sentence) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, fmt.Sprintf("[%d] %s", s.N, s.Text))
+	}
+	return out
+}
+
+// with returns the default options changed by f.
+func with(f func(*Options)) Options {
+	o := DefaultOptions()
+	if f != nil {
+		f(&o)
+	}
+	return o
+}
+
+func TestDigestSelection(t *testing.T) {
+	tests := []struct {
+		name           string
+		query          string
+		blocks         []contextx.Block
+		opts           Options
+		wantNew        []string
+		wantEarlier    []string
+		wantTimeline   []string // nil: not checked
+		notEnough, low bool     // low: Fallback
+	}{
+		{
+			name:  "relevant beats irrelevant",
+			query: "key rate inflation",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"The key rate was left unchanged this month. Inflation pushed the key rate to a record high. The weather in the capital was sunny and warm.")},
+			opts:        with(nil),
+			wantNew:     []string{"[1] The key rate was left unchanged this month.", "[1] Inflation pushed the key rate to a record high."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "higher coverage wins the only slot",
+			query: "key rate inflation",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"The key rate was left unchanged this month. Inflation pushed the key rate to a record high. The weather in the capital was sunny and warm.")},
+			opts:        with(func(o *Options) { o.MaxSentences = 1 }),
+			wantNew:     []string{"[1] Inflation pushed the key rate to a record high."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "rank bonus breaks a coverage tie",
+			query: "oil prices",
+			blocks: []contextx.Block{
+				scored(blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."), 0.2),
+				scored(blk(2, ago(2), "", "Oil prices slipped after the OPEC meeting ended."), 0.9),
+			},
+			opts:        with(func(o *Options) { o.MaxSentences = 1 }),
+			wantNew:     []string{"[2] Oil prices slipped after the OPEC meeting ended."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "equal scores: the newer block wins",
+			query: "oil prices",
+			blocks: []contextx.Block{
+				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
+				blk(2, ago(2), "", "Oil prices slipped after the OPEC meeting ended."),
+			},
+			opts:        with(func(o *Options) { o.MaxSentences = 1 }),
+			wantNew:     []string{"[1] Oil prices climbed in early trading on Monday."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "equal scores and dates: the lower N wins, whatever the input order",
+			query: "oil prices",
+			blocks: []contextx.Block{
+				blk(2, ago(1), "", "Oil prices slipped after the OPEC meeting ended."),
+				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
+			},
+			opts:        with(func(o *Options) { o.MaxSentences = 1 }),
+			wantNew:     []string{"[1] Oil prices climbed in early trading on Monday."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "novelty drops a near-repeat reposted by a second channel",
+			query: "ключевая ставка",
+			blocks: []contextx.Block{
+				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
+				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
+				blk(3, ago(2), "", "Аналитики ждали, что ставку сохранят на уровне 16%.", "tg:other"),
+			},
+			opts:        with(nil),
+			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[3] Аналитики ждали, что ставку сохранят на уровне 16%."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "novelty off keeps the repost",
+			query: "ключевая ставка",
+			blocks: []contextx.Block{
+				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
+				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
+			},
+			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
+			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[2] ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "MaxPerDoc 2 keeps the first two of equal sentences",
+			query: "sanctions",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"New sanctions hit the banking sector first. Sanctions on oil exports follow in July. Metals sanctions were postponed again. Sanctions relief is not on the table.")},
+			opts:        with(nil),
+			wantNew:     []string{"[1] New sanctions hit the banking sector first.", "[1] Sanctions on oil exports follow in July."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "MaxPerDoc 3",
+			query: "sanctions",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"New sanctions hit the banking sector first. Sanctions on oil exports follow in July. Metals sanctions were postponed again. Sanctions relief is not on the table.")},
+			opts:        with(func(o *Options) { o.MaxPerDoc = 3 }),
+			wantNew:     []string{"[1] New sanctions hit the banking sector first.", "[1] Sanctions on oil exports follow in July.", "[1] Metals sanctions were postponed again."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "MaxSentences caps the total",
+			query: "sanctions",
+			blocks: []contextx.Block{
+				blk(1, ago(1), "", "New sanctions hit the banking sector first."),
+				blk(2, ago(2), "", "Sanctions on oil exports follow in July."),
+				blk(3, ago(3), "", "Metals sanctions were postponed again."),
+			},
+			opts:        with(func(o *Options) { o.MaxSentences = 2 }),
+			wantNew:     []string{"[1] New sanctions hit the banking sector first.", "[2] Sanctions on oil exports follow in July."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "7-day boundary: from 00:00 six days before A's day is new, a second earlier is not",
+			query: "wheat exports",
+			blocks: []contextx.Block{
+				blk(1, time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC), "", "Wheat exports reached a seasonal peak on Sunday."),
+				blk(2, time.Date(2024, 6, 24, 0, 0, 0, 0, time.UTC), "", "Wheat exports slowed as the port closed for repairs."),
+				blk(3, time.Date(2024, 6, 23, 23, 59, 59, 0, time.UTC), "", "Wheat exports quotas were set for the next season."),
+				blk(4, ago(40), "", "Wheat exports fell by a fifth after the drought."),
+			},
+			opts: with(func(o *Options) { o.MaxSentences = 10 }),
+			wantNew: []string{
+				"[1] Wheat exports reached a seasonal peak on Sunday.",
+				"[2] Wheat exports slowed as the port closed for repairs.",
+			},
+			wantEarlier: []string{
+				"[3] Wheat exports quotas were set for the next season.",
+				"[4] Wheat exports fell by a fifth after the drought.",
+			},
+			wantTimeline: []string{
+				"[4] Wheat exports fell by a fifth after the drought.",
+				"[3] Wheat exports quotas were set for the next season.",
+				"[2] Wheat exports slowed as the port closed for repairs.",
+				"[1] Wheat exports reached a seasonal peak on Sunday.",
+			},
+		},
+		{
+			name:  "NewDays 1: only A's day is new",
+			query: "wheat exports",
+			blocks: []contextx.Block{
+				blk(1, ago(0), "", "Wheat exports reached a seasonal peak on Sunday."),
+				blk(2, ago(1), "", "Wheat exports slowed as the port closed for repairs."),
+			},
+			opts:        with(func(o *Options) { o.NewDays = 1 }),
+			wantNew:     []string{"[1] Wheat exports reached a seasonal peak on Sunday."},
+			wantEarlier: []string{"[2] Wheat exports slowed as the port closed for repairs."},
+		},
+		{
+			name:  "timeline ascending, sentences of one block in text order",
+			query: "gas transit",
+			blocks: []contextx.Block{
+				blk(1, ago(2), "", "Gas transit talks resumed in Vienna. Gas transit volumes were unchanged."),
+				blk(2, ago(30), "", "Gas transit fees were raised by ten percent."),
+				blk(3, ago(9), "", "Gas transit through the pipeline stopped overnight."),
+			},
+			opts: with(nil),
+			wantNew: []string{
+				"[1] Gas transit talks resumed in Vienna.",
+				"[1] Gas transit volumes were unchanged.",
+			},
+			wantEarlier: []string{
+				"[3] Gas transit through the pipeline stopped overnight.",
+				"[2] Gas transit fees were raised by ten percent.",
+			},
+			wantTimeline: []string{
+				"[2] Gas transit fees were raised by ten percent.",
+				"[3] Gas transit through the pipeline stopped overnight.",
+				"[1] Gas transit talks resumed in Vienna.",
+				"[1] Gas transit volumes were unchanged.",
+			},
+		},
+		{
+			name:  "NotEnough when no sentence shares a query term",
+			query: "semiconductor tariffs",
+			blocks: []contextx.Block{
+				blk(1, ago(1), "Weather", "Sunny skies are expected over the capital all week."),
+			},
+			opts:        with(nil),
+			wantNew:     []string{},
+			wantEarlier: []string{},
+			notEnough:   true,
+		},
+		{
+			name:        "NotEnough with no blocks",
+			query:       "anything at all",
+			opts:        with(nil),
+			wantNew:     []string{},
+			wantEarlier: []string{},
+			notEnough:   true,
+		},
+		{
+			name:        "fallback when nothing reaches MinOverlap",
+			query:       "copper nickel zinc aluminium cobalt lithium tin lead iron silver gold",
+			blocks:      []contextx.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
+			opts:        with(nil),
+			wantNew:     []string{},
+			wantEarlier: []string{"[1] Gold hit a record as investors sought safety."},
+			low:         true,
+		},
+		{
+			name:        "MinOverlap 0.05 makes the same sentence relevant",
+			query:       "copper nickel zinc aluminium cobalt lithium tin lead iron silver gold",
+			blocks:      []contextx.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
+			opts:        with(func(o *Options) { o.MinOverlap = 0.05 }),
+			wantNew:     []string{},
+			wantEarlier: []string{"[1] Gold hit a record as investors sought safety."},
+		},
+		{
+			name:  "title is a candidate, short fragments are not",
+			query: "Fed rates",
+			blocks: []contextx.Block{blk(1, ago(1), "Fed holds rates",
+				"Rates: flat. Officials in Washington signalled patience on Wednesday.")},
+			opts:        with(nil),
+			wantNew:     []string{"[1] Fed holds rates"},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "a title repeated as the first line counts once",
+			query: "Fed rates",
+			blocks: []contextx.Block{blk(1, ago(1), "Fed holds rates steady",
+				"Fed holds rates steady\nThe Fed kept rates steady for a seventh meeting.")},
+			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
+			wantNew:     []string{"[1] Fed holds rates steady", "[1] The Fed kept rates steady for a seventh meeting."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "a chunk starting mid-sentence loses its first piece",
+			query: "rates",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"raise rates in June, the governor said. Markets now price two rate cuts this year.")},
+			opts:        with(nil),
+			wantNew:     []string{"[1] Markets now price two rate cuts this year."},
+			wantEarlier: []string{},
+		},
+		{
+			name:        "footnote marks are removed",
+			query:       "GDP growth",
+			blocks:      []contextx.Block{blk(3, ago(1), "", "GDP growth slowed to 1.2% in the quarter.[12] [4]")},
+			opts:        with(nil),
+			wantNew:     []string{"[3] GDP growth slowed to 1.2% in the quarter."},
+			wantEarlier: []string{},
+		},
+		{
+			name:        "snippet used when the text is empty",
+			query:       "GDP growth",
+			blocks:      []contextx.Block{{N: 1, Snippet: "GDP growth slowed in the first quarter.", Doc: contextx.Doc{PublishedAt: ago(1)}}},
+			opts:        with(nil),
+			wantNew:     []string{"[1] GDP growth slowed in the first quarter."},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "long sentences are cut at a word with …",
+			query: "budget",
+			blocks: []contextx.Block{blk(1, ago(1), "",
+				"The budget deficit widened sharply in May as spending on defence rose.")},
+			opts:        with(func(o *Options) { o.MaxSentenceChars = 30 }),
+			wantNew:     []string{"[1] The budget deficit widened…"},
+			wantEarlier: []string{},
+		},
+		{
+			name:  "a query of only stop and cue words takes every sentence",
+			query: "what are the latest news?",
+			blocks: []contextx.Block{
+				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
+				blk(2, ago(20), "", "The parliament passed the budget in a second reading."),
+			},
+			opts:        with(nil),
+			wantNew:     []string{"[1] Oil prices climbed in early trading on Monday."},
+			wantEarlier: []string{"[2] The parliament passed the budget in a second reading."},
+		},
+		{
+			name:  "Russian: ключевая ставка across inflections",
+			query: "Какая сейчас ключевая ставка ЦБ?",
+			blocks: []contextx.Block{
+				blk(1, ago(2), "Банк России сохранил ключевую ставку",
+					"Совет директоров Банка России сохранил ключевую ставку на уровне 16% годовых. Следующее заседание пройдёт 26 июля."),
+				blk(2, ago(12), "", "Рубль укрепился к доллару на торгах Мосбиржи. Ставки по вкладам растут второй месяц."),
+				blk(3, ago(45), "", "В декабре ЦБ повысил ключевую ставку до 16%, т.е. сразу на 100 базисных пунктов. Инфляция ускорилась."),
+			},
+			opts: with(nil),
+			wantNew: []string{
+				"[1] Банк России сохранил ключевую ставку",
+				"[1] Совет директоров Банка России сохранил ключевую ставку на уровне 16% годовых.",
+			},
+			wantEarlier: []string{
+				"[2] Ставки по вкладам растут второй месяц.",
+				"[3] В декабре ЦБ повысил ключевую ставку до 16%, т.е. сразу на 100 базисных пунктов.",
+			},
+		},
+		{
+			name:  "English: the Fed's rate decision",
+			query: "How did the Fed change interest rates?",
+			blocks: []contextx.Block{
+				blk(1, ago(3), "Fed leaves interest rates unchanged",
+					"The U.S. Federal Reserve left interest rates at 5.25-5.5% on Wednesday. Mr. Powell said cuts were not yet warranted. Stocks closed higher."),
+				blk(2, ago(100), "", "The Fed raised interest rates by a quarter point in July. It was the eleventh hike."),
+				blk(3, ago(4), "", "The match was played in heavy rain on Tuesday."),
+			},
+			opts: with(nil),
+			wantNew: []string{
+				"[1] Fed leaves interest rates unchanged",
+				"[1] The U.S. Federal Reserve left interest rates at 5.25-5.5% on Wednesday.",
+			},
+			wantEarlier: []string{"[2] The Fed raised interest rates by a quarter point in July."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Digest(tt.query, tt.blocks, asOf, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lines(s.New); !reflect.DeepEqual(got, tt.wantNew) {
+				t.Errorf("New\n got %q\nwant %q", got, tt.wantNew)
+			}
+			if got := lines(s.Earlier); !reflect.DeepEqual(got, tt.wantEarlier) {
+				t.Errorf("Earlier\n got %q\nwant %q", got, tt.wantEarlier)
+			}
+			if tt.wantTimeline != nil {
+				if got := lines(s.Timeline); !reflect.DeepEqual(got, tt.wantTimeline) {
+					t.Errorf("Timeline\n got %q\nwant %q", got, tt.wantTimeline)
+				}
+			}
+			if len(s.Timeline) != len(s.New)+len(s.Earlier) {
+				t.Errorf("Timeline has %d sentences, New+Earlier %d", len(s.Timeline), len(s.New)+len(s.Earlier))
+			}
+			if s.NotEnough != tt.notEnough || s.Fallback != tt.low {
+				t.Errorf("NotEnough, Fallback = %v, %v; want %v, %v", s.NotEnough, s.Fallback, tt.notEnough, tt.low)
+			}
+			if s.Method != "extractive" {
+				t.Errorf("Method = %q", s.Method)
+			}
+		})
+	}
+}
+
+func TestDigestSentenceFields(t *testing.T) {
+	b := scored(blk(4, ago(2), "", "Copper output rose at the largest mine.", "tg:a", "tg:b"), 3)
+	s, err := Digest("copper", []contextx.Block{b}, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Sentence{N: 4, Date: ago(2), Text: "Copper output rose at the largest mine.", Score: 1, Sources: []string{"tg:a", "tg:b"}}
+	if len(s.New) != 1 || !reflect.DeepEqual(s.New[0], want) {
+		t.Fatalf("New = %+v, want [%+v]", s.New, want)
+	}
+	s.New[0].Sources[0] = "changed"
+	if b.Doc.Sources[0] != "tg:a" {
+		t.Error("Sentence.Sources aliases the block's Sources")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ok := blk(1, time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC), "", "Anything at all goes here today.")
+	tests := []struct {
+		name   string
+		blocks []contextx.Block
+		asOf   time.Time
+		opts   Options
+		want   error // nil: no error; errAny: any error
+	}{
+		{"last second of A's day is fine", []contextx.Block{ok}, asOf, DefaultOptions(), nil},
+		{"next day is a leak", []contextx.Block{ok, blk(2, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), "", "x")}, asOf, DefaultOptions(), ErrFuture},
+		{"leak in another zone", []contextx.Block{blk(1, time.Date(2024, 7, 1, 2, 0, 0, 0, time.FixedZone("MSK", 3*3600)), "", "x")},
+			asOf, DefaultOptions(), nil}, // 2024-06-30 23:00 UTC
+		{"zero as-of", []contextx.Block{ok}, time.Time{}, DefaultOptions(), ErrNoAsOf},
+		{"duplicate N", []contextx.Block{ok, blk(1, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
+		{"N zero", []contextx.Block{blk(0, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
+		{"bad options", nil, asOf, with(func(o *Options) { o.MaxSentences = 0 }), errAny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Digest("q", tt.blocks, tt.asOf, tt.opts)
+			checkErr(t, "Digest", err, tt.want)
+			_, err = Evolve("q", tt.blocks, nil, tt.asOf, tt.opts)
+			checkErr(t, "Evolve", err, tt.want)
+		})
+	}
+}
+
+var errAny = errors.New("any error")
+
+func checkErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	switch {
+	case want == nil && err != nil:
+		t.Errorf("%s: unexpected error %v", what, err)
+	case want == errAny && err == nil, want != nil && want != errAny && !errors.Is(err, want):
+		t.Errorf("%s: error %v, want %v", what, err, want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func(*Options)
+		ok   bool
+	}{
+		{"default", nil, true},
+		{"max sentences 0", func(o *Options) { o.MaxSentences = 0 }, false},
+		{"new days 0", func(o *Options) { o.NewDays = 0 }, true},
+		{"new days -1", func(o *Options) { o.NewDays = -1 }, false},
+		{"max per doc 0", func(o *Options) { o.MaxPerDoc = 0 }, false},
+		{"min overlap 0", func(o *Options) { o.MinOverlap = 0 }, true},
+		{"min overlap 1.5", func(o *Options) { o.MinOverlap = 1.5 }, false},
+		{"min overlap NaN", func(o *Options) { o.MinOverlap = math.NaN() }, false},
+		{"novelty 1", func(o *Options) { o.NoveltyMax = 1 }, true},
+		{"novelty -0.1", func(o *Options) { o.NoveltyMax = -0.1 }, false},
+		{"chars 0", func(o *Options) { o.MaxSentenceChars = 0 }, false},
+		{"rank weight 0", func(o *Options) { o.RankWeight = 0 }, true},
+		{"rank weight -1", func(o *Options) { o.RankWeight = -1 }, false},
+		{"rank weight NaN", func(o *Options) { o.RankWeight = math.NaN() }, false},
+		{"rank weight +Inf", func(o *Options) { o.RankWeight = math.Inf(1) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := with(tt.f).Validate(); (err == nil) != tt.ok {
+				t.Errorf("Validate() = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestEvolve(t *testing.T) {
+	old := []contextx.Block{
+		blk(5, ago(400), "", "The key rate was cut to 7.5% to support lending."),
+		blk(4, ago(380), "", "The key rate stayed at 7.5% through the spring."),
+		blk(6, ago(420), "", "Football season opened with a derby in the capital."),
+	}
+	recent := []contextx.Block{
+		blk(2, ago(10), "", "The key rate was raised to 16% to fight inflation."),
+		blk(1, ago(2), "", "The key rate is expected to stay at 16% until autumn."),
+	}
+	tests := []struct {
+		name            string
+		then, now       []contextx.Block
+		opts            Options
+		wantThen        []string
+		wantNow         []string
+		notEnough, weak bool
+	}{
+		{
+			name: "then oldest first, now freshest first", then: old, now: recent, opts: with(nil),
+			wantThen: []string{"[5] The key rate was cut to 7.5% to support lending.", "[4] The key rate stayed at 7.5% through the spring."},
+			wantNow:  []string{"[1] The key rate is expected to stay at 16% until autumn.", "[2] The key rate was raised to 16% to fight inflation."},
+		},
+		{
+			name: "each group gets half of MaxSentences rounded up", then: old, now: recent,
+			opts:     with(func(o *Options) { o.MaxSentences = 1 }),
+			wantThen: []string{"[4] The key rate stayed at 7.5% through the spring."},
+			wantNow:  []string{"[1] The key rate is expected to stay at 16% until autumn."},
+		},
+		{
+			name: "empty then", then: nil, now: recent, opts: with(nil),
+			wantThen: []string{},
+			wantNow:  []string{"[1] The key rate is expected to stay at 16% until autumn.", "[2] The key rate was raised to 16% to fight inflation."},
+		},
+		{
+			name: "empty now", then: old, now: nil, opts: with(nil),
+			wantThen: []string{"[5] The key rate was cut to 7.5% to support lending.", "[4] The key rate stayed at 7.5% through the spring."},
+			wantNow:  []string{},
+		},
+		{
+			name: "nothing relevant then", then: old[2:], now: recent, opts: with(nil),
+			wantThen: []string{},
+			wantNow:  []string{"[1] The key rate is expected to stay at 16% until autumn.", "[2] The key rate was raised to 16% to fight inflation."},
+		},
+		{
+			name: "both empty", opts: with(nil), wantThen: []string{}, wantNow: []string{}, notEnough: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := Evolve("how has the key rate changed", tt.then, tt.now, asOf, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lines(e.Then); !reflect.DeepEqual(got, tt.wantThen) {
+				t.Errorf("Then\n got %q\nwant %q", got, tt.wantThen)
+			}
+			if got := lines(e.Now); !reflect.DeepEqual(got, tt.wantNow) {
+				t.Errorf("Now\n got %q\nwant %q", got, tt.wantNow)
+			}
+			if e.NotEnough != tt.notEnough || e.Fallback != tt.weak || e.Method != Method {
+				t.Errorf("NotEnough, Fallback, Method = %v, %v, %q", e.NotEnough, e.Fallback, e.Method)
+			}
+		})
+	}
+	if _, err := Evolve("q", old, []contextx.Block{blk(5, ago(1), "", "x")}, asOf, DefaultOptions()); !errors.Is(err, ErrBlockNumber) {
+		t.Errorf("a number in both groups: error %v, want ErrBlockNumber", err)
+	}
+}
+
+// goldenBlocks is a small context: a decision, its repost, a follow-up, an older preview and
+// noise.
+var goldenBlocks = []contextx.Block{
+	blk(1, ago(2), "Central bank holds key rate at 16%",
+		"Analysts had expected a hold. Inflation slowed to 8.3% in May, the bank said.", "tg:cb_news"),
+	blk(2, ago(2).Add(-time.Hour), "", "Central bank holds key rate at 16% — via @cb_news", "tg:repost"),
+	blk(3, ago(5), "", "Banks raised deposit rates after the key rate decision.", "tg:banks"),
+	blk(4, ago(20), "Key rate decision due next week",
+		"Mr. Ivanov expects the key rate to stay at 16%. The U.S. dollar fell 1.5% against the rouble.",
+		"https://example.com/preview"),
+	blk(5, ago(58), "", "Weather: sunny skies over the capital all week long."),
+}
+
+const goldenMarkdown = `### New in the last 7 days
+- 2024-06-28 — Central bank holds key rate at 16% [1]
+- 2024-06-25 — Banks raised deposit rates after the key rate decision. [3]
+
+### Earlier context
+- 2024-06-10 — Key rate decision due next week [4]
+- 2024-06-10 — Mr. Ivanov expects the key rate to stay at 16%. [4]
+
+### Timeline
+- 2024-06-10 — Key rate decision due next week [4]
+- 2024-06-10 — Mr. Ivanov expects the key rate to stay at 16%. [4]
+- 2024-06-25 — Banks raised deposit rates after the key rate decision. [3]
+- 2024-06-28 — Central bank holds key rate at 16% [1]
+`
+
+func TestGoldenMarkdown(t *testing.T) {
+	s, err := Digest("key rate decision", goldenBlocks, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Markdown(); got != goldenMarkdown {
+		t.Errorf("Markdown:\n%s\nwant:\n%s", got, goldenMarkdown)
+	}
+}
+
+func TestMarkdownShapes(t *testing.T) {
+	day := time.Date(2024, 6, 30, 0, 0, 0, 0, time.UTC)
+	one := []Sentence{{N: 2, Date: ago(40), Text: "Old news."}}
+	tests := []struct {
+		name string
+		md   string
+		want string
+	}{
+		{"not enough", Summary{AsOf: day, NewDays: 7, NotEnough: true}.Markdown(),
+			"Not enough information in the documents up to 2024-06-30 to answer.\n"},
+		{"empty new section", Summary{AsOf: day, NewDays: 7, Earlier: one, Timeline: one}.Markdown(),
+			"### New in the last 7 days\n- None.\n\n### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
+		{"no new section when NewDays is 0", Summary{AsOf: day, Earlier: one, Timeline: one}.Markdown(),
+			"### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
+		{"one day", Summary{AsOf: day, NewDays: 1, Fallback: true, Earlier: one, Timeline: one}.Markdown(),
+			fallbackNote + "### New in the last day\n- None.\n\n### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
+		{"evolution", Evolution{AsOf: day, Then: one}.Markdown(),
+			"### Then\n- 2024-05-21 — Old news. [2]\n\n### Now\n- None.\n"},
+		{"evolution not enough", Evolution{AsOf: day, NotEnough: true}.Markdown(),
+			"Not enough information in the documents up to 2024-06-30 to answer.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.md != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", tt.md, tt.want)
+			}
+		})
+	}
+}
+
+// randomBlocks makes up to 12 blocks of random English and Russian sentences, with
+// abbreviations, decimals, quotes, footnote marks and line breaks, published in the 60 days up
+// to A's day, numbered 1..n in a random order.
+func randomBlocks(r *rand.Rand) []contextx.Block {
+	words := strings.Fields(`key rate rates inflation bank banks central Fed oil prices sanctions wheat
+		U.S. Mr. Dr. J. 3.5% 16% 1.2 "quoted" «цитата» [7] e.g. т.е. г. ключевая ставка ставку
+		ставки ЦБ банк инфляция цены рубль нефть санкции экспорт пшеница the a of и в на 2024 📈 —`)
+	sentence := func() string {
+		n := 1 + r.IntN(14)
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = words[r.IntN(len(words))]
+		}
+		if c := ws[0][0]; r.IntN(2) == 0 && c >= 'a' && c <= 'z' {
+			ws[0] = strings.ToUpper(ws[0][:1]) + ws[0][1:]
+		}
+		return strings.Join(ws, " ") + []string{".", "!", "?", "…", "", ".\n"}[r.IntN(6)]
+	}
+	n := r.IntN(13)
+	nums := r.Perm(n)
+	out := make([]contextx.Block, n)
+	for i := range out {
+		var text []string
+		for range r.IntN(8) {
+			text = append(text, sentence())
+		}
+		title := ""
+		if r.IntN(2) == 0 {
+			title = strings.TrimSuffix(sentence(), "\n")
+		}
+		at := asOf.Truncate(24 * time.Hour).Add(24*time.Hour - time.Second).Add(-time.Duration(r.Int64N(int64(60 * 24 * time.Hour))))
+		out[i] = scored(blk(nums[i]+1, at, title, strings.Join(text, " "), fmt.Sprintf("src%d", r.IntN(3))), r.Float64())
+	}
+	return out
+}
+
+var (
+	citeRe = regexp.MustCompile(`\[(\d+)\]`)
+	dateRe = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
+)
+
+// checkOutput checks md and the sentences against the blocks: citations and dates exist, and
+// sentences are no longer than o allows.
+func checkOutput(t *testing.T, md string, notEnough bool, ss []Sentence, blocks []contextx.Block, o Options) {
+	t.Helper()
+	dates := map[string]bool{}
+	byN := map[int]contextx.Block{}
+	for _, b := range blocks {
+		dates[b.Doc.PublishedAt.UTC().Format(contextx.DateLayout)] = true
+		byN[b.N] = b
+	}
+	if notEnough {
+		dates[asOf.Format(contextx.DateLayout)] = true
+	}
+	for _, m := range citeRe.FindAllStringSubmatch(md, -1) {
+		if n, _ := strconv.Atoi(m[1]); byN[n].N != n {
+			t.Errorf("cites [%d], not an input block\n%s", n, md)
+		}
+	}
+	for _, d := range dateRe.FindAllString(md, -1) {
+		if !dates[d] {
+			t.Errorf("prints date %s, not an input date\n%s", d, md)
+		}
+	}
+	for _, s := range ss {
+		if utf8.RuneCountInString(s.Text) > o.MaxSentenceChars {
+			t.Errorf("sentence of %d runes > %d: %q", utf8.RuneCountInString(s.Text), o.MaxSentenceChars, s.Text)
+		}
+		if b, ok := byN[s.N]; !ok || !b.Doc.PublishedAt.Equal(s.Date) {
+			t.Errorf("sentence [%d] dated %v: no such block", s.N, s.Date)
+		}
+	}
+}
+
+func TestProperties(t *testing.T) {
+	for seed := range uint64(500) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		blocks := randomBlocks(r)
+		o := Options{
+			MaxSentences: 1 + r.IntN(10), NewDays: r.IntN(15), MaxPerDoc: 1 + r.IntN(3),
+			MinOverlap: r.Float64() / 2, NoveltyMax: r.Float64(), MaxSentenceChars: 5 + r.IntN(80),
+			RankWeight: r.Float64() / 5,
+		}
+		query := []string{"key rate", "ключевая ставка", "oil prices inflation", "", "nothing matches this", "Fed"}[r.IntN(6)]
+		name := fmt.Sprintf("seed %d", seed)
+
+		s, err := Digest(query, blocks, asOf, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		md := s.Markdown()
+		checkOutput(t, md, s.NotEnough, s.Timeline, blocks, o)
+
+		// Same input, same bytes, whatever the order of the blocks.
+		shuffled := slices.Clone(blocks)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		s2, err := Digest(query, shuffled, asOf, o)
+		if err != nil || s2.Markdown() != md {
+			t.Fatalf("%s: not deterministic (err %v)\n%s\n----\n%s", name, err, md, s2.Markdown())
+		}
+
+		if len(s.Timeline) > o.MaxSentences || len(s.Timeline) != len(s.New)+len(s.Earlier) {
+			t.Errorf("%s: %d in timeline, %d new, %d earlier, max %d", name, len(s.Timeline), len(s.New), len(s.Earlier), o.MaxSentences)
+		}
+		perDoc := map[int]int{}
+		for _, x := range s.Timeline {
+			if perDoc[x.N]++; perDoc[x.N] > o.MaxPerDoc {
+				t.Errorf("%s: %d sentences from [%d], max %d", name, perDoc[x.N], x.N, o.MaxPerDoc)
+			}
+		}
+		byDate := func(asc bool) func(a, b Sentence) int {
+			return func(a, b Sentence) int {
+				if asc {
+					return a.Date.Compare(b.Date)
+				}
+				return b.Date.Compare(a.Date)
+			}
+		}
+		if !slices.IsSortedFunc(s.Timeline, byDate(true)) || !slices.IsSortedFunc(s.New, byDate(false)) ||
+			!slices.IsSortedFunc(s.Earlier, byDate(false)) {
+			t.Errorf("%s: sections out of order\n%s", name, md)
+		}
+		newFrom := time.Date(2024, 6, 31-o.NewDays, 0, 0, 0, 0, time.UTC)
+		for _, x := range s.New {
+			if x.Date.Before(newFrom) {
+				t.Errorf("%s: [%d] of %v is in New, window starts %v", name, x.N, x.Date, newFrom)
+			}
+		}
+		for _, x := range s.Earlier {
+			if !x.Date.Before(newFrom) {
+				t.Errorf("%s: [%d] of %v is in Earlier, window starts %v", name, x.N, x.Date, newFrom)
+			}
+		}
+
+		cut := r.IntN(len(blocks) + 1)
+		e, err := Evolve(query, blocks[:cut], blocks[cut:], asOf, o)
+		if err != nil {
+			t.Fatalf("%s: Evolve: %v", name, err)
+		}
+		emd := e.Markdown()
+		checkOutput(t, emd, e.NotEnough, slices.Concat(e.Then, e.Now), blocks, o)
+		if e2, _ := Evolve(query, blocks[:cut], blocks[cut:], asOf, o); e2.Markdown() != emd {
+			t.Fatalf("%s: Evolve not deterministic", name)
+		}
+		if !slices.IsSortedFunc(e.Then, byDate(true)) || !slices.IsSortedFunc(e.Now, byDate(false)) {
+			t.Errorf("%s: Evolve sections out of order\n%s", name, emd)
+		}
+	}
+}
+
+func BenchmarkDigest(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var blocks []contextx.Block
+	for len(blocks) < 30 {
+		for _, x := range randomBlocks(r) {
+			if len(blocks) < 30 {
+				x.N = len(blocks) + 1
+				blocks = append(blocks, x)
+			}
+		}
+	}
+	o := DefaultOptions()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Digest("key rate inflation ключевая ставка", blocks, asOf, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
