@@ -1,0 +1,176 @@
+package shard
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Loaded is a shard in memory: whatever the loader built, its size in bytes (for the budget)
+// and how to release it (close files, remove its folder).
+type Loaded[T any] struct {
+	Value T
+	Size  int64
+	Close func() error
+}
+
+// Cache keeps loaded shards, keyed by shard id (ids are content hashes, so an entry never goes
+// stale), within a byte budget: the least recently used entries that nobody holds are closed
+// first. Concurrent requests for one shard load it once. The zero value is not usable; use
+// NewCache.
+type Cache[T any] struct {
+	budget int64
+
+	mu      sync.Mutex
+	entries map[string]*entry[T]
+	lru     *list.List // front: most recent; holds *entry
+	used    int64
+	stats   CacheStats
+}
+
+type entry[T any] struct {
+	id    string
+	val   Loaded[T]
+	refs  int
+	elem  *list.Element
+	ready chan struct{} // closed when loading finished
+	err   error
+}
+
+// CacheStats count what the cache did.
+type CacheStats struct {
+	Hits, Misses, Evictions int64
+	// Bytes is the size of the shards held now; Entries how many.
+	Bytes   int64
+	Entries int
+}
+
+// NewCache returns a cache that holds up to budget bytes of shards no caller is using (shards
+// in use are never evicted, so the total can exceed the budget while they are held).
+func NewCache[T any](budget int64) *Cache[T] {
+	return &Cache[T]{budget: budget, entries: map[string]*entry[T]{}, lru: list.New()}
+}
+
+// Get returns shard id, loading it with load on a miss; call release when done with it.
+func (c *Cache[T]) Get(ctx context.Context, id string, load func(context.Context) (Loaded[T], error)) (T, func(), error) {
+	c.mu.Lock()
+	e, ok := c.entries[id]
+	if ok {
+		e.refs++
+		c.stats.Hits++
+		c.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			c.release(e)
+			var zero T
+			return zero, nil, ctx.Err()
+		}
+		if e.err != nil {
+			c.release(e)
+			var zero T
+			return zero, nil, e.err
+		}
+		c.mu.Lock()
+		c.lru.MoveToFront(e.elem)
+		c.mu.Unlock()
+		return e.val.Value, c.releaser(e), nil
+	}
+	e = &entry[T]{id: id, refs: 1, ready: make(chan struct{})}
+	e.elem = c.lru.PushFront(e)
+	c.entries[id] = e
+	c.stats.Misses++
+	c.mu.Unlock()
+
+	val, err := load(ctx)
+	c.mu.Lock()
+	e.val, e.err = val, err
+	close(e.ready)
+	if err != nil {
+		// Forget a failed load so the next caller tries again.
+		delete(c.entries, id)
+		c.lru.Remove(e.elem)
+		c.mu.Unlock()
+		var zero T
+		return zero, nil, fmt.Errorf("load shard %s: %w", id, err)
+	}
+	c.used += val.Size
+	c.mu.Unlock()
+	c.evict()
+	return val.Value, c.releaser(e), nil
+}
+
+func (c *Cache[T]) releaser(e *entry[T]) func() {
+	var once sync.Once
+	return func() { once.Do(func() { c.release(e); c.evict() }) }
+}
+
+func (c *Cache[T]) release(e *entry[T]) {
+	c.mu.Lock()
+	e.refs--
+	c.mu.Unlock()
+}
+
+// evict closes least recently used, unheld shards until the cache fits its budget.
+func (c *Cache[T]) evict() {
+	var victims []*entry[T]
+	c.mu.Lock()
+	for el := c.lru.Back(); el != nil && c.used > c.budget; {
+		e := el.Value.(*entry[T])
+		prev := el.Prev()
+		select {
+		case <-e.ready:
+			if e.refs == 0 && e.err == nil {
+				c.lru.Remove(el)
+				delete(c.entries, e.id)
+				c.used -= e.val.Size
+				c.stats.Evictions++
+				victims = append(victims, e)
+			}
+		default: // still loading
+		}
+		el = prev
+	}
+	c.mu.Unlock()
+	for _, e := range victims {
+		if e.val.Close != nil {
+			if err := e.val.Close(); err != nil {
+				fmt.Fprintf(os.Stderr, "asof: closing cached shard %s: %v\n", e.id, err)
+			}
+		}
+	}
+}
+
+// Stats reports the cache's counters.
+func (c *Cache[T]) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Bytes, s.Entries = c.used, len(c.entries)
+	return s
+}
+
+// Close releases every shard; the cache must not be used afterwards.
+func (c *Cache[T]) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first error
+	for id, e := range c.entries {
+		select {
+		case <-e.ready:
+		default:
+			continue
+		}
+		if e.err == nil && e.val.Close != nil {
+			if err := e.val.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+		delete(c.entries, id)
+	}
+	c.lru.Init()
+	c.used = 0
+	return first
+}

@@ -1,0 +1,98 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	var closed []string
+	loads := map[string]int{}
+	loader := func(id string, size int64) func(context.Context) (Loaded[string], error) {
+		return func(context.Context) (Loaded[string], error) {
+			loads[id]++
+			return Loaded[string]{Value: "shard " + id, Size: size, Close: func() error { closed = append(closed, id); return nil }}, nil
+		}
+	}
+	c := NewCache[string](100)
+	get := func(id string) func() {
+		t.Helper()
+		v, release, err := c.Get(ctx, id, loader(id, 40))
+		if err != nil || v != "shard "+id {
+			t.Fatalf("get %s: %q %v", id, v, err)
+		}
+		return release
+	}
+	get("a")()
+	get("b")()
+	get("a")() // a is now the most recent
+	get("c")() // 120 bytes > 100: evicts b, the least recently used
+	if len(closed) != 1 || closed[0] != "b" {
+		t.Fatalf("closed %v, want [b]", closed)
+	}
+	if loads["a"] != 1 {
+		t.Fatalf("a loaded %d times", loads["a"])
+	}
+	held := get("a") // held: never evicted
+	get("d")()
+	get("e")()
+	if s := c.Stats(); s.Bytes > 100+40 {
+		t.Fatalf("cache holds %d bytes", s.Bytes)
+	}
+	for _, id := range closed {
+		if id == "a" {
+			t.Fatal("a held shard was closed")
+		}
+	}
+	held()
+	held() // releasing twice is harmless
+	s := c.Stats()
+	if s.Hits != 2 || s.Misses != 5 || s.Evictions != 3 || s.Bytes > 100 {
+		t.Fatalf("stats %+v", s)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheLoadsOnceAndRetriesFailures(t *testing.T) {
+	ctx := context.Background()
+	c := NewCache[int](1 << 20)
+	var n atomic.Int32
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, release, err := c.Get(ctx, "x", func(context.Context) (Loaded[int], error) {
+				n.Add(1)
+				<-gate
+				return Loaded[int]{Value: 7, Size: 1}, nil
+			})
+			if err != nil || v != 7 {
+				t.Errorf("got %d %v", v, err)
+				return
+			}
+			release()
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	if n.Load() != 1 {
+		t.Fatalf("loaded %d times, want once", n.Load())
+	}
+	boom := errors.New("boom")
+	if _, _, err := c.Get(ctx, "y", func(context.Context) (Loaded[int], error) { return Loaded[int]{}, boom }); !errors.Is(err, boom) {
+		t.Fatalf("failed load: %v", err)
+	}
+	v, release, err := c.Get(ctx, "y", func(context.Context) (Loaded[int], error) { return Loaded[int]{Value: 9, Size: 1}, nil })
+	if err != nil || v != 9 {
+		t.Fatalf("retry after a failure: %d %v", v, err)
+	}
+	release()
+}

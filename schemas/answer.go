@@ -1,0 +1,87 @@
+package schemas
+
+import "time"
+
+// AnswerVersion is the version of Answer (runs/<run-id>/answer.json).
+const AnswerVersion = 1
+
+// Answer is what one as-of question returned: how the query was read, the ranked results with
+// the evidence of every branch, the context handed to the summarizer, and the summary. It is
+// written to runs/<run-id>/answer.json and printed by `asof ask --json`.
+type Answer struct {
+	Version int    `json:"version"`
+	RunID   string `json:"run_id"`
+	Index   string `json:"index"`
+	// ManifestSeq is the index version the answer was computed on.
+	ManifestSeq int       `json:"manifest_seq"`
+	Query       string    `json:"query"`
+	AsOf        time.Time `json:"as_of"`
+	// Mode is the ranking mode used (recency, decay, window, evolution, …).
+	Mode string `json:"mode"`
+	// Interpretation says how the query was read ("window 2015-01-01..2015-12-31 (from "in 2015")").
+	Interpretation string `json:"interpretation"`
+	// SearchText is the text BM25 and the embedder saw (the query without its date phrases).
+	SearchText string `json:"search_text"`
+	// From and To bound the documents that could be returned (inclusive).
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Message explains an empty answer ("no documents in that period").
+	Message string         `json:"message,omitempty"`
+	Results []AnswerResult `json:"results"`
+	// Context is the dated, numbered evidence the summary cites ([i] = Blocks[i-1]).
+	Context string         `json:"context"`
+	Blocks  []ContextBlock `json:"blocks"`
+	// Summary is Markdown; SummaryMethod says how it was made ("extractive", or an LLM's name).
+	Summary       string       `json:"summary"`
+	SummaryMethod string       `json:"summary_method"`
+	Counts        AnswerCounts `json:"counts"`
+}
+
+// AnswerResult is one ranked result (a document's best chunk, duplicates folded in).
+type AnswerResult struct {
+	Rank        int       `json:"rank"`
+	DocID       string    `json:"doc_id"`
+	ChunkID     string    `json:"chunk_id"`
+	PublishedAt time.Time `json:"published_at"`
+	Source      string    `json:"source"`
+	Title       string    `json:"title"`
+	URL         string    `json:"url,omitempty"`
+	Score       float64   `json:"score"`
+	// RankDense, RankBM25 and RankTime are the 1-based ranks in each branch (0: not ranked).
+	RankDense int     `json:"rank_dense"`
+	RankBM25  int     `json:"rank_bm25"`
+	RankTime  int     `json:"rank_time"`
+	Cosine    float64 `json:"cosine"`
+	BM25      float64 `json:"bm25"`
+	// Group is "then" or "now" in evolution mode.
+	Group string `json:"group,omitempty"`
+	// Duplicates is how many other chunks (reposts, near-duplicates) were folded into this
+	// one; Sources lists every source that carried it.
+	Duplicates int      `json:"duplicates"`
+	Sources    []string `json:"sources"`
+	Snippet    string   `json:"snippet"`
+}
+
+// ContextBlock is one numbered block of the context.
+type ContextBlock struct {
+	N           int       `json:"n"`
+	DocID       string    `json:"doc_id"`
+	PublishedAt time.Time `json:"published_at"`
+	Sources     []string  `json:"sources"`
+	Title       string    `json:"title"`
+	Snippet     string    `json:"snippet"`
+	Hot         bool      `json:"hot"`
+}
+
+// AnswerCounts say how much evidence was looked at.
+type AnswerCounts struct {
+	// ShardsSearched were loaded; ShardsSkipped lay wholly outside the time mask.
+	ShardsSearched int `json:"shards_searched"`
+	ShardsSkipped  int `json:"shards_skipped"`
+	// Allowed chunks passed the as-of mask; Candidates were ranked by some branch;
+	// Clusters remained after near-duplicate folding.
+	Allowed    int   `json:"allowed"`
+	Candidates int   `json:"candidates"`
+	Clusters   int   `json:"clusters"`
+	RetrieveMS int64 `json:"retrieve_ms"`
+}
