@@ -7,8 +7,12 @@
 package activities
 
 import (
+	"sync"
+
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -22,6 +26,11 @@ type Activities struct {
 	Model schemas.ModelRef
 	// Identity names the worker process in results (host:pid by default).
 	Identity string
+	// Shards caches loaded shards between queries (LRU by shard id); nil creates one of
+	// ShardCacheBytes (default DefaultShardCacheBytes) on first use.
+	Shards          *shard.Cache[*retrieve.Shard]
+	ShardCacheBytes int64
+	cacheOnce       sync.Once
 }
 
 // Error types that a workflow's retry policy treats as final.

@@ -44,6 +44,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
 	r.RegisterWorkflowWithOptions(workflows.IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
 	r.RegisterWorkflowWithOptions(workflows.BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
+	r.RegisterWorkflowWithOptions(workflows.Ask, workflow.RegisterOptions{Name: "Ask"})
 }
 
 // RegisterActivities adds every activity of asof to r, bound to deps.
@@ -77,6 +78,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 	if deps.Bucket == nil {
 		return errors.New("worker: no object store configured")
 	}
+	acts := NewActivities(deps) // one per process: queues share its shard cache
 	var started []sdkworker.Worker
 	stopAll := func() {
 		for i := len(started) - 1; i >= 0; i-- {
@@ -91,10 +93,9 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 			DisableWorkflowWorker:              q != workflows.TaskQueue,
 		}
 		w := sdkworker.New(c, q, opts)
-		if opts.DisableWorkflowWorker {
-			RegisterActivities(w, deps)
-		} else {
-			Register(w, deps)
+		w.RegisterActivity(acts)
+		if !opts.DisableWorkflowWorker {
+			RegisterWorkflows(w)
 		}
 		if err := w.Start(); err != nil {
 			stopAll()

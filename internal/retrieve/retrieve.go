@@ -85,8 +85,10 @@ type Options struct {
 	From, To time.Time
 	// TopNEach is how many candidates each branch contributes before fusion.
 	TopNEach int
-	// K is how many results to return (for evolution: per group).
+	// K is how many results to return.
 	K int
+	// EvolutionK is how many results each evolution group ("then", "now") gets.
+	EvolutionK int
 	// KRRF is the rank constant of reciprocal rank fusion.
 	KRRF    float64
 	Weights Weights
@@ -101,10 +103,10 @@ type Options struct {
 }
 
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto
-// source weight, decay α 0.5 λ 1, evolution pool 50, 10 results.
+// source weight, decay α 0.5 λ 1, 10 results; evolution: the 50 most relevant, 3 per group.
 func DefaultOptions() Options {
 	return Options{
-		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, KRRF: 60,
+		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, EvolutionK: 3, KRRF: 60,
 		Weights: Weights{Dense: 1, BM25: 1, Time: 0.6, Source: -1},
 		Alpha:   0.5, Lambda: 1, Pool: 50,
 	}
@@ -136,8 +138,8 @@ func (o Options) Validate() error {
 	if o.Alpha < 0 || o.Alpha > 1 || o.Lambda < 0 {
 		errs = append(errs, fmt.Errorf("decay α %v must be in [0,1] and λ %v ≥ 0", o.Alpha, o.Lambda))
 	}
-	if o.Mode == Evolution && o.Pool < 2 {
-		errs = append(errs, fmt.Errorf("evolution pool %d must be ≥ 2", o.Pool))
+	if o.Mode == Evolution && (o.Pool < 2 || o.EvolutionK < 1) {
+		errs = append(errs, fmt.Errorf("evolution pool %d must be ≥ 2 and k per group %d ≥ 1", o.Pool, o.EvolutionK))
 	}
 	if o.Mode == Window && o.From.IsZero() && o.To.IsZero() {
 		errs = append(errs, errors.New("window mode needs a date range (--year, --from/--to, or dates in the query)"))
@@ -494,7 +496,7 @@ func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
 }
 
 // evolution takes the Pool most relevant candidates (one per document) and returns the oldest
-// K as "then" (oldest first) and the newest K as "now" (newest first), never the same chunk in
+// EvolutionK as "then" (oldest first) and the newest as "now" (newest first), never the same chunk in
 // both; a pool smaller than 2K is split in half, the extra one going to "now".
 func evolution(cands []Candidate, o Options) []Candidate {
 	seen := map[string]bool{}
@@ -512,8 +514,8 @@ func evolution(cands []Candidate, o Options) []Candidate {
 	slices.SortStableFunc(pool, func(a, b Candidate) int {
 		return cmp.Or(a.Chunk.PublishedAt.Compare(b.Chunk.PublishedAt), cmp.Compare(b.Score, a.Score))
 	})
-	nThen := min(o.K, len(pool)/2)
-	nNow := min(o.K, len(pool)-nThen)
+	nThen := min(o.EvolutionK, len(pool)/2)
+	nNow := min(o.EvolutionK, len(pool)-nThen)
 	out := make([]Candidate, 0, nThen+nNow)
 	for _, c := range pool[:nThen] {
 		c.Group = "then"

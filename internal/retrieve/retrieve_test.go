@@ -231,7 +231,7 @@ func TestEvolutionSplit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out := evolution(cands, opts(func(o *Options) { o.Mode = Evolution; o.K = tc.k; o.Pool = tc.pool }))
+			out := evolution(cands, opts(func(o *Options) { o.Mode = Evolution; o.EvolutionK = tc.k; o.Pool = tc.pool }))
 			var then, now []string
 			for _, c := range out {
 				if c.Group == "then" {
@@ -303,7 +303,7 @@ func TestSearchModes(t *testing.T) {
 			func(g []string) bool { return len(g) == 3 && pos(g, "r1") >= 0 && pos(g, "r2") >= 0 && pos(g, "s1") >= 0 }},
 		{"window after A is empty", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2025-01-01"), d("2025-12-31") }),
 			func(g []string) bool { return len(g) == 0 }},
-		{"evolution: oldest then, newest allowed now", opts(func(o *Options) { o.Mode = Evolution; o.K = 1 }),
+		{"evolution: oldest then, newest allowed now", opts(func(o *Options) { o.Mode = Evolution; o.EvolutionK = 1 }),
 			func(g []string) bool { return slices.Equal(g, []string{"r1", "r4"}) }},
 		{"30-day window", opts(func(o *Options) { o.WindowDays = 30 }),
 			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},

@@ -1,0 +1,100 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/schemas"
+)
+
+// DefaultShardCacheBytes bounds the shards a worker keeps loaded between queries.
+const DefaultShardCacheBytes = 2 << 30
+
+// shardCache returns the worker's shard cache, created on first use.
+func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
+	a.cacheOnce.Do(func() {
+		if a.Shards == nil {
+			budget := a.ShardCacheBytes
+			if budget <= 0 {
+				budget = DefaultShardCacheBytes
+			}
+			a.Shards = shard.NewCache[*retrieve.Shard](budget)
+		}
+	})
+	return a.Shards
+}
+
+// loadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
+// vectors (checked against the manifest's model) and the BM25 index.
+func (a *Activities) loadShard(ctx context.Context, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {
+	var none shard.Loaded[*retrieve.Shard]
+	dir, err := os.MkdirTemp("", "asof-shard-"+m.ID+"-")
+	if err != nil {
+		return none, err
+	}
+	fail := func(err error) (shard.Loaded[*retrieve.Shard], error) {
+		os.RemoveAll(dir)
+		return none, err
+	}
+	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
+	var size int64
+	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File} {
+		n, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
+		if err != nil {
+			return fail(err)
+		}
+		size += n
+	}
+	chunks, err := shard.ReadChunks(filepath.Join(dir, shard.ChunksFile))
+	if err != nil {
+		return fail(err)
+	}
+	for i := range chunks {
+		chunks[i].PublishedAt = chunks[i].PublishedAt.UTC()
+	}
+	vec, err := shard.ReadVectors(filepath.Join(dir, shard.VectorsFile))
+	if err != nil {
+		return fail(err)
+	}
+	if vec.Model != model.ID || vec.Dim != model.Dim {
+		return fail(fmt.Errorf("shard %s holds %s/%d vectors, the manifest says %s/%d", m.ID, vec.Model, vec.Dim, model.ID, model.Dim))
+	}
+	lex, err := shard.OpenBM25(filepath.Join(dir, shard.BM25File), filepath.Join(dir, "bm25"))
+	if err != nil {
+		return fail(err)
+	}
+	os.Remove(filepath.Join(dir, shard.VectorsFile)) // in memory now
+	s := &retrieve.Shard{ID: m.ID, Chunks: chunks, Vectors: vec, Lexical: lex, MinDate: m.MinDate.UTC(), MaxDate: m.MaxDate.UTC()}
+	return shard.Loaded[*retrieve.Shard]{Value: s, Size: size, Close: func() error {
+		err := lex.Close()
+		os.RemoveAll(dir)
+		return err
+	}}, nil
+}
+
+// downloadTo copies an object to a local file and returns its size.
+func (a *Activities) downloadTo(ctx context.Context, key, dst string) (int64, error) {
+	r, err := a.Bucket.Get(ctx, key)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	defer r.Close()
+	f, err := os.Create(dst)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("download %s: %w", key, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+type askFlags struct {
+	index, asOf, mode, from, to string
+	year, k, windowDays, topN   int
+	evolutionK                  int
+	maxPerSource                int
+	sources                     []string
+	asJSON                      bool
+}
+
+func newAskCmd(a *app) *cobra.Command {
+	var f askFlags
+	def := retrieve.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   `ask --index NAME --as-of YYYY-MM-DD "query"`,
+		Short: "Answer a question as of a date: hybrid E5 + BM25 retrieval with time, deduplicated, cited",
+		Long: `ask answers a question with what was known on the as-of day: no document published after
+the end of that day (UTC) can reach the answer. It runs the Ask workflow: read the query (mode and
+dates), embed it (E5, "query: "), then retrieve from the index's shards that overlap the allowed
+dates (dense and BM25 branches, each masked before its top-N), fold near-duplicates (reposts),
+build a dated context and summarize it with citations.
+
+Modes (--mode):
+  auto       default: read dates and cues from the query ("in 2015", "last quarter", "since
+             2020", "latest", "how has … changed", "в прошлом месяце", "сейчас") and pick below
+  recency    RRF of dense, BM25 and a time rank (same-day documents share a rank), 365-day window
+  decay      (1-α)·cosine + α/(1+λ·years) over the window
+  window     only documents inside --year / --from..--to (or the dates in the query)
+  evolution  the 50 most relevant, split into the oldest and the newest: "then" vs "now"
+  hybrid     dense + BM25 without time; dense, bm25: one branch alone
+
+The answer is printed as Markdown (or one JSON object with --json) and stored under
+runs/<workflow-id>/ in the store.`,
+		Example: `  asof ask --index rtqa --as-of 2023-03-03 "What is the name of Rishi Sunak's new Brexit deal?"
+  asof ask --index rtqa --as-of 2023-12-31 "elections in 2015"
+  asof ask --index tg --as-of 2025-09-04 --mode evolution "как менялась ключевая ставка"
+  asof ask --index tg --as-of 2025-09-04 --json "ключевая ставка" | jq '.results[0]'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runAsk(cmd.Context(), a, f, args[0]) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.index, "index", "", "index to ask (required)")
+	fs.StringVar(&f.asOf, "as-of", "", "anchor day YYYY-MM-DD (default: today, UTC)")
+	fs.StringVar(&f.mode, "mode", "auto", "auto, recency, decay, window, evolution, hybrid, dense or bm25")
+	fs.IntVar(&f.year, "year", 0, "window: only documents of this year")
+	fs.StringVar(&f.from, "from", "", "only documents published on or after this day")
+	fs.StringVar(&f.to, "to", "", "only documents published on or before this day")
+	fs.IntVar(&f.k, "k", def.K, "results to return")
+	fs.IntVar(&f.evolutionK, "evolution-k", def.EvolutionK, "evolution: results per group (then, now)")
+	fs.IntVar(&f.windowDays, "window-days", def.WindowDays, "how far back recency/decay look (0: unbounded)")
+	fs.IntVar(&f.topN, "top-n", def.TopNEach, "candidates per branch before fusion")
+	fs.IntVar(&f.maxPerSource, "max-per-source", 0, "at most this many results per source (0: no cap)")
+	fs.StringSliceVar(&f.sources, "source", nil, "only these sources (repeatable)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of Markdown")
+	_ = cmd.MarkFlagRequired("index")
+	a.embeddedFlags(cmd, false)
+	a.embedFlags(cmd)
+	return cmd
+}
+
+func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
+	in := workflows.AskInput{Index: f.index, Query: query, Mode: f.mode}
+	var err error
+	if f.asOf != "" {
+		if in.AsOf, err = corpus.ParseDate(f.asOf); err != nil {
+			return fmt.Errorf("--as-of: %w", err)
+		}
+	}
+	if f.from != "" {
+		if in.From, err = corpus.ParseDate(f.from); err != nil {
+			return fmt.Errorf("--from: %w", err)
+		}
+	}
+	if f.to != "" {
+		if in.To, err = corpus.ParseDate(f.to); err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+	}
+	if f.year != 0 {
+		if f.from != "" || f.to != "" {
+			return fmt.Errorf("--year and --from/--to: give one or the other")
+		}
+		if f.year < 1000 || f.year > 9999 {
+			return fmt.Errorf("--year %d is not a year", f.year)
+		}
+		in.From = time.Date(f.year, 1, 1, 0, 0, 0, 0, time.UTC)
+		in.To = time.Date(f.year, 12, 31, 0, 0, 0, 0, time.UTC)
+		if f.mode == "auto" {
+			in.Mode = string(retrieve.Window)
+		}
+	}
+	opts := retrieve.DefaultOptions()
+	opts.K, opts.WindowDays, opts.TopNEach, opts.MaxPerSource, opts.Sources = f.k, f.windowDays, f.topN, f.maxPerSource, f.sources
+	opts.EvolutionK = f.evolutionK
+	check := opts
+	check.Mode = retrieve.Recency
+	if err := check.Validate(); err != nil {
+		return err
+	}
+	in.Options = &opts
+
+	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if st.Embedded.TemporalLog != "" { // an in-process server: serve it here
+		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+		if err != nil {
+			return err
+		}
+		defer release()
+		wctx, stop := context.WithCancel(ctx)
+		werr := make(chan error, 1)
+		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
+		defer func() { stop(); <-werr }()
+	}
+	began := time.Now()
+	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.AskWorkflowID(f.index, began), TaskQueue: workflows.TaskQueue,
+	}, workflows.Ask, in)
+	if err != nil {
+		return fmt.Errorf("start ask: %w", err)
+	}
+	var ans schemas.Answer
+	if err := run.Get(ctx, &ans); err != nil {
+		return fmt.Errorf("ask %s: %w", f.index, unwrapApp(err))
+	}
+	if f.asJSON {
+		out, _ := json.MarshalIndent(ans, "", "  ")
+		printf(a.stdout, "%s\n", out)
+		return nil
+	}
+	printAnswer(a.stdout, ans, time.Since(began))
+	return nil
+}
+
+// printAnswer renders an answer as Markdown.
+func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
+	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+	printf(w, "# %s\n\n", ans.Query)
+	printf(w, "As of **%s** · index `%s` (manifest %d) · read as: %s\n", day(ans.AsOf), ans.Index, ans.ManifestSeq, ans.Interpretation)
+	from := "the beginning"
+	if !ans.From.IsZero() {
+		from = day(ans.From)
+	}
+	printf(w, "Documents allowed: published %s … %s (%d chunks in %d shards; %d shards outside the dates not loaded)\n\n",
+		from, day(ans.To), ans.Counts.Allowed, ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped)
+	if ans.Message != "" {
+		printf(w, "**%s**\n\n", ans.Message)
+	}
+	if len(ans.Results) > 0 {
+		printf(w, "## Results\n\n| # | date | source | title | score | dense | bm25 | time | dups |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, r := range ans.Results {
+			title := r.Title
+			if title == "" {
+				title = r.Snippet
+			}
+			title = strings.ReplaceAll(truncate(title, 90), "|", "\\|")
+			rank := func(n int) string {
+				if n == 0 {
+					return "–"
+				}
+				return fmt.Sprint(n)
+			}
+			label := fmt.Sprint(r.Rank)
+			if r.Group != "" {
+				label += " " + r.Group
+			}
+			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d |\n", label, day(r.PublishedAt), truncate(strings.Join(r.Sources, ", "), 40), title,
+				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates)
+		}
+		printf(w, "\n")
+	}
+	if ans.Summary != "" && ans.SummaryMethod != "none" {
+		printf(w, "## Summary (%s)\n\n%s\n\n", ans.SummaryMethod, strings.TrimSpace(ans.Summary))
+	}
+	printf(w, "_%d candidates, %d after folding duplicates; retrieval %d ms, total %s; stored under runs/%s/_\n",
+		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// unwrapApp shortens a workflow failure to the activity's own message when there is one
+// ("index "x" does not exist …"), instead of Temporal's chain of wrappers.
+func unwrapApp(err error) error {
+	var inner *temporal.ApplicationError
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if app, ok := e.(*temporal.ApplicationError); ok && app.Message() != "" {
+			inner = app
+		}
+	}
+	if inner == nil {
+		return err
+	}
+	return errors.New(inner.Message())
+}
