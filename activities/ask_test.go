@@ -1,0 +1,166 @@
+package activities_test
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/summarize"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+func utcDay(s string) time.Time {
+	t, _ := time.Parse(time.DateOnly, s)
+	return t
+}
+
+func TestReadQuery(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{})
+	asOf := utcDay("2024-05-15")
+	tests := []struct {
+		name     string
+		in       activities.ReadQueryInput
+		mode     string
+		from, to string
+		text     string
+		errHas   string
+	}{
+		{"auto plain", activities.ReadQueryInput{Query: "key rate", AsOf: asOf}, "recency", "", "", "key rate", ""},
+		{"auto year", activities.ReadQueryInput{Query: "elections in 2015", AsOf: asOf}, "window", "2015-01-01", "2015-12-31", "elections", ""},
+		{"auto change", activities.ReadQueryInput{Query: "how has the key rate changed", AsOf: asOf}, "evolution", "", "", "", ""},
+		{"auto with explicit dates", activities.ReadQueryInput{Query: "key rate", AsOf: asOf, From: utcDay("2020-01-01"), To: utcDay("2020-12-31")}, "window", "2020-01-01", "2020-12-31", "key rate", ""},
+		{"window from the text", activities.ReadQueryInput{Query: "rates in Q4 2023", AsOf: asOf, Mode: "window"}, "window", "2023-10-01", "2023-12-31", "rates", ""},
+		{"window without dates", activities.ReadQueryInput{Query: "rates", AsOf: asOf, Mode: "window"}, "", "", "", "", "window mode needs"},
+		{"explicit mode keeps the text", activities.ReadQueryInput{Query: "rates in 2015", AsOf: asOf, Mode: "decay"}, "decay", "", "", "rates in 2015", ""},
+		{"empty query", activities.ReadQueryInput{Query: "  ", AsOf: asOf}, "", "", "", "", "empty"},
+		{"unknown mode", activities.ReadQueryInput{Query: "x", AsOf: asOf, Mode: "magic"}, "", "", "", "", "unknown mode"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := env.ExecuteActivity((&activities.Activities{}).ReadQuery, tc.in)
+			if tc.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("err %v, want %q", err, tc.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r activities.ReadQueryResult
+			v.Get(&r)
+			if r.Mode != tc.mode || r.Interpretation == "" {
+				t.Fatalf("mode %q (%s), want %q", r.Mode, r.Interpretation, tc.mode)
+			}
+			if tc.from != "" && (!r.From.Equal(utcDay(tc.from)) || !r.To.Equal(utcDay(tc.to))) {
+				t.Fatalf("range %v..%v, want %s..%s", r.From, r.To, tc.from, tc.to)
+			}
+			if tc.text != "" && r.Text != tc.text {
+				t.Fatalf("text %q, want %q", r.Text, tc.text)
+			}
+		})
+	}
+}
+
+// TestAnswerOnLocalStore publishes a two-shard index (hand-made 3-d vectors) to a local store
+// and answers through the Answer activity: shards outside the mask are not loaded, reposts
+// fold into one result, the run's files are written, and a second question hits the cache.
+func TestAnswerOnLocalStore(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := schemas.ModelRef{ID: "toy", SHA256: "abc", Dim: 3}
+	type toy struct {
+		c schemas.Chunk
+		v []float32
+	}
+	mk := func(id, date, source, text string, v []float32) toy {
+		return toy{schemas.Chunk{ChunkID: id + "#0", DocID: id, PublishedAt: utcDay(date), Title: text, Text: text, Source: source, Lang: "en", DedupKey: text}, v}
+	}
+	shards := map[string][]toy{
+		"2015": {mk("old", "2015-05-08", "bbc", "general election won by the conservatives", []float32{0, 1, 0})},
+		"2024": {
+			mk("rate-a", "2024-05-10", "cbr", "key rate raised to 16 percent", []float32{1, 0, 0}),
+			mk("rate-b", "2024-05-10", "tg", "key rate raised to 16 percent", []float32{1, 0, 0}), // repost
+			mk("pie", "2024-05-11", "food", "apple pie recipe", []float32{0, 0, 1}),
+		},
+	}
+	var metas []schemas.ShardMeta
+	for _, period := range []string{"2015", "2024"} {
+		var chunks []schemas.Chunk
+		vec := vecindex.New(3, model.ID)
+		for _, p := range shards[period] {
+			chunks = append(chunks, p.c)
+			vec.Add(p.v)
+		}
+		dir := filepath.Join(t.TempDir(), period)
+		meta, err := shard.Write(dir, period, "id"+period, len(chunks), chunks, vec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+			f, _ := os.Open(filepath.Join(dir, name))
+			if _, err := b.Put(ctx, path.Join(activities.IndexPrefix("toy"), shard.Prefix(period, meta.ID), name), f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		metas = append(metas, meta)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Bucket: b, Model: model}
+	env.RegisterActivity(acts)
+	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: metas})
+
+	answer := func(runID string) schemas.Answer {
+		return run[schemas.Answer](t, env, acts.Answer, activities.AnswerInput{
+			RunID: runID, Index: "toy", Query: "key rate", AsOf: utcDay("2024-05-15"),
+			Read: activities.ReadQueryResult{Mode: "recency", Text: "key rate", Interpretation: "recency"}, Vector: []float32{1, 0, 0}, Model: model,
+			Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions(),
+		})
+	}
+	ans := answer("run-1")
+	if ans.Counts.ShardsSearched != 1 || ans.Counts.ShardsSkipped != 1 {
+		t.Fatalf("shards searched %d skipped %d: the 2015 shard is outside the 365-day window", ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped)
+	}
+	if len(ans.Results) != 2 || ans.Results[0].DocID != "rate-a" || ans.Results[0].Duplicates != 1 || strings.Join(ans.Results[0].Sources, ",") != "cbr,tg" {
+		t.Fatalf("results %+v", ans.Results)
+	}
+	if !strings.Contains(ans.Summary, "key rate raised") || ans.Context == "" {
+		t.Fatalf("summary %q", ans.Summary)
+	}
+	for _, key := range []string{"runs/run-1/answer.json", "runs/run-1/context.md"} {
+		if ok, err := b.Exists(ctx, key); !ok || err != nil {
+			t.Fatalf("%s not written: %v", key, err)
+		}
+	}
+	answer("run-2")
+	if st := acts.Shards.Stats(); st.Hits != 1 || st.Misses != 1 {
+		t.Fatalf("cache %+v, want the second question to reuse the loaded shard", st)
+	}
+	// Another model's query vector is refused, without retries.
+	_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{Index: "toy", Query: "x", AsOf: utcDay("2024-05-15"),
+		Read: activities.ReadQueryResult{Mode: "recency", Text: "x"}, Vector: []float32{1, 0, 0}, Model: schemas.ModelRef{ID: "other"}, Options: retrieve.DefaultOptions(),
+		Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()})
+	if err == nil || !strings.Contains(err.Error(), "was built with toy") {
+		t.Fatalf("other model: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestAskRunsReadEmbedAnswer: the query is read on the default queue, embedded on asof-embed,
+// and answered on the default queue with the anchor, reading and vector passed along; a
+// transient failure of the answer step is retried.
+func TestAskRunsReadEmbedAnswer(t *testing.T) {
+	env := newEnv(t)
+	queues := sync.Map{}
+	asOf := time.Date(2023, 3, 3, 15, 4, 5, 0, time.UTC)
+	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.ReadQueryInput) (activities.ReadQueryResult, error) {
+			queues.Store("read:"+activity.GetInfo(ctx).TaskQueue, true)
+			if !in.AsOf.Equal(time.Date(2023, 3, 3, 0, 0, 0, 0, time.UTC)) {
+				t.Errorf("anchor %v, want the start of its UTC day", in.AsOf)
+			}
+			return activities.ReadQueryResult{Mode: "window", Text: "deal", From: time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
+		})
+	env.OnActivity(a.EmbedQuery, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.EmbedQueryInput) (activities.EmbedQueryResult, error) {
+			queues.Store("embed:"+activity.GetInfo(ctx).TaskQueue, true)
+			if in.Text != "deal" {
+				t.Errorf("embedded %q, want the read text", in.Text)
+			}
+			return activities.EmbedQueryResult{Vector: []float32{1, 0}, Model: schemas.ModelRef{ID: "m"}}, nil
+		})
+	attempts := 0
+	env.OnActivity(a.Answer, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.AnswerInput) (schemas.Answer, error) {
+			queues.Store("answer:"+activity.GetInfo(ctx).TaskQueue, true)
+			attempts++
+			if attempts == 1 {
+				return schemas.Answer{}, errors.New("store hiccup")
+			}
+			if in.Read.Mode != "window" || len(in.Vector) != 2 || in.Model.ID != "m" || in.Options.TopNEach != 500 || in.RunID == "" {
+				t.Errorf("answer input %+v", in)
+			}
+			return schemas.Answer{Query: in.Query, AsOf: in.AsOf, Mode: in.Read.Mode}, nil
+		})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "deal in 2015", AsOf: asOf})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var ans schemas.Answer
+	if err := env.GetWorkflowResult(&ans); err != nil || ans.Mode != "window" {
+		t.Fatalf("answer %+v %v", ans, err)
+	}
+	for _, k := range []string{"read:" + TaskQueue, "embed:" + config.QueueEmbed, "answer:" + TaskQueue} {
+		if _, ok := queues.Load(k); !ok {
+			t.Errorf("no activity ran as %s", k)
+		}
+	}
+	if attempts != 2 {
+		t.Fatalf("answer ran %d times, want 2 (one retry)", attempts)
+	}
+}
+
+// TestAskBM25SkipsEmbedding and stops on a non-retryable error without retrying it.
+func TestAskBM25SkipsEmbeddingAndStopsOnBadInput(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(activities.ReadQueryResult{Mode: "bm25", Text: "x"}, nil)
+	calls := 0
+	env.OnActivity(a.Answer, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.AnswerInput) (schemas.Answer, error) {
+			calls++
+			return schemas.Answer{}, temporal.NewNonRetryableApplicationError(`index "news" does not exist`, activities.ErrTypeInvalidInput, nil)
+		})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "x", Mode: "bm25"})
+	err := env.GetWorkflowError()
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || calls != 1 {
+		t.Fatalf("err %v after %d calls", err, calls)
+	}
+	env.AssertNotCalled(t, "EmbedQuery", mock.Anything, mock.Anything)
+}
