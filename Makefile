@@ -51,6 +51,7 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags lean ./cmd/... ./infra ./worker
+	@if [ -n "$(GOTAGS)" ]; then echo "$(GO) vet -tags ORT ./internal/embed"; $(GO) vet -tags ORT ./internal/embed; fi
 	$(TOOLS)/workflowcheck ./workflows/...
 	$(MAKE) build-lean
 	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
