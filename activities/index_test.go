@@ -48,7 +48,7 @@ func putFixture(t *testing.T, b blob.Bucket, key string, rows []row) {
 	}
 }
 
-func run[T any](t *testing.T, env *testsuite.TestActivityEnvironment, fn any, in any) T {
+func run[T any](t testing.TB, env *testsuite.TestActivityEnvironment, fn any, in any) T {
 	t.Helper()
 	v, err := env.ExecuteActivity(fn, in)
 	if err != nil {
