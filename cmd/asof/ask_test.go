@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,6 +90,16 @@ func TestAskCommandWithModel(t *testing.T) {
 	ev := ask("--as-of", "2023-03-03", "--mode", "evolution", "--evolution-k", "1", "Brexit deal for Northern Ireland")
 	if len(ev.Results) != 2 || ev.Results[0].Group != "then" || ev.Results[1].Group != "now" || !ev.Results[0].PublishedAt.Before(ev.Results[1].PublishedAt) {
 		t.Fatalf("evolution: %+v", ev.Results)
+	}
+
+	// As a separate process, stdout is exactly one JSON object: nothing the embedded servers
+	// print at start-up may reach it (`asof ask --json | jq`).
+	sub := exec.Command(os.Args[0], append(append([]string{"ask", "--index", "news", "--json"}, common...), "--as-of", "2023-03-03", "Brexit deal")...)
+	sub.Env = append(os.Environ(), "ASOF_TEST_MAIN=1")
+	stdout, err := sub.Output()
+	var parsed schemas.Answer
+	if err != nil || json.Unmarshal(stdout, &parsed) != nil || len(parsed.Results) == 0 {
+		t.Fatalf("asof ask --json in a process: %v\nstdout:\n%s", err, stdout)
 	}
 
 	code, out, _ := runCLI(t, nil, append(append([]string{"ask", "--index", "news"}, common...), "--as-of", "2023-03-03", "Brexit deal")...)

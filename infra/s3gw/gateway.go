@@ -120,6 +120,8 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 		running.Store(false)
 		return nil, fmt.Errorf("s3gw: %w", err)
 	}
+	restoreStdout := quietStdout()
+	defer restoreStdout()
 	sc, err := meta.NewSideCar(opts.MetaDir)
 	if err != nil {
 		running.Store(false)
