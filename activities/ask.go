@@ -234,7 +234,7 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 		ans.Results = append(ans.Results, schemas.AnswerResult{
 			Rank: i + 1, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
 			Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
-			Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: f.dups, Sources: f.sources,
+			Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: f.dups, Sources: f.sources, Fragments: max(1, c.Fragments),
 			Snippet: contextx.Snippet(c.Chunk.Text, 300),
 		})
 	}

@@ -59,6 +59,9 @@ type AnswerResult struct {
 	// one; Sources lists every source that carried it.
 	Duplicates int      `json:"duplicates"`
 	Sources    []string `json:"sources"`
+	// Fragments is how many posts of one source close in time were merged into this result
+	// (--cluster-gap; 1 otherwise).
+	Fragments int `json:"fragments"`
 	Snippet    string   `json:"snippet"`
 }
 

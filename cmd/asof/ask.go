@@ -25,6 +25,7 @@ type askFlags struct {
 	index, asOf, mode, from, to string
 	year, k, windowDays, topN   int
 	evolutionK                  int
+	clusterGap                  time.Duration
 	maxPerSource                int
 	sources                     []string
 	asJSON                      bool
@@ -73,6 +74,7 @@ runs/<workflow-id>/ in the store.`,
 	fs.IntVar(&f.topN, "top-n", def.TopNEach, "candidates per branch before fusion")
 	fs.IntVar(&f.maxPerSource, "max-per-source", 0, "at most this many results per source (0: no cap)")
 	fs.StringSliceVar(&f.sources, "source", nil, "only these sources (repeatable)")
+	fs.DurationVar(&f.clusterGap, "cluster-gap", 0, "merge results of one source published at most this far apart (e.g. 30m: a Telegram post split into messages), with a density bonus; 0: off")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of Markdown")
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
@@ -113,7 +115,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	opts := retrieve.DefaultOptions()
 	opts.K, opts.WindowDays, opts.TopNEach, opts.MaxPerSource, opts.Sources = f.k, f.windowDays, f.topN, f.maxPerSource, f.sources
-	opts.EvolutionK = f.evolutionK
+	opts.EvolutionK, opts.ClusterGap = f.evolutionK, f.clusterGap
 	check := opts
 	check.Mode = retrieve.Recency
 	if err := check.Validate(); err != nil {

@@ -100,6 +100,13 @@ type Options struct {
 	MaxPerSource int
 	// Sources, when set, is a hard filter on the chunk's source.
 	Sources []string
+	// ClusterGap, when positive, turns on the time-gap cluster rerank: candidates of one
+	// source published at most ClusterGap apart (a Telegram post split into several messages,
+	// a live blog's updates) merge into their best-scored one, whose score grows by
+	// DensityBonus·ln(fragments). Off by default: with day-granular dates (most news feeds)
+	// every same-day item of a source would merge.
+	ClusterGap   time.Duration
+	DensityBonus float64
 }
 
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto
@@ -108,7 +115,7 @@ func DefaultOptions() Options {
 	return Options{
 		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, EvolutionK: 3, KRRF: 60,
 		Weights: Weights{Dense: 1, BM25: 1, Time: 0.6, Source: -1},
-		Alpha:   0.5, Lambda: 1, Pool: 50,
+		Alpha:   0.5, Lambda: 1, Pool: 50, DensityBonus: 0.1,
 	}
 }
 
@@ -134,6 +141,9 @@ func (o Options) Validate() error {
 	}
 	if o.KRRF <= 0 {
 		errs = append(errs, fmt.Errorf("RRF constant %v must be > 0", o.KRRF))
+	}
+	if o.ClusterGap < 0 || o.DensityBonus < 0 {
+		errs = append(errs, fmt.Errorf("cluster gap %v and density bonus %v must not be negative", o.ClusterGap, o.DensityBonus))
 	}
 	if o.Alpha < 0 || o.Alpha > 1 || o.Lambda < 0 {
 		errs = append(errs, fmt.Errorf("decay α %v must be in [0,1] and λ %v ≥ 0", o.Alpha, o.Lambda))
@@ -213,6 +223,8 @@ type Candidate struct {
 	Score float64
 	// Group is "then" or "now" in evolution mode, else "".
 	Group string
+	// Fragments is how many candidates the time-gap rerank merged into this one (1: itself).
+	Fragments int
 }
 
 // Result is a search's outcome.
@@ -311,6 +323,9 @@ func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	})
 	timeRanks(cands)
 	score(cands, asOf, o)
+	if o.ClusterGap > 0 && o.Mode != Evolution {
+		cands = mergeFragments(cands, o.ClusterGap, o.DensityBonus)
+	}
 	sortByScore(cands)
 	res.Candidates = cands
 	if o.Mode == Evolution {
@@ -465,6 +480,47 @@ func sourceBonus(cands []Candidate, w float64) {
 			cands[i].Score += w * *sw
 		}
 	}
+}
+
+// mergeFragments is the time-gap cluster rerank: per source, candidates sorted by time form
+// runs where each is at most gap after the previous one; a run of n ≥ 2 keeps its best-scored
+// candidate with score·(1 + bonus·ln n) and Fragments n, and drops the rest. Candidates keep
+// Fragments 1 otherwise. The input order does not matter; the output is unsorted.
+func mergeFragments(cands []Candidate, gap time.Duration, bonus float64) []Candidate {
+	idx := make([]int, len(cands))
+	for i := range idx {
+		idx[i] = i
+		cands[i].Fragments = 1
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		ca, cb := cands[a].Chunk, cands[b].Chunk
+		return cmp.Or(cmp.Compare(ca.Source, cb.Source), ca.PublishedAt.Compare(cb.PublishedAt), cmp.Compare(ca.ChunkID, cb.ChunkID))
+	})
+	out := make([]Candidate, 0, len(cands))
+	for start := 0; start < len(idx); {
+		end := start + 1
+		for end < len(idx) {
+			prev, next := cands[idx[end-1]].Chunk, cands[idx[end]].Chunk
+			if next.Source != prev.Source || next.PublishedAt.Sub(prev.PublishedAt) > gap {
+				break
+			}
+			end++
+		}
+		best := idx[start]
+		for _, i := range idx[start+1 : end] {
+			if cands[i].Score > cands[best].Score || (cands[i].Score == cands[best].Score && cands[i].Chunk.ChunkID < cands[best].Chunk.ChunkID) {
+				best = i
+			}
+		}
+		c := cands[best]
+		if n := end - start; n > 1 {
+			c.Fragments = n
+			c.Score *= 1 + bonus*math.Log(float64(n))
+		}
+		out = append(out, c)
+		start = end
+	}
+	return out
 }
 
 // sortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).

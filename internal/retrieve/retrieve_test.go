@@ -300,7 +300,9 @@ func TestSearchModes(t *testing.T) {
 		{"hybrid ranks the twins by row order, older first", opts(func(o *Options) { o.Mode = Hybrid; o.K = 5; o.TopNEach = 5 }),
 			func(g []string) bool { return pos(g, "r1") >= 0 && pos(g, "r1") < pos(g, "r4") }},
 		{"window 2023 only", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2023-01-01"), d("2023-12-31") }),
-			func(g []string) bool { return len(g) == 3 && pos(g, "r1") >= 0 && pos(g, "r2") >= 0 && pos(g, "s1") >= 0 }},
+			func(g []string) bool {
+				return len(g) == 3 && pos(g, "r1") >= 0 && pos(g, "r2") >= 0 && pos(g, "s1") >= 0
+			}},
 		{"window after A is empty", opts(func(o *Options) { o.Mode = Window; o.From, o.To = d("2025-01-01"), d("2025-12-31") }),
 			func(g []string) bool { return len(g) == 0 }},
 		{"evolution: oldest then, newest allowed now", opts(func(o *Options) { o.Mode = Evolution; o.EvolutionK = 1 }),
@@ -495,5 +497,43 @@ func BenchmarkSearch(b *testing.B) {
 		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestMergeFragments(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse("2006-01-02 15:04", s)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	c := func(id, source, when string, score float64) Candidate {
+		return Candidate{Score: score, Chunk: &schemas.Chunk{ChunkID: id, Source: source, PublishedAt: at(when)}}
+	}
+	in := []Candidate{
+		c("a1", "chan", "2024-05-01 10:00", 0.5),
+		c("a2", "chan", "2024-05-01 10:20", 0.9),  // 20 min later: same run, best
+		c("a3", "chan", "2024-05-01 10:45", 0.1),  // 25 min after a2: same run (gaps chain)
+		c("a4", "chan", "2024-05-01 12:00", 0.7),  // 75 min gap: new run
+		c("b1", "other", "2024-05-01 10:10", 0.8), // another source never merges
+	}
+	out := mergeFragments(slices.Clone(in), 30*time.Minute, 0.1)
+	got := map[string]Candidate{}
+	for _, c := range out {
+		got[c.Chunk.ChunkID] = c
+	}
+	if len(out) != 3 || got["a2"].Fragments != 3 || got["a4"].Fragments != 1 || got["b1"].Fragments != 1 {
+		t.Fatalf("merged %v", ids(out))
+	}
+	if want := 0.9 * (1 + 0.1*math.Log(3)); math.Abs(got["a2"].Score-want) > 1e-12 {
+		t.Fatalf("density bonus: %v, want %v", got["a2"].Score, want)
+	}
+	if got["a4"].Score != 0.7 {
+		t.Fatalf("a lone fragment keeps its score: %v", got["a4"].Score)
+	}
+	// Gap 0 merges only simultaneous posts.
+	if out := mergeFragments(slices.Clone(in), 0, 0.1); len(out) != 5 {
+		t.Fatalf("gap 0: %d", len(out))
 	}
 }
