@@ -61,8 +61,8 @@ type AnswerResult struct {
 	Sources    []string `json:"sources"`
 	// Fragments is how many posts of one source close in time were merged into this result
 	// (--cluster-gap; 1 otherwise).
-	Fragments int `json:"fragments"`
-	Snippet    string   `json:"snippet"`
+	Fragments int    `json:"fragments"`
+	Snippet   string `json:"snippet"`
 }
 
 // ContextBlock is one numbered block of the context.
