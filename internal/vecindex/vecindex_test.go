@@ -161,3 +161,18 @@ func BenchmarkSearch(b *testing.B) {
 		f.Search(q, 500, nil)
 	}
 }
+
+// BenchmarkSearch100k scans 100,000 × 384 vectors with half the rows masked out (an as-of
+// window), top 500.
+func BenchmarkSearch100k(b *testing.B) {
+	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
+	mask := NewMask(f.Count)
+	for i := 0; i < f.Count; i += 2 {
+		mask.Allow(i)
+	}
+	q := f.Row(321)
+	b.SetBytes(int64(len(f.Data) * 4))
+	for b.Loop() {
+		f.Search(q, 500, mask)
+	}
+}
