@@ -36,6 +36,21 @@ type IndexBuildInput struct {
 	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
 	// AsOf stamps the manifest; zero means the workflow's current time.
 	AsOf time.Time `json:"as_of"`
+	// MaxShardsPerRun bounds the shards one run builds before it continues as new (default
+	// 200), so a build of thousands of periods keeps a short history. The next run plans again
+	// and finds the finished shards done.
+	MaxShardsPerRun int `json:"max_shards_per_run"`
+	// Carried holds the earlier runs' tallies after a continue-as-new.
+	Carried *IndexBuildCarry `json:"carried,omitempty"`
+}
+
+// IndexBuildCarry is what a build carries across continue-as-new.
+type IndexBuildCarry struct {
+	Runs          int `json:"runs"`
+	ShardsBuilt   int `json:"shards_built"`
+	Truncated     int `json:"truncated"`
+	PartsEmbedded int `json:"parts_embedded"`
+	PartsResumed  int `json:"parts_resumed"`
 }
 
 // IndexBuildResult reports the build.
@@ -53,6 +68,8 @@ type IndexBuildResult struct {
 	// after a worker was lost or an activity retried.
 	PartsEmbedded int `json:"parts_embedded"`
 	PartsResumed  int `json:"parts_resumed"`
+	// Runs is how many workflow runs the build took (more than 1 after continue-as-new).
+	Runs int `json:"runs"`
 }
 
 // Progress is what ProgressQuery returns.
@@ -90,6 +107,14 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	if in.AsOf.IsZero() {
 		in.AsOf = workflow.Now(ctx).UTC()
 	}
+	if in.MaxShardsPerRun <= 0 {
+		in.MaxShardsPerRun = 200
+	}
+	carry := IndexBuildCarry{}
+	if in.Carried != nil {
+		carry = *in.Carried
+	}
+	carry.Runs++
 	prog := Progress{Stage: "planning"}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return prog, nil }); err != nil {
 		return IndexBuildResult{}, err
@@ -109,14 +134,15 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
 	}
-	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey}
+	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs,
+		ShardsBuilt: carry.ShardsBuilt, Truncated: carry.Truncated, PartsEmbedded: carry.PartsEmbedded, PartsResumed: carry.PartsResumed}
 	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods)}
 	metas := make([]schemas.ShardMeta, len(plan.Periods))
 	var todo []int
 	for i, p := range plan.Periods {
 		if p.Done && p.Meta != nil {
 			metas[i] = *p.Meta
-			res.ShardsReused++
+			res.ShardsReused++ // built by an earlier build, or by an earlier run of this one (corrected below)
 			prog.ShardsDone++
 			prog.ChunksDone += p.Meta.Chunks
 			continue
@@ -165,8 +191,10 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			prog.DocsToBuild -= p.Docs
 		})
 	}
-	for next < len(todo) || running > 0 {
-		for running < in.Concurrency && next < len(todo) && firstErr == nil {
+	res.ShardsReused -= carry.ShardsBuilt
+	budget := min(len(todo), in.MaxShardsPerRun)
+	for next < budget || running > 0 {
+		for running < in.Concurrency && next < budget && firstErr == nil {
 			start(todo[next])
 			next++
 		}
@@ -177,6 +205,13 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	}
 	if firstErr != nil {
 		return res, firstErr
+	}
+	if budget < len(todo) {
+		// History stays short: continue as new; the next run plans again and finds these done.
+		next := in
+		next.Carried = &IndexBuildCarry{Runs: carry.Runs, ShardsBuilt: res.ShardsBuilt, Truncated: res.Truncated,
+			PartsEmbedded: res.PartsEmbedded, PartsResumed: res.PartsResumed}
+		return res, workflow.NewContinueAsNewError(ctx, IndexBuild, next)
 	}
 	prog.Stage = "publishing"
 	var pub activities.PublishManifestResult

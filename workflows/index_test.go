@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
@@ -112,4 +114,43 @@ func TestIndexBuildDoesNotPublishAfterAFailedShard(t *testing.T) {
 		t.Fatalf("err = %v, want the failed shard named", err)
 	}
 	env.AssertNotCalled(t, "PublishManifest", mock.Anything, mock.Anything)
+}
+
+// TestIndexBuildContinuesAsNew: with one shard per run, the first run builds s1 and continues
+// as new carrying its tallies; the next run plans again (s1 now done), builds s3, publishes all
+// three, and reports the whole build.
+func TestIndexBuildContinuesAsNew(t *testing.T) {
+	env := indexEnv(t)
+	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
+	shardActivities(env, 0)
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", MaxShardsPerRun: 1})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("first run: %v, want continue-as-new", err)
+	}
+	env.AssertNotCalled(t, "PublishManifest", mock.Anything, mock.Anything)
+	var next IndexBuildInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Carried == nil || next.Carried.Runs != 1 || next.Carried.ShardsBuilt != 1 || next.AsOf.IsZero() {
+		t.Fatalf("carried %+v (as of %v)", next.Carried, next.AsOf)
+	}
+
+	env2 := indexEnv(t)
+	second := threePeriods
+	second.Periods = append([]activities.PeriodPlan(nil), threePeriods.Periods...)
+	second.Periods[0] = activities.PeriodPlan{Period: "2024-01", ShardID: "s1", Docs: 3, Done: true, Meta: &schemas.ShardMeta{ID: "s1", Period: "2024-01", Chunks: 5}}
+	env2.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(second, nil).Once()
+	shardActivities(env2, 0)
+	env2.OnActivity(a.PublishManifest, mock.Anything, mock.Anything).Return(activities.PublishManifestResult{Seq: 1}, nil).Once()
+	env2.ExecuteWorkflow(IndexBuild, next)
+	if err := env2.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res IndexBuildResult
+	env2.GetWorkflowResult(&res)
+	if res.Runs != 2 || res.ShardsBuilt != 2 || res.ShardsReused != 1 {
+		t.Fatalf("result %+v: want 2 runs, 2 built, 1 reused", res)
+	}
 }

@@ -357,7 +357,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 			}
 			return res, err
 		case <-tick.C:
-			v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.ProgressQuery)
+			v, err := c.QueryWorkflow(ctx, run.GetID(), "", workflows.ProgressQuery) // "": the latest run, after continue-as-new too
 			if err != nil {
 				continue
 			}
