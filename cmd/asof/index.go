@@ -36,6 +36,7 @@ type indexFlags struct {
 	telegram, asJSON        bool
 	size, overlap, min, max int
 	concurrency, partSize   int
+	maxPerRun               int
 	heartbeat               time.Duration
 }
 
@@ -74,6 +75,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.min, "chunk-min", def.Min, "smallest chunk; shorter tails join the previous chunk")
 	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
+	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
 	fs.IntVar(&f.partSize, "embed-part-size", 32, "chunks embedded and stored at a time (the most a lost worker costs)")
 	fs.DurationVar(&f.heartbeat, "embed-heartbeat", 10*time.Minute, "silence after which an embedding worker counts as lost")
 	_ = fs.MarkHidden("embed-heartbeat")
@@ -171,7 +173,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}, workflows.IndexBuild, workflows.IndexBuildInput{
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
-		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat,
+		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun,
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
