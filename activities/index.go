@@ -58,6 +58,10 @@ type PlanIndexInput struct {
 	To      time.Time           `json:"to"`
 	Period  string              `json:"period"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
+	// Append adds the inputs to the live index: its shards stay as they are, rows whose
+	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
+	// have several).
+	Append bool `json:"append"`
 }
 
 // PeriodPlan is one shard to build, or one already built.
@@ -85,6 +89,10 @@ type PlanIndexResult struct {
 	Files         []FileCounts        `json:"files"`
 	QuarantineKey string              `json:"quarantine_key,omitempty"`
 	Model         schemas.ModelRef    `json:"model"`
+	// Existing are the live index's shards an append keeps, and Base its counts (the new
+	// manifest's counts are Base + Counts).
+	Existing []schemas.ShardMeta `json:"existing,omitempty"`
+	Base     schemas.IndexCounts `json:"base"`
 }
 
 // PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
@@ -105,7 +113,15 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
 	}
 	mapping := corpus.Mapping(in.Mapping)
-	loader := corpus.NewLoader(corpus.Options{Mapping: mapping, From: in.From, To: in.To})
+	res := PlanIndexResult{Model: a.Model}
+	var existing map[string]string
+	if in.Append {
+		var err error
+		if existing, err = a.planAppend(ctx, in, &res); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
+	loader := corpus.NewLoader(corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing})
 	var docs []schemas.Document
 	var rejects []schemas.QuarantineRow
 	for _, f := range in.Inputs {
@@ -139,7 +155,6 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		}
 		activity.RecordHeartbeat(ctx, f.Name)
 	}
-	res := PlanIndexResult{Model: a.Model}
 	names, stats := loader.Stats()
 	for i, n := range names {
 		res.Files = append(res.Files, FileCounts{Name: n, Stats: stats[i]})
@@ -179,6 +194,41 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		res.Periods = append(res.Periods, pp)
 	}
 	return res, nil
+}
+
+// planAppend reads the live index for an append: its shards and counts go into res, and the
+// doc_ids it holds come back (id → "index X, shard P") so the loader treats them as
+// duplicates. An index that does not exist yet is simply built.
+func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
+	m, err := a.currentManifest(ctx, in.Index)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == ErrTypeInvalidInput { // no index yet
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.Model != a.Model:
+		return nil, invalid(fmt.Errorf("--append: index %s was built with model %s (sha256 %.12s…), this worker has %s", in.Index, m.Model.ID, m.Model.SHA256, a.Model.ID))
+	case m.Period != in.Period:
+		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
+	case m.Chunk != in.Chunk:
+		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v", in.Index, m.Chunk, in.Chunk))
+	}
+	res.Existing, res.Base = m.Shards, m.Counts
+	ids := map[string]string{}
+	for _, sm := range m.Shards {
+		chunks, err := getParquet[schemas.Chunk](ctx, a, path.Join(IndexPrefix(in.Index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range chunks {
+			ids[c.DocID] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
+		}
+		activity.RecordHeartbeat(ctx, sm.ID)
+	}
+	return ids, nil
 }
 
 // putParquet writes rows as one zstd Parquet object.
@@ -436,7 +486,12 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	prefix := IndexPrefix(in.Index)
 	curKey := path.Join(prefix, "CURRENT")
 	shards := append([]schemas.ShardMeta(nil), in.Shards...)
-	sort.Slice(shards, func(i, j int) bool { return shards[i].Period < shards[j].Period })
+	sort.SliceStable(shards, func(i, j int) bool {
+		if shards[i].Period != shards[j].Period {
+			return shards[i].Period < shards[j].Period
+		}
+		return shards[i].ID < shards[j].ID // an appended period has several shards
+	})
 	for attempt := 0; attempt < 5; attempt++ {
 		var cur Current
 		etag := ""

@@ -80,6 +80,18 @@ func (c IndexCounts) QuarantinedTotal() int64 {
 	return n
 }
 
+// Plus is the counts of two builds together (an index and what an append added). Chunks is
+// left 0: the manifest counts chunks from its shards.
+func (c IndexCounts) Plus(o IndexCounts) IndexCounts {
+	out := IndexCounts{Read: c.Read + o.Read, Indexed: c.Indexed + o.Indexed, Skipped: c.Skipped + o.Skipped, Quarantined: map[string]int64{}}
+	for _, q := range []map[string]int64{c.Quarantined, o.Quarantined} {
+		for k, v := range q {
+			out.Quarantined[k] += v
+		}
+	}
+	return out
+}
+
 // Reconciles reports whether every row read is accounted for.
 func (c IndexCounts) Reconciles() bool {
 	return c.Read == c.Indexed+c.QuarantinedTotal()+c.Skipped

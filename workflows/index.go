@@ -40,6 +40,9 @@ type IndexBuildInput struct {
 	// 200), so a build of thousands of periods keeps a short history. The next run plans again
 	// and finds the finished shards done.
 	MaxShardsPerRun int `json:"max_shards_per_run"`
+	// Append adds the inputs to the live index without rebuilding its shards (see
+	// activities.PlanIndexInput.Append).
+	Append bool `json:"append"`
 	// Carried holds the earlier runs' tallies after a continue-as-new.
 	Carried *IndexBuildCarry `json:"carried,omitempty"`
 }
@@ -129,7 +132,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	var plan activities.PlanIndexResult
 	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
-		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk,
+		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
@@ -216,7 +219,8 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	prog.Stage = "publishing"
 	var pub activities.PublishManifestResult
 	err = workflow.ExecuteActivity(io, a.PublishManifest, activities.PublishManifestInput{
-		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: metas, Counts: plan.Counts, CreatedAt: in.AsOf,
+		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: append(append([]schemas.ShardMeta(nil), plan.Existing...), metas...),
+		Counts: plan.Base.Plus(plan.Counts), CreatedAt: in.AsOf,
 	}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)

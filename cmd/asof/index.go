@@ -34,6 +34,7 @@ type indexFlags struct {
 	index, period, from, to string
 	corpora, maps           []string
 	telegram, asJSON        bool
+	appendRows              bool
 	size, overlap, min, max int
 	concurrency, partSize   int
 	maxPerRun               int
@@ -58,7 +59,8 @@ Input columns are the canonical doc_id, published_at, text (required) and title,
 source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
-  asof index --index tg --corpus 'exports/*.parquet' --telegram --period week`,
+  asof index --index tg --corpus 'exports/*.parquet' --telegram --period week
+  asof index --index tg --corpus exports/2025-10.parquet --telegram --period week --append`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runIndex(cmd.Context(), a, f) },
 	}
@@ -66,6 +68,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.StringVar(&f.index, "index", "", "index name (lower-case letters, digits, '.', '_', '-'); required")
 	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
+	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
 	fs.StringVar(&f.from, "from", "", "keep rows published on or after this day (YYYY-MM-DD); others are counted as skipped")
@@ -173,7 +176,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}, workflows.IndexBuild, workflows.IndexBuildInput{
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
-		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun,
+		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {

@@ -51,6 +51,26 @@ func TestIndexCommandWithModel(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Index tg is unchanged") {
 		t.Fatalf("file:// corpus: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// --append: a new file with one row the index holds and one new row in a new week: the
+	// old shards stay, the known row is a duplicate, one shard is added; again: unchanged.
+	more := writeParquetFile(t, dir, "more.parquet", []tgRow{
+		{1, "ЦБ повысил ключевую ставку до 21%.", "2024-10-25", "markettwits", 0.9, "rates"},
+		{4, "Рубль укрепился к доллару.", "2024-12-02", "rbc", 0.7, "fx"},
+	})
+	appendArgs := append(append([]string{}, args[:len(args)-3]...), "--corpus", more, "--telegram", "--append")
+	code, out, errOut = runCLI(t, nil, appendArgs...)
+	if code != 0 || !strings.Contains(out, "duplicate_id 1") || !strings.Contains(out, "shards: 1 built, 0 reused") {
+		t.Fatalf("append: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, nil, appendArgs...)
+	if code != 0 || !strings.Contains(out, "Index tg is unchanged") {
+		t.Fatalf("append again: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, append(append([]string{}, appendArgs...), "--period", "week")...)
+	if code == 0 || !strings.Contains(errOut, "partitioned by month") {
+		t.Fatalf("append with another period: exit %d %s", code, errOut)
+	}
+
 	code, _, errOut = runCLI(t, nil, "index", "--index", "ok", "--corpus", "file://"+filepath.Join(dir, "nothing-*.parquet"))
 	if code == 0 || !strings.Contains(errOut, "no such object") {
 		t.Fatalf("missing file:// corpus: %d %s", code, errOut)

@@ -71,6 +71,9 @@ type Options struct {
 	From, To time.Time
 	// BatchRows is how many rows are decoded at a time (default 512).
 	BatchRows int
+	// Existing maps doc_ids already indexed to where they are (e.g. "index news, shard 2024-01");
+	// rows with those ids are duplicates (appending to an index).
+	Existing map[string]string
 }
 
 // Stats count what happened to the rows read: Read = Documents + Skipped + Σ Quarantined.
@@ -103,7 +106,11 @@ func NewLoader(opts Options) *Loader {
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 512
 	}
-	return &Loader{opts: opts, seen: map[string]string{}, stats: map[string]*Stats{}}
+	seen := make(map[string]string, len(opts.Existing))
+	for id, where := range opts.Existing {
+		seen[id] = where
+	}
+	return &Loader{opts: opts, seen: seen, stats: map[string]*Stats{}}
 }
 
 // Stats returns the counts per file, in the order files were read.

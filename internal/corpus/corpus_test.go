@@ -277,3 +277,26 @@ func BenchmarkLoadRealtimeQA(b *testing.B) {
 	}
 	b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
 }
+
+// TestExistingIDsAreDuplicates: appending to an index, rows whose doc_id is already indexed are
+// quarantined as duplicates that say where the first copy is, and the counts still reconcile.
+func TestExistingIDsAreDuplicates(t *testing.T) {
+	rows := []stringDated{
+		{DocID: "a", PublishedAt: ptr("2024-01-02"), Text: "already there"},
+		{DocID: "b", PublishedAt: ptr("2024-01-03"), Text: "new"},
+	}
+	l := NewLoader(Options{Existing: map[string]string{"a": "index news, shard 2024-01"}})
+	res, err := load(t, l, writeParquet(t, rows), "more.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.docs) != 1 || res.docs[0].DocID != "b" {
+		t.Fatalf("docs %+v", res.docs)
+	}
+	if len(res.rejects) != 1 || res.rejects[0].Reason != schemas.ReasonDuplicateID || !strings.Contains(res.rejects[0].Detail, "shard 2024-01") {
+		t.Fatalf("rejects %+v", res.rejects)
+	}
+	if _, st := l.Stats(); !st[0].Reconciles() || st[0].Quarantined[schemas.ReasonDuplicateID] != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
