@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup setup-ort build build-lean demo dev test test-short lint tools bench clean
+.PHONY: help setup setup-ort bench-embed build build-lean demo dev test test-short lint tools bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -78,6 +78,12 @@ $(TOOLS)/workflowcheck:
 
 bench: ## run every Go benchmark once (the full bench table comes with `asof bench`)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -run '^$$' -bench . -benchtime 1x ./...
+
+bench-embed: ## embedding passages/s: pure Go, ONNX Runtime (Go), ONNX Runtime from Python, same model and texts, one run
+	@test -x .asof/bench-venv/bin/python || { python3 -m venv .asof/bench-venv && .asof/bench-venv/bin/pip install -q onnxruntime==1.23.2 tokenizers numpy; }
+	$(GO) test -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark|passages' | sed 's/^/pure Go:       /'
+	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark' | sed 's/^/ONNX Runtime:  /'
+	.asof/bench-venv/bin/python bench/embed_peer.py .asof/models/e5-small-v2 --seconds 20 | sed 's/^/Python ORT:    /'
 
 clean: ## remove build outputs (keeps .asof data)
 	rm -rf $(BIN)

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-func build(t *testing.T, docs []Doc) *Index {
+func build(t testing.TB, docs []Doc) *Index {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "bm25")
 	if err := Build(dir, docs); err != nil {
@@ -156,5 +158,32 @@ func TestSearchAllMergesShards(t *testing.T) {
 	}
 	if _, err := SearchAll([]*Index{a, b}, "", 10, Window{}); !errors.Is(err, ErrEmptyQuery) {
 		t.Fatalf("empty query: %v", err)
+	}
+}
+
+// BenchmarkSearchRealtimeQA: one BM25 query with an as-of date range over a shard of the first
+// 10,000 realtimeqa articles (skipped without ../shared/data).
+func BenchmarkSearchRealtimeQA(b *testing.B) {
+	src := filepath.Join("..", "..", "..", "shared", "data", "realtimeqa", "docs.parquet")
+	type doc struct {
+		Title       string    `parquet:"title"`
+		Text        string    `parquet:"text"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+	}
+	rows, err := parquet.ReadFile[doc](src)
+	if err != nil {
+		b.Skipf("shared data absent: %v", err)
+	}
+	rows = rows[:min(10000, len(rows))]
+	docs := make([]Doc, len(rows))
+	for i, r := range rows {
+		docs[i] = Doc{Row: i, Text: r.Title + "\n" + r.Text, Lang: "en", PublishedAt: r.PublishedAt}
+	}
+	x := build(b, docs)
+	w := Window{From: time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2023, 3, 3, 0, 0, 0, 0, time.UTC)}
+	for b.Loop() {
+		if _, err := x.Search("Rishi Sunak Brexit deal European Union", 500, w); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
