@@ -185,24 +185,12 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 	}
 	b := retrieve.BoundsOf(in.AsOf, o)
 	ans.From, ans.To = b.Lo, b.Hi
-	var shards []*retrieve.Shard
-	cache := a.shardCache()
-	for _, sm := range m.Shards {
-		if !b.Overlaps(sm.MinDate, sm.MaxDate) {
-			ans.Counts.ShardsSkipped++
-			continue
-		}
-		s, release, err := cache.Get(ctx, sm.ID, func(ctx context.Context) (shard.Loaded[*retrieve.Shard], error) {
-			return a.loadShard(ctx, in.Index, sm, m.Model)
-		})
-		if err != nil {
-			return ans, err
-		}
-		defer release()
-		shards = append(shards, s)
-		ans.Counts.ShardsSearched++
-		activity.RecordHeartbeat(ctx, ans.Counts.ShardsSearched)
+	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, b)
+	if err != nil {
+		return ans, err
 	}
+	defer release()
+	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
 	res, err := retrieve.Search(shards, in.Read.Text, in.Vector, in.AsOf, o)
 	if err != nil {
 		return ans, invalid(err)
@@ -281,6 +269,36 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 		return ans, err
 	}
 	return ans, nil
+}
+
+// loadShards loads (through the worker's cache) the shards of manifest m that can hold chunks
+// inside b, and counts those it skipped; release lets the cache evict them again.
+func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (shards []*retrieve.Shard, release func(), searched, skipped int, err error) {
+	cache := a.shardCache()
+	var releases []func()
+	release = func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+	for _, sm := range m.Shards {
+		if !b.Overlaps(sm.MinDate, sm.MaxDate) {
+			skipped++
+			continue
+		}
+		s, rel, err := cache.Get(ctx, sm.ID, func(ctx context.Context) (shard.Loaded[*retrieve.Shard], error) {
+			return a.loadShard(ctx, index, sm, m.Model)
+		})
+		if err != nil {
+			release()
+			return nil, func() {}, 0, 0, err
+		}
+		releases = append(releases, rel)
+		shards = append(shards, s)
+		searched++
+		activity.RecordHeartbeat(ctx, searched)
+	}
+	return shards, release, searched, skipped, nil
 }
 
 // folded is a candidate with the duplicates folded into it.

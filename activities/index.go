@@ -456,12 +456,14 @@ func countOf(v *vecindex.Flat) int {
 
 // PublishManifestInput is a finished build.
 type PublishManifestInput struct {
-	Index     string              `json:"index"`
-	Period    string              `json:"period"`
-	Chunk     schemas.ChunkConfig `json:"chunk"`
-	Model     schemas.ModelRef    `json:"model"`
-	Shards    []schemas.ShardMeta `json:"shards"`
-	Counts    schemas.IndexCounts `json:"counts"`
+	Index  string              `json:"index"`
+	Period string              `json:"period"`
+	Chunk  schemas.ChunkConfig `json:"chunk"`
+	Model  schemas.ModelRef    `json:"model"`
+	Shards []schemas.ShardMeta `json:"shards"`
+	Counts schemas.IndexCounts `json:"counts"`
+	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
+	Base      schemas.IndexCounts `json:"base"`
 	CreatedAt time.Time           `json:"created_at"`
 }
 
@@ -486,6 +488,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	prefix := IndexPrefix(in.Index)
 	curKey := path.Join(prefix, "CURRENT")
 	shards := append([]schemas.ShardMeta(nil), in.Shards...)
+	in.Counts = in.Base.Plus(in.Counts)
 	sort.SliceStable(shards, func(i, j int) bool {
 		if shards[i].Period != shards[j].Period {
 			return shards[i].Period < shards[j].Period

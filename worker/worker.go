@@ -45,6 +45,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
 	r.RegisterWorkflowWithOptions(workflows.BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
 	r.RegisterWorkflowWithOptions(workflows.Ask, workflow.RegisterOptions{Name: "Ask"})
+	r.RegisterWorkflowWithOptions(workflows.Eval, workflow.RegisterOptions{Name: "Eval"})
 }
 
 // RegisterActivities adds every activity of asof to r, bound to deps.

@@ -1,0 +1,405 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/eval"
+	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/schemas"
+)
+
+// EvalSystems are the systems `asof eval` knows; each may take a "+dedup" suffix.
+var EvalSystems = []string{"bm25", "bm25_time", "dense", "hybrid", "temporal_rrf", "decay", "auto", "bm25_nomask", "hybrid_nomask"}
+
+// DefaultEvalSystems are compared when --systems is not given.
+var DefaultEvalSystems = []string{"bm25_nomask", "bm25", "bm25_time", "dense", "hybrid", "temporal_rrf", "decay", "auto"}
+
+// evalSystem is how one system retrieves.
+type evalSystem struct {
+	name    string
+	mode    retrieve.Mode
+	nomask  bool // no as-of mask at all: what leakage costs
+	noDense bool // recency fusion of BM25 and time only (the DESIGN.md reference system)
+	auto    bool // the intent parser picks the mode and dates
+	dedup   bool // fold near-duplicates before ranking documents
+}
+
+// ParseEvalSystem reads a system name such as "temporal_rrf+dedup".
+func ParseEvalSystem(name string) (evalSystem, error) {
+	s := evalSystem{name: name}
+	base, suffix, _ := strings.Cut(name, "+")
+	switch suffix {
+	case "":
+	case "dedup":
+		s.dedup = true
+	default:
+		return s, fmt.Errorf("system %q: unknown suffix %q (only +dedup)", name, suffix)
+	}
+	switch base {
+	case "bm25":
+		s.mode = retrieve.BM25
+	case "bm25_time":
+		s.mode, s.noDense = retrieve.Recency, true
+	case "dense":
+		s.mode = retrieve.Dense
+	case "hybrid":
+		s.mode = retrieve.Hybrid
+	case "temporal_rrf":
+		s.mode = retrieve.Recency
+	case "decay":
+		s.mode = retrieve.Decay
+	case "auto":
+		s.mode, s.auto = retrieve.Recency, true
+	case "bm25_nomask":
+		s.mode, s.nomask = retrieve.BM25, true
+	case "hybrid_nomask":
+		s.mode, s.nomask = retrieve.Hybrid, true
+	default:
+		return s, fmt.Errorf("unknown system %q (known: %s, each optionally +dedup)", name, strings.Join(EvalSystems, ", "))
+	}
+	return s, nil
+}
+
+// EvalPrefix is where one evaluation's files go.
+func EvalPrefix(id string) string { return path.Join("evals", id) }
+
+// EvalQuestionRef is a question in a batch.
+type EvalQuestionRef struct {
+	ID       string    `json:"id"`
+	AsOf     time.Time `json:"as_of"`
+	Question string    `json:"question"`
+}
+
+// PlanEvalInput names the question and judgement files in the store.
+type PlanEvalInput struct {
+	EvalID       string `json:"eval_id"`
+	QuestionsKey string `json:"questions_key"`
+	QrelsKey     string `json:"qrels_key"`
+	// Limit keeps at most this many judged questions (0: all), sampled with Seed.
+	Limit     int    `json:"limit"`
+	Seed      uint64 `json:"seed"`
+	BatchSize int    `json:"batch_size"`
+	// From and To keep questions dated in that range (zero: unbounded), e.g. the index's span.
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// PlanEvalResult lists the batches.
+type PlanEvalResult struct {
+	Batches [][]EvalQuestionRef `json:"batches"`
+	// Questions are the judged questions kept; Unjudged had no qrels rows.
+	Questions int `json:"questions"`
+	Unjudged  int `json:"unjudged"`
+	OutOfSpan int `json:"out_of_span"`
+}
+
+// PlanEval reads the questions and qrels, keeps questions with judgements (inside [From, To]),
+// samples Limit of them deterministically, and splits them into batches.
+func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalResult, error) {
+	qs, err := getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey)
+	if err != nil {
+		return PlanEvalResult{}, invalidIfMissing(err, "questions")
+	}
+	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+	if err != nil {
+		return PlanEvalResult{}, invalidIfMissing(err, "qrels")
+	}
+	judged := map[string]bool{}
+	for _, r := range qrels {
+		judged[r.QuestionID] = true
+	}
+	var res PlanEvalResult
+	var keep []EvalQuestionRef
+	for _, q := range qs {
+		if !judged[q.QuestionID] {
+			res.Unjudged++
+			continue
+		}
+		d := q.QuestionDate.UTC()
+		if (!in.From.IsZero() && d.Before(in.From)) || (!in.To.IsZero() && d.After(in.To)) {
+			res.OutOfSpan++
+			continue
+		}
+		keep = append(keep, EvalQuestionRef{ID: q.QuestionID, AsOf: d, Question: q.Question})
+	}
+	slices.SortFunc(keep, func(x, y EvalQuestionRef) int { return strings.Compare(x.ID, y.ID) })
+	if in.Limit > 0 && len(keep) > in.Limit {
+		rng := rand.New(rand.NewPCG(in.Seed, 0x61736f66))
+		rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
+		keep = keep[:in.Limit]
+		slices.SortFunc(keep, func(x, y EvalQuestionRef) int { return strings.Compare(x.ID, y.ID) })
+	}
+	if len(keep) == 0 {
+		return res, invalid(errors.New("no judged question to evaluate (check --questions/--qrels and the index's dates)"))
+	}
+	size := max(1, in.BatchSize)
+	for i := 0; i < len(keep); i += size {
+		res.Batches = append(res.Batches, keep[i:min(i+size, len(keep))])
+	}
+	res.Questions = len(keep)
+	return res, nil
+}
+
+func invalidIfMissing(err error, what string) error {
+	if errors.Is(err, blob.ErrNotFound) {
+		return invalid(fmt.Errorf("%s file: %w", what, err))
+	}
+	return err
+}
+
+// EmbedTextsInput are texts to embed as queries.
+type EmbedTextsInput struct {
+	Texts []string `json:"texts"`
+}
+
+// EmbedTextsResult are their vectors, in order, and the model.
+type EmbedTextsResult struct {
+	Vectors [][]float32      `json:"vectors"`
+	Model   schemas.ModelRef `json:"model"`
+}
+
+// EmbedTexts embeds a batch of queries on the asof-embed queue.
+func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedTextsResult, error) {
+	if a.Embedder == nil {
+		return EmbedTextsResult{}, noModel()
+	}
+	v, err := a.Embedder.EmbedQueries(ctx, in.Texts)
+	if err != nil {
+		return EmbedTextsResult{}, err
+	}
+	return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+}
+
+// EvalBatchInput is one batch of questions with their vectors.
+type EvalBatchInput struct {
+	EvalID    string            `json:"eval_id"`
+	Batch     int               `json:"batch"`
+	Index     string            `json:"index"`
+	QrelsKey  string            `json:"qrels_key"`
+	Systems   []string          `json:"systems"`
+	Questions []EvalQuestionRef `json:"questions"`
+	Vectors   [][]float32       `json:"vectors"`
+	Model     schemas.ModelRef  `json:"model"`
+}
+
+// EvalBatchResult says where the batch's rows are.
+type EvalBatchResult struct {
+	Key  string `json:"key"`
+	Rows int    `json:"rows"`
+	// Resumed is set when the rows were already stored by an earlier attempt or run.
+	Resumed bool `json:"resumed"`
+}
+
+// EvalBatchKey is where batch n of an evaluation stores its rows.
+func EvalBatchKey(evalID string, n int) string {
+	return path.Join(EvalPrefix(evalID), "batches", fmt.Sprintf("%05d.parquet", n))
+}
+
+// EvalBatch answers every question of a batch with every system (ranked documents: a
+// document's rank is its best chunk's), scores them against the qrels and stores the rows.
+// A batch already stored is not run again.
+func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
+	key := EvalBatchKey(in.EvalID, in.Batch)
+	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
+		return EvalBatchResult{}, err
+	} else if ok {
+		return EvalBatchResult{Key: key, Rows: len(in.Questions) * len(in.Systems), Resumed: true}, nil
+	}
+	systems := make([]evalSystem, len(in.Systems))
+	for i, n := range in.Systems {
+		s, err := ParseEvalSystem(n)
+		if err != nil {
+			return EvalBatchResult{}, invalid(err)
+		}
+		systems[i] = s
+	}
+	if len(in.Vectors) != len(in.Questions) {
+		return EvalBatchResult{}, invalid(fmt.Errorf("%d vectors for %d questions", len(in.Vectors), len(in.Questions)))
+	}
+	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+	if err != nil {
+		return EvalBatchResult{}, err
+	}
+	judged := map[string][]eval.Judged{}
+	for _, r := range qrels {
+		judged[r.QuestionID] = append(judged[r.QuestionID], eval.Judged{DocID: r.DocID, Grade: int(r.Grade)})
+	}
+	m, err := a.currentManifest(ctx, in.Index)
+	if err != nil {
+		return EvalBatchResult{}, err
+	}
+	if in.Model.ID != m.Model.ID || in.Model.SHA256 != m.Model.SHA256 {
+		return EvalBatchResult{}, invalid(fmt.Errorf("index %s was built with %s, the questions were embedded with %s", in.Index, m.Model.ID, in.Model.ID))
+	}
+	all := retrieve.Bounds{Hi: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
+	shards, release, _, _, err := a.loadShards(ctx, in.Index, m, all)
+	if err != nil {
+		return EvalBatchResult{}, err
+	}
+	defer release()
+	var rows []schemas.EvalRow
+	for qi, q := range in.Questions {
+		for _, s := range systems {
+			began := time.Now()
+			ranked, err := evalRun(shards, s, q, in.Vectors[qi])
+			if err != nil {
+				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
+			}
+			pq := eval.Score(eval.Query{ID: q.ID, AsOf: q.AsOf, Judged: judged[q.ID], Results: ranked,
+				LatencyMS: float64(time.Since(began).Microseconds()) / 1000})
+			row := evalRow(s.name, q, pq)
+			for _, r := range ranked[:min(10, len(ranked))] {
+				row.Top10 = append(row.Top10, r.DocID)
+			}
+			rows = append(rows, row)
+		}
+		activity.RecordHeartbeat(ctx, qi)
+	}
+	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+		return EvalBatchResult{}, err
+	}
+	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
+}
+
+// evalRun ranks documents for one question with one system: the top 50 documents.
+func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, error) {
+	o := retrieve.DefaultOptions()
+	o.Mode, o.K = s.mode, 50
+	text, asOf := q.Question, q.AsOf
+	if s.auto {
+		r := intent.Parse(q.Question, q.AsOf)
+		o.Mode, o.From, o.To, text = retrieve.Mode(r.Mode), r.From, r.To, r.Text
+		if r.Empty {
+			return nil, nil
+		}
+	}
+	if s.nomask {
+		// No mask: an anchor past every document (not year 9999: bleve's date range counts
+		// nanoseconds in an int64, which ends in 2262).
+		asOf, o.WindowDays = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0
+	}
+	if s.noDense {
+		vec = nil
+	}
+	res, err := retrieve.Search(shards, text, vec, asOf, o)
+	if err != nil {
+		return nil, err
+	}
+	cands := res.Candidates
+	if o.Mode == retrieve.Evolution {
+		cands = res.Results
+	}
+	if s.dedup {
+		f, err := fold(cands, dedup.DefaultOptions())
+		if err != nil {
+			return nil, err
+		}
+		cands = cands[:0:0]
+		for _, x := range f {
+			cands = append(cands, x.c)
+		}
+	}
+	var ranked []eval.Ranked
+	for _, c := range cands {
+		ranked = append(ranked, eval.Ranked{DocID: c.Chunk.DocID, PublishedAt: c.Chunk.PublishedAt})
+	}
+	ranked = eval.Collapse(ranked)
+	return ranked[:min(50, len(ranked))], nil
+}
+
+// FinishEvalInput names the batches of an evaluation.
+type FinishEvalInput struct {
+	EvalID     string   `json:"eval_id"`
+	Index      string   `json:"index"`
+	Systems    []string `json:"systems"`
+	BatchKeys  []string `json:"batch_keys"`
+	Questions  int      `json:"questions"`
+	ReportHTML bool     `json:"report_html"`
+}
+
+// EvalSummary is summary.json.
+type EvalSummary struct {
+	Index     string                  `json:"index"`
+	EvalID    string                  `json:"eval_id"`
+	Questions int                     `json:"questions"`
+	Systems   map[string]eval.Summary `json:"systems"`
+	// Order lists the systems as asked.
+	Order []string `json:"order"`
+}
+
+// FinishEvalResult names the outputs.
+type FinishEvalResult struct {
+	SummaryKey  string      `json:"summary_key"`
+	PerQueryKey string      `json:"per_query_key"`
+	Summary     EvalSummary `json:"summary"`
+}
+
+// FinishEval gathers every batch's rows into per_query.parquet and summary.json.
+func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
+	var rows []schemas.EvalRow
+	for _, k := range in.BatchKeys {
+		part, err := getParquet[schemas.EvalRow](ctx, a, k)
+		if err != nil {
+			return FinishEvalResult{}, err
+		}
+		rows = append(rows, part...)
+	}
+	prefix := EvalPrefix(in.EvalID)
+	res := FinishEvalResult{SummaryKey: path.Join(prefix, "summary.json"), PerQueryKey: path.Join(prefix, "per_query.parquet")}
+	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
+		return res, err
+	}
+	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: map[string]eval.Summary{}, Order: in.Systems}
+	for _, name := range in.Systems {
+		var pqs []eval.PerQuery
+		for _, r := range rows {
+			if r.System == name {
+				pqs = append(pqs, perQueryOf(r))
+			}
+		}
+		sum.Systems[name] = eval.Aggregate(name, pqs)
+	}
+	res.Summary = sum
+	data, _ := json.MarshalIndent(sum, "", "  ")
+	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// evalRow is a scored question as a per_query.parquet row.
+func evalRow(system string, q EvalQuestionRef, pq eval.PerQuery) schemas.EvalRow {
+	fresh := -1.0
+	if pq.HasFresh {
+		fresh = float64(pq.FreshDays)
+	}
+	return schemas.EvalRow{System: system, QuestionID: q.ID, AsOf: q.AsOf, Valid: pq.Valid, HasGrade2: pq.HasGrade2,
+		NDCG10: pq.NDCG10, Recall10: pq.Recall10, Recall50: pq.Recall50, MRR: pq.MRR, P10: pq.P10, Leakage10: pq.Leakage10,
+		Leaked: int32(pq.Leaked), FreshDays: fresh, LatencyMS: pq.LatencyMS}
+}
+
+// perQueryOf reads a row back for aggregation.
+func perQueryOf(r schemas.EvalRow) eval.PerQuery {
+	return eval.PerQuery{ID: r.QuestionID, Valid: r.Valid, HasGrade2: r.HasGrade2, NDCG10: r.NDCG10, Recall10: r.Recall10,
+		Recall50: r.Recall50, MRR: r.MRR, P10: r.P10, Leakage10: r.Leakage10, Leaked: int(r.Leaked), FreshDays: int(r.FreshDays), HasFresh: r.FreshDays >= 0,
+		LatencyMS: r.LatencyMS}
+}
+
+func noModel() error {
+	return temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
+}

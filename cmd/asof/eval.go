@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+type evalFlags struct {
+	index, questions, qrels, out, from, to string
+	systems                                []string
+	limit, batch, concurrency              int
+	seed                                   uint64
+	asJSON                                 bool
+}
+
+func newEvalCmd(a *app) *cobra.Command {
+	var f evalFlags
+	cmd := &cobra.Command{
+		Use:   "eval --index NAME --questions FILE --qrels FILE --out DIR",
+		Short: "Evaluate retrieval systems as of each question's date against graded judgements",
+		Long: `eval runs the Eval workflow: every judged question is a query as of its question_date,
+answered by each system (a document's rank is its best chunk's), and scored against the qrels:
+nDCG@10 (ideal ranking from all judged documents), Recall@10/50, MRR (grade 2), P@10,
+leakage@10 (share of the top 10 published after the anchor; must be 0 with a mask), the
+freshest result's age, and latency. Batches of questions run as parallel activities, a failed
+batch retries alone, and a rerun with the same inputs resumes from the finished batches.
+
+Systems (--systems, each optionally +dedup):
+  bm25, dense, hybrid (RRF without time), temporal_rrf (recency mode), decay, auto (the query
+  parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs)
+
+Writes DIR/summary.json and DIR/per_query.parquet (also under evals/<id>/ in the store).`,
+		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \
+      --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
+  asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd.Context(), a, f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.index, "index", "", "index to evaluate (required)")
+	fs.StringVar(&f.questions, "questions", "", "questions Parquet (question_id, question_date, question) (required)")
+	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade) (required)")
+	fs.StringVar(&f.out, "out", "", "folder for summary.json and per_query.parquet (required)")
+	fs.StringSliceVar(&f.systems, "systems", activities.DefaultEvalSystems, "systems to compare")
+	fs.IntVar(&f.limit, "limit", 0, "evaluate at most this many judged questions, sampled with --sample-seed (0: all)")
+	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the --limit sample")
+	fs.StringVar(&f.from, "from", "", "only questions dated on or after this day (e.g. the index's first day)")
+	fs.StringVar(&f.to, "to", "", "only questions dated on or before this day")
+	fs.IntVar(&f.batch, "batch-size", 25, "questions per batch activity")
+	fs.IntVar(&f.concurrency, "concurrency", 2, "batches at once")
+	fs.BoolVar(&f.asJSON, "json", false, "print summary.json instead of the table")
+	for _, n := range []string{"index", "questions", "qrels", "out"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	a.embeddedFlags(cmd, false)
+	a.embedFlags(cmd)
+	return cmd
+}
+
+func runEval(ctx context.Context, a *app, f evalFlags) error {
+	for _, s := range f.systems {
+		if _, err := activities.ParseEvalSystem(s); err != nil {
+			return fmt.Errorf("--systems: %w", err)
+		}
+	}
+	var from, to time.Time
+	var err error
+	if f.from != "" {
+		if from, err = corpus.ParseDate(f.from); err != nil {
+			return fmt.Errorf("--from: %w", err)
+		}
+	}
+	if f.to != "" {
+		if to, err = corpus.ParseDate(f.to); err != nil {
+			return fmt.Errorf("--to: %w", err)
+		}
+	}
+	files, err := expandCorpora([]string{f.questions, f.qrels})
+	if err != nil {
+		return err
+	}
+	out, err := filepath.Abs(f.out)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if st.Embedded.TemporalLog != "" {
+		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+		if err != nil {
+			return err
+		}
+		defer release()
+		wctx, stop := context.WithCancel(ctx)
+		werr := make(chan error, 1)
+		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
+		defer func() { stop(); <-werr }()
+	}
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	if err != nil {
+		return err
+	}
+	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
+	if errors.Is(err, blob.ErrNotFound) {
+		return fmt.Errorf("index %q does not exist (build it with `asof index --index %s --corpus …`)", f.index, f.index)
+	}
+	if err != nil {
+		return err
+	}
+	in := workflows.EvalInput{Index: f.index, QuestionsKey: inputs[0].Key, QrelsKey: inputs[1].Key, Systems: f.systems,
+		Limit: f.limit, Seed: f.seed, From: from, To: to, BatchSize: f.batch, Concurrency: f.concurrency}
+	// Equal inputs on the same index version give the same id: a rerun resumes.
+	h := sha256.New()
+	json.NewEncoder(h).Encode(struct {
+		In      workflows.EvalInput
+		Current string
+	}{in, string(cur)})
+	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
+	began := time.Now()
+	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, strings.Join(f.systems, ", "), in.EvalID)
+	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.Eval, in)
+	if err != nil {
+		return fmt.Errorf("start eval: %w", err)
+	}
+	var res workflows.EvalResult
+	if err := run.Get(ctx, &res); err != nil {
+		return fmt.Errorf("eval %s: %w", f.index, unwrapApp(err))
+	}
+	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey} {
+		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		data, _ := json.MarshalIndent(res.Finish.Summary, "", "  ")
+		printf(a.stdout, "%s\n", data)
+		return nil
+	}
+	printEval(a.stdout, res, out, time.Since(began))
+	return nil
+}
+
+func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {
+	r, err := b.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Duration) {
+	s := res.Finish.Summary
+	printf(w, "Evaluation of %s: %d judged questions in %d batches (%d resumed), %s\n\n", s.Index, s.Questions, res.Batches, res.Resumed, took.Round(time.Second))
+	printf(w, "| system | nDCG@10 | R@10 | R@50 | MRR | P@10 | leak@10 | fresh days (median) | p50 ms | p95 ms | questions |\n")
+	printf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, name := range s.Order {
+		m := s.Systems[name]
+		printf(w, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
+			m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
+	}
+	printf(w, "\nwrote %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"))
+}

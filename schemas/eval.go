@@ -1,0 +1,45 @@
+package schemas
+
+import "time"
+
+// EvalQuestion is one dated question (realtimeqa questions.parquet; other columns ignored).
+type EvalQuestion struct {
+	QuestionID   string    `parquet:"question_id" json:"question_id"`
+	QuestionDate time.Time `parquet:"question_date,timestamp(millisecond)" json:"question_date"`
+	Question     string    `parquet:"question" json:"question"`
+}
+
+// Qrel is one graded judgement (realtimeqa qrels.parquet): grade 2 names the answer and was
+// published 0–14 days before the question, grade 1 15–365 days before, 0 not relevant.
+type Qrel struct {
+	QuestionID string `parquet:"question_id" json:"question_id"`
+	DocID      string `parquet:"doc_id" json:"doc_id"`
+	Grade      int32  `parquet:"grade" json:"grade"`
+	DaysBefore int32  `parquet:"days_before" json:"days_before"`
+}
+
+// EvalRowVersion is the version of EvalRow.
+const EvalRowVersion = 1
+
+// EvalRow is one question answered by one system (per_query.parquet).
+type EvalRow struct {
+	System     string    `parquet:"system" json:"system"`
+	QuestionID string    `parquet:"question_id" json:"question_id"`
+	AsOf       time.Time `parquet:"as_of,timestamp(millisecond)" json:"as_of"`
+	// Valid is false for a question without any relevant judged document (left out of means).
+	Valid     bool    `parquet:"valid" json:"valid"`
+	HasGrade2 bool    `parquet:"has_grade2" json:"has_grade2"`
+	NDCG10    float64 `parquet:"ndcg10" json:"ndcg@10"`
+	Recall10  float64 `parquet:"recall10" json:"recall@10"`
+	Recall50  float64 `parquet:"recall50" json:"recall@50"`
+	MRR       float64 `parquet:"mrr" json:"mrr"`
+	P10       float64 `parquet:"p10" json:"p@10"`
+	Leakage10 float64 `parquet:"leakage10" json:"leakage@10"`
+	// Leaked counts results anywhere in the list published after the anchor day.
+	Leaked int32 `parquet:"leaked" json:"leaked"`
+	// FreshDays is the age at the anchor of the freshest top-10 result (-1: none).
+	FreshDays float64 `parquet:"fresh_days" json:"fresh_days"`
+	LatencyMS float64 `parquet:"latency_ms" json:"latency_ms"`
+	// Top10 lists the ranked document ids, best first.
+	Top10 []string `parquet:"top10,list" json:"top10"`
+}
