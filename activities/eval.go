@@ -19,6 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
 )
@@ -324,12 +325,13 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 
 // FinishEvalInput names the batches of an evaluation.
 type FinishEvalInput struct {
-	EvalID     string   `json:"eval_id"`
-	Index      string   `json:"index"`
-	Systems    []string `json:"systems"`
-	BatchKeys  []string `json:"batch_keys"`
-	Questions  int      `json:"questions"`
-	ReportHTML bool     `json:"report_html"`
+	EvalID    string   `json:"eval_id"`
+	Index     string   `json:"index"`
+	Systems   []string `json:"systems"`
+	BatchKeys []string `json:"batch_keys"`
+	Questions int      `json:"questions"`
+	// Generated stamps the report (the workflow's time; activities never read the clock for it).
+	Generated time.Time `json:"generated"`
 }
 
 // EvalSummary is summary.json.
@@ -346,6 +348,7 @@ type EvalSummary struct {
 type FinishEvalResult struct {
 	SummaryKey  string      `json:"summary_key"`
 	PerQueryKey string      `json:"per_query_key"`
+	ReportKey   string      `json:"report_key"`
 	Summary     EvalSummary `json:"summary"`
 }
 
@@ -377,6 +380,26 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	res.Summary = sum
 	data, _ := json.MarshalIndent(sum, "", "  ")
 	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+		return res, err
+	}
+	// The HTML report: metric table, bars per system, the corpus's documents per period, and
+	// the age of retrieved results.
+	rep := report.EvalReport{Title: "asof eval — index " + in.Index, Generated: in.Generated, Index: in.Index, Questions: in.Questions, Rows: rows,
+		Notes: []string{fmt.Sprintf("Each judged question is a query as of its question_date; a document's rank is its best chunk's. Evaluation %s.", in.EvalID)}}
+	for _, name := range in.Systems {
+		rep.Systems = append(rep.Systems, sum.Systems[name])
+	}
+	if m, err := a.currentManifest(ctx, in.Index); err == nil && m.Period == "month" {
+		for _, sm := range m.Shards {
+			rep.DocsPerMonth = append(rep.DocsPerMonth, report.MonthCount{Month: sm.Period, Docs: sm.Docs})
+		}
+	}
+	var html bytes.Buffer
+	if err := report.WriteEval(&html, rep); err != nil {
+		return res, err
+	}
+	res.ReportKey = path.Join(prefix, "report.html")
+	if _, err := a.Bucket.Put(ctx, res.ReportKey, &html); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -121,7 +121,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		return res, firstErr
 	}
 	if err := workflow.ExecuteActivity(io, a.FinishEval, activities.FinishEvalInput{
-		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions,
+		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Generated: workflow.Now(ctx).UTC(),
 	}).Get(ctx, &res.Finish); err != nil {
 		return res, fmt.Errorf("finish: %w", err)
 	}

@@ -49,7 +49,8 @@ Systems (--systems, each optionally +dedup):
   bm25, dense, hybrid (RRF without time), temporal_rrf (recency mode), decay, auto (the query
   parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs)
 
-Writes DIR/summary.json and DIR/per_query.parquet (also under evals/<id>/ in the store).`,
+Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
+the metric table and charts), also kept under evals/<id>/ in the store.`,
 		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \
       --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
   asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
@@ -152,7 +153,7 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	if err := run.Get(ctx, &res); err != nil {
 		return fmt.Errorf("eval %s: %w", f.index, unwrapApp(err))
 	}
-	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey} {
+	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
 			return err
 		}
@@ -193,5 +194,5 @@ func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Dura
 		printf(w, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
 			m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
 	}
-	printf(w, "\nwrote %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"))
+	printf(w, "\nwrote %s, %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"), filepath.Join(out, "report.html"))
 }
