@@ -17,7 +17,6 @@ import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
-	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -128,17 +127,11 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 	defer st.Close()
-	if st.Embedded.TemporalLog != "" { // an in-process server: serve it here
-		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
-		if err != nil {
-			return err
-		}
-		defer release()
-		wctx, stop := context.WithCancel(ctx)
-		werr := make(chan error, 1)
-		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
-		defer func() { stop(); <-werr }()
+	stopWorker, err := serveInProcess(ctx, st, nil)
+	if err != nil {
+		return err
 	}
+	defer stopWorker()
 	began := time.Now()
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.AskWorkflowID(f.index, began), TaskQueue: workflows.TaskQueue,

@@ -21,7 +21,6 @@ import (
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
-	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -112,17 +111,11 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 		return err
 	}
 	defer st.Close()
-	if st.Embedded.TemporalLog != "" {
-		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
-		if err != nil {
-			return err
-		}
-		defer release()
-		wctx, stop := context.WithCancel(ctx)
-		werr := make(chan error, 1)
-		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
-		defer func() { stop(); <-werr }()
+	stopWorker, err := serveInProcess(ctx, st, nil)
+	if err != nil {
+		return err
 	}
+	defer stopWorker()
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err

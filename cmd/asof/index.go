@@ -26,7 +26,6 @@ import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
-	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -155,18 +154,11 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		return err
 	}
 	defer st.Close()
-	if st.Embedded.TemporalLog != "" { // nobody else can serve an in-process server: run a worker here
-		deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
-		if err != nil {
-			return err
-		}
-		defer release()
-		printf(a.stderr, "embedding: %s\n", embedderLine(st.Config, deps))
-		wctx, stop := context.WithCancel(ctx)
-		werr := make(chan error, 1)
-		go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
-		defer func() { stop(); <-werr }()
+	stopWorker, err := serveInProcess(ctx, st, a.stderr)
+	if err != nil {
+		return err
 	}
+	defer stopWorker()
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err

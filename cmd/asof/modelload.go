@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 
+	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
@@ -51,4 +54,24 @@ func embedderLine(cfg config.Config, deps worker.Deps) string {
 		line += fmt.Sprintf(" — ONNX Runtime not used: %v", embed.ORTAvailable(cfg.ORTDir()))
 	}
 	return line
+}
+
+// serveInProcess runs a worker in this process when the stack's Temporal server is embedded
+// (nobody else can serve it) and returns how to stop it; against an external cluster it does
+// nothing. announce, when set, is told which backend embeds.
+func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (stop func(), err error) {
+	if st.Embedded.TemporalLog == "" {
+		return func() {}, nil
+	}
+	deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+	if err != nil {
+		return func() {}, err
+	}
+	if announce != nil {
+		printf(announce, "embedding: %s\n", embedderLine(st.Config, deps))
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	werr := make(chan error, 1)
+	go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
+	return func() { cancel(); <-werr; release() }, nil
 }
