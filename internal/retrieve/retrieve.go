@@ -30,7 +30,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/asofrag/asof/internal/lexical"
@@ -341,18 +343,31 @@ type shardHit struct {
 	score      float32
 }
 
-// denseTop is the exact top n allowed rows by inner product over the live shards.
+// denseTop is the exact top n allowed rows by inner product over the live shards, scanned in
+// parallel (one goroutine per shard, at most GOMAXPROCS at once).
 func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n int) ([]shardHit, error) {
-	var all []shardHit
-	for _, si := range live {
+	per := make([][]vecindex.Hit, len(live))
+	errs := make([]error, len(live))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for j, si := range live {
 		if shards[si].Vectors == nil {
 			continue
 		}
-		hits, err := shards[si].Vectors.Search(q, n, masks[si])
-		if err != nil {
-			return nil, fmt.Errorf("retrieve: shard %s: %w", shards[si].ID, err)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			per[j], errs[j] = shards[si].Vectors.Search(q, n, masks[si])
+		}()
+	}
+	wg.Wait()
+	var all []shardHit
+	for j, si := range live {
+		if errs[j] != nil {
+			return nil, fmt.Errorf("retrieve: shard %s: %w", shards[si].ID, errs[j])
 		}
-		for _, h := range hits {
+		for _, h := range per[j] {
 			all = append(all, shardHit{si, h.Row, h.Score})
 		}
 	}

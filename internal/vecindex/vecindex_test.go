@@ -176,3 +176,44 @@ func BenchmarkSearch100k(b *testing.B) {
 		f.Search(q, 500, mask)
 	}
 }
+
+// TestDotKernelMatchesGeneric: the assembly kernel and the portable loop agree (to float32
+// rounding) for every length around the 32-float step, and on unaligned slices.
+func TestDotKernelMatchesGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]float32, 1100)
+	for i := range buf {
+		buf[i] = float32(rng.NormFloat64())
+	}
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 65, 100, 384, 385, 1000} {
+		for _, off := range []int{0, 1, 3} {
+			a, b := buf[off:off+n], buf[50+off:50+off+n]
+			got, want := Dot(a, b), dotGeneric(a, b)
+			var exact float64
+			for i := range a {
+				exact += float64(a[i]) * float64(b[i])
+			}
+			if d := math.Abs(float64(got) - exact); d > 1e-4*math.Max(1, math.Abs(exact)) {
+				t.Errorf("n %d off %d: Dot %v, exact %v, generic %v", n, off, got, exact, want)
+			}
+		}
+	}
+	t.Logf("AVX2 kernel in use: %v", useAVX2)
+}
+
+func BenchmarkDot384(b *testing.B) {
+	x, y := make([]float32, 384), make([]float32, 384)
+	for i := range x {
+		x[i], y[i] = float32(i%7), float32(i%5)
+	}
+	b.Run("kernel", func(b *testing.B) {
+		for b.Loop() {
+			Dot(x, y)
+		}
+	})
+	b.Run("generic", func(b *testing.B) {
+		for b.Loop() {
+			dotGeneric(x, y)
+		}
+	})
+}
