@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/intent"
@@ -91,6 +92,9 @@ type PlanEvalInput struct {
 	EvalID       string `json:"eval_id"`
 	QuestionsKey string `json:"questions_key"`
 	QrelsKey     string `json:"qrels_key"`
+	// Unlabelled reads QuestionsKey in the query layout (query_id, query, anchor_date) and
+	// evaluates context freshness only; QrelsKey is then empty.
+	Unlabelled bool `json:"unlabelled"`
 	// Limit keeps at most this many judged questions (0: all), sampled with Seed.
 	Limit     int    `json:"limit"`
 	Seed      uint64 `json:"seed"`
@@ -112,17 +116,29 @@ type PlanEvalResult struct {
 // PlanEval reads the questions and qrels, keeps questions with judgements (inside [From, To]),
 // samples Limit of them deterministically, and splits them into batches.
 func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalResult, error) {
-	qs, err := getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey)
-	if err != nil {
-		return PlanEvalResult{}, invalidIfMissing(err, "questions")
-	}
-	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
-	if err != nil {
-		return PlanEvalResult{}, invalidIfMissing(err, "qrels")
-	}
+	var qs []schemas.EvalQuestion
 	judged := map[string]bool{}
-	for _, r := range qrels {
-		judged[r.QuestionID] = true
+	if in.Unlabelled {
+		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QuestionsKey)
+		if err != nil {
+			return PlanEvalResult{}, invalidIfMissing(err, "queries")
+		}
+		for _, r := range rows {
+			qs = append(qs, schemas.EvalQuestion{QuestionID: r.QueryID, QuestionDate: r.AnchorDate, Question: r.Query})
+			judged[r.QueryID] = true
+		}
+	} else {
+		var err error
+		if qs, err = getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey); err != nil {
+			return PlanEvalResult{}, invalidIfMissing(err, "questions")
+		}
+		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		if err != nil {
+			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
+		}
+		for _, r := range qrels {
+			judged[r.QuestionID] = true
+		}
 	}
 	var res PlanEvalResult
 	var keep []EvalQuestionRef
@@ -232,13 +248,15 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	if len(in.Vectors) != len(in.Questions) {
 		return EvalBatchResult{}, invalid(fmt.Errorf("%d vectors for %d questions", len(in.Vectors), len(in.Questions)))
 	}
-	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
-	if err != nil {
-		return EvalBatchResult{}, err
-	}
 	judged := map[string][]eval.Judged{}
-	for _, r := range qrels {
-		judged[r.QuestionID] = append(judged[r.QuestionID], eval.Judged{DocID: r.DocID, Grade: int(r.Grade)})
+	if in.QrelsKey != "" {
+		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		if err != nil {
+			return EvalBatchResult{}, err
+		}
+		for _, r := range qrels {
+			judged[r.QuestionID] = append(judged[r.QuestionID], eval.Judged{DocID: r.DocID, Grade: int(r.Grade)})
+		}
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
@@ -257,13 +275,19 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	for qi, q := range in.Questions {
 		for _, s := range systems {
 			began := time.Now()
-			ranked, err := evalRun(shards, s, q, in.Vectors[qi])
+			ranked, ctxDates, err := evalRun(shards, s, q, in.Vectors[qi])
 			if err != nil {
 				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
 			pq := eval.Score(eval.Query{ID: q.ID, AsOf: q.AsOf, Judged: judged[q.ID], Results: ranked,
 				LatencyMS: float64(time.Since(began).Microseconds()) / 1000})
 			row := evalRow(s.name, q, pq)
+			fr := eval.ContextFreshness(q.AsOf, ctxDates)
+			row.CtxFreshestDays, row.CtxWithin7, row.CtxWithin30 = -1, fr.Within7, fr.Within30
+			if fr.HasFresh {
+				row.CtxFreshestDays = fr.FreshestDays
+			}
+			row.CtxDistinctDates, row.CtxDocs = int32(fr.DistinctDates), int32(fr.Docs)
 			for _, r := range ranked[:min(10, len(ranked))] {
 				row.Top10 = append(row.Top10, r.DocID)
 			}
@@ -277,8 +301,10 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
 }
 
-// evalRun ranks documents for one question with one system: the top 50 documents.
-func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, error) {
+// evalRun ranks documents for one question with one system: the top 50 documents, and the
+// publication times of the context asof would build from them (duplicates folded, 30
+// documents, 75% from the last 30 days).
+func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
 	o := retrieve.DefaultOptions()
 	o.Mode, o.K = s.mode, 50
 	text, asOf := q.Question, q.AsOf
@@ -286,7 +312,7 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		r := intent.Parse(q.Question, q.AsOf)
 		o.Mode, o.From, o.To, text = retrieve.Mode(r.Mode), r.From, r.To, r.Text
 		if r.Empty {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	if s.nomask {
@@ -299,19 +325,19 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 	}
 	res, err := retrieve.Search(shards, text, vec, asOf, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cands := res.Candidates
 	if o.Mode == retrieve.Evolution {
 		cands = res.Results
 	}
+	folded, err := fold(cands, dedup.DefaultOptions())
+	if err != nil {
+		return nil, nil, err
+	}
 	if s.dedup {
-		f, err := fold(cands, dedup.DefaultOptions())
-		if err != nil {
-			return nil, err
-		}
 		cands = cands[:0:0]
-		for _, x := range f {
+		for _, x := range folded {
 			cands = append(cands, x.c)
 		}
 	}
@@ -320,7 +346,31 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		ranked = append(ranked, eval.Ranked{DocID: c.Chunk.DocID, PublishedAt: c.Chunk.PublishedAt})
 	}
 	ranked = eval.Collapse(ranked)
-	return ranked[:min(50, len(ranked))], nil
+	// The context is built as of the real anchor even for a no-mask system: a leaked document
+	// then makes contextx refuse, so its dates are taken from the folded list instead.
+	docs := make([]contextx.Doc, 0, len(folded))
+	var dates []time.Time
+	leak := false
+	for _, f := range folded {
+		if f.c.Chunk.PublishedAt.After(q.AsOf.AddDate(0, 0, 1)) {
+			leak = true
+		}
+		docs = append(docs, contextx.Doc{DocID: f.c.Chunk.DocID, ChunkID: f.c.Chunk.ChunkID, PublishedAt: f.c.Chunk.PublishedAt, Score: f.c.Score})
+	}
+	if leak {
+		for _, d := range docs[:min(contextx.DefaultOptions().KDocs, len(docs))] {
+			dates = append(dates, d.PublishedAt)
+		}
+	} else if len(docs) > 0 {
+		cx, err := contextx.Build(docs, q.AsOf, contextx.DefaultOptions())
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, b := range cx.Blocks {
+			dates = append(dates, b.Doc.PublishedAt)
+		}
+	}
+	return ranked[:min(50, len(ranked))], dates, nil
 }
 
 // FinishEvalInput names the batches of an evaluation.
@@ -330,6 +380,8 @@ type FinishEvalInput struct {
 	Systems   []string `json:"systems"`
 	BatchKeys []string `json:"batch_keys"`
 	Questions int      `json:"questions"`
+	// Unlabelled is set for a query set without judgements: freshness only.
+	Unlabelled bool `json:"unlabelled"`
 	// Generated stamps the report (the workflow's time; activities never read the clock for it).
 	Generated time.Time `json:"generated"`
 }
@@ -340,6 +392,14 @@ type EvalSummary struct {
 	EvalID    string                  `json:"eval_id"`
 	Questions int                     `json:"questions"`
 	Systems   map[string]eval.Summary `json:"systems"`
+	// Freshness is the built context's freshness per system (the only metrics of an
+	// unlabelled query set).
+	Freshness map[string]eval.FreshnessSummary `json:"freshness"`
+	// Top10FreshestDaysMean is, per system, the mean age at the anchor of the freshest of
+	// the top 10 results before any context selection (what plain retrieval hands over).
+	Top10FreshestDaysMean map[string]float64 `json:"top10_freshest_days_mean"`
+	// Unlabelled is set for a query set without judgements.
+	Unlabelled bool `json:"unlabelled,omitempty"`
 	// Order lists the systems as asked.
 	Order []string `json:"order"`
 }
@@ -367,15 +427,33 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
-	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: map[string]eval.Summary{}, Order: in.Systems}
+	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: map[string]eval.Summary{},
+		Freshness: map[string]eval.FreshnessSummary{}, Top10FreshestDaysMean: map[string]float64{}, Unlabelled: in.Unlabelled, Order: in.Systems}
 	for _, name := range in.Systems {
 		var pqs []eval.PerQuery
+		var fs []eval.Freshness
 		for _, r := range rows {
 			if r.System == name {
 				pqs = append(pqs, perQueryOf(r))
+				fs = append(fs, eval.Freshness{FreshestDays: r.CtxFreshestDays, HasFresh: r.CtxFreshestDays >= 0, Within7: r.CtxWithin7,
+					Within30: r.CtxWithin30, DistinctDates: int(r.CtxDistinctDates), Docs: int(r.CtxDocs)})
 			}
 		}
-		sum.Systems[name] = eval.Aggregate(name, pqs)
+		if !in.Unlabelled {
+			sum.Systems[name] = eval.Aggregate(name, pqs)
+		}
+		var tot float64
+		n := 0
+		for _, p := range pqs {
+			if p.HasFresh {
+				tot += float64(p.FreshDays)
+				n++
+			}
+		}
+		if n > 0 {
+			sum.Top10FreshestDaysMean[name] = tot / float64(n)
+		}
+		sum.Freshness[name] = eval.AggregateFreshness(name, fs)
 	}
 	res.Summary = sum
 	data, _ := json.MarshalIndent(sum, "", "  ")
@@ -387,7 +465,12 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	rep := report.EvalReport{Title: "asof eval — index " + in.Index, Generated: in.Generated, Index: in.Index, Questions: in.Questions, Rows: rows,
 		Notes: []string{fmt.Sprintf("Each judged question is a query as of its question_date; a document's rank is its best chunk's. Evaluation %s.", in.EvalID)}}
 	for _, name := range in.Systems {
-		rep.Systems = append(rep.Systems, sum.Systems[name])
+		if !in.Unlabelled {
+			rep.Systems = append(rep.Systems, sum.Systems[name])
+		}
+	}
+	if in.Unlabelled {
+		rep.Notes = append(rep.Notes, "Unlabelled queries: no relevance metrics; see summary.json for the context freshness of each system.")
 	}
 	if m, err := a.currentManifest(ctx, in.Index); err == nil && m.Period == "month" {
 		for _, sm := range m.Shards {

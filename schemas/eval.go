@@ -18,6 +18,15 @@ type Qrel struct {
 	DaysBefore int32  `parquet:"days_before" json:"days_before"`
 }
 
+// EvalQuery is one dated query without judgements (tg-finance-ru queries.parquet): evaluated
+// for the freshness of the context each system builds.
+type EvalQuery struct {
+	QueryID    string    `parquet:"query_id" json:"query_id"`
+	Query      string    `parquet:"query" json:"query"`
+	QueryType  string    `parquet:"query_type,optional" json:"query_type,omitempty"`
+	AnchorDate time.Time `parquet:"anchor_date,timestamp(millisecond)" json:"anchor_date"`
+}
+
 // EvalRowVersion is the version of EvalRow.
 const EvalRowVersion = 1
 
@@ -40,6 +49,14 @@ type EvalRow struct {
 	// FreshDays is the age at the anchor of the freshest top-10 result (-1: none).
 	FreshDays float64 `parquet:"fresh_days" json:"fresh_days"`
 	LatencyMS float64 `parquet:"latency_ms" json:"latency_ms"`
+	// Context freshness: the built context (deduplicated, 30 documents, 75% hot) as of the
+	// anchor: the freshest document's age (-1: empty context), the shares within 7 and 30
+	// days, distinct publication days and documents.
+	CtxFreshestDays  float64 `parquet:"ctx_freshest_days" json:"ctx_freshest_days"`
+	CtxWithin7       float64 `parquet:"ctx_within7" json:"ctx_within7"`
+	CtxWithin30      float64 `parquet:"ctx_within30" json:"ctx_within30"`
+	CtxDistinctDates int32   `parquet:"ctx_distinct_dates" json:"ctx_distinct_dates"`
+	CtxDocs          int32   `parquet:"ctx_docs" json:"ctx_docs"`
 	// Top10 lists the ranked document ids, best first.
 	Top10 []string `parquet:"top10,list" json:"top10"`
 }

@@ -15,15 +15,18 @@ import (
 type EvalInput struct {
 	// EvalID names the evaluation's folder (evals/<id>/); equal inputs give equal ids, so a
 	// rerun finds finished batches and resumes.
-	EvalID       string    `json:"eval_id"`
-	Index        string    `json:"index"`
-	QuestionsKey string    `json:"questions_key"`
-	QrelsKey     string    `json:"qrels_key"`
-	Systems      []string  `json:"systems"`
-	Limit        int       `json:"limit"`
-	Seed         uint64    `json:"seed"`
-	From         time.Time `json:"from"`
-	To           time.Time `json:"to"`
+	EvalID       string `json:"eval_id"`
+	Index        string `json:"index"`
+	QuestionsKey string `json:"questions_key"`
+	QrelsKey     string `json:"qrels_key"`
+	// Unlabelled: QuestionsKey holds queries without judgements (query_id, query,
+	// anchor_date); only context freshness is measured.
+	Unlabelled bool      `json:"unlabelled"`
+	Systems    []string  `json:"systems"`
+	Limit      int       `json:"limit"`
+	Seed       uint64    `json:"seed"`
+	From       time.Time `json:"from"`
+	To         time.Time `json:"to"`
 	// BatchSize is how many questions one activity answers (default 25); Concurrency how many
 	// batches run at once (default 2).
 	BatchSize   int `json:"batch_size"`
@@ -64,7 +67,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 	})
 	var plan activities.PlanEvalResult
 	if err := workflow.ExecuteActivity(io, a.PlanEval, activities.PlanEvalInput{
-		EvalID: in.EvalID, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, Limit: in.Limit, Seed: in.Seed,
+		EvalID: in.EvalID, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, Unlabelled: in.Unlabelled, Limit: in.Limit, Seed: in.Seed,
 		BatchSize: in.BatchSize, From: in.From, To: in.To,
 	}).Get(ctx, &plan); err != nil {
 		return EvalResult{}, fmt.Errorf("plan: %w", err)
@@ -121,7 +124,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		return res, firstErr
 	}
 	if err := workflow.ExecuteActivity(io, a.FinishEval, activities.FinishEvalInput{
-		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Generated: workflow.Now(ctx).UTC(),
+		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Unlabelled: in.Unlabelled, Generated: workflow.Now(ctx).UTC(),
 	}).Get(ctx, &res.Finish); err != nil {
 		return res, fmt.Errorf("finish: %w", err)
 	}

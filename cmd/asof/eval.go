@@ -26,6 +26,7 @@ import (
 
 type evalFlags struct {
 	index, questions, qrels, out, from, to string
+	queries                                string
 	systems                                []string
 	limit, batch, concurrency              int
 	seed                                   uint64
@@ -58,9 +59,10 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.index, "index", "", "index to evaluate (required)")
-	fs.StringVar(&f.questions, "questions", "", "questions Parquet (question_id, question_date, question) (required)")
-	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade) (required)")
-	fs.StringVar(&f.out, "out", "", "folder for summary.json and per_query.parquet (required)")
+	fs.StringVar(&f.questions, "questions", "", "questions Parquet (question_id, question_date, question)")
+	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade)")
+	fs.StringVar(&f.queries, "queries", "", "instead of --questions/--qrels: unlabelled queries Parquet (query_id, query, anchor_date); measures context freshness only")
+	fs.StringVar(&f.out, "out", "", "folder for summary.json, per_query.parquet and report.html (required)")
 	fs.StringSliceVar(&f.systems, "systems", activities.DefaultEvalSystems, "systems to compare")
 	fs.IntVar(&f.limit, "limit", 0, "evaluate at most this many judged questions, sampled with --sample-seed (0: all)")
 	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the --limit sample")
@@ -69,7 +71,7 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 	fs.IntVar(&f.batch, "batch-size", 25, "questions per batch activity")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "batches at once")
 	fs.BoolVar(&f.asJSON, "json", false, "print summary.json instead of the table")
-	for _, n := range []string{"index", "questions", "qrels", "out"} {
+	for _, n := range []string{"index", "out"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
 	a.embeddedFlags(cmd, false)
@@ -95,7 +97,16 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 			return fmt.Errorf("--to: %w", err)
 		}
 	}
-	files, err := expandCorpora([]string{f.questions, f.qrels})
+	specs := []string{f.questions, f.qrels}
+	switch {
+	case f.queries != "" && (f.questions != "" || f.qrels != ""):
+		return errors.New("--queries (unlabelled) or --questions with --qrels (judged), not both")
+	case f.queries != "":
+		specs = []string{f.queries}
+	case f.questions == "" || f.qrels == "":
+		return errors.New("name --questions and --qrels (judged questions), or --queries (unlabelled queries with anchor dates)")
+	}
+	files, err := expandCorpora(specs)
 	if err != nil {
 		return err
 	}
@@ -127,8 +138,11 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	if err != nil {
 		return err
 	}
-	in := workflows.EvalInput{Index: f.index, QuestionsKey: inputs[0].Key, QrelsKey: inputs[1].Key, Systems: f.systems,
+	in := workflows.EvalInput{Index: f.index, QuestionsKey: inputs[0].Key, Systems: f.systems, Unlabelled: f.queries != "",
 		Limit: f.limit, Seed: f.seed, From: from, To: to, BatchSize: f.batch, Concurrency: f.concurrency}
+	if !in.Unlabelled {
+		in.QrelsKey = inputs[1].Key
+	}
 	// Equal inputs on the same index version give the same id: a rerun resumes.
 	h := sha256.New()
 	json.NewEncoder(h).Encode(struct {
@@ -179,13 +193,26 @@ func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {
 
 func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Duration) {
 	s := res.Finish.Summary
-	printf(w, "Evaluation of %s: %d judged questions in %d batches (%d resumed), %s\n\n", s.Index, s.Questions, res.Batches, res.Resumed, took.Round(time.Second))
-	printf(w, "| system | nDCG@10 | R@10 | R@50 | MRR | P@10 | leak@10 | fresh days (median) | p50 ms | p95 ms | questions |\n")
-	printf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
+	kind := "judged questions"
+	if s.Unlabelled {
+		kind = "unlabelled queries"
+	}
+	printf(w, "Evaluation of %s: %d %s in %d batches (%d resumed), %s\n\n", s.Index, s.Questions, kind, res.Batches, res.Resumed, took.Round(time.Second))
+	if !s.Unlabelled {
+		printf(w, "| system | nDCG@10 | R@10 | R@50 | MRR | P@10 | leak@10 | fresh days (median) | p50 ms | p95 ms | questions |\n")
+		printf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, name := range s.Order {
+			m := s.Systems[name]
+			printf(w, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
+				m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
+		}
+		printf(w, "\n")
+	}
+	printf(w, "Context freshness (the 30-document context each system builds, duplicates folded):\n\n")
+	printf(w, "| system | freshest of top 10, days (mean) | freshest in context, days (mean) | context within 7 days | within 30 days | distinct dates | queries |\n|---|---|---|---|---|---|---|\n")
 	for _, name := range s.Order {
-		m := s.Systems[name]
-		printf(w, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
-			m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
+		m := s.Freshness[name]
+		printf(w, "| %s | %.1f | %.1f | %.2f | %.2f | %.1f | %d |\n", name, s.Top10FreshestDaysMean[name], m.FreshestDaysMean, m.Within7Mean, m.Within30Mean, m.DistinctDatesMean, m.Queries)
 	}
 	printf(w, "\nwrote %s, %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"), filepath.Join(out, "report.html"))
 }
