@@ -217,3 +217,25 @@ func BenchmarkDot384(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSearch100kNoMask is the unmasked scan of 100,000 × 384 (the FAISS IndexFlatIP
+// comparison in BENCHMARKS.md).
+func BenchmarkSearch100kNoMask(b *testing.B) {
+	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
+	q := f.Row(321)
+	b.SetBytes(int64(len(f.Data) * 4))
+	for b.Loop() {
+		f.Search(q, 500, nil)
+	}
+}
+
+// BenchmarkMemcpy is the memory-bandwidth bound a scan is compared with: copying 256 MiB
+// (bytes/s reported = bytes read).
+func BenchmarkMemcpy(b *testing.B) {
+	src, dst := make([]byte, 256<<20), make([]byte, 256<<20)
+	copy(dst, src) // fault the pages in first
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		copy(dst, src)
+	}
+}
