@@ -101,4 +101,27 @@ func TestIndexBuildWithModel(t *testing.T) {
 	if !second.Unchanged || second.ShardsBuilt != 0 || second.ShardsReused != 3 || second.Seq != 1 {
 		t.Fatalf("second build should be a no-op: %+v", second)
 	}
+
+	// Ask it as of a day before the last document: the Ask workflow through the real server.
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "ask-fixture", TaskQueue: workflows.TaskQueue}, workflows.Ask,
+		workflows.AskInput{Index: "fixture", Query: "key rate", AsOf: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ans schemas.Answer
+	if err := run.Get(ctx, &ans); err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Results) == 0 || ans.Results[0].DocID != "a" || ans.Mode != "recency" {
+		t.Fatalf("answer %+v", ans.Results)
+	}
+	for _, r := range ans.Results {
+		if r.PublishedAt.After(time.Date(2024, 3, 1, 23, 59, 59, 0, time.UTC)) {
+			t.Fatalf("%s published %s, after the anchor", r.DocID, r.PublishedAt)
+		}
+	}
+	if *updateHistory {
+		saveHistory(t, "index-fixture-1")
+		saveHistory(t, "ask-fixture")
+	}
 }

@@ -44,6 +44,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
+			r.RegisterWorkflowWithOptions(IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
+			r.RegisterWorkflowWithOptions(BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
+			r.RegisterWorkflowWithOptions(Ask, workflow.RegisterOptions{Name: "Ask"})
+			r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
 			if err := r.ReplayWorkflowHistoryWithOptions(logger, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}); err != nil {
 				t.Fatal(err)
 			}
