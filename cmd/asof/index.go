@@ -172,7 +172,11 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	})
 	var already *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &already) {
-		return fmt.Errorf("a build of index %s is already running (workflow %s)", f.index, workflows.IndexWorkflowID(f.index))
+		// One build per index at a time. Follow the running one (this process's worker serves
+		// it too, so a build whose CLI was killed resumes here) instead of failing.
+		printf(a.stderr, "a build of index %s is already running (workflow %s): following it; it keeps the inputs it was started with\n",
+			f.index, workflows.IndexWorkflowID(f.index))
+		run, err = st.Client.GetWorkflow(ctx, workflows.IndexWorkflowID(f.index), ""), nil
 	}
 	if err != nil {
 		return fmt.Errorf("start index build: %w", err)
