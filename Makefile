@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup setup-ort bench-embed build build-lean demo dev test test-short lint tools bench clean
+.PHONY: help setup setup-ort bench-embed bench-search build build-lean demo dev test test-short lint tools bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -84,6 +84,12 @@ bench-embed: ## embedding passages/s: pure Go, ONNX Runtime (Go), ONNX Runtime f
 	$(GO) test -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark|passages' | sed 's/^/pure Go:       /'
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark' | sed 's/^/ONNX Runtime:  /'
 	.asof/bench-venv/bin/python bench/embed_peer.py .asof/models/e5-small-v2 --seconds 20 | sed 's/^/Python ORT:    /'
+
+bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the same 100k x 384 vectors, and the memcpy bound
+	@test -x .asof/bench-venv/bin/python || python3 -m venv .asof/bench-venv
+	@.asof/bench-venv/bin/python -c 'import faiss' 2>/dev/null || .asof/bench-venv/bin/pip install -q faiss-cpu numpy
+	ASOF_BENCH_VECTORS=$(CURDIR)/.asof/bench-vectors.f32 $(GO) test -count=1 -run '^$$' -bench 'Search100kNoMask|Memcpy' -benchtime 30x ./internal/vecindex | grep Benchmark
+	.asof/bench-venv/bin/python bench/search_peer.py .asof/bench-vectors.f32 384
 
 clean: ## remove build outputs (keeps .asof data)
 	rm -rf $(BIN)

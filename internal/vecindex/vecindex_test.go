@@ -2,9 +2,11 @@ package vecindex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"testing"
 )
@@ -223,6 +225,17 @@ func BenchmarkDot384(b *testing.B) {
 func BenchmarkSearch100kNoMask(b *testing.B) {
 	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
 	q := f.Row(321)
+	// ASOF_BENCH_VECTORS=FILE also writes the vectors (raw little-endian float32, row-major)
+	// for the FAISS peer (bench/search_peer.py): the same vectors on both sides.
+	if p := os.Getenv("ASOF_BENCH_VECTORS"); p != "" {
+		raw := make([]byte, 4*len(f.Data))
+		for i, v := range f.Data {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		}
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.SetBytes(int64(len(f.Data) * 4))
 	for b.Loop() {
 		f.Search(q, 500, nil)
