@@ -1,0 +1,316 @@
+// Package llm is a small client for OpenAI-compatible chat-completions
+// endpoints (vLLM, Ollama, llama.cpp server and hosted APIs).
+//
+// It wraps the official openai-go SDK with the project's rules: the API key is
+// read from a named environment variable and never stored in [Config] or
+// written into errors, the SDK's own retries are off (retries belong to the
+// caller, typically a Temporal activity retry policy), and every failure is
+// classified with a sentinel error so the caller can decide with [Retryable]
+// whether another attempt can help.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Sentinel errors returned (wrapped) by [New] and [Client.Chat]; compare them
+// with errors.Is.
+var (
+	// ErrConfig reports a configuration or request that cannot succeed on a
+	// retry: an invalid Config, an unknown role, or an HTTP 4xx answer other
+	// than 408 and 429 (401/403 bad key, 404 unknown model or wrong base URL).
+	ErrConfig = errors.New("llm: bad configuration")
+	// ErrRateLimited reports an HTTP 429 answer. It is retryable after a
+	// backoff.
+	ErrRateLimited = errors.New("llm: rate limited")
+	// ErrServer reports a 5xx or 408 answer, a request that exceeded
+	// Config.Timeout, or a connection failure. It is retryable.
+	ErrServer = errors.New("llm: server error")
+	// ErrBadResponse reports a 2xx answer that cannot be used: a body that is
+	// not valid JSON, no choices, or empty content. It is retryable, since a
+	// truncated or garbled answer is usually transient.
+	ErrBadResponse = errors.New("llm: bad response")
+)
+
+// Retryable reports whether another attempt of the failed call may succeed:
+// true for [ErrRateLimited], [ErrServer] and [ErrBadResponse], false for
+// [ErrConfig], context cancellation by the caller and nil.
+func Retryable(err error) bool {
+	return errors.Is(err, ErrRateLimited) || errors.Is(err, ErrServer) || errors.Is(err, ErrBadResponse)
+}
+
+// Defaults applied by [New] to zero-valued Config fields.
+const (
+	DefaultAPIKeyEnv = "OPENAI_API_KEY"
+	DefaultTimeout   = 60 * time.Second
+	DefaultMaxTokens = 512
+)
+
+// Config configures a [Client]. The zero value of APIKeyEnv, Timeout and
+// MaxTokens selects the default; Temperature 0 is the default and the
+// recommended value for judging and summarizing.
+type Config struct {
+	// BaseURL is the API root including the version path, e.g.
+	// http://127.0.0.1:8000/v1. It must not carry credentials.
+	BaseURL string
+	// Model is the model name sent with every request.
+	Model string
+	// APIKeyEnv names the environment variable holding the API key (default
+	// OPENAI_API_KEY). The key itself is never stored in Config, logs, errors
+	// or payloads. An unset or empty variable sends no Authorization header,
+	// which suits local servers.
+	APIKeyEnv string
+	// Timeout bounds each request (default 60s).
+	Timeout time.Duration
+	// MaxTokens caps the completion length (default 512).
+	MaxTokens int
+	// Temperature is the sampling temperature, in [0, 2] (default 0).
+	Temperature float64
+}
+
+// DefaultConfig returns a Config with every default filled in; BaseURL and
+// Model are left empty and must be set.
+func DefaultConfig() Config {
+	return Config{APIKeyEnv: DefaultAPIKeyEnv, Timeout: DefaultTimeout, MaxTokens: DefaultMaxTokens}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Validate reports the first problem with c, wrapping [ErrConfig]. Zero values
+// that have a default are valid. Validate never echoes APIKeyEnv, in case a key
+// was put there by mistake.
+func (c Config) Validate() error {
+	if strings.TrimSpace(c.BaseURL) == "" {
+		return fmt.Errorf("%w: base URL is empty", ErrConfig)
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil {
+		return fmt.Errorf("%w: base URL does not parse", ErrConfig)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%w: base URL scheme must be http or https", ErrConfig)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%w: base URL has no host", ErrConfig)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%w: base URL must not carry credentials; use APIKeyEnv", ErrConfig)
+	}
+	if strings.TrimSpace(c.Model) == "" {
+		return fmt.Errorf("%w: model is empty", ErrConfig)
+	}
+	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
+		return fmt.Errorf("%w: APIKeyEnv is not an environment variable name (it names the variable, it is not the key)", ErrConfig)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("%w: timeout %v is negative", ErrConfig, c.Timeout)
+	}
+	if c.MaxTokens < 0 {
+		return fmt.Errorf("%w: max tokens %d is negative", ErrConfig, c.MaxTokens)
+	}
+	if c.Temperature < 0 || c.Temperature > 2 {
+		return fmt.Errorf("%w: temperature %v is outside [0, 2]", ErrConfig, c.Temperature)
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.APIKeyEnv == "" {
+		c.APIKeyEnv = d.APIKeyEnv
+	}
+	if c.Timeout == 0 {
+		c.Timeout = d.Timeout
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = d.MaxTokens
+	}
+	return c
+}
+
+// Message is one chat message. Role is "system", "developer", "user" or
+// "assistant".
+type Message struct {
+	Role    string
+	Content string
+}
+
+// Usage is the token accounting reported by the server.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Client sends chat-completion requests. It is safe for concurrent use.
+type Client struct {
+	cfg Config
+	key string // from the environment; only used to authenticate and to redact
+	api openai.Client
+}
+
+// New validates c, applies defaults, reads the API key from the environment
+// variable c.APIKeyEnv and returns a Client.
+func New(c Config) (*Client, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c = c.withDefaults()
+	key := os.Getenv(c.APIKeyEnv)
+	api := openai.NewClient(
+		option.WithBaseURL(c.BaseURL),
+		// Always set, even when empty, so the SDK does not fall back to
+		// OPENAI_API_KEY when another variable was named; empty sends no
+		// Authorization header.
+		option.WithAPIKey(key),
+		option.WithMaxRetries(0),
+	)
+	return &Client{cfg: c, key: key, api: api}, nil
+}
+
+// String describes the client without its key.
+func (c *Client) String() string {
+	return fmt.Sprintf("llm.Client{BaseURL: %q, Model: %q}", c.cfg.BaseURL, c.cfg.Model)
+}
+
+// GoString is String, so %#v cannot print the key either.
+func (c *Client) GoString() string { return c.String() }
+
+// Config returns the client's configuration with defaults applied.
+func (c *Client) Config() Config { return c.cfg }
+
+// Chat sends msgs in order and returns the first choice's content and the
+// token usage. Errors wrap one of the package sentinels, except when ctx
+// itself is done, in which case the error wraps ctx.Err().
+func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error) {
+	if len(msgs) == 0 {
+		return "", Usage{}, fmt.Errorf("%w: no messages", ErrConfig)
+	}
+	params := openai.ChatCompletionNewParams{
+		Model:       c.cfg.Model,
+		Messages:    make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)),
+		MaxTokens:   openai.Int(int64(c.cfg.MaxTokens)),
+		Temperature: openai.Float(c.cfg.Temperature),
+	}
+	for i, m := range msgs {
+		switch m.Role {
+		case "system":
+			params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
+		case "developer":
+			params.Messages = append(params.Messages, openai.DeveloperMessage(m.Content))
+		case "user":
+			params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+		case "assistant":
+			params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
+		default:
+			return "", Usage{}, fmt.Errorf("%w: message %d has unknown role %q", ErrConfig, i, m.Role)
+		}
+	}
+
+	reqCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	var httpResp *http.Response
+	resp, err := c.api.Chat.Completions.New(reqCtx, params, option.WithResponseInto(&httpResp))
+	if err != nil {
+		return "", Usage{}, c.classify(ctx, httpResp, err)
+	}
+	if len(resp.Choices) == 0 {
+		return "", Usage{}, c.errorf(ErrBadResponse, "no choices in the response")
+	}
+	content := resp.Choices[0].Message.Content
+	if strings.TrimSpace(content) == "" {
+		return "", Usage{}, c.errorf(ErrBadResponse, "empty content (finish reason %q)", resp.Choices[0].FinishReason)
+	}
+	u := Usage{PromptTokens: int(resp.Usage.PromptTokens), CompletionTokens: int(resp.Usage.CompletionTokens)}
+	return content, u, nil
+}
+
+// classify maps an SDK error to a package sentinel. httpResp is the last HTTP
+// response, if any arrived.
+func (c *Client) classify(ctx context.Context, httpResp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("llm: chat: %w", ctx.Err())
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return c.errorf(ErrServer, "no answer within %v", c.cfg.Timeout)
+	}
+	if httpResp == nil {
+		return c.errorf(ErrServer, "%v", err)
+	}
+	status := httpResp.StatusCode
+	if status < 400 {
+		// The answer arrived but could not be read or decoded.
+		return c.errorf(ErrBadResponse, "status %d: %v", status, err)
+	}
+	detail := c.errorDetail(httpResp, err)
+	switch {
+	case status == http.StatusTooManyRequests:
+		return c.errorf(ErrRateLimited, "status %d: %s", status, detail)
+	case status >= 500 || status == http.StatusRequestTimeout:
+		return c.errorf(ErrServer, "status %d: %s", status, detail)
+	default:
+		return c.errorf(ErrConfig, "status %d: %s", status, detail)
+	}
+}
+
+// errorDetail is a short, single-line excerpt of the server's explanation.
+func (c *Client) errorDetail(httpResp *http.Response, err error) string {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
+		return oneLine(c.redact(apiErr.Message))
+	}
+	if httpResp.Body == nil {
+		return http.StatusText(httpResp.StatusCode)
+	}
+	defer httpResp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(httpResp.Body, 4<<10))
+	if s := oneLine(c.redact(string(b))); s != "" {
+		return s
+	}
+	return http.StatusText(httpResp.StatusCode)
+}
+
+// errorf builds an error wrapping kind whose message never contains the key.
+func (c *Client) errorf(kind error, format string, args ...any) error {
+	msg := fmt.Sprintf("llm: chat %s at %s: ", c.cfg.Model, c.cfg.BaseURL) + fmt.Sprintf(format, args...)
+	return &chatError{kind: kind, msg: c.redact(msg)}
+}
+
+// redact removes every occurrence of the key from s. It runs before any
+// truncation so that no prefix of the key survives either.
+func (c *Client) redact(s string) string {
+	if c.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, "[redacted]")
+}
+
+type chatError struct {
+	kind error
+	msg  string
+}
+
+func (e *chatError) Error() string { return e.msg }
+func (e *chatError) Unwrap() error { return e.kind }
+
+// oneLine collapses whitespace and truncates s to 200 runes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+	const max = 200
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max]) + "…"
+	}
+	return s
+}
