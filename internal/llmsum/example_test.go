@@ -1,0 +1,74 @@
+package llmsum_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/internal/summarize"
+)
+
+// replies is a Chatter that answers with its strings in turn, as a model would.
+type replies []string
+
+func (r *replies) Chat(context.Context, []llm.Message) (string, llm.Usage, error) {
+	s := (*r)[0]
+	*r = (*r)[1:]
+	return s, llm.Usage{}, nil
+}
+
+func ExampleDigest() {
+	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
+	blocks := []contextx.Block{
+		{N: 1, Doc: contextx.Doc{PublishedAt: day("2024-06-28")}, Snippet: "The central bank raised the key rate to 18% on 28 June 2024."},
+		{N: 2, Doc: contextx.Doc{PublishedAt: day("2023-12-15")}, Snippet: "The key rate was raised to 16% in December."},
+	}
+	// The first reply dates a claim with a day no document gives; the repair turn fixes it.
+	model := replies{
+		`{"not_enough":false,"new":[{"text":"The key rate rose to 18% on 27 June 2024.","cites":[1]}],"timeline":[]}`,
+		"```json\n" + `{"not_enough":false,
+		  "new":[{"text":"The key rate rose to 18%.","cites":[1]}],
+		  "timeline":[{"date":"2023-12-15","text":"The key rate rose to 16%.","cites":[2]},
+		              {"date":"2024-06-28","text":"The key rate rose to 18%.","cites":[1]}]}` + "\n```",
+	}
+	asOf := day("2024-06-30")
+	b, err := llmsum.Digest(context.Background(), &model, "small-model", "key rate", blocks, asOf, 7)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(b.Method)
+	fmt.Print(llmsum.Markdown(b, asOf, 7))
+
+	// The extractive summary of the same blocks renders the same way.
+	s, err := summarize.Digest("key rate", blocks, asOf, summarize.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	e := llmsum.FromSummary(s)
+	fmt.Println(e.Method)
+	fmt.Print(llmsum.Markdown(e, asOf, 7))
+	// Output:
+	// llm:small-model
+	// ### New in the last 7 days
+	// - 2024-06-28 — The key rate rose to 18%. [1]
+	//
+	// ### Earlier context
+	// - 2023-12-15 — The key rate rose to 16%. [2]
+	//
+	// ### Timeline
+	// - 2023-12-15 — The key rate rose to 16%. [2]
+	// - 2024-06-28 — The key rate rose to 18%. [1]
+	// extractive
+	// ### New in the last 7 days
+	// - 2024-06-28 — The central bank raised the key rate to 18% on 28 June 2024. [1]
+	//
+	// ### Earlier context
+	// - 2023-12-15 — The key rate was raised to 16% in December. [2]
+	//
+	// ### Timeline
+	// - 2023-12-15 — The key rate was raised to 16% in December. [2]
+	// - 2024-06-28 — The central bank raised the key rate to 18% on 28 June 2024. [1]
+}

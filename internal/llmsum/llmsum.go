@@ -1,0 +1,195 @@
+// Package llmsum writes the summary of an answer with an LLM and checks it (DESIGN.md §6),
+// and converts the extractive summarizer's output (package summarize) into the same
+// structured form, a schemas.Brief, so that both render and are checked the same way.
+//
+// Prompts. DigestPrompt asks for a digest of the numbered context blocks as of a day: the
+// claims "new" in the last newDays days and an ascending timeline; EvolutionPrompt asks for
+// "then" vs "now" over an older and a newer group of blocks. The documents are untrusted
+// data: each is fenced between "<<<DOC n=N nonce=X>>>" and "<<<END n=N nonce=X>>>" lines,
+// where X is a per-call nonce (the first 8 hex digits of the SHA-256 of the query and the
+// block texts, so the same input gives the same prompt), and every "<<<" inside a document
+// is rewritten to "‹‹‹" so that no document can close its fence or open another. The reply
+// is one JSON object (formats in DigestFormat and EvolutionFormat).
+//
+// Checks. ParseDigest and ParseEvolution read a reply and check it against the blocks; every
+// failed check is a named problem, and all of them are returned together as a *CheckError
+// (wrapping ErrCheck). The checks are listed on ParseDigest and ParseEvolution.
+//
+// Calls. Digest and Evolve send the prompt once; when the reply fails its checks they send
+// one repair turn (the bad reply, then a user message naming the problems and restating the
+// format); when that fails too, the error wraps both llm.ErrBadResponse and the last
+// *CheckError. Errors of the Chatter are returned wrapped, so errors.Is still tells
+// llm.ErrServer from llm.ErrRateLimited. Temperature and retries with backoff belong to the
+// client and to the caller (a Temporal activity).
+//
+// Days are UTC calendar days, as in contextx and summarize. Nothing here does I/O other than
+// through the Chatter, or reads the clock.
+package llmsum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Chatter sends a conversation and returns the reply; *llm.Client satisfies it.
+type Chatter interface {
+	Chat(ctx context.Context, msgs []llm.Message) (string, llm.Usage, error)
+}
+
+// MethodPrefix starts the Method of a Brief written by an LLM: "llm:" + model.
+const MethodPrefix = "llm:"
+
+// ErrInput is returned (wrapped) for inputs no reply can be checked against: a zero as-of
+// time, a negative newDays, a block number that is not positive or is used twice, or a block
+// published after the end of the as-of day (a leak from retrieval). It is not retryable.
+var ErrInput = errors.New("llmsum: bad input")
+
+// ErrCheck is wrapped by every *CheckError: the reply was read but is not a usable summary.
+var ErrCheck = errors.New("llmsum: reply failed its checks")
+
+// CheckError lists every problem found in one reply.
+type CheckError struct {
+	// Problems are one sentence each, e.g. `new #1: cites [9], but there is no document [9]`.
+	Problems []string
+}
+
+// maxProblems is the most problems an error message lists.
+const maxProblems = 20
+
+// Error lists up to 20 problems.
+func (e *CheckError) Error() string {
+	ps := e.Problems
+	more := ""
+	if len(ps) > maxProblems {
+		more = fmt.Sprintf("; and %d more", len(ps)-maxProblems)
+		ps = ps[:maxProblems]
+	}
+	return ErrCheck.Error() + ": " + strings.Join(ps, "; ") + more
+}
+
+// Unwrap returns ErrCheck.
+func (e *CheckError) Unwrap() error { return ErrCheck }
+
+// Digest asks c (model names the Method) for a digest of blocks as of asOf's day with a
+// newDays "new" window, checks it with ParseDigest and returns it with Method "llm:"+model.
+// With no blocks it returns a NotEnough brief without calling c. See the package comment for
+// the repair turn and the errors.
+func Digest(ctx context.Context, c Chatter, model, query string, blocks []contextx.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
+	if _, err := checkInput(asOf, newDays, blocks); err != nil {
+		return schemas.Brief{}, err
+	}
+	method := MethodPrefix + model
+	if len(blocks) == 0 {
+		return schemas.Brief{Method: method, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
+	}
+	parse := func(reply string) (schemas.Brief, error) { return ParseDigest(reply, blocks, asOf, newDays) }
+	return converse(ctx, c, "digest", method, DigestPrompt(query, blocks, asOf, newDays), DigestFormat, parse)
+}
+
+// Evolve asks c for a "then vs now" summary of an older (then) and a newer (now) group of
+// blocks as of asOf's day, checks it with ParseEvolution and returns it with Method
+// "llm:"+model. With no blocks at all it returns a NotEnough brief without calling c.
+func Evolve(ctx context.Context, c Chatter, model, query string, then, now []contextx.Block, asOf time.Time) (schemas.Brief, error) {
+	if _, err := checkInput(asOf, 0, then, now); err != nil {
+		return schemas.Brief{}, err
+	}
+	method := MethodPrefix + model
+	if len(then)+len(now) == 0 {
+		return schemas.Brief{Method: method, NotEnough: true}, nil
+	}
+	parse := func(reply string) (schemas.Brief, error) { return ParseEvolution(reply, then, now, asOf) }
+	return converse(ctx, c, "evolve", method, EvolutionPrompt(query, then, now, asOf), EvolutionFormat, parse)
+}
+
+// converse runs the call and, on a failed check, the one repair turn.
+func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Message, format string,
+	parse func(string) (schemas.Brief, error)) (schemas.Brief, error) {
+	reply, _, err := c.Chat(ctx, msgs)
+	if err != nil {
+		return schemas.Brief{}, fmt.Errorf("llmsum: %s: %w", what, err)
+	}
+	b, err := parse(reply)
+	var ce *CheckError
+	if err == nil {
+		b.Method = method
+		return b, nil
+	} else if !errors.As(err, &ce) {
+		return schemas.Brief{}, fmt.Errorf("llmsum: %s: %w", what, err)
+	}
+	msgs = append(slices.Clip(msgs),
+		llm.Message{Role: "assistant", Content: reply},
+		llm.Message{Role: "user", Content: RepairMessage(ce.Problems, format)})
+	reply, _, err = c.Chat(ctx, msgs)
+	if err != nil {
+		return schemas.Brief{}, fmt.Errorf("llmsum: %s: repair turn: %w", what, err)
+	}
+	b, err = parse(reply)
+	if err != nil {
+		return schemas.Brief{}, fmt.Errorf("llmsum: %s: the reply failed its checks again after a repair turn: %w: %w", what, llm.ErrBadResponse, err)
+	}
+	b.Method = method
+	return b, nil
+}
+
+// RepairMessage is the user message of the repair turn: the problems of the last reply, one
+// per line, and the reply format again.
+func RepairMessage(problems []string, format string) string {
+	var b strings.Builder
+	b.WriteString("Your reply cannot be used. Problems:\n")
+	for i, p := range problems {
+		if i == maxProblems {
+			fmt.Fprintf(&b, "- … and %d more\n", len(problems)-maxProblems)
+			break
+		}
+		b.WriteString("- " + p + "\n")
+	}
+	b.WriteString("\nFix every problem and reply again with ONLY the JSON object, no other text, in this format:\n")
+	b.WriteString(format + "\n")
+	b.WriteString("The rules of the first message still hold: use only the numbered documents, cite one or more of them in every claim, and write no date that is not in them.")
+	return b.String()
+}
+
+// checkInput validates the as-of time, newDays and the block numbers and dates, and returns
+// the start of asOf's UTC day.
+func checkInput(asOf time.Time, newDays int, groups ...[]contextx.Block) (time.Time, error) {
+	if asOf.IsZero() {
+		return time.Time{}, fmt.Errorf("%w: as-of time is zero", ErrInput)
+	}
+	if newDays < 0 {
+		return time.Time{}, fmt.Errorf("%w: new days %d is negative", ErrInput, newDays)
+	}
+	d := day(asOf)
+	end := d.AddDate(0, 0, 1)
+	seen := map[int]bool{}
+	for _, g := range groups {
+		for _, b := range g {
+			switch {
+			case b.N < 1 || seen[b.N]:
+				return time.Time{}, fmt.Errorf("%w: block number [%d] (doc %q) is not positive or is used twice", ErrInput, b.N, b.Doc.DocID)
+			case !b.Doc.PublishedAt.Before(end):
+				return time.Time{}, fmt.Errorf("%w: block [%d] doc %q published %s, after the as-of day %s", ErrInput,
+					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), d.Format(contextx.DateLayout))
+			}
+			seen[b.N] = true
+		}
+	}
+	return d, nil
+}
+
+// day is the start of t's UTC day.
+func day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// newFrom is the first instant of the "new" window of newDays days ending with asOf's day
+// (newDays 0: the day after, so that nothing is new).
+func newFrom(asOf time.Time, newDays int) time.Time { return day(asOf).AddDate(0, 0, 1-newDays) }
