@@ -1,0 +1,48 @@
+// Package digest renders a daily digest — many topics answered as of one day — as Markdown
+// and as one self-contained HTML page, and reads the topics file that lists them.
+//
+// The page has inline CSS and inline SVG charts, no script and no external resource, so it
+// works offline, can be mailed or archived as is, and prints well; its only URLs are the
+// links to the cited sources. The package is pure, in the manner of package report: it
+// never reads the clock or the file system, the same digest always gives the same bytes,
+// and every string of the input reaches the page through html/template, which escapes it
+// for its context.
+package digest
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+//go:embed digest.html.tmpl
+var digestHTML string
+
+var digestTemplate = template.Must(template.New("digest").Parse(digestHTML))
+
+// WriteHTML writes d as one HTML page to w.
+//
+// The page has, in order: a header (name, index, as-of day, time zone); a table of
+// contents; an overview chart of each topic's freshest evidence; and one card per topic
+// with the content of Markdown — the reading of the query, what is new, the timeline (then
+// and now for an evolution), the sources, freshness, judge and summary method, or the
+// topic's error. Citations [n] link to the entries of the topic's source list (a number
+// the list lacks stays plain text), and a strip chart places each cited source on the 60
+// days before the anchor, older ones in a zone at its left edge.
+//
+// The page is rendered in memory first, so on a rendering error nothing is written. The
+// output is byte-identical for the same d.
+func WriteHTML(w io.Writer, d schemas.Digest) error {
+	var buf bytes.Buffer
+	if err := digestTemplate.Execute(&buf, buildView(d)); err != nil {
+		return fmt.Errorf("digest: render page: %w", err)
+	}
+	if _, err := buf.WriteTo(w); err != nil {
+		return fmt.Errorf("digest: write page: %w", err)
+	}
+	return nil
+}

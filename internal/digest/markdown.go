@@ -1,0 +1,133 @@
+package digest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+// Markdown renders d for a terminal or a file (digest.md):
+//
+//	# Digest world — index news, as of 2024-06-30
+//
+//	Time zone Europe/Berlin · 2 topics · run digest-world-2024-06-30
+//
+//	## 1. ECB rates
+//
+//	Query: what did the ECB decide on interest rates
+//	Read as: recency (no date in query)
+//
+//	### What is new
+//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
+//
+//	### Timeline
+//	- 2024-06-06 — The ECB cut rates for the first time since 2019. [2]
+//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
+//
+//	### Sources
+//	- [1] 2024-06-28 · reuters, ft · ECB holds (https://example.com/ecb)
+//
+//	Freshness: freshest evidence 2 days old, 60% within 7 days, 5 distinct days; …
+//	Judge: llm:qwen — 24 judged, 9 kept, 15 dropped, 0 failed
+//	Summary: extractive
+//
+// "What is new" holds Brief.New, freshest first, or "Nothing new in the last 7 days."; the
+// Timeline is Brief.Timeline oldest first, replaced by Then and Now for an evolution brief
+// and by a "Not enough information" line for a brief that found none. A topic with an Error
+// shows its query and the error only; a Message is shown under the reading. Text fields
+// are put on one line each (whitespace collapsed); nothing else is escaped. The output is
+// the same for the same d.
+func Markdown(d schemas.Digest) string {
+	v := buildView(d)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s — index %s, as of %s\n\n", v.Title, orDash(v.Index), v.AsOf)
+	var meta []string
+	if v.TimeZone != "" {
+		meta = append(meta, "Time zone "+v.TimeZone)
+	}
+	meta = append(meta, plural(len(v.Topics), "topic", "topics"))
+	if v.RunID != "" {
+		meta = append(meta, "run "+v.RunID)
+	}
+	b.WriteString(strings.Join(meta, " · ") + "\n")
+	for _, t := range v.Topics {
+		fmt.Fprintf(&b, "\n## %d. %s\n\n", t.Num, t.Name)
+		fmt.Fprintf(&b, "Query: %s\n", t.Query)
+		if t.Reading != "" {
+			fmt.Fprintf(&b, "Read as: %s\n", t.Reading)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(&b, "\nError: %s\n", t.Error)
+			continue
+		}
+		if t.Message != "" {
+			fmt.Fprintf(&b, "\nMessage: %s\n", t.Message)
+		}
+		if t.NotEnough != "" {
+			fmt.Fprintf(&b, "\n%s\n", t.NotEnough)
+		} else {
+			for _, s := range t.Sections {
+				fmt.Fprintf(&b, "\n### %s\n", s.Title)
+				if len(s.Claims) == 0 {
+					b.WriteString(s.Empty + "\n")
+				}
+				writeClaims(&b, s.Claims)
+			}
+		}
+		b.WriteString("\n### Sources\n")
+		if len(t.Sources) == 0 {
+			b.WriteString(none + "\n")
+		}
+		for _, s := range t.Sources {
+			fmt.Fprintf(&b, "- %s\n", sourceLine(s))
+		}
+		fmt.Fprintf(&b, "\nFreshness: %s\n", t.Freshness)
+		fmt.Fprintf(&b, "Judge: %s\n", t.Judge)
+		fmt.Fprintf(&b, "Summary: %s\n", t.Summary)
+		if t.Note != "" {
+			fmt.Fprintf(&b, "Note: %s\n", t.Note)
+		}
+	}
+	return b.String()
+}
+
+func writeClaims(b *strings.Builder, cs []claimView) {
+	for _, c := range cs {
+		fmt.Fprintf(b, "- %s — %s%s\n", c.Date, c.Text, citeText(c.Cites))
+	}
+}
+
+// citeText is " [1][3]", or "" without citations.
+func citeText(cs []citeView) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte(' ')
+	for _, c := range cs {
+		b.WriteString("[" + strconv.Itoa(c.N) + "]")
+	}
+	return b.String()
+}
+
+// sourceLine is "[n] YYYY-MM-DD · source1, source2 · title (url)".
+func sourceLine(s sourceView) string {
+	parts := []string{fmt.Sprintf("[%d] %s", s.N, s.Date)}
+	if s.Sources != "" {
+		parts = append(parts, s.Sources)
+	}
+	title := s.Title
+	if s.URL != "" {
+		title += " (" + s.URL + ")"
+	}
+	return strings.Join(append(parts, title), " · ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

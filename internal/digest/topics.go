@@ -1,0 +1,154 @@
+package digest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxTopics is the most topics a topics file may hold: each topic is one Ask run, so a
+// digest of more would take long and read badly.
+const MaxTopics = 50
+
+// maxTopicsFileBytes bounds what ParseTopics reads; a topics file is a few kilobytes.
+const maxTopicsFileBytes = 1 << 20
+
+// defaultNameRunes is how many runes of the query make the name of a topic without one.
+const defaultNameRunes = 60
+
+// ModeAuto lets the query's wording choose the mode (the default of a topic).
+const ModeAuto = "auto"
+
+// Modes are the modes a topic may ask for: auto, then the ranking modes of package retrieve.
+var Modes = []string{ModeAuto, "recency", "decay", "hybrid", "window", "evolution", "dense", "bm25"}
+
+// Errors of ParseTopics. The returned error wraps one of them and names the entry (1-based)
+// and its line.
+var (
+	// ErrEmptyFile is returned for a file with no YAML document (empty, blank or comments).
+	ErrEmptyFile = errors.New("topics file is empty")
+	// ErrSyntax is returned for a file that is not YAML of the expected shape, unknown keys
+	// included.
+	ErrSyntax = errors.New("malformed topics file")
+	// ErrNoTopics is returned for a file whose topics list is missing or empty.
+	ErrNoTopics = errors.New("no topics")
+	// ErrTooManyTopics is returned for a file of more than MaxTopics topics.
+	ErrTooManyTopics = errors.New("too many topics")
+	// ErrEmptyQuery is returned for a topic without a query.
+	ErrEmptyQuery = errors.New("empty query")
+	// ErrDuplicateName is returned for two topics whose names differ only in case.
+	ErrDuplicateName = errors.New("duplicate topic name")
+	// ErrUnknownMode is returned for a mode not in Modes.
+	ErrUnknownMode = errors.New("unknown mode")
+)
+
+// Topic is one entry of a topics file.
+type Topic struct {
+	// Name heads the topic in the digest; it defaults to the query cut to 60 runes.
+	Name string `yaml:"name" json:"name"`
+	// Query is asked as of the digest's day.
+	Query string `yaml:"query" json:"query"`
+	// Mode is one of Modes; "auto" when the file leaves it out.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty"`
+}
+
+// topicsFile is the shape of a topics file.
+type topicsFile struct {
+	Topics []Topic `yaml:"topics"`
+}
+
+// ParseTopics reads a topics YAML file:
+//
+//	topics:
+//	  - name: Interest rates
+//	    query: what did the central bank decide on rates
+//	  - query: новости о выборах
+//	    mode: recency
+//
+// Names, queries and modes are trimmed of surrounding space; a missing name defaults to the
+// query (whitespace collapsed) cut to 60 runes, a missing mode to "auto". Keys other than
+// topics, name, query and mode are errors, as are an empty file, no topics, more than
+// MaxTopics, an empty query, two names equal but for case and a mode not in Modes. Errors
+// wrap the sentinels above and name the entry and its line.
+func ParseTopics(r io.Reader) ([]Topic, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxTopicsFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read topics file: %w", err)
+	}
+	if len(data) > maxTopicsFileBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrSyntax, maxTopicsFileBytes)
+	}
+	// First pass: the typed decode, strict about keys and types; yaml's errors name the line.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f topicsFile
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, ErrEmptyFile
+		}
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: more than one YAML document", ErrSyntax)
+	}
+	// Second pass: the same document as nodes, for the line of each entry (and because
+	// the typed decode silently drops null entries, which would shift the numbering).
+	var nodes struct {
+		Topics []yaml.Node `yaml:"topics"`
+	}
+	if err := yaml.Unmarshal(data, &nodes); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+	}
+	if len(nodes.Topics) == 0 {
+		return nil, fmt.Errorf("%w: the file needs a list \"topics:\" of entries with a query", ErrNoTopics)
+	}
+	if len(nodes.Topics) > MaxTopics {
+		return nil, fmt.Errorf("%w: %d, at most %d", ErrTooManyTopics, len(nodes.Topics), MaxTopics)
+	}
+	where := func(i int) string { return fmt.Sprintf("entry %d (line %d)", i+1, nodes.Topics[i].Line) }
+	out := make([]Topic, len(nodes.Topics))
+	seen := make(map[string]int, len(nodes.Topics))
+	for i, n := range nodes.Topics {
+		var t Topic
+		if err := n.Decode(&t); err != nil { // keys and types were checked by the first pass
+			return nil, fmt.Errorf("%w: %s: %v", ErrSyntax, where(i), err)
+		}
+		t.Query = strings.TrimSpace(t.Query)
+		if t.Query == "" {
+			return nil, fmt.Errorf("%s: %w", where(i), ErrEmptyQuery)
+		}
+		t.Name = strings.TrimSpace(t.Name)
+		if t.Name == "" {
+			t.Name = defaultName(t.Query)
+		}
+		key := strings.ToLower(t.Name)
+		if j, dup := seen[key]; dup {
+			return nil, fmt.Errorf("%s: %w %q (also %s)", where(i), ErrDuplicateName, t.Name, where(j))
+		}
+		seen[key] = i
+		t.Mode = strings.ToLower(strings.TrimSpace(t.Mode))
+		if t.Mode == "" {
+			t.Mode = ModeAuto
+		}
+		if !slices.Contains(Modes, t.Mode) {
+			return nil, fmt.Errorf("%s: %w %q (allowed: %s)", where(i), ErrUnknownMode, t.Mode, strings.Join(Modes, ", "))
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// defaultName is query with its whitespace collapsed, cut to defaultNameRunes runes.
+func defaultName(query string) string {
+	q := []rune(strings.Join(strings.Fields(query), " "))
+	if len(q) > defaultNameRunes {
+		q = q[:defaultNameRunes]
+	}
+	return strings.TrimSpace(string(q))
+}

@@ -1,0 +1,621 @@
+package digest
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+// Layout limits. They are constants rather than options: they shape the page, not the
+// digest, and a caller has no reason to tune them per digest.
+const (
+	// chartDays is the span of a topic's time axis: the chartDays days before the anchor.
+	chartDays = 60
+	// maxStack is the most dots drawn on one day of a topic's chart; the rest are counted
+	// in a "+n" label.
+	maxStack = 6
+	// maxLabelRunes bounds a topic name drawn in the overview chart; the full name is in
+	// its tooltip.
+	maxLabelRunes = 26
+)
+
+// dateLayout is how days are shown (contextx.DateLayout).
+const dateLayout = "2006-01-02"
+
+// view is the digest as both renderers see it: every string already formatted, every
+// coordinate computed. Markdown and WriteHTML draw from the same view, so the two say the
+// same things.
+type view struct {
+	Title    string
+	Index    string
+	AsOf     string
+	TimeZone string
+	RunID    string
+	Version  int
+	Topics   []topicView
+	Overview *overviewChart
+}
+
+// topicView is one topic, ready to print.
+type topicView struct {
+	Num   int
+	ID    string
+	Name  string
+	Query string
+	// Reading says how the query was read: the interpretation, and the mode when the
+	// interpretation does not start with it.
+	Reading string
+	Error   string
+	Message string
+	// NotEnough is the sentence shown instead of the claims when the context did not answer.
+	NotEnough string
+	// Sections are "What is new", then "Timeline", or "Then" and "Now" for an evolution
+	// brief.
+	Sections  []claimSection
+	Sources   []sourceView
+	Freshness string
+	Judge     string
+	Summary   string
+	Note      string
+	// Status sums the topic up in the table of contents; StatusClass colours it.
+	Status      string
+	StatusClass string
+	Chart       *timeChart
+}
+
+// claimSection is a heading over a list of claims; Empty is shown when there are none.
+type claimSection struct {
+	Title  string
+	Claims []claimView
+	Empty  string
+}
+
+type claimView struct {
+	Date  string
+	Text  string
+	Cites []citeView
+}
+
+// citeView is one [n] of a claim; Href is empty when the topic lists no source n, so that
+// every link on the page leads somewhere.
+type citeView struct {
+	N    int
+	Href string
+}
+
+type sourceView struct {
+	ID      string
+	N       int
+	Date    string
+	Sources string
+	Title   string
+	// URL is the source's address as given; Link is it again when it is an http(s) URL
+	// that can be a link, empty otherwise.
+	URL     string
+	Link    string
+	Snippet string
+	Age     string
+}
+
+// nothingNew is shown under "What is new" when Brief.New is empty; none under another empty
+// section.
+var nothingNew = fmt.Sprintf("Nothing new in the last %d days.", NewDays)
+
+const none = "None."
+
+func buildView(d schemas.Digest) view {
+	name := oneLine(d.Name)
+	title := "Digest"
+	if name != "" {
+		title = "Digest " + name
+	}
+	v := view{
+		Title:    title,
+		Index:    oneLine(d.Index),
+		AsOf:     formatDay(d.AsOf),
+		TimeZone: oneLine(d.TimeZone),
+		RunID:    oneLine(d.RunID),
+		Version:  d.Version,
+	}
+	for i, t := range d.Topics {
+		v.Topics = append(v.Topics, buildTopic(i+1, t, d.AsOf))
+	}
+	v.Overview = buildOverview(d.Topics, v.Topics)
+	return v
+}
+
+func buildTopic(num int, t schemas.DigestTopic, asOf time.Time) topicView {
+	tv := topicView{
+		Num:     num,
+		ID:      "topic-" + strconv.Itoa(num),
+		Name:    oneLine(t.Name),
+		Query:   oneLine(t.Query),
+		Reading: reading(oneLine(t.Mode), oneLine(t.Interpretation)),
+		Error:   oneLine(t.Error),
+		Message: oneLine(t.Message),
+	}
+	if tv.Name == "" {
+		tv.Name = defaultName(tv.Query)
+	}
+	if tv.Name == "" {
+		tv.Name = "Topic " + strconv.Itoa(num)
+	}
+	if tv.Error != "" {
+		tv.Status, tv.StatusClass = "failed", "bad"
+		return tv
+	}
+	srcIDs := make(map[int]string, len(t.Sources))
+	sources := slices.Clone(t.Sources)
+	slices.SortStableFunc(sources, func(a, b schemas.ContextBlock) int { return cmp.Compare(a.N, b.N) })
+	for _, s := range sources {
+		id := fmt.Sprintf("%s-src-%d", tv.ID, s.N)
+		if _, dup := srcIDs[s.N]; dup {
+			continue
+		}
+		srcIDs[s.N] = id
+		tv.Sources = append(tv.Sources, buildSource(id, s, asOf))
+	}
+	claims := func(cs []schemas.Claim, newestFirst bool) []claimView {
+		cs = slices.Clone(cs)
+		slices.SortStableFunc(cs, func(a, b schemas.Claim) int {
+			if newestFirst {
+				return b.Date.Compare(a.Date)
+			}
+			return a.Date.Compare(b.Date)
+		})
+		out := make([]claimView, 0, len(cs))
+		for _, c := range cs {
+			cv := claimView{Date: formatDay(c.Date), Text: oneLine(c.Text)}
+			for _, n := range c.Cites {
+				cv.Cites = append(cv.Cites, citeView{N: n, Href: hrefOf(srcIDs, n)})
+			}
+			out = append(out, cv)
+		}
+		return out
+	}
+	b := t.Brief
+	if b.NotEnough {
+		tv.NotEnough = "Not enough information in the documents up to " + formatDay(asOf) + " to answer."
+	} else {
+		tv.Sections = []claimSection{{Title: "What is new", Claims: claims(b.New, true), Empty: nothingNew}}
+		if len(b.Then) > 0 || len(b.Now) > 0 || t.Mode == "evolution" {
+			tv.Sections = append(tv.Sections,
+				claimSection{Title: "Then", Claims: claims(b.Then, false), Empty: none},
+				claimSection{Title: "Now", Claims: claims(b.Now, false), Empty: none})
+		} else {
+			timeline := b.Timeline
+			if len(timeline) == 0 { // a brief that only split its claims still has a timeline
+				timeline = append(slices.Clone(b.New), b.Earlier...)
+			}
+			tv.Sections = append(tv.Sections, claimSection{Title: "Timeline", Claims: claims(timeline, false), Empty: none})
+		}
+	}
+	tv.Freshness = freshnessLine(t.Freshness)
+	tv.Judge = judgeLine(t.Judge)
+	tv.Summary = oneLine(b.Method)
+	if tv.Summary == "" {
+		tv.Summary = "none"
+	}
+	tv.Note = oneLine(b.Note)
+	switch f := t.Freshness; {
+	case f.Blocks == 0 || f.FreshestDays < 0:
+		tv.Status, tv.StatusClass = "no evidence", "muted"
+	default:
+		tv.Status, tv.StatusClass = "freshest "+days(f.FreshestDays)+" old", ageClass(f.FreshestDays)
+	}
+	tv.Chart = buildTimeChart(tv, sources, asOf)
+	return tv
+}
+
+// reading is "recency (no date in query)", or "recency (no date in query) · mode hybrid"
+// when the ranking mode is not the one the interpretation names.
+func reading(mode, interpretation string) string {
+	switch {
+	case interpretation == "":
+		return mode
+	case mode == "" || strings.HasPrefix(interpretation, mode):
+		return interpretation
+	default:
+		return interpretation + " · mode " + mode
+	}
+}
+
+func hrefOf(ids map[int]string, n int) string {
+	if id, ok := ids[n]; ok {
+		return "#" + id
+	}
+	return ""
+}
+
+func buildSource(id string, s schemas.ContextBlock, asOf time.Time) sourceView {
+	sv := sourceView{
+		ID:      id,
+		N:       s.N,
+		Date:    formatDay(s.PublishedAt),
+		Title:   oneLine(s.Title),
+		URL:     oneLine(s.URL),
+		Snippet: oneLine(s.Snippet),
+		Age:     days(max(ageDays(s.PublishedAt, asOf), 0)) + " old",
+	}
+	var names []string
+	for _, n := range s.Sources {
+		if n = oneLine(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	sv.Sources = strings.Join(names, ", ")
+	if sv.Title == "" {
+		sv.Title = oneLine(s.DocID)
+	}
+	if sv.Title == "" {
+		sv.Title = "untitled"
+	}
+	if u, err := url.Parse(sv.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		sv.Link = sv.URL
+	}
+	return sv
+}
+
+// freshnessLine describes f: "freshest evidence 2 days old, 60% within 7 days, 5 distinct
+// days; median 4.5 days, 80% within 30 days, 10 context blocks".
+func freshnessLine(f schemas.DigestFreshness) string {
+	if f.Blocks == 0 || f.FreshestDays < 0 {
+		return "no evidence"
+	}
+	return fmt.Sprintf("freshest evidence %s old, %s within 7 days, %s; median %s, %s within 30 days, %s",
+		days(f.FreshestDays), pct(f.Within7), plural(f.DistinctDays, "distinct day", "distinct days"),
+		days(f.MedianDays), pct(f.Within30), plural(f.Blocks, "context block", "context blocks"))
+}
+
+// judgeLine describes j: "llm:qwen — 24 judged, 9 kept, 15 dropped, 0 failed".
+func judgeLine(j schemas.JudgeReport) string {
+	method := oneLine(j.Method)
+	switch method {
+	case "":
+		return "none recorded"
+	case "off":
+		return "off"
+	}
+	s := fmt.Sprintf("%s — %d judged, %d kept, %d dropped, %d failed", method, j.Judged, j.Kept, j.Dropped, j.Failed)
+	if j.FailedBatches > 0 {
+		s += fmt.Sprintf(" (%d of %s failed, policy %s)", j.FailedBatches, plural(j.Batches, "batch", "batches"), oneLine(j.Policy))
+	}
+	return s
+}
+
+// ageClass colours an age: fresh within a week, aging within a month, stale after.
+func ageClass(age int) string {
+	switch {
+	case age <= 7:
+		return "fresh"
+	case age <= 30:
+		return "aging"
+	default:
+		return "stale"
+	}
+}
+
+// tick is one labelled axis position.
+type tick struct {
+	X     string
+	Label string
+}
+
+// timeChart is a topic's freshness strip: one dot per cited source on a time axis of the
+// chartDays days before the anchor, older sources clamped into a zone at the left edge.
+type timeChart struct {
+	ID          string
+	Desc        string
+	Width       int
+	Height      int
+	PlotX0      string
+	PlotX1      string
+	Top         string
+	AxisY       string
+	TickY       string
+	LabelY      string
+	NewX        string
+	NewW        string
+	NewH        string
+	AnchorLabel string
+	Ticks       []tick
+	Dots        []dot
+	Extra       []label
+	Older       *olderZone
+}
+
+type dot struct {
+	Class string
+	CX    string
+	CY    string
+	Title string
+}
+
+type label struct {
+	X    string
+	Y    string
+	Text string
+}
+
+// olderZone marks the sources older than chartDays, drawn at OlderX left of the axis.
+type olderZone struct {
+	X     string
+	SepX  string
+	Label string
+}
+
+// Time chart geometry, in SVG user units.
+const (
+	timeWidth   = 640
+	timeOlderX  = 26.0
+	timeSepX    = 48.0
+	timePlotX0  = 64.0
+	timePlotX1  = 620.0
+	timeTop     = 20.0
+	timeDotStep = 10.0
+	timeDotR    = 4.0
+	timeDotGap  = 8.0
+	timeTickPad = 14.0
+	timeBottom  = 30.0
+)
+
+// dayX is the x of an age in days on the time axis.
+func dayX(age float64) float64 {
+	return timePlotX1 - age/chartDays*(timePlotX1-timePlotX0)
+}
+
+func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time) *timeChart {
+	if len(tv.Sources) == 0 {
+		return nil
+	}
+	// Stack the dots of each day (and of the older zone, age −1 here) in source order.
+	const older = -1
+	seen := make(map[int]bool, len(sources))
+	stack := make(map[int][]sourceView)
+	var keys []int
+	for _, s := range sources {
+		if seen[s.N] {
+			continue
+		}
+		seen[s.N] = true
+		age := max(ageDays(s.PublishedAt, asOf), 0)
+		if age > chartDays {
+			age = older
+		}
+		if _, ok := stack[age]; !ok {
+			keys = append(keys, age)
+		}
+		sv := buildSource("", s, asOf)
+		stack[age] = append(stack[age], sv)
+	}
+	slices.Sort(keys)
+	height := 1
+	for _, k := range keys {
+		height = max(height, min(len(stack[k]), maxStack))
+	}
+	axisY := timeTop + float64(height)*timeDotStep + timeDotGap
+	c := &timeChart{
+		ID:          tv.ID + "-chart",
+		Width:       timeWidth,
+		Height:      int(math.Ceil(axisY + timeBottom)),
+		PlotX0:      coord(timePlotX0),
+		PlotX1:      coord(timePlotX1),
+		Top:         coord(timeTop - 6),
+		AxisY:       coord(axisY),
+		TickY:       coord(axisY + timeTickPad),
+		LabelY:      coord(axisY + timeTickPad + 12),
+		NewX:        coord(dayX(NewDays - 0.5)),
+		NewW:        coord(timePlotX1 + timeDotR + 2 - dayX(NewDays-0.5)),
+		NewH:        coord(axisY - (timeTop - 6)),
+		AnchorLabel: "as of " + formatDay(asOf),
+	}
+	for _, d := range []int{60, 30, 14, 7, 0} {
+		c.Ticks = append(c.Ticks, tick{X: coord(dayX(float64(d))), Label: tickLabel(d)})
+	}
+	var desc []string
+	olderCount := 0
+	for _, k := range keys {
+		x, class := timeOlderX, "older"
+		if k != older {
+			x, class = dayX(float64(k)), "dot"
+		}
+		list := stack[k]
+		for i, s := range list {
+			if i == maxStack {
+				break
+			}
+			c.Dots = append(c.Dots, dot{
+				Class: class,
+				CX:    coord(x),
+				CY:    coord(axisY - timeDotGap/2 - timeDotR - float64(i)*timeDotStep),
+				Title: fmt.Sprintf("[%d] %s · %s · %s", s.N, s.Date, s.Age, s.Title),
+			})
+		}
+		if len(list) > maxStack {
+			c.Extra = append(c.Extra, label{ // right of the top dot
+				X:    coord(x + timeDotR + 3),
+				Y:    coord(axisY - timeDotGap/2 - timeDotR - float64(maxStack-1)*timeDotStep + 4),
+				Text: "+" + strconv.Itoa(len(list)-maxStack),
+			})
+		}
+		if k == older {
+			olderCount = len(list)
+			continue
+		}
+		desc = append(desc, fmt.Sprintf("%s old: %d", days(k), len(list)))
+	}
+	if olderCount > 0 {
+		c.Older = &olderZone{X: coord(timeOlderX), SepX: coord(timeSepX), Label: "older"}
+		desc = append(desc, fmt.Sprintf("older than %d days: %d", chartDays, olderCount))
+	}
+	c.Desc = fmt.Sprintf("Publication days of the %s over the %d days up to %s: %s.",
+		plural(len(tv.Sources), "cited source", "cited sources"), chartDays, formatDay(asOf), strings.Join(desc, "; "))
+	return c
+}
+
+func tickLabel(d int) string {
+	if d == 0 {
+		return "0"
+	}
+	return strconv.Itoa(d) + " d"
+}
+
+// overviewChart is the page's summary: the freshest evidence of each topic as a bar, on an
+// axis of 0 to chartDays days (longer bars are staler; older ages are drawn to the end).
+type overviewChart struct {
+	Desc   string
+	Width  int
+	Height int
+	PlotX0 string
+	PlotX1 string
+	Top    string
+	AxisY  string
+	TickY  string
+	Ticks  []tick
+	Bars   []overviewBar
+}
+
+type overviewBar struct {
+	Label  string
+	Title  string
+	Href   string
+	Class  string
+	Y      string
+	H      string
+	W      string
+	TextY  string
+	LabelX string
+	ValueX string
+	Value  string
+}
+
+// Overview chart geometry, in SVG user units.
+const (
+	ovWidth    = 720
+	ovPlotX0   = 230.0
+	ovPlotW    = 380.0
+	ovTop      = 8.0
+	ovStep     = 24.0
+	ovBarH     = 16.0
+	ovAxisPad  = 4.0
+	ovTickPad  = 14.0
+	ovBottom   = 22.0
+	ovLabelGap = 8.0
+	ovMinBar   = 3.0
+)
+
+func buildOverview(topics []schemas.DigestTopic, views []topicView) *overviewChart {
+	if len(topics) == 0 {
+		return nil
+	}
+	axisY := ovTop + float64(len(topics))*ovStep + ovAxisPad
+	c := &overviewChart{
+		Width:  ovWidth,
+		Height: int(math.Ceil(axisY + ovBottom)),
+		PlotX0: coord(ovPlotX0),
+		PlotX1: coord(ovPlotX0 + ovPlotW),
+		Top:    coord(ovTop - 4),
+		AxisY:  coord(axisY),
+		TickY:  coord(axisY + ovTickPad),
+	}
+	for _, d := range []int{0, 7, 14, 30, 60} {
+		c.Ticks = append(c.Ticks, tick{X: coord(ovPlotX0 + float64(d)/chartDays*ovPlotW), Label: tickLabel(d)})
+	}
+	desc := make([]string, 0, len(topics))
+	for i, t := range topics {
+		tv := views[i]
+		y := ovTop + float64(i)*ovStep
+		b := overviewBar{
+			Label:  shorten(fmt.Sprintf("%d. %s", tv.Num, tv.Name)),
+			Href:   "#" + tv.ID,
+			Y:      coord(y),
+			H:      coord(ovBarH),
+			TextY:  coord(y + ovBarH/2 + 4),
+			LabelX: coord(ovPlotX0 - ovLabelGap),
+		}
+		w := 0.0
+		f := t.Freshness
+		switch {
+		case tv.Error != "":
+			b.Value, b.Class = "failed", "bad"
+		case f.Blocks == 0 || f.FreshestDays < 0:
+			b.Value, b.Class = "no evidence", "muted"
+		default:
+			w = max(min(float64(f.FreshestDays), chartDays)/chartDays*ovPlotW, ovMinBar)
+			b.Class = ageClass(f.FreshestDays)
+			b.Value = fmt.Sprintf("%s · %s within 7 days", days(f.FreshestDays), pct(f.Within7))
+			if f.FreshestDays > chartDays {
+				b.Value += " (off the axis)"
+			}
+		}
+		b.W, b.ValueX = coord(w), coord(ovPlotX0+w+4)
+		b.Title = tv.Name + ": " + b.Value
+		desc = append(desc, tv.Name+" "+b.Value)
+		c.Bars = append(c.Bars, b)
+	}
+	c.Desc = fmt.Sprintf("Age in days of the freshest evidence per topic, axis 0 to %d days: %s", chartDays, strings.Join(desc, ", "))
+	return c
+}
+
+// formatDay is t's UTC day as YYYY-MM-DD; "undated" for the zero time.
+func formatDay(t time.Time) string {
+	if t.IsZero() {
+		return "undated"
+	}
+	return t.UTC().Format(dateLayout)
+}
+
+// days formats an age in days: "1 day", "2 days", "4.5 days".
+func days[T int | float64](n T) string {
+	s := strconv.FormatFloat(float64(n), 'f', -1, 64)
+	if s == "1" {
+		return "1 day"
+	}
+	return s + " days"
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// pct formats a share as a whole percentage: 0.6 → "60%".
+func pct(share float64) string {
+	if math.IsNaN(share) {
+		share = 0
+	}
+	return strconv.Itoa(int(math.Round(share*100))) + "%"
+}
+
+// oneLine collapses s's whitespace, newlines included, into single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// coord formats an SVG coordinate with at most one decimal.
+func coord(v float64) string {
+	v = math.Round(v*10) / 10
+	if v == 0 {
+		v = 0 // no "-0"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// shorten cuts a label to maxLabelRunes runes, ending it with "…" when cut.
+func shorten(s string) string {
+	r := []rune(s)
+	if len(r) <= maxLabelRunes {
+		return s
+	}
+	return string(r[:maxLabelRunes-1]) + "…"
+}
