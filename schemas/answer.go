@@ -32,9 +32,12 @@ type Answer struct {
 	Context string         `json:"context"`
 	Blocks  []ContextBlock `json:"blocks"`
 	// Summary is Markdown; SummaryMethod says how it was made ("extractive", or an LLM's name).
-	Summary       string       `json:"summary"`
-	SummaryMethod string       `json:"summary_method"`
-	Counts        AnswerCounts `json:"counts"`
+	Summary       string `json:"summary"`
+	SummaryMethod string `json:"summary_method"`
+	// Brief is the summary in structured form (claims with dates and citations).
+	Brief  *Brief       `json:"brief,omitempty"`
+	Judge  *JudgeReport `json:"judge,omitempty"`
+	Counts AnswerCounts `json:"counts"`
 }
 
 // AnswerResult is one ranked result (a document's best chunk, duplicates folded in).
@@ -63,6 +66,8 @@ type AnswerResult struct {
 	// (--cluster-gap; 1 otherwise).
 	Fragments int    `json:"fragments"`
 	Snippet   string `json:"snippet"`
+	// Relevance is the judge's grade (0, 1, 2); nil when it was not judged.
+	Relevance *int `json:"relevance,omitempty"`
 }
 
 // ContextBlock is one numbered block of the context.
@@ -74,6 +79,9 @@ type ContextBlock struct {
 	Title       string    `json:"title"`
 	Snippet     string    `json:"snippet"`
 	Hot         bool      `json:"hot"`
+	URL         string    `json:"url,omitempty"`
+	// Group is "then" or "now" in evolution mode.
+	Group string `json:"group,omitempty"`
 }
 
 // AnswerCounts say how much evidence was looked at.
@@ -87,4 +95,31 @@ type AnswerCounts struct {
 	Candidates int   `json:"candidates"`
 	Clusters   int   `json:"clusters"`
 	RetrieveMS int64 `json:"retrieve_ms"`
+}
+
+// CandidateVersion is the version of CandidateRow.
+const CandidateVersion = 1
+
+// CandidateRow is one ranked, deduplicated candidate of an answer (runs/<run-id>/candidates.parquet):
+// the pool the judge grades and the context is built from. Rank is 1-based in fused order.
+type CandidateRow struct {
+	Rank        int32     `parquet:"rank" json:"rank"`
+	DocID       string    `parquet:"doc_id" json:"doc_id"`
+	ChunkID     string    `parquet:"chunk_id" json:"chunk_id"`
+	PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)" json:"published_at"`
+	Source      string    `parquet:"source" json:"source"`
+	// Sources are every source of its duplicate cluster, the kept one first.
+	Sources    []string `parquet:"sources,list" json:"sources"`
+	Title      string   `parquet:"title" json:"title"`
+	URL        string   `parquet:"url" json:"url"`
+	Text       string   `parquet:"text" json:"text"`
+	Score      float64  `parquet:"score" json:"score"`
+	Cosine     float64  `parquet:"cosine" json:"cosine"`
+	BM25       float64  `parquet:"bm25" json:"bm25"`
+	RankDense  int32    `parquet:"rank_dense" json:"rank_dense"`
+	RankBM25   int32    `parquet:"rank_bm25" json:"rank_bm25"`
+	RankTime   int32    `parquet:"rank_time" json:"rank_time"`
+	Group      string   `parquet:"group" json:"group"`
+	Duplicates int32    `parquet:"duplicates" json:"duplicates"`
+	Fragments  int32    `parquet:"fragments" json:"fragments"`
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// ModelDir holds embedding models (default <data_dir>/models).
 	ModelDir string `yaml:"model_dir"`
 	Embed    Embed  `yaml:"embed"`
+	// LLM is the OpenAI-compatible endpoint that judges and summarizes on the asof-llm queue;
+	// without a base URL, workers judge with the heuristic and summarize extractively.
+	LLM LLM `yaml:"llm"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
 }
@@ -103,6 +106,24 @@ type Embed struct {
 	Device string `yaml:"device"`
 }
 
+// LLM configures the chat-completions endpoint of workers on the asof-llm queue.
+type LLM struct {
+	// BaseURL is the API root with its version path (http://127.0.0.1:8000/v1); empty: no LLM.
+	BaseURL string `yaml:"base_url"`
+	// Model is the model name sent with every request.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable that holds the API key (default
+	// OPENAI_API_KEY); the key itself never appears in config, logs or payloads.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Timeout bounds one request (default 60s).
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxTokens caps one completion (default 512).
+	MaxTokens int `yaml:"max_tokens"`
+}
+
+// Enabled reports whether an LLM endpoint is configured.
+func (l LLM) Enabled() bool { return strings.TrimSpace(l.BaseURL) != "" }
+
 // Default returns the configuration of a fresh machine: everything embedded under ./.asof.
 func Default() Config {
 	return Config{
@@ -157,6 +178,12 @@ func (c Config) Validate() error {
 	}
 	if c.Embed.Threads < 0 {
 		errs = append(errs, fmt.Errorf("embed.threads (--embed-threads) %d must be ≥ 0 (0: every core)", c.Embed.Threads))
+	}
+	if c.LLM.Enabled() && strings.TrimSpace(c.LLM.Model) == "" {
+		errs = append(errs, errors.New("llm.model (ASOF_LLM_MODEL) must be set with llm.base_url"))
+	}
+	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 {
+		errs = append(errs, errors.New("llm.timeout and llm.max_tokens must not be negative"))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
@@ -242,6 +269,18 @@ func EnvVars() []Env {
 		{"ASOF_EMBED_ORT_DIR", "embed.ort_dir", str(func(c *Config) *string { return &c.Embed.ORTDir })},
 		{"ASOF_EMBED_THREADS", "embed.threads", num(func(c *Config) *int { return &c.Embed.Threads })},
 		{"ASOF_EMBED_DEVICE", "embed.device", str(func(c *Config) *string { return &c.Embed.Device })},
+		{"ASOF_LLM_BASE_URL", "llm.base_url", str(func(c *Config) *string { return &c.LLM.BaseURL })},
+		{"ASOF_LLM_MODEL", "llm.model", str(func(c *Config) *string { return &c.LLM.Model })},
+		{"ASOF_LLM_API_KEY_ENV", "llm.api_key_env", str(func(c *Config) *string { return &c.LLM.APIKeyEnv })},
+		{"ASOF_LLM_TIMEOUT", "llm.timeout", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("not a duration: %q", v)
+			}
+			c.LLM.Timeout = d
+			return nil
+		}},
+		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 	}
 }
