@@ -11,6 +11,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -24,6 +25,9 @@ type Activities struct {
 	Embedder embed.Embedder
 	// Model identifies the embedding model (id, ONNX sha256, dim) for shard ids and manifests.
 	Model schemas.ModelRef
+	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge and the
+	// extractive summary.
+	LLM *llm.Client
 	// Identity names the worker process in results (host:pid by default).
 	Identity string
 	// Shards caches loaded shards between queries (LRU by shard id); nil creates one of

@@ -18,6 +18,7 @@ import (
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/llmsum"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"
@@ -161,39 +162,70 @@ type AnswerInput struct {
 // Answer retrieves as of the anchor (only shards that overlap the time mask are loaded, through
 // the worker's shard cache), folds near-duplicates, builds the dated context, summarizes it
 // extractively, writes runs/<run-id>/answer.json and context.md, and returns the answer.
+//
+// It is the Ask workflow's single step before judging existed (workflow version 0); newer runs
+// call Candidates, Judge, Compose, Summarize and SaveAnswer instead. It stays registered so
+// that histories of older runs replay.
 func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer, error) {
 	began := time.Now()
+	r, err := a.rank(ctx, in)
+	if err != nil {
+		return r.ans, err
+	}
+	ans := r.ans
+	if err := compose(&ans, in, docsOf(r.ranked), groupsOf(r.results), r.evolution); err != nil {
+		return ans, err
+	}
+	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
+	if err := a.writeRun(ctx, ans); err != nil {
+		return ans, err
+	}
+	return ans, nil
+}
+
+// ranked is one answer's retrieval before judging: the answer's header, results and counts,
+// every near-duplicate cluster in fused order, and the results shown.
+type ranked struct {
+	ans       schemas.Answer
+	ranked    []folded
+	results   []folded
+	evolution bool
+}
+
+// rank retrieves as of the anchor and folds near-duplicates.
+func (a *Activities) rank(ctx context.Context, in AnswerInput) (ranked, error) {
 	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: in.RunID, Index: in.Index, Query: in.Query,
 		AsOf: in.AsOf.UTC(), Mode: in.Read.Mode, Interpretation: in.Read.Interpretation, SearchText: in.Read.Text}
+	out := ranked{ans: ans}
 	if err := ValidateIndexName(in.Index); err != nil {
-		return ans, invalid(err)
+		return out, invalid(err)
 	}
 	o := in.Options
 	o.Mode = retrieve.Mode(in.Read.Mode)
 	o.From, o.To = in.Read.From, in.Read.To
 	if err := o.Validate(); err != nil {
-		return ans, invalid(err)
+		return out, invalid(err)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
-		return ans, err
+		return out, err
 	}
 	ans.ManifestSeq = m.Seq
 	if in.Vector != nil && (in.Model.ID != m.Model.ID || in.Model.SHA256 != m.Model.SHA256) {
-		return ans, temporal.NewNonRetryableApplicationError(fmt.Sprintf("index %s was built with %s (sha256 %.12s…), the query was embedded with %s (sha256 %.12s…): rebuild the index or use that model",
+		return out, temporal.NewNonRetryableApplicationError(fmt.Sprintf("index %s was built with %s (sha256 %.12s…), the query was embedded with %s (sha256 %.12s…): rebuild the index or use that model",
 			in.Index, m.Model.ID, m.Model.SHA256, in.Model.ID, in.Model.SHA256), ErrTypeMismatch, nil)
 	}
 	b := retrieve.BoundsOf(in.AsOf, o)
 	ans.From, ans.To = b.Lo, b.Hi
 	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, b)
 	if err != nil {
-		return ans, err
+		return out, err
 	}
 	defer release()
 	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
 	res, err := retrieve.Search(shards, in.Read.Text, in.Vector, in.AsOf, o)
 	if err != nil {
-		return ans, invalid(err)
+		return out, invalid(err)
 	}
 	ans.Counts.Allowed, ans.Counts.Candidates = res.Allowed, len(res.Candidates)
 	if b.Empty || res.Allowed == 0 {
@@ -201,23 +233,23 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 	}
 
 	// Fold near-duplicates (reposts across channels) into the best copy, then cap and cut.
-	var ranked []folded
-	if o.Mode == retrieve.Evolution {
+	out.evolution = o.Mode == retrieve.Evolution
+	if out.evolution {
 		for _, c := range res.Results {
-			ranked = append(ranked, folded{c: c, sources: []string{c.Chunk.Source}})
+			out.ranked = append(out.ranked, folded{c: c, sources: []string{c.Chunk.Source}})
 		}
 	} else {
-		ranked, err = fold(res.Candidates, in.Dedup)
+		out.ranked, err = fold(res.Candidates, in.Dedup)
 		if err != nil {
-			return ans, err
+			return out, err
 		}
 	}
-	ans.Counts.Clusters = len(ranked)
-	results := ranked
-	if o.Mode != retrieve.Evolution {
-		results = capFolded(ranked, o.K, o.MaxPerSource)
+	ans.Counts.Clusters = len(out.ranked)
+	out.results = out.ranked
+	if !out.evolution {
+		out.results = capFolded(out.ranked, o.K, o.MaxPerSource)
 	}
-	for i, f := range results {
+	for i, f := range out.results {
 		c := f.c
 		ans.Results = append(ans.Results, schemas.AnswerResult{
 			Rank: i + 1, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
@@ -226,49 +258,74 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 			Snippet: contextx.Snippet(c.Chunk.Text, 300),
 		})
 	}
+	out.ans = ans
+	return out, nil
+}
 
-	// Context and summary.
-	co := in.Context
-	docs := make([]contextx.Doc, 0, len(ranked))
-	for _, f := range ranked {
+// docsOf turns folded candidates into context documents, in order.
+func docsOf(fs []folded) []contextx.Doc {
+	docs := make([]contextx.Doc, 0, len(fs))
+	for _, f := range fs {
 		docs = append(docs, contextx.Doc{DocID: f.c.Chunk.DocID, ChunkID: f.c.Chunk.ChunkID, Title: f.c.Chunk.Title, Text: f.c.Chunk.Text,
 			URL: f.c.Chunk.URL, Sources: f.sources, PublishedAt: f.c.Chunk.PublishedAt, Score: f.c.Score})
 	}
-	if o.Mode == retrieve.Evolution {
+	return docs
+}
+
+// groupsOf maps doc ids to their evolution group ("then", "now").
+func groupsOf(fs []folded) map[string]string {
+	g := map[string]string{}
+	for _, f := range fs {
+		if f.c.Group != "" {
+			g[f.c.Chunk.DocID] = f.c.Group
+		}
+	}
+	return g
+}
+
+// compose builds the dated context from docs (ranked, best first) and summarizes it
+// extractively into ans (Context, Blocks, Summary, Brief).
+func compose(ans *schemas.Answer, in AnswerInput, docs []contextx.Doc, groups map[string]string, evolution bool) error {
+	co := in.Context
+	if evolution {
 		co.KDocs = max(1, len(docs))
 	}
-	if len(docs) > 0 {
-		cx, err := contextx.Build(docs, in.AsOf, co)
-		if err != nil {
-			return ans, invalid(err)
-		}
-		ans.Context = cx.Text()
-		for _, bl := range cx.Blocks {
-			ans.Blocks = append(ans.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
-				Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot})
-		}
-		if o.Mode == retrieve.Evolution {
-			then, now := splitGroups(cx.Blocks, results)
-			ev, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
-			if err != nil {
-				return ans, invalid(err)
-			}
-			ans.Summary, ans.SummaryMethod = ev.Markdown(), ev.Method
-		} else {
-			sum, err := summarize.Digest(in.Query, cx.Blocks, in.AsOf, in.Summary)
-			if err != nil {
-				return ans, invalid(err)
-			}
-			ans.Summary, ans.SummaryMethod = sum.Markdown(), sum.Method
-		}
-	} else {
+	if len(docs) == 0 {
 		ans.Summary, ans.SummaryMethod = ans.Message, "none"
+		if ans.Summary == "" {
+			ans.Summary = "Not enough information: no document passed."
+		}
+		return nil
 	}
-	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
-	if err := a.writeRun(ctx, ans); err != nil {
-		return ans, err
+	cx, err := contextx.Build(docs, in.AsOf, co)
+	if err != nil {
+		return invalid(err)
 	}
-	return ans, nil
+	ans.Context = cx.Text()
+	ans.Blocks = ans.Blocks[:0]
+	for _, bl := range cx.Blocks {
+		ans.Blocks = append(ans.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
+			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: groups[bl.Doc.DocID]})
+	}
+	if evolution {
+		then, now := splitGroups(cx.Blocks, groups)
+		ev, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
+		if err != nil {
+			return invalid(err)
+		}
+		ans.Summary, ans.SummaryMethod = ev.Markdown(), ev.Method
+		b := llmsum.FromEvolution(ev)
+		ans.Brief = &b
+		return nil
+	}
+	sum, err := summarize.Digest(in.Query, cx.Blocks, in.AsOf, in.Summary)
+	if err != nil {
+		return invalid(err)
+	}
+	ans.Summary, ans.SummaryMethod = sum.Markdown(), sum.Method
+	b := llmsum.FromSummary(sum)
+	ans.Brief = &b
+	return nil
 }
 
 // loadShards loads (through the worker's cache) the shards of manifest m that can hold chunks
@@ -352,11 +409,7 @@ func capFolded(fs []folded, k, maxPer int) []folded {
 }
 
 // splitGroups sorts context blocks into the "then" and "now" groups of their documents.
-func splitGroups(blocks []contextx.Block, results []folded) (then, now []contextx.Block) {
-	group := map[string]string{}
-	for _, f := range results {
-		group[f.c.Chunk.DocID] = f.c.Group
-	}
+func splitGroups(blocks []contextx.Block, group map[string]string) (then, now []contextx.Block) {
 	for _, b := range blocks {
 		if group[b.Doc.DocID] == "then" {
 			then = append(then, b)

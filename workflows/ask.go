@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
@@ -33,6 +35,49 @@ type AskInput struct {
 	Dedup   *dedup.Options     `json:"dedup,omitempty"`
 	Context *contextx.Options  `json:"context,omitempty"`
 	Summary *summarize.Options `json:"summary,omitempty"`
+	// Judge shapes the judge fan-out (nil: DefaultJudgeOptions).
+	Judge *JudgeOptions `json:"judge,omitempty"`
+	// Summarizer is auto (the LLM on asof-llm when its worker has one, else extractive) or
+	// extractive.
+	Summarizer string `json:"summarizer,omitempty"`
+}
+
+// JudgeOptions shape the judge fan-out of one answer.
+type JudgeOptions struct {
+	// Mode is auto (the LLM when the asof-llm worker has one, else the heuristic), llm,
+	// heuristic or off.
+	Mode string `json:"mode"`
+	// Pool is how many candidates are judged; Batch how many go in one Judge activity.
+	Pool  int `json:"pool"`
+	Batch int `json:"batch"`
+	// Failure is what a batch that failed after every retry does: keep (its candidates stay,
+	// unjudged), drop (they go) or fail (the answer fails).
+	Failure string `json:"failure"`
+	// MaxAttempts bounds the tries of one batch (the first one included).
+	MaxAttempts int `json:"max_attempts"`
+}
+
+// DefaultJudgeOptions: auto, a pool of 40 in batches of 8, keep on failure, 4 attempts.
+func DefaultJudgeOptions() JudgeOptions {
+	return JudgeOptions{Mode: activities.JudgeAuto, Pool: 40, Batch: 8, Failure: activities.FailureKeep, MaxAttempts: 4}
+}
+
+// Validate reports options that cannot judge.
+func (o JudgeOptions) Validate() error {
+	switch o.Mode {
+	case activities.JudgeAuto, activities.JudgeLLM, activities.JudgeHeuristic, activities.JudgeOff:
+	default:
+		return fmt.Errorf("judge mode %q: use auto, llm, heuristic or off", o.Mode)
+	}
+	switch o.Failure {
+	case activities.FailureKeep, activities.FailureDrop, activities.FailureFail:
+	default:
+		return fmt.Errorf("judge failure policy %q: use keep, drop or fail", o.Failure)
+	}
+	if o.Pool < 1 || o.Batch < 1 || o.MaxAttempts < 1 {
+		return fmt.Errorf("judge pool %d, batch %d and max attempts %d must be positive", o.Pool, o.Batch, o.MaxAttempts)
+	}
+	return nil
 }
 
 // AskWorkflowID names a question's run (client time, for humans).
@@ -94,13 +139,133 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 		HeartbeatTimeout:    5 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	})
-	var ans schemas.Answer
-	err := workflow.ExecuteActivity(answerCtx, a.Answer, activities.AnswerInput{
+	ai := activities.AnswerInput{
 		RunID: workflow.GetInfo(ctx).WorkflowExecution.ID, Index: in.Index, Query: in.Query, AsOf: asOf, Read: read,
 		Vector: emb.Vector, Model: emb.Model, Options: opts, Dedup: dd, Context: co, Summary: so,
-	}).Get(ctx, &ans)
+	}
+	// Version 1 added the judge fan-out and the LLM summary; runs started before replay the
+	// single Answer step.
+	if workflow.GetVersion(ctx, "ask-judge", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		var ans schemas.Answer
+		if err := workflow.ExecuteActivity(answerCtx, a.Answer, ai).Get(ctx, &ans); err != nil {
+			return schemas.Answer{}, fmt.Errorf("answer: %w", err)
+		}
+		return ans, nil
+	}
+	jo := DefaultJudgeOptions()
+	if in.Judge != nil {
+		jo = *in.Judge
+	}
+	if err := jo.Validate(); err != nil {
+		return schemas.Answer{}, temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, nil)
+	}
+	var cand activities.CandidatesResult
+	if err := workflow.ExecuteActivity(answerCtx, a.Candidates, activities.CandidatesInput{AnswerInput: ai, Pool: jo.Pool}).Get(ctx, &cand); err != nil {
+		return schemas.Answer{}, fmt.Errorf("retrieve: %w", err)
+	}
+	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueLLM,
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: int32(jo.MaxAttempts), NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
+	})
+	ci := activities.ComposeInput{AnswerInput: ai, Answer: cand.Answer, Key: cand.Key, Keep: jo.Failure != activities.FailureDrop}
+	verdicts, unjudged, rep, err := judgeAll(ctx, llmCtx, jo, cand, in.Query, read.Text, asOf)
 	if err != nil {
-		return schemas.Answer{}, fmt.Errorf("answer: %w", err)
+		return schemas.Answer{}, err
+	}
+	ci.Verdicts, ci.Unjudged, ci.Report = verdicts, unjudged, rep
+	if jo.Mode == activities.JudgeOff {
+		ci.Keep = true
+	}
+	var ans schemas.Answer
+	if err := workflow.ExecuteActivity(answerCtx, a.Compose, ci).Get(ctx, &ans); err != nil {
+		return schemas.Answer{}, fmt.Errorf("compose: %w", err)
+	}
+	if in.Summarizer != "extractive" && len(ans.Blocks) > 0 {
+		var sum activities.SummarizeResult
+		err := workflow.ExecuteActivity(llmCtx, a.Summarize, activities.SummarizeInput{
+			Query: in.Query, AsOf: asOf, Mode: ans.Mode, Blocks: ans.Blocks, NewDays: so.NewDays,
+		}).Get(ctx, &sum)
+		switch {
+		case isConfigError(err):
+			return schemas.Answer{}, fmt.Errorf("summarize: %w", err)
+		case err != nil:
+			if ans.Brief != nil {
+				ans.Brief.Note = "the LLM summary failed after every retry (" + rootMessage(err) + "); this is the extractive summary"
+			}
+		case !sum.Skipped:
+			b := sum.Brief
+			ans.Brief, ans.Summary, ans.SummaryMethod = &b, sum.Markdown, b.Method
+		}
+	}
+	if err := workflow.ExecuteActivity(quick, a.SaveAnswer, ans).Get(ctx, nil); err != nil {
+		return schemas.Answer{}, fmt.Errorf("save answer: %w", err)
 	}
 	return ans, nil
+}
+
+// judgeAll fans the pool out in batches on the asof-llm queue and gathers the verdicts. A batch
+// that fails after its retries follows the failure policy; a configuration error fails the
+// answer whatever the policy, since no batch could succeed.
+func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, cand activities.CandidatesResult, query, searchText string, asOf time.Time) (
+	verdicts []judge.Verdict, unjudged []int, rep schemas.JudgeReport, err error) {
+	rep = schemas.JudgeReport{Method: activities.JudgeOff, Policy: jo.Failure}
+	if jo.Mode == activities.JudgeOff || cand.Pool == 0 {
+		for r := 1; r <= cand.Pool; r++ {
+			unjudged = append(unjudged, r)
+		}
+		return nil, unjudged, rep, nil
+	}
+	type batch struct {
+		from, to int
+		f        workflow.Future
+	}
+	var bs []batch
+	for from := 1; from <= cand.Pool; from += jo.Batch {
+		to := min(cand.Pool, from+jo.Batch-1)
+		f := workflow.ExecuteActivity(llmCtx, a.Judge, activities.JudgeInput{Key: cand.Key, Query: query, SearchText: searchText, AsOf: asOf, From: from, To: to, Mode: jo.Mode})
+		bs = append(bs, batch{from, to, f})
+	}
+	rep.Batches = len(bs)
+	for _, b := range bs {
+		var res activities.JudgeResult
+		if err := b.f.Get(ctx, &res); err != nil {
+			if isConfigError(err) || jo.Failure == activities.FailureFail {
+				return nil, nil, rep, fmt.Errorf("judge candidates %d..%d: %w", b.from, b.to, err)
+			}
+			rep.FailedBatches++
+			rep.Failed += b.to - b.from + 1
+			for r := b.from; r <= b.to; r++ {
+				unjudged = append(unjudged, r)
+			}
+			continue
+		}
+		if rep.Method == activities.JudgeOff {
+			rep.Method = res.Method
+		}
+		rep.Judged += len(res.Verdicts)
+		verdicts = append(verdicts, res.Verdicts...)
+	}
+	return verdicts, unjudged, rep, nil
+}
+
+// isConfigError reports an activity error no retry can fix (bad configuration or input).
+func isConfigError(err error) bool {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Type() == activities.ErrTypeConfig || app.Type() == activities.ErrTypeInvalidInput
+	}
+	return false
+}
+
+// rootMessage is the innermost error's message.
+func rootMessage(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }

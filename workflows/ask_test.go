@@ -10,17 +10,19 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/schemas"
 )
 
-// TestAskRunsReadEmbedAnswer: the query is read on the default queue, embedded on asof-embed,
+// TestAskRunsReadEmbedAnswer (runs started before the judge, version 0): the query is read on the default queue, embedded on asof-embed,
 // and answered on the default queue with the anchor, reading and vector passed along; a
 // transient failure of the answer step is retried.
 func TestAskRunsReadEmbedAnswer(t *testing.T) {
 	env := newEnv(t)
+	env.OnGetVersion("ask-judge", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	queues := sync.Map{}
 	asOf := time.Date(2023, 3, 3, 15, 4, 5, 0, time.UTC)
 	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(
@@ -73,6 +75,7 @@ func TestAskRunsReadEmbedAnswer(t *testing.T) {
 // TestAskBM25SkipsEmbedding and stops on a non-retryable error without retrying it.
 func TestAskBM25SkipsEmbeddingAndStopsOnBadInput(t *testing.T) {
 	env := newEnv(t)
+	env.OnGetVersion("ask-judge", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(activities.ReadQueryResult{Mode: "bm25", Text: "x"}, nil)
 	calls := 0
 	env.OnActivity(a.Answer, mock.Anything, mock.Anything).Return(

@@ -1,0 +1,309 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/schemas"
+)
+
+// The Ask pipeline after retrieval (workflow version 1):
+//
+//	Candidates → Judge × batches (asof-llm, in parallel) → Compose → Summarize (asof-llm) → SaveAnswer
+//
+// Candidates writes the judge pool to runs/<run-id>/candidates.parquet and the workflow passes
+// only counts and verdicts, so payloads stay small however long the documents are.
+
+// Judge modes (AskInput.Judge.Mode).
+const (
+	// JudgeAuto judges with the LLM when the worker on asof-llm has one, else with the heuristic.
+	JudgeAuto = "auto"
+	// JudgeLLM requires an LLM: a worker without one fails the batch as misconfigured.
+	JudgeLLM = "llm"
+	// JudgeHeuristic always uses the offline rule (internal/judge.Heuristic).
+	JudgeHeuristic = "heuristic"
+	// JudgeOff keeps every candidate unjudged.
+	JudgeOff = "off"
+)
+
+// Judge failure policies: what a batch that failed after every retry does.
+const (
+	FailureKeep = "keep"
+	FailureDrop = "drop"
+	FailureFail = "fail"
+)
+
+// CandidatesKey is where an answer's judge pool is stored.
+func CandidatesKey(runID string) string { return path.Join(RunPrefix(runID), "candidates.parquet") }
+
+// CandidatesInput is an answer to retrieve; Pool is how many candidates to keep for judging.
+type CandidatesInput struct {
+	AnswerInput
+	// Pool is the most candidates judged (0: the context's KDocs). They are chosen the way the
+	// context chooses (hot and history quotas), from a context of Pool documents.
+	Pool int `json:"pool"`
+}
+
+// CandidatesResult is the answer so far (header, results, counts) and the pool's size.
+type CandidatesResult struct {
+	Answer schemas.Answer `json:"answer"`
+	// Key holds the pool, Pool rows in fused order (ranks 1..Pool are judge ids).
+	Key  string `json:"key"`
+	Pool int    `json:"pool"`
+}
+
+// Candidates retrieves as of the anchor, folds near-duplicates, chooses the pool the judge will
+// grade (the documents a context of Pool documents would hold), and stores it.
+func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (CandidatesResult, error) {
+	began := time.Now()
+	if in.RunID == "" {
+		return CandidatesResult{}, invalid(errors.New("no run id"))
+	}
+	r, err := a.rank(ctx, in.AnswerInput)
+	if err != nil {
+		return CandidatesResult{}, err
+	}
+	pool := r.ranked
+	if !r.evolution && len(pool) > 0 {
+		co := in.Context
+		co.KDocs = max(co.KDocs, in.Pool)
+		if err := co.Validate(); err != nil {
+			return CandidatesResult{}, invalid(err)
+		}
+		cx, err := contextx.Build(docsOf(r.ranked), in.AsOf, co)
+		if err != nil {
+			return CandidatesResult{}, invalid(err)
+		}
+		chosen := map[string]bool{}
+		for _, b := range cx.Blocks {
+			chosen[b.Doc.ChunkID] = true
+		}
+		pool = nil
+		for _, f := range r.ranked {
+			if chosen[f.c.Chunk.ChunkID] {
+				pool = append(pool, f)
+			}
+		}
+	}
+	rows := make([]schemas.CandidateRow, len(pool))
+	for i, f := range pool {
+		c := f.c
+		rows[i] = schemas.CandidateRow{Rank: int32(i + 1), DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt,
+			Source: c.Chunk.Source, Sources: f.sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
+			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
+			Group: c.Group, Duplicates: int32(f.dups), Fragments: int32(max(1, c.Fragments))}
+	}
+	key := CandidatesKey(in.RunID)
+	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+		return CandidatesResult{}, err
+	}
+	r.ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
+	return CandidatesResult{Answer: r.ans, Key: key, Pool: len(rows)}, nil
+}
+
+// JudgeInput is one batch of the pool: ranks From..To (1-based, inclusive).
+type JudgeInput struct {
+	Key   string `json:"key"`
+	Query string `json:"query"`
+	// SearchText is the query without its date phrases: what the heuristic counts terms of
+	// ("in February 2026" is the window, not a term a document must contain).
+	SearchText string    `json:"search_text"`
+	AsOf       time.Time `json:"as_of"`
+	From       int       `json:"from"`
+	To         int       `json:"to"`
+	// Mode is auto, llm or heuristic.
+	Mode string `json:"mode"`
+}
+
+// JudgeResult is one batch's verdicts, ids being pool ranks.
+type JudgeResult struct {
+	Method   string          `json:"method"`
+	Verdicts []judge.Verdict `json:"verdicts"`
+}
+
+// Judge grades one batch of the pool 0/1/2 against the query, on the asof-llm queue: with the
+// worker's LLM (strict JSON, one repair turn; documents fenced as untrusted data) or, without
+// one, with the offline heuristic over query-term coverage and dense similarity. A bad LLM
+// configuration fails at once (no retry can fix it); server errors, rate limits and unusable
+// replies are retried by the workflow's policy.
+func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, error) {
+	if in.From < 1 || in.To < in.From {
+		return JudgeResult{}, invalid(fmt.Errorf("bad batch %d..%d", in.From, in.To))
+	}
+	rows, err := getParquet[schemas.CandidateRow](ctx, a, in.Key)
+	if err != nil {
+		return JudgeResult{}, invalidIfMissing(err, "candidates")
+	}
+	if in.To > len(rows) {
+		return JudgeResult{}, invalid(fmt.Errorf("batch %d..%d is past the pool's %d candidates", in.From, in.To, len(rows)))
+	}
+	docs := make([]judge.Doc, 0, in.To-in.From+1)
+	for _, r := range rows[in.From-1 : in.To] {
+		docs = append(docs, judge.Doc{ID: int(r.Rank), DocID: r.DocID, Title: r.Title, Text: r.Text, Source: r.Source,
+			PublishedAt: r.PublishedAt, Cosine: r.Cosine})
+	}
+	useLLM := a.LLM != nil && in.Mode != JudgeHeuristic
+	if in.Mode == JudgeLLM && a.LLM == nil {
+		return JudgeResult{}, temporal.NewNonRetryableApplicationError("--judge llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+	}
+	if !useLLM {
+		q := in.SearchText
+		if q == "" {
+			q = in.Query
+		}
+		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.Heuristic(q, docs)}, nil
+	}
+	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
+	if err != nil {
+		return JudgeResult{}, llmError(err)
+	}
+	return JudgeResult{Method: "llm:" + a.LLM.Config().Model, Verdicts: v}, nil
+}
+
+// llmError makes a configuration error final and leaves the rest to the retry policy.
+func llmError(err error) error {
+	if errors.Is(err, llm.ErrConfig) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
+	}
+	return err
+}
+
+// ComposeInput is the judged pool to turn into a context and an extractive summary.
+type ComposeInput struct {
+	AnswerInput
+	Answer schemas.Answer `json:"answer"`
+	Key    string         `json:"key"`
+	// Verdicts are the grades by pool rank; Unjudged lists the ranks of failed batches (or
+	// every rank when judging is off) and Keep says whether those stay.
+	Verdicts []judge.Verdict     `json:"verdicts"`
+	Unjudged []int               `json:"unjudged"`
+	Keep     bool                `json:"keep"`
+	Report   schemas.JudgeReport `json:"report"`
+}
+
+// Compose applies the verdicts (relevance ≥ 1 stays), builds the dated context of what stayed,
+// and summarizes it extractively. It writes nothing: SaveAnswer does, after Summarize.
+func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answer, error) {
+	ans := in.Answer
+	var rows []schemas.CandidateRow
+	if in.Key != "" {
+		var err error
+		if rows, err = getParquet[schemas.CandidateRow](ctx, a, in.Key); err != nil {
+			return ans, invalidIfMissing(err, "candidates")
+		}
+	}
+	grade := map[int]int{}
+	for _, v := range in.Verdicts {
+		grade[v.ID] = v.Relevance
+	}
+	unjudged := map[int]bool{}
+	for _, r := range in.Unjudged {
+		unjudged[r] = true
+	}
+	rep := in.Report
+	var docs []contextx.Doc
+	groups := map[string]string{}
+	relevance := map[string]int{}
+	for _, r := range rows {
+		g, judged := grade[int(r.Rank)]
+		switch {
+		case judged:
+			relevance[r.DocID] = g
+			if g < 1 {
+				rep.Dropped++
+				continue
+			}
+		case unjudged[int(r.Rank)] && !in.Keep:
+			rep.Dropped++
+			continue
+		case !unjudged[int(r.Rank)]:
+			return ans, invalid(fmt.Errorf("candidate %d has no verdict and was not in a failed batch", r.Rank))
+		}
+		rep.Kept++
+		docs = append(docs, contextx.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
+			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score})
+		if r.Group != "" {
+			groups[r.DocID] = r.Group
+		}
+	}
+	for i := range ans.Results {
+		if g, ok := relevance[ans.Results[i].DocID]; ok {
+			ans.Results[i].Relevance = &g
+		}
+	}
+	if err := compose(&ans, in.AnswerInput, docs, groups, ans.Mode == "evolution"); err != nil {
+		return ans, err
+	}
+	ans.Judge = &rep
+	return ans, nil
+}
+
+// SummarizeInput is a built context to summarize with the worker's LLM.
+type SummarizeInput struct {
+	Query   string                 `json:"query"`
+	AsOf    time.Time              `json:"as_of"`
+	Mode    string                 `json:"mode"`
+	Blocks  []schemas.ContextBlock `json:"blocks"`
+	NewDays int                    `json:"new_days"`
+}
+
+// SummarizeResult is the LLM's summary, or Skipped when this worker has no LLM (the extractive
+// summary Compose made stands).
+type SummarizeResult struct {
+	Skipped  bool           `json:"skipped"`
+	Brief    schemas.Brief  `json:"brief"`
+	Markdown string         `json:"markdown"`
+	Usage    map[string]int `json:"usage,omitempty"`
+}
+
+// Summarize writes the digest + timeline (or, in evolution mode, then vs now) with the worker's
+// LLM, on the asof-llm queue. The reply is checked (every claim cites existing blocks, no date
+// that is not in the documents, nothing after the anchor) and repaired once; a reply that stays
+// wrong fails the attempt, and the workflow keeps the extractive summary when retries run out.
+func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (SummarizeResult, error) {
+	if a.LLM == nil || len(in.Blocks) == 0 {
+		return SummarizeResult{Skipped: true}, nil
+	}
+	model := a.LLM.Config().Model
+	blocks := make([]contextx.Block, len(in.Blocks))
+	var then, now []contextx.Block
+	for i, b := range in.Blocks {
+		blocks[i] = contextx.Block{N: b.N, Snippet: b.Snippet, Hot: b.Hot, Doc: contextx.Doc{DocID: b.DocID, Title: b.Title,
+			URL: b.URL, Sources: b.Sources, PublishedAt: b.PublishedAt}}
+		if b.Group == "then" {
+			then = append(then, blocks[i])
+		} else {
+			now = append(now, blocks[i])
+		}
+	}
+	var (
+		br  schemas.Brief
+		err error
+	)
+	if in.Mode == "evolution" {
+		br, err = llmsum.Evolve(ctx, a.LLM, model, in.Query, then, now, in.AsOf)
+	} else {
+		br, err = llmsum.Digest(ctx, a.LLM, model, in.Query, blocks, in.AsOf, in.NewDays)
+	}
+	if err != nil {
+		return SummarizeResult{}, llmError(err)
+	}
+	return SummarizeResult{Brief: br, Markdown: llmsum.Markdown(br, in.AsOf, in.NewDays)}, nil
+}
+
+// SaveAnswer writes runs/<run-id>/answer.json and context.md.
+func (a *Activities) SaveAnswer(ctx context.Context, ans schemas.Answer) error {
+	if ans.RunID == "" {
+		return invalid(errors.New("no run id"))
+	}
+	return a.writeRun(ctx, ans)
+}

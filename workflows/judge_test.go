@@ -1,0 +1,232 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/schemas"
+)
+
+// judgeFixture mocks every Ask step before and after judging: a pool of `pool` candidates,
+// Compose recording what it got, Summarize and SaveAnswer.
+type judgeFixture struct {
+	mu        sync.Mutex
+	composed  activities.ComposeInput
+	saved     schemas.Answer
+	queues    map[string]string
+	summarize func() (activities.SummarizeResult, error)
+}
+
+func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *judgeFixture {
+	f := &judgeFixture{queues: map[string]string{}}
+	record := func(ctx context.Context, step string) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.queues[step] = activity.GetInfo(ctx).TaskQueue
+	}
+	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(activities.ReadQueryResult{Mode: "recency", Text: "key rate"}, nil)
+	env.OnActivity(a.EmbedQuery, mock.Anything, mock.Anything).Return(activities.EmbedQueryResult{Vector: []float32{1}}, nil)
+	env.OnActivity(a.Candidates, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.CandidatesInput) (activities.CandidatesResult, error) {
+			record(ctx, "candidates")
+			if in.Pool != 40 && in.Pool != pool {
+				t.Errorf("pool %d", in.Pool)
+			}
+			return activities.CandidatesResult{Answer: schemas.Answer{Query: in.Query, Mode: "recency"}, Key: "runs/x/candidates.parquet", Pool: pool}, nil
+		})
+	env.OnActivity(a.Compose, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.ComposeInput) (schemas.Answer, error) {
+			record(ctx, "compose")
+			f.mu.Lock()
+			f.composed = in
+			f.mu.Unlock()
+			rep := in.Report
+			ans := in.Answer
+			ans.Judge = &rep
+			ans.Blocks = []schemas.ContextBlock{{N: 1}}
+			ans.Brief = &schemas.Brief{Method: "extractive"}
+			ans.Summary, ans.SummaryMethod = "extractive summary", "extractive"
+			return ans, nil
+		})
+	f.summarize = func() (activities.SummarizeResult, error) { return activities.SummarizeResult{Skipped: true}, nil }
+	env.OnActivity(a.Summarize, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.SummarizeInput) (activities.SummarizeResult, error) {
+			record(ctx, "summarize")
+			return f.summarize()
+		})
+	env.OnActivity(a.SaveAnswer, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, ans schemas.Answer) error {
+			record(ctx, "save")
+			f.mu.Lock()
+			f.saved = ans
+			f.mu.Unlock()
+			return nil
+		})
+	return f
+}
+
+// grades gives every rank of a batch the grade rank%3 (so ranks 3, 6, 9 … are dropped).
+func grades(in activities.JudgeInput) activities.JudgeResult {
+	var v []judge.Verdict
+	for r := in.From; r <= in.To; r++ {
+		v = append(v, judge.Verdict{ID: r, Relevance: r % 3})
+	}
+	return activities.JudgeResult{Method: "llm:test", Verdicts: v}
+}
+
+// TestAskJudgesInParallelBatchesWithRetries: a pool of 20 in batches of 8 makes three Judge
+// activities on asof-llm, a transient failure is retried, every verdict reaches Compose, and
+// the LLM summary replaces the extractive one.
+func TestAskJudgesInParallelBatchesWithRetries(t *testing.T) {
+	env := newEnv(t)
+	f := mockAsk(t, env, 20)
+	var mu sync.Mutex
+	attempts := map[int]int{}
+	env.OnActivity(a.Judge, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.JudgeInput) (activities.JudgeResult, error) {
+			if q := activity.GetInfo(ctx).TaskQueue; q != config.QueueLLM {
+				t.Errorf("judge ran on %s", q)
+			}
+			if in.SearchText != "key rate" || in.Query != "key rate in 2026" {
+				t.Errorf("judge query %q / %q", in.Query, in.SearchText)
+			}
+			mu.Lock()
+			attempts[in.From]++
+			n := attempts[in.From]
+			mu.Unlock()
+			if in.From == 9 && n < 3 {
+				return activities.JudgeResult{}, errors.New("llm: server error: 500")
+			}
+			return grades(in), nil
+		})
+	f.summarize = func() (activities.SummarizeResult, error) {
+		return activities.SummarizeResult{Brief: schemas.Brief{Method: "llm:test"}, Markdown: "llm summary"}, nil
+	}
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate in 2026", Judge: &JudgeOptions{Mode: "auto", Pool: 20, Batch: 8, Failure: "keep", MaxAttempts: 4}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(attempts) != 3 || attempts[1] != 1 || attempts[9] != 3 || attempts[17] != 1 {
+		t.Fatalf("judge attempts by batch %v, want batches 1, 9, 17 with 9 retried twice", attempts)
+	}
+	c := f.composed
+	if len(c.Verdicts) != 20 || len(c.Unjudged) != 0 || !c.Keep {
+		t.Fatalf("compose got %d verdicts, unjudged %v, keep %v", len(c.Verdicts), c.Unjudged, c.Keep)
+	}
+	rep := c.Report
+	if rep.Method != "llm:test" || rep.Batches != 3 || rep.Judged != 20 || rep.FailedBatches != 0 || rep.Policy != "keep" {
+		t.Fatalf("report %+v", rep)
+	}
+	if f.saved.SummaryMethod != "llm:test" || f.saved.Summary != "llm summary" {
+		t.Fatalf("saved answer kept %q (%s), want the LLM summary", f.saved.Summary, f.saved.SummaryMethod)
+	}
+	for step, q := range map[string]string{"candidates": TaskQueue, "compose": TaskQueue, "summarize": config.QueueLLM, "save": TaskQueue} {
+		if f.queues[step] != q {
+			t.Errorf("%s ran on %q, want %s", step, f.queues[step], q)
+		}
+	}
+}
+
+// TestAskJudgeFailurePolicy: a batch that fails on every attempt is kept unjudged, dropped, or
+// fails the answer, as asked; a configuration error fails it whatever the policy, at once.
+func TestAskJudgeFailurePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		policy   string
+		config   bool
+		wantErr  bool
+		wantKeep bool
+		attempts int
+	}{
+		{policy: "keep", wantKeep: true, attempts: 2},
+		{policy: "drop", attempts: 2},
+		{policy: "fail", wantErr: true, attempts: 2},
+		{policy: "keep", config: true, wantErr: true, attempts: 1},
+	} {
+		t.Run(fmt.Sprintf("%s/config=%v", tc.policy, tc.config), func(t *testing.T) {
+			env := newEnv(t)
+			f := mockAsk(t, env, 10)
+			var mu sync.Mutex
+			bad := 0
+			env.OnActivity(a.Judge, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, in activities.JudgeInput) (activities.JudgeResult, error) {
+					if in.From != 6 {
+						return grades(in), nil
+					}
+					mu.Lock()
+					bad++
+					mu.Unlock()
+					if tc.config {
+						return activities.JudgeResult{}, temporal.NewNonRetryableApplicationError("no LLM", activities.ErrTypeConfig, nil)
+					}
+					return activities.JudgeResult{}, errors.New("llm: bad response: not JSON")
+				})
+			env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Judge: &JudgeOptions{Mode: "llm", Pool: 10, Batch: 5, Failure: tc.policy, MaxAttempts: 2}})
+			err := env.GetWorkflowError()
+			if bad != tc.attempts {
+				t.Fatalf("the failing batch ran %d times, want %d", bad, tc.attempts)
+			}
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("the answer succeeded")
+				}
+				env.AssertNotCalled(t, "Compose", mock.Anything, mock.Anything)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := f.composed
+			if !slices.Equal(c.Unjudged, []int{6, 7, 8, 9, 10}) || c.Keep != tc.wantKeep || len(c.Verdicts) != 5 {
+				t.Fatalf("compose: unjudged %v keep %v verdicts %d", c.Unjudged, c.Keep, len(c.Verdicts))
+			}
+			if r := c.Report; r.FailedBatches != 1 || r.Failed != 5 || r.Judged != 5 || r.Batches != 2 {
+				t.Fatalf("report %+v", r)
+			}
+		})
+	}
+}
+
+// TestAskJudgeOffAndSummaryFallback: judging off sends every candidate on unjudged and kept;
+// an LLM summary that fails after its retries leaves the extractive summary with a note.
+func TestAskJudgeOffAndSummaryFallback(t *testing.T) {
+	env := newEnv(t)
+	f := mockAsk(t, env, 4)
+	f.summarize = func() (activities.SummarizeResult, error) {
+		return activities.SummarizeResult{}, errors.New("llm: bad response: uncited claim")
+	}
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "drop", MaxAttempts: 2}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	env.AssertNotCalled(t, "Judge", mock.Anything, mock.Anything)
+	c := f.composed
+	if !slices.Equal(c.Unjudged, []int{1, 2, 3, 4}) || !c.Keep || c.Report.Method != "off" {
+		t.Fatalf("compose %+v", c)
+	}
+	if f.saved.SummaryMethod != "extractive" || f.saved.Brief == nil || f.saved.Brief.Note == "" {
+		t.Fatalf("saved %+v", f.saved)
+	}
+}
+
+// TestAskRejectsBadJudgeOptions before any work.
+func TestAskRejectsBadJudgeOptions(t *testing.T) {
+	env := newEnv(t)
+	mockAsk(t, env, 4)
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "x", Judge: &JudgeOptions{Mode: "maybe", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 1}})
+	if err := env.GetWorkflowError(); err == nil {
+		t.Fatal("a bad judge mode was accepted")
+	}
+	env.AssertNotCalled(t, "Candidates", mock.Anything, mock.Anything)
+}
