@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -29,6 +30,8 @@ type Deps struct {
 	Embedder embed.Embedder
 	// Model identifies the embedding model.
 	Model schemas.ModelRef
+	// LLM judges and summarizes (nil: heuristic judge, extractive summaries).
+	LLM *llm.Client
 	// Identity names this worker process in results (default host:pid).
 	Identity string
 }
@@ -46,6 +49,7 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
 	r.RegisterWorkflowWithOptions(workflows.Ask, workflow.RegisterOptions{Name: "Ask"})
 	r.RegisterWorkflowWithOptions(workflows.Eval, workflow.RegisterOptions{Name: "Eval"})
+	r.RegisterWorkflowWithOptions(workflows.Digest, workflow.RegisterOptions{Name: "Digest"})
 }
 
 // RegisterActivities adds every activity of asof to r, bound to deps.
@@ -59,7 +63,7 @@ func NewActivities(deps Deps) *activities.Activities {
 	if id == "" {
 		id = DefaultIdentity()
 	}
-	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, Identity: id}
+	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, LLM: deps.LLM, Identity: id}
 }
 
 // DefaultIdentity is host:pid.

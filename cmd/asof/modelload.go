@@ -11,6 +11,7 @@ import (
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 )
@@ -19,8 +20,17 @@ import (
 const defaultModel = "e5-small-v2"
 
 // withModel fills deps with the embedding model: its reference (every worker: planning names
-// shards by it) and, when the worker serves the embed queue, the loaded embedder.
+// shards by it) and, when the worker serves the embed queue, the loaded embedder; and, when it
+// serves the LLM queue and llm.base_url is set, the LLM client.
 func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+	if cfg.LLM.Enabled() && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
+		c, err := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKeyEnv: cfg.LLM.APIKeyEnv,
+			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens})
+		if err != nil {
+			return deps, func() {}, err
+		}
+		deps.LLM = c
+	}
 	m, err := models.Open(filepath.Join(cfg.ModelsDir(), defaultModel))
 	if err != nil {
 		return deps, func() {}, fmt.Errorf("%w (fetch it with `asof models pull`)", err)

@@ -1,0 +1,180 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/schemas"
+)
+
+// DigestPrefix is where the digest of one name and day is written.
+func DigestPrefix(name string, day time.Time) string {
+	return path.Join("digests", name, day.UTC().Format(time.DateOnly))
+}
+
+var digestName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// PlanDigestInput is a digest request before it runs. Now is the workflow's current time: the
+// anchor when AsOf is zero (activities never read the clock to decide what "now" is).
+type PlanDigestInput struct {
+	Name     string         `json:"name"`
+	Index    string         `json:"index"`
+	Topics   []digest.Topic `json:"topics"`
+	AsOf     time.Time      `json:"as_of"`
+	Now      time.Time      `json:"now"`
+	TimeZone string         `json:"time_zone"`
+}
+
+// PlanDigestResult is the checked request: the anchor day (midnight UTC of the day in the time
+// zone), the time zone's name and the digest's name.
+type PlanDigestResult struct {
+	AsOf     time.Time `json:"as_of"`
+	TimeZone string    `json:"time_zone"`
+	Name     string    `json:"name"`
+}
+
+// PlanDigest checks a digest request (name, index, topics, time zone) and fixes its anchor day.
+func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDigestResult, error) {
+	name := in.Name
+	if name == "" {
+		name = "digest"
+	}
+	if !digestName.MatchString(name) {
+		return PlanDigestResult{}, invalid(fmt.Errorf("digest name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63)", name))
+	}
+	if len(in.Topics) == 0 {
+		return PlanDigestResult{}, invalid(errors.New("no topics"))
+	}
+	for i, t := range in.Topics {
+		if strings.TrimSpace(t.Query) == "" {
+			return PlanDigestResult{}, invalid(fmt.Errorf("topic %d (%q) has no query", i+1, t.Name))
+		}
+	}
+	tz := in.TimeZone
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return PlanDigestResult{}, invalid(fmt.Errorf("time zone %q: %w", tz, err))
+	}
+	if _, err := a.currentManifest(ctx, in.Index); err != nil {
+		return PlanDigestResult{}, err
+	}
+	day := in.AsOf
+	if day.IsZero() {
+		if in.Now.IsZero() {
+			return PlanDigestResult{}, invalid(errors.New("neither an as-of day nor the workflow's time"))
+		}
+		day = in.Now.In(loc)
+	}
+	y, m, d := day.Date()
+	return PlanDigestResult{AsOf: time.Date(y, m, d, 0, 0, 0, 0, time.UTC), TimeZone: tz, Name: name}, nil
+}
+
+// DigestTopicRef is one topic's answer: the Ask run that holds it, or why it failed.
+type DigestTopicRef struct {
+	Name     string `json:"name"`
+	Query    string `json:"query"`
+	AskRunID string `json:"ask_run_id"`
+	Error    string `json:"error,omitempty"`
+}
+
+// WriteDigestInput is a finished set of topic answers.
+type WriteDigestInput struct {
+	Name     string           `json:"name"`
+	Index    string           `json:"index"`
+	AsOf     time.Time        `json:"as_of"`
+	TimeZone string           `json:"time_zone"`
+	RunID    string           `json:"run_id"`
+	Topics   []DigestTopicRef `json:"topics"`
+}
+
+// WriteDigestKeys are the store keys of one digest.
+type WriteDigestKeys struct {
+	JSON     string `json:"json"`
+	Markdown string `json:"markdown"`
+	HTML     string `json:"html"`
+}
+
+// WriteDigest reads each topic's answer (runs/<ask-run-id>/answer.json), boils it down to what
+// a digest shows (the brief, the cited sources, their freshness, how they were judged), and
+// writes digest.json, digest.md and digest.html under digests/<name>/<day>/.
+func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (WriteDigestKeys, error) {
+	d := schemas.Digest{Version: schemas.DigestVersion, Name: in.Name, Index: in.Index, AsOf: in.AsOf.UTC(),
+		TimeZone: in.TimeZone, RunID: in.RunID}
+	for _, ref := range in.Topics {
+		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
+		if ref.Error == "" {
+			data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(ref.AskRunID), "answer.json"))
+			if err != nil {
+				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
+			}
+			var ans schemas.Answer
+			if err := json.Unmarshal(data, &ans); err != nil {
+				return WriteDigestKeys{}, fmt.Errorf("topic %q: answer.json: %w", ref.Name, err)
+			}
+			t = digestTopic(t, ans)
+		}
+		d.Topics = append(d.Topics, t)
+	}
+	prefix := DigestPrefix(in.Name, in.AsOf)
+	keys := WriteDigestKeys{JSON: path.Join(prefix, "digest.json"), Markdown: path.Join(prefix, "digest.md"), HTML: path.Join(prefix, "digest.html")}
+	js, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return keys, err
+	}
+	var page bytes.Buffer
+	if err := digest.WriteHTML(&page, d); err != nil {
+		return keys, err
+	}
+	for _, f := range []struct {
+		key  string
+		data []byte
+	}{{keys.JSON, js}, {keys.Markdown, []byte(digest.Markdown(d))}, {keys.HTML, page.Bytes()}} {
+		if _, err := a.Bucket.Put(ctx, f.key, bytes.NewReader(f.data)); err != nil {
+			return keys, err
+		}
+	}
+	return keys, nil
+}
+
+// digestTopic fills a digest topic from its answer: the brief, the blocks it cites (all blocks
+// when it cites none), and the freshness of those.
+func digestTopic(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {
+	t.Mode, t.Interpretation, t.Message = ans.Mode, ans.Interpretation, ans.Message
+	if ans.Brief != nil {
+		t.Brief = *ans.Brief
+	} else {
+		t.Brief = schemas.Brief{Method: ans.SummaryMethod, NotEnough: len(ans.Blocks) == 0}
+	}
+	if ans.Judge != nil {
+		t.Judge = *ans.Judge
+	}
+	cited := map[int]bool{}
+	for _, list := range [][]schemas.Claim{t.Brief.New, t.Brief.Earlier, t.Brief.Timeline, t.Brief.Then, t.Brief.Now} {
+		for _, c := range list {
+			for _, n := range c.Cites {
+				cited[n] = true
+			}
+		}
+	}
+	for _, b := range ans.Blocks {
+		if len(cited) == 0 || cited[b.N] {
+			t.Sources = append(t.Sources, b)
+		}
+	}
+	slices.SortFunc(t.Sources, func(x, y schemas.ContextBlock) int { return x.N - y.N })
+	t.Freshness = digest.Freshness(t.Sources, ans.AsOf)
+	return t
+}

@@ -1,0 +1,102 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/schemas"
+)
+
+// DigestInput is a set of topics to answer as of one day.
+type DigestInput struct {
+	// Name names the digest; it is written under digests/<name>/<as-of day>/.
+	Name   string         `json:"name"`
+	Index  string         `json:"index"`
+	Topics []digest.Topic `json:"topics"`
+	// AsOf is the anchor day; zero means the workflow's own current day in TimeZone (what a
+	// scheduled run wants).
+	AsOf time.Time `json:"as_of"`
+	// TimeZone is an IANA name (default UTC).
+	TimeZone string `json:"time_zone"`
+	// Concurrency is how many topics are answered at once (default 2).
+	Concurrency int           `json:"concurrency"`
+	Judge       *JudgeOptions `json:"judge,omitempty"`
+	Summarizer  string        `json:"summarizer,omitempty"`
+}
+
+// DigestResult names the written digest.
+type DigestResult struct {
+	AsOf   time.Time                  `json:"as_of"`
+	Keys   activities.WriteDigestKeys `json:"keys"`
+	Topics int                        `json:"topics"`
+	// Failed counts topics whose answer failed (the digest says why for each).
+	Failed int `json:"failed"`
+}
+
+// DigestWorkflowID names a digest run started from the command line (client time, for humans).
+func DigestWorkflowID(name string, t time.Time) string {
+	return fmt.Sprintf("asof-digest-%s-%s", name, t.UTC().Format("20060102T150405.000Z"))
+}
+
+// Digest answers every topic as of one day — one child Ask per topic, a few at a time — and
+// writes one digest (JSON, Markdown, self-contained HTML) under digests/<name>/<day>/. A topic
+// whose answer fails is reported in the digest; the others still are.
+func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
+	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5,
+			NonRetryableErrorTypes: []string{activities.ErrTypeInvalidInput}},
+	})
+	var plan activities.PlanDigestResult
+	if err := workflow.ExecuteActivity(quick, a.PlanDigest, activities.PlanDigestInput{
+		Name: in.Name, Index: in.Index, Topics: in.Topics, AsOf: in.AsOf, Now: workflow.Now(ctx), TimeZone: in.TimeZone,
+	}).Get(ctx, &plan); err != nil {
+		return DigestResult{}, fmt.Errorf("plan digest: %w", err)
+	}
+	conc := in.Concurrency
+	if conc < 1 {
+		conc = 2
+	}
+	self := workflow.GetInfo(ctx).WorkflowExecution.ID
+	refs := make([]activities.DigestTopicRef, len(in.Topics))
+	futures := make([]workflow.ChildWorkflowFuture, len(in.Topics))
+	wait := func(i int) {
+		var ans schemas.Answer
+		if err := futures[i].Get(ctx, &ans); err != nil {
+			refs[i].Error = rootMessage(err)
+		}
+	}
+	for i, t := range in.Topics {
+		if i >= conc {
+			wait(i - conc)
+		}
+		id := fmt.Sprintf("%s-t%02d", self, i+1)
+		refs[i] = activities.DigestTopicRef{Name: t.Name, Query: t.Query, AskRunID: id}
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, TaskQueue: TaskQueue})
+		futures[i] = workflow.ExecuteChildWorkflow(cctx, Ask, AskInput{
+			Index: in.Index, Query: t.Query, AsOf: plan.AsOf, Mode: t.Mode, Judge: in.Judge, Summarizer: in.Summarizer,
+		})
+	}
+	for i := max(0, len(in.Topics)-conc); i < len(in.Topics); i++ {
+		wait(i)
+	}
+	var keys activities.WriteDigestKeys
+	if err := workflow.ExecuteActivity(quick, a.WriteDigest, activities.WriteDigestInput{
+		Name: plan.Name, Index: in.Index, AsOf: plan.AsOf, TimeZone: plan.TimeZone, RunID: self, Topics: refs,
+	}).Get(ctx, &keys); err != nil {
+		return DigestResult{}, fmt.Errorf("write digest: %w", err)
+	}
+	out := DigestResult{AsOf: plan.AsOf, Keys: keys, Topics: len(refs)}
+	for _, r := range refs {
+		if r.Error != "" {
+			out.Failed++
+		}
+	}
+	return out, nil
+}
