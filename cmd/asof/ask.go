@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -28,6 +29,34 @@ type askFlags struct {
 	maxPerSource                int
 	sources                     []string
 	asJSON                      bool
+	judge                       judgeFlags
+}
+
+// judgeFlags are the judge and summarizer flags of ask and digest.
+type judgeFlags struct {
+	mode, failure, summarizer string
+	pool, batch, attempts     int
+}
+
+func (j *judgeFlags) register(fs *pflag.FlagSet) {
+	def := workflows.DefaultJudgeOptions()
+	fs.StringVar(&j.mode, "judge", def.Mode, "judge the candidates: auto (the LLM when llm.base_url is set, else the offline heuristic), llm, heuristic or off")
+	fs.StringVar(&j.failure, "judge-failure", def.Failure, "a judge batch that still fails after its retries: keep its candidates unjudged, drop them, or fail the answer")
+	fs.IntVar(&j.pool, "judge-pool", def.Pool, "candidates judged (chosen as the context would choose them)")
+	fs.IntVar(&j.batch, "judge-batch", def.Batch, "candidates per Judge activity (batches run in parallel on asof-llm)")
+	fs.IntVar(&j.attempts, "judge-attempts", def.MaxAttempts, "tries per judge batch, the first included")
+	fs.StringVar(&j.summarizer, "summarizer", "auto", "auto (the LLM when llm.base_url is set, else extractive) or extractive")
+}
+
+func (j judgeFlags) options() (*workflows.JudgeOptions, string, error) {
+	o := workflows.JudgeOptions{Mode: j.mode, Pool: j.pool, Batch: j.batch, Failure: j.failure, MaxAttempts: j.attempts}
+	if err := o.Validate(); err != nil {
+		return nil, "", fmt.Errorf("--judge…: %w", err)
+	}
+	if j.summarizer != "auto" && j.summarizer != "extractive" {
+		return nil, "", fmt.Errorf("--summarizer %q: use auto or extractive", j.summarizer)
+	}
+	return &o, j.summarizer, nil
 }
 
 func newAskCmd(a *app) *cobra.Command {
@@ -40,7 +69,10 @@ func newAskCmd(a *app) *cobra.Command {
 the end of that day (UTC) can reach the answer. It runs the Ask workflow: read the query (mode and
 dates), embed it (E5, "query: "), then retrieve from the index's shards that overlap the allowed
 dates (dense and BM25 branches, each masked before its top-N), fold near-duplicates (reposts),
-build a dated context and summarize it with citations.
+judge every candidate 0/1/2 (batches in parallel on the asof-llm queue: the LLM set in
+llm.base_url, or an offline heuristic over query-term coverage and dense similarity; grade 0
+leaves the context), build a dated context and summarize it with citations (the LLM, checked
+for citations and dates, or the extractive summarizer).
 
 Modes (--mode):
   auto       default: read dates and cues from the query ("in 2015", "last quarter", "since
@@ -75,6 +107,7 @@ runs/<workflow-id>/ in the store.`,
 	fs.StringSliceVar(&f.sources, "source", nil, "only these sources (repeatable)")
 	fs.DurationVar(&f.clusterGap, "cluster-gap", 0, "merge results of one source published at most this far apart (e.g. 30m: a Telegram post split into messages), with a density bonus; 0: off")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of Markdown")
+	f.judge.register(fs)
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
 	a.embedFlags(cmd)
@@ -121,6 +154,9 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 	in.Options = &opts
+	if in.Judge, in.Summarizer, err = f.judge.options(); err != nil {
+		return err
+	}
 
 	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
 	if err != nil {
@@ -167,7 +203,7 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 		printf(w, "**%s**\n\n", ans.Message)
 	}
 	if len(ans.Results) > 0 {
-		printf(w, "## Results\n\n| # | date | source | title | score | dense | bm25 | time | dups |\n|---|---|---|---|---|---|---|---|---|\n")
+		printf(w, "## Results\n\n| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range ans.Results {
 			title := r.Title
 			if title == "" {
@@ -184,13 +220,27 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 			if r.Group != "" {
 				label += " " + r.Group
 			}
-			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d |\n", label, day(r.PublishedAt), truncate(strings.Join(r.Sources, ", "), 40), title,
-				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates)
+			grade := "–"
+			if r.Relevance != nil {
+				grade = fmt.Sprint(*r.Relevance)
+			}
+			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), truncate(strings.Join(r.Sources, ", "), 40), title,
+				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates, grade)
 		}
 		printf(w, "\n")
 	}
 	if ans.Summary != "" && ans.SummaryMethod != "none" {
 		printf(w, "## Summary (%s)\n\n%s\n\n", ans.SummaryMethod, strings.TrimSpace(ans.Summary))
+		if ans.Brief != nil && ans.Brief.Note != "" {
+			printf(w, "_Note: %s_\n\n", ans.Brief.Note)
+		}
+	}
+	if j := ans.Judge; j != nil {
+		printf(w, "_Judge: %s — %d judged in %d batches, %d kept, %d dropped", j.Method, j.Judged, j.Batches, j.Kept, j.Dropped)
+		if j.FailedBatches > 0 {
+			printf(w, ", %d in %d failed batches (policy %s)", j.Failed, j.FailedBatches, j.Policy)
+		}
+		printf(w, "_\n")
 	}
 	printf(w, "_%d candidates, %d after folding duplicates; retrieval %d ms, total %s; stored under runs/%s/_\n",
 		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)

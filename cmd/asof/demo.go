@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/demo"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/workflows"
+)
+
+// demoIndex is the index `asof demo` builds.
+const demoIndex = "demo"
+
+func newDemoCmd(a *app) *cobra.Command {
+	var (
+		out   string
+		judge judgeFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "demo [--out DIR]",
+		Short: "The whole pipeline on a small generated corpus: index, a digest as of a day, two questions",
+		Long: `demo runs asof end to end on the embedded default (Temporal, S3 gateway and a worker in this
+process) over a small fictional news corpus it generates, always the same: Nordavia's central bank
+raising its key rate twice, a finance minister replaced, a delayed bridge, a drought — in English
+and Russian, reposted across channels with small edits, from January to mid-April 2026.
+
+It indexes the corpus (E5 + BM25, monthly shards; a second run reuses them), writes a digest of
+four topics as of ` + demo.Anchor + ` (printed here; digest.html in --out), then asks an evolution
+question ("then vs now") and a window question. The corpus goes on after ` + demo.Anchor + ` (a rate
+cut on 2026-04-09); nothing from after the anchor may appear, and you can check that it does not.
+
+Without an LLM configured (llm.base_url), judging is the offline heuristic and summaries are
+extractive; both are labelled so.`,
+		Example: `  asof demo
+  asof demo --out /tmp/asof-demo && xdg-open /tmp/asof-demo/digest.html
+  asof ask --index demo --as-of 2026-04-15 "central bank key rate"   # after the demo: the April cut appears`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), a, out, judge) },
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for the corpus, topics.yaml and the digest files (default <data-dir>/demo)")
+	judge.register(cmd.Flags())
+	a.embeddedFlags(cmd, false)
+	a.embedFlags(cmd)
+	return cmd
+}
+
+func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
+	jo, summarizer, err := jf.options()
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Join(a.cfg.DataDir, "demo")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	began := time.Now()
+	docs := demo.Documents()
+	var buf bytes.Buffer
+	if err := demo.WriteParquet(&buf, docs); err != nil {
+		return err
+	}
+	corpusFile := filepath.Join(out, "nordavia-news.parquet")
+	if err := os.WriteFile(corpusFile, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	topicsFile := filepath.Join(out, "topics.yaml")
+	if err := os.WriteFile(topicsFile, demo.TopicsYAML(), 0o644); err != nil {
+		return err
+	}
+	topics, err := readTopics(topicsFile)
+	if err != nil {
+		return err
+	}
+	anchor := demo.AnchorTime()
+	printf(a.stderr, "asof demo: %d generated news items (%s..%s, English and Russian) in %s\n", len(docs),
+		docs[0].PublishedAt.Format(time.DateOnly), docs[len(docs)-1].PublishedAt.Format(time.DateOnly), corpusFile)
+
+	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	stopWorker, err := serveInProcess(ctx, st, a.stderr)
+	if err != nil {
+		return err
+	}
+	defer stopWorker()
+
+	// 1. Index.
+	printf(a.stderr, "\n== 1/3 index %q: validate, chunk, embed, shard by month ==\n", demoIndex)
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, []string{corpusFile})
+	if err != nil {
+		return err
+	}
+	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.IndexWorkflowID(demoIndex), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.IndexBuild, workflows.IndexBuildInput{
+		Index: demoIndex, Inputs: inputs, Period: "month", Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100},
+	})
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &already) {
+		run, err = st.Client.GetWorkflow(ctx, workflows.IndexWorkflowID(demoIndex), ""), nil
+	}
+	if err != nil {
+		return fmt.Errorf("start index build: %w", err)
+	}
+	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now())
+	if err != nil {
+		return fmt.Errorf("index %s: %w", demoIndex, err)
+	}
+	printIndexResult(a.stderr, demoIndex, res, time.Since(began))
+
+	// 2. Digest as of the anchor.
+	printf(a.stderr, "\n== 2/3 digest of %d topics as of %s ==\n\n", len(topics), demo.Anchor)
+	dbegin := time.Now()
+	drun, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.DigestWorkflowID("demo", time.Now()), TaskQueue: workflows.TaskQueue,
+	}, workflows.Digest, workflows.DigestInput{Name: "demo", Index: demoIndex, Topics: topics, AsOf: anchor, Judge: jo, Summarizer: summarizer})
+	if err != nil {
+		return fmt.Errorf("start digest: %w", err)
+	}
+	var dres workflows.DigestResult
+	if err := drun.Get(ctx, &dres); err != nil {
+		return fmt.Errorf("digest: %w", unwrapApp(err))
+	}
+	if err := showDigest(ctx, a, st.Bucket, dres, out, false, time.Since(dbegin)); err != nil {
+		return err
+	}
+
+	// 3. Two questions: then vs now, and a hard window.
+	printf(a.stderr, "\n== 3/3 questions as of %s ==\n\n", demo.Anchor)
+	for _, q := range demo.Queries() {
+		in := workflows.AskInput{Index: demoIndex, Query: q.Query, AsOf: anchor, Mode: q.Mode, Judge: jo, Summarizer: summarizer}
+		if q.From != "" {
+			if in.From, err = corpus.ParseDate(q.From); err != nil {
+				return err
+			}
+		}
+		if q.To != "" {
+			if in.To, err = corpus.ParseDate(q.To); err != nil {
+				return err
+			}
+		}
+		qbegan := time.Now()
+		arun, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: workflows.AskWorkflowID(demoIndex, qbegan), TaskQueue: workflows.TaskQueue,
+		}, workflows.Ask, in)
+		if err != nil {
+			return fmt.Errorf("start ask: %w", err)
+		}
+		var ans schemas.Answer
+		if err := arun.Get(ctx, &ans); err != nil {
+			return fmt.Errorf("ask %q: %w", q.Query, unwrapApp(err))
+		}
+		printf(a.stdout, "---\n\n**%s**\n\n", q.Title)
+		printAnswer(a.stdout, ans, time.Since(qbegan))
+		printf(a.stdout, "\n")
+	}
+	printf(a.stderr, "demo finished in %s. The digest: %s (and digest.md, digest.json)\n", time.Since(began).Round(time.Second),
+		filepath.Join(out, "digest.html"))
+	printf(a.stderr, "next: asof ask --index %s --as-of 2026-04-15 \"central bank key rate\"  (after the anchor, the April cut appears)\n", demoIndex)
+	return nil
+}
