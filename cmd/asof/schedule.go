@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/workflows"
@@ -87,6 +88,7 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 					CatchupWindow: f.catchupWindow,
 					Paused:        f.paused,
 					Note:          f.note,
+					Memo:          map[string]any{"cron": f.cron, "index": in.Index, "topics": len(in.Topics)},
 				})
 				if err != nil {
 					var exists *serviceerror.WorkflowExecutionAlreadyStarted
@@ -170,14 +172,19 @@ func listSchedules(ctx context.Context, c client.Client) ([]scheduleRow, error) 
 			continue // deleted meanwhile
 		}
 		r := scheduleRow{name: name, state: "active", last: "never", next: "–"}
-		if d.Schedule.Spec != nil {
-			r.cron = strings.Join(d.Schedule.Spec.CronExpressions, "; ")
-			if r.cron == "" {
-				r.cron = fmt.Sprintf("%d calendar spec(s)", len(d.Schedule.Spec.Calendars))
+		// The server turns cron expressions into calendar specs; create kept the expression in
+		// the memo.
+		r.cron = "(calendar)"
+		if d.Memo != nil {
+			if p, ok := d.Memo.GetFields()["cron"]; ok {
+				var cron string
+				if converter.GetDefaultDataConverter().FromPayload(p, &cron) == nil {
+					r.cron = cron
+				}
 			}
-			if d.Schedule.Spec.TimeZoneName != "" {
-				r.cron += " (" + d.Schedule.Spec.TimeZoneName + ")"
-			}
+		}
+		if d.Schedule.Spec != nil && d.Schedule.Spec.TimeZoneName != "" {
+			r.cron += " (" + d.Schedule.Spec.TimeZoneName + ")"
 		}
 		if d.Schedule.State != nil {
 			if d.Schedule.State.Paused {
