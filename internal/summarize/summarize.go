@@ -11,7 +11,8 @@
 // mid-sentence (chunks overlap), so its first piece is dropped. Footnote marks such as "[12]"
 // are removed so that no bracketed number other than a citation reaches the output, and a piece
 // whose terms repeat an earlier piece of the same block (a title repeated as the first line) is
-// dropped.
+// dropped, and so is a title when 70% of its terms are in one of the block's sentences (the
+// lead sentence says the same, with more).
 //
 // Terms. Text is split with textnorm.Tokens; stop-words (a small English and Russian list that
 // includes temporal cue words such as "latest", "changed", "сейчас") are dropped; each
@@ -32,7 +33,9 @@
 // NotEnough.
 //
 // Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
-// then earlier in the block, the title first) up to MaxSentences, skipping a sentence whose
+// then earlier in the block, the title first) up to MaxSentences — first, in Digest, up to half
+// of MaxSentences (rounded up) from blocks of the "new" window, so that what is new is not
+// crowded out by older sentences that cover more of the query, then the best of all — skipping a sentence whose
 // term Jaccard with one already taken exceeds NoveltyMax (a near-repeat, e.g. the same news
 // reposted by a second channel) and any beyond MaxPerDoc from one block. Taken sentences are
 // cut to MaxSentenceChars runes at a word boundary with "…". They are then split into "new"
@@ -183,9 +186,10 @@ func Digest(query string, blocks []contextx.Block, asOf time.Time, o Options) (S
 		return Summary{}, err
 	}
 	s := Summary{Method: Method, AsOf: day, NewDays: o.NewDays}
-	chosen, fallback, notEnough := choose(terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o)
-	s.Fallback, s.NotEnough = fallback, notEnough
 	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
+	isNew := func(c candidate) bool { return !c.block.Doc.PublishedAt.Before(newFrom) }
+	chosen, fallback, notEnough := choose(terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o, isNew, (o.MaxSentences+1)/2)
+	s.Fallback, s.NotEnough = fallback, notEnough
 	for _, c := range slices.SortedStableFunc(slices.Values(chosen), freshestFirst) {
 		if !c.block.Doc.PublishedAt.Before(newFrom) {
 			s.New = append(s.New, c.sentence(o))
@@ -212,8 +216,8 @@ func Evolve(query string, then, now []contextx.Block, asOf time.Time, o Options)
 	rank := rankNorm(all)
 	q := terms(query)
 	budget := (o.MaxSentences + 1) / 2
-	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o)
-	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o)
+	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o, nil, 0)
+	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o, nil, 0)
 	e := Evolution{Method: Method, AsOf: day, Fallback: thenFB || nowFB, NotEnough: thenNE && nowNE}
 	for _, c := range slices.SortedStableFunc(slices.Values(thenC), oldestFirst) {
 		e.Then = append(e.Then, c.sentence(o))
@@ -324,6 +328,7 @@ func candidates(blocks []contextx.Block, rank []float64) []candidate {
 		if strings.TrimSpace(text) == "" {
 			text = b.Snippet
 		}
+		first := len(out)
 		for k, s := range Sentences(text) {
 			if k == 0 {
 				if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
@@ -332,13 +337,24 @@ func candidates(blocks []contextx.Block, rank []float64) []candidate {
 			}
 			add(k+1, s, false)
 		}
+		// A title that one of the block's sentences says again, with more, gives way to it.
+		if first > 0 && out[first-1].block.N == b.N && out[first-1].pos == 0 {
+			title := out[first-1]
+			if slices.ContainsFunc(out[first:], func(c candidate) bool {
+				return float64(overlap(title.terms, c.terms)) >= titleInSentence*float64(len(title.terms))
+			}) {
+				out = slices.Delete(out, first-1, first)
+			}
+		}
 	}
 	return out
 }
 
-// choose scores cands against the query terms q and selects up to limit of them. fallback
-// reports that none reached MinOverlap, notEnough that none shares a term with q.
-func choose(q []string, cands []candidate, limit int, o Options) (chosen []candidate, fallback, notEnough bool) {
+// choose scores cands against the query terms q and selects up to limit of them, first up to
+// preferN of those prefer accepts (the "new" ones: what is new must not be crowded out by
+// better-covering older sentences), then the best of all. fallback reports that none reached
+// MinOverlap, notEnough that none shares a term with q.
+func choose(q []string, cands []candidate, limit int, o Options, prefer func(candidate) bool, preferN int) (chosen []candidate, fallback, notEnough bool) {
 	var relevant, weak []candidate
 	for _, c := range cands {
 		c.coverage = 1
@@ -369,19 +385,31 @@ func choose(q []string, cands []candidate, limit int, o Options) (chosen []candi
 		)
 	})
 	perDoc := map[int]int{}
-	for _, c := range relevant {
-		if len(chosen) == limit {
-			break
+	taken := map[*candidate]bool{}
+	take := func(limit int, ok func(candidate) bool) {
+		for i := range relevant {
+			c := &relevant[i]
+			if len(chosen) >= limit {
+				return
+			}
+			if taken[c] || !ok(*c) || perDoc[c.block.N] >= o.MaxPerDoc || slices.ContainsFunc(chosen, func(d candidate) bool { return jaccard(c.terms, d.terms) > o.NoveltyMax }) {
+				continue
+			}
+			taken[c] = true
+			perDoc[c.block.N]++
+			chosen = append(chosen, *c)
 		}
-		if perDoc[c.block.N] >= o.MaxPerDoc ||
-			slices.ContainsFunc(chosen, func(d candidate) bool { return jaccard(c.terms, d.terms) > o.NoveltyMax }) {
-			continue
-		}
-		perDoc[c.block.N]++
-		chosen = append(chosen, c)
 	}
+	if prefer != nil && preferN > 0 {
+		take(min(preferN, limit), prefer)
+	}
+	take(limit, func(candidate) bool { return true })
 	return chosen, fallback, false
 }
+
+// titleInSentence is the share of a title's terms found in one of its block's sentences above
+// which the title is dropped: the sentence says the same, with more.
+const titleInSentence = 0.7
 
 // freshestFirst orders by date descending, then citation number, then place in the block.
 func freshestFirst(a, b candidate) int {

@@ -274,12 +274,24 @@ func TestDigestSelection(t *testing.T) {
 			wantEarlier: []string{},
 		},
 		{
-			name:  "a title repeated as the first line counts once",
+			name:  "what is new is not crowded out by older sentences that cover more of the query",
+			query: "central bank key rate decision",
+			blocks: []contextx.Block{
+				blk(1, ago(1), "", "The governor said the key rate has probably peaked."),
+				blk(2, ago(20), "", "The central bank key rate decision: raised to 8 percent."),
+				blk(3, ago(40), "", "The central bank key rate decision: raised to 7.25 percent after inflation rose."),
+			},
+			opts:        with(func(o *Options) { o.MaxSentences = 2 }),
+			wantNew:     []string{"[1] The governor said the key rate has probably peaked."},
+			wantEarlier: []string{"[2] The central bank key rate decision: raised to 8 percent."},
+		},
+		{
+			name:  "a title its lead sentence says again gives way to it",
 			query: "Fed rates",
 			blocks: []contextx.Block{blk(1, ago(1), "Fed holds rates steady",
 				"Fed holds rates steady\nThe Fed kept rates steady for a seventh meeting.")},
 			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
-			wantNew:     []string{"[1] Fed holds rates steady", "[1] The Fed kept rates steady for a seventh meeting."},
+			wantNew:     []string{"[1] The Fed kept rates steady for a seventh meeting."},
 			wantEarlier: []string{},
 		},
 		{
@@ -338,7 +350,6 @@ func TestDigestSelection(t *testing.T) {
 			},
 			opts: with(nil),
 			wantNew: []string{
-				"[1] Банк России сохранил ключевую ставку",
 				"[1] Совет директоров Банка России сохранил ключевую ставку на уровне 16% годовых.",
 			},
 			wantEarlier: []string{
