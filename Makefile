@@ -41,8 +41,9 @@ build: ## build bin/asof (with ONNX Runtime after setup-ort)
 build-lean: ## build bin/asof-lean: worker/client only, no embedded servers (~45 MB instead of ~240 MB)
 	$(GO) build -tags "lean $(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof-lean ./cmd/asof
 
-demo: build ## run the main job on the embedded default (today: start everything, health-check, stop)
-	$(BIN)/asof dev --once
+demo: build ## the main job on the embedded default: generated corpus → index → digest as of a day → two questions
+	$(BIN)/asof models pull e5-small-v2
+	$(BIN)/asof demo
 
 dev: build ## start embedded Temporal + S3 + worker + Web UI and stay up (Ctrl-C stops)
 	$(BIN)/asof dev
