@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/demo"
+	"github.com/asofrag/asof/internal/testchrome"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -72,6 +73,11 @@ func TestDemoAndScheduleWithModel(t *testing.T) {
 	}
 	if html, err := os.ReadFile(filepath.Join(out, "digest.html")); err != nil || !strings.Contains(string(html), "Lindholm") {
 		t.Fatalf("digest.html: %v", err)
+	}
+	if testchrome.Available() {
+		if s := testchrome.Render(t, filepath.Join(out, "digest.html")); s.Ink < 2000 || s.Colour < 100 {
+			t.Fatalf("the demo's digest.html renders blank or without its charts: %+v", s)
+		}
 	}
 
 	// A daily digest on a Temporal Schedule, on the same embedded server.
