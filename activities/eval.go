@@ -20,12 +20,13 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
 )
 
-// EvalSystems are the systems `asof eval` knows; each may take a "+dedup" suffix.
+// EvalSystems are the systems `asof eval` knows; each may take a "+dedup" and a "+judge" suffix.
 var EvalSystems = []string{"bm25", "bm25_time", "dense", "hybrid", "temporal_rrf", "decay", "auto", "bm25_nomask", "hybrid_nomask"}
 
 // DefaultEvalSystems are compared when --systems is not given.
@@ -39,18 +40,24 @@ type evalSystem struct {
 	noDense bool // recency fusion of BM25 and time only (the DESIGN.md reference system)
 	auto    bool // the intent parser picks the mode and dates
 	dedup   bool // fold near-duplicates before ranking documents
+	judge   bool // drop the candidates the offline judge grades 0 (judge.Heuristic)
 }
 
 // ParseEvalSystem reads a system name such as "temporal_rrf+dedup".
 func ParseEvalSystem(name string) (evalSystem, error) {
 	s := evalSystem{name: name}
-	base, suffix, _ := strings.Cut(name, "+")
-	switch suffix {
-	case "":
-	case "dedup":
-		s.dedup = true
-	default:
-		return s, fmt.Errorf("system %q: unknown suffix %q (only +dedup)", name, suffix)
+	base, suffixes, found := strings.Cut(name, "+")
+	if found {
+		for _, suffix := range strings.Split(suffixes, "+") {
+			switch {
+			case suffix == "dedup" && !s.dedup:
+				s.dedup = true
+			case suffix == "judge" && !s.judge:
+				s.judge = true
+			default:
+				return s, fmt.Errorf("system %q: unknown or repeated suffix %q (+dedup, +judge)", name, suffix)
+			}
+		}
 	}
 	switch base {
 	case "bm25":
@@ -72,7 +79,7 @@ func ParseEvalSystem(name string) (evalSystem, error) {
 	case "hybrid_nomask":
 		s.mode, s.nomask = retrieve.Hybrid, true
 	default:
-		return s, fmt.Errorf("unknown system %q (known: %s, each optionally +dedup)", name, strings.Join(EvalSystems, ", "))
+		return s, fmt.Errorf("unknown system %q (known: %s, each optionally +dedup and +judge)", name, strings.Join(EvalSystems, ", "))
 	}
 	return s, nil
 }
@@ -341,6 +348,9 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 			cands = append(cands, x.c)
 		}
 	}
+	if s.judge {
+		cands = judged(text, cands)
+	}
 	var ranked []eval.Ranked
 	for _, c := range cands {
 		ranked = append(ranked, eval.Ranked{DocID: c.Chunk.DocID, PublishedAt: c.Chunk.PublishedAt})
@@ -371,6 +381,22 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		}
 	}
 	return ranked[:min(50, len(ranked))], dates, nil
+}
+
+// judged drops the candidates the offline judge grades 0 for query, keeping the order.
+func judged(query string, cands []retrieve.Candidate) []retrieve.Candidate {
+	docs := make([]judge.Doc, len(cands))
+	for i, c := range cands {
+		docs[i] = judge.Doc{ID: i + 1, DocID: c.Chunk.DocID, Title: c.Chunk.Title, Text: c.Chunk.Text, Source: c.Chunk.Source,
+			PublishedAt: c.Chunk.PublishedAt, Cosine: float64(c.Cos)}
+	}
+	var out []retrieve.Candidate
+	for _, v := range judge.Heuristic(query, docs) {
+		if v.Relevance > 0 {
+			out = append(out, cands[v.ID-1])
+		}
+	}
+	return out
 }
 
 // FinishEvalInput names the batches of an evaluation.

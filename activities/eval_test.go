@@ -15,12 +15,12 @@ import (
 )
 
 func TestParseEvalSystem(t *testing.T) {
-	for _, name := range append(append([]string{}, activities.EvalSystems...), "temporal_rrf+dedup", "bm25_nomask+dedup") {
+	for _, name := range append(append([]string{}, activities.EvalSystems...), "temporal_rrf+dedup", "bm25_nomask+dedup", "temporal_rrf+judge", "dense+dedup+judge", "hybrid+judge+dedup") {
 		if _, err := activities.ParseEvalSystem(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	for _, bad := range []string{"", "bm26", "bm25+fast", "+dedup"} {
+	for _, bad := range []string{"", "bm26", "bm25+fast", "+dedup", "bm25+dedup+dedup", "bm25+judge+", "bm25+"} {
 		if _, err := activities.ParseEvalSystem(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -45,9 +45,10 @@ leakage@10 (share of the top 10 published after the anchor; must be 0 with a mas
 freshest result's age, and latency. Batches of questions run as parallel activities, a failed
 batch retries alone, and a rerun with the same inputs resumes from the finished batches.
 
-Systems (--systems, each optionally +dedup):
+Systems (--systems, each optionally +dedup and/or +judge):
   bm25, dense, hybrid (RRF without time), temporal_rrf (recency mode), decay, auto (the query
-  parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs)
+  parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs);
+  +dedup folds near-duplicates first, +judge drops what the offline judge grades 0
 
 Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
 the metric table and charts), also kept under evals/<id>/ in the store.`,

@@ -99,7 +99,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 	}
 	out := filepath.Join(dir, "eval")
 	code, stdout, errOut := runCLI(t, nil, append([]string{"eval", "--index", "rtqa-small", "--questions", questions, "--qrels", qrels,
-		"--systems", "bm25,bm25_time,dense,hybrid,temporal_rrf,decay,auto,temporal_rrf+dedup,bm25_nomask,hybrid_nomask", "--out", out, "--json"}, common...)...)
+		"--systems", "bm25,bm25_time,dense,hybrid,temporal_rrf,decay,auto,temporal_rrf+dedup,temporal_rrf+judge,hybrid+judge,bm25_nomask,hybrid_nomask", "--out", out, "--json"}, common...)...)
 	if code != 0 {
 		t.Fatalf("eval: exit %d\n%s\n%s", code, stdout, errOut)
 	}
@@ -107,7 +107,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 		Systems map[string]eval.Summary `json:"systems"`
 	}
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Systems) != 10 {
+	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Systems) != 12 {
 		t.Fatalf("summary.json: %v (%d systems)\n%s", err, len(sum.Systems), data)
 	}
 	t.Logf("%d questions, %d documents", nq, nd)
