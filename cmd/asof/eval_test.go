@@ -87,6 +87,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 		t.Skip("starts the embedded servers")
 	}
 	modelDir := filepath.Dir(testmodel.Dir(t))
+	testmodel.Fast(t)
 	dir := t.TempDir()
 	from, to := time.Date(2022, 9, 1, 0, 0, 0, 0, time.UTC), time.Date(2022, 9, 21, 0, 0, 0, 0, time.UTC)
 	docs, questions, qrels, nq, nd := smallRealtimeQA(t, dir, from, to)

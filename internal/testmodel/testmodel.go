@@ -58,6 +58,18 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
+// Fast skips t unless this test binary embeds on ONNX Runtime: for tests that embed hundreds
+// of passages, which take seconds there and half an hour on the pure-Go backend.
+func Fast(t testing.TB) {
+	t.Helper()
+	if !embed.ORTBuilt {
+		t.Skip("embeds hundreds of passages: runs only with the ONNX Runtime backend (-tags ORT, after `make setup-ort`)")
+	}
+	if err := embed.ORTAvailable(ortDir); err != nil {
+		t.Skipf("embeds hundreds of passages: ONNX Runtime does not load here: %v", err)
+	}
+}
+
 // ORTDir is the folder holding libonnxruntime.so for tests (ASOF_EMBED_ORT_DIR, else the
 // repository's .asof/ort/lib that `make setup-ort` fills).
 func ORTDir() string { return ortDir }
