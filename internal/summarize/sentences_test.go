@@ -119,18 +119,18 @@ func TestKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := key(textnorm.Tokens(tt.words[0])[0])
+			want := textnorm.TermKey(textnorm.Tokens(tt.words[0])[0])
 			for _, w := range tt.words[1:] {
-				if got := key(textnorm.Tokens(w)[0]); got != want {
-					t.Errorf("key(%q) = %q, key(%q) = %q", w, got, tt.words[0], want)
+				if got := textnorm.TermKey(textnorm.Tokens(w)[0]); got != want {
+					t.Errorf("textnorm.TermKey(%q) = %q, textnorm.TermKey(%q) = %q", w, got, tt.words[0], want)
 				}
 			}
 		})
 	}
 	distinct := [][2]string{{"interest", "international"}, {"2024", "2023"}, {"ставка", "стабильный"}, {"bus", "bu"}}
 	for _, d := range distinct {
-		if key(d[0]) == key(d[1]) {
-			t.Errorf("key(%q) = key(%q) = %q, want different", d[0], d[1], key(d[0]))
+		if textnorm.TermKey(d[0]) == textnorm.TermKey(d[1]) {
+			t.Errorf("textnorm.TermKey(%q) = textnorm.TermKey(%q) = %q, want different", d[0], d[1], textnorm.TermKey(d[0]))
 		}
 	}
 }

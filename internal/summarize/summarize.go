@@ -188,7 +188,7 @@ func Digest(query string, blocks []contextx.Block, asOf time.Time, o Options) (S
 	s := Summary{Method: Method, AsOf: day, NewDays: o.NewDays}
 	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
 	isNew := func(c candidate) bool { return !c.block.Doc.PublishedAt.Before(newFrom) }
-	chosen, fallback, notEnough := choose(terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o, isNew, (o.MaxSentences+1)/2)
+	chosen, fallback, notEnough := choose(textnorm.Terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o, isNew, (o.MaxSentences+1)/2)
 	s.Fallback, s.NotEnough = fallback, notEnough
 	for _, c := range slices.SortedStableFunc(slices.Values(chosen), freshestFirst) {
 		if !c.block.Doc.PublishedAt.Before(newFrom) {
@@ -214,7 +214,7 @@ func Evolve(query string, then, now []contextx.Block, asOf time.Time, o Options)
 	}
 	all := slices.Concat(then, now)
 	rank := rankNorm(all)
-	q := terms(query)
+	q := textnorm.Terms(query)
 	budget := (o.MaxSentences + 1) / 2
 	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o, nil, 0)
 	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o, nil, 0)
@@ -315,7 +315,7 @@ func candidates(blocks []contextx.Block, rank []float64) []candidate {
 			if (title && len(textnorm.Tokens(s)) < 2) || (!title && utf8.RuneCountInString(s) < minSentenceRunes) {
 				return
 			}
-			t := terms(s)
+			t := textnorm.Terms(s)
 			k := strings.Join(t, " ")
 			if seen[k] {
 				return
@@ -341,7 +341,7 @@ func candidates(blocks []contextx.Block, rank []float64) []candidate {
 		if first > 0 && out[first-1].block.N == b.N && out[first-1].pos == 0 {
 			title := out[first-1]
 			if slices.ContainsFunc(out[first:], func(c candidate) bool {
-				return float64(overlap(title.terms, c.terms)) >= titleInSentence*float64(len(title.terms))
+				return float64(textnorm.Overlap(title.terms, c.terms)) >= titleInSentence*float64(len(title.terms))
 			}) {
 				out = slices.Delete(out, first-1, first)
 			}
@@ -359,7 +359,7 @@ func choose(q []string, cands []candidate, limit int, o Options, prefer func(can
 	for _, c := range cands {
 		c.coverage = 1
 		if len(q) > 0 {
-			c.coverage = float64(overlap(q, c.terms)) / float64(len(q))
+			c.coverage = float64(textnorm.Overlap(q, c.terms)) / float64(len(q))
 		}
 		c.score = c.coverage + o.RankWeight*c.rank
 		switch {
@@ -392,7 +392,7 @@ func choose(q []string, cands []candidate, limit int, o Options, prefer func(can
 			if len(chosen) >= limit {
 				return
 			}
-			if taken[c] || !ok(*c) || perDoc[c.block.N] >= o.MaxPerDoc || slices.ContainsFunc(chosen, func(d candidate) bool { return jaccard(c.terms, d.terms) > o.NoveltyMax }) {
+			if taken[c] || !ok(*c) || perDoc[c.block.N] >= o.MaxPerDoc || slices.ContainsFunc(chosen, func(d candidate) bool { return textnorm.Jaccard(c.terms, d.terms) > o.NoveltyMax }) {
 				continue
 			}
 			taken[c] = true
