@@ -10,10 +10,10 @@ func TestTerms(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"The latest key rates", []string{"key", "rat"}},                          // stop-words and time cues go; plural meets singular
+		{"The latest key rates", []string{"key", "rat"}},                    // stop-words and time cues go; plural meets singular
 		{"rate-setting meeting", []string{"meet", "rat", "rate-s", "sett"}}, // a hyphenated word counts as its parts too
-		{"Ключевая ставка и ставки сейчас", []string{"ключ", "ставк"}},           // Russian inflections meet
-		{"COVID-19 in 2024", []string{"19", "2024", "covid", "covid-19"}},         // numbers stay whole
+		{"Ключевая ставка и ставки сейчас", []string{"ключ", "ставк"}},      // Russian inflections meet
+		{"COVID-19 in 2024", []string{"19", "2024", "covid", "covid-19"}},   // numbers stay whole
 		{"", nil},
 	} {
 		if got := Terms(tc.in); !slices.Equal(got, tc.want) {
