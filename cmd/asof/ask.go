@@ -14,7 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
@@ -158,16 +157,11 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 
-	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	st, stop, err := startServing(ctx, a, nil)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stopWorker, err := serveInProcess(ctx, st, nil)
-	if err != nil {
-		return err
-	}
-	defer stopWorker()
+	defer stop()
 	began := time.Now()
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.AskWorkflowID(f.index, began), TaskQueue: workflows.TaskQueue,

@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/demo"
 	"github.com/asofrag/asof/schemas"
@@ -89,16 +86,11 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	printf(a.stderr, "asof demo: %d generated news items (%s..%s, English and Russian) in %s\n", len(docs),
 		docs[0].PublishedAt.Format(time.DateOnly), docs[len(docs)-1].PublishedAt.Format(time.DateOnly), corpusFile)
 
-	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	st, stop, err := startServing(ctx, a, a.stderr)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stopWorker, err := serveInProcess(ctx, st, a.stderr)
-	if err != nil {
-		return err
-	}
-	defer stopWorker()
+	defer stop()
 
 	// 1. Index.
 	printf(a.stderr, "\n== 1/3 index %q: validate, chunk, embed, shard by month ==\n", demoIndex)
@@ -106,17 +98,11 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	if err != nil {
 		return err
 	}
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.IndexWorkflowID(demoIndex), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.IndexBuild, workflows.IndexBuildInput{
+	run, err := startIndexBuild(ctx, a, st.Client, workflows.IndexBuildInput{
 		Index: demoIndex, Inputs: inputs, Period: "month", Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100},
 	})
-	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &already) {
-		run, err = st.Client.GetWorkflow(ctx, workflows.IndexWorkflowID(demoIndex), ""), nil
-	}
 	if err != nil {
-		return fmt.Errorf("start index build: %w", err)
+		return err
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now())
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/digest"
@@ -110,16 +109,11 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	if err != nil {
 		return err
 	}
-	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	st, stop, err := startServing(ctx, a, nil)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stopWorker, err := serveInProcess(ctx, st, nil)
-	if err != nil {
-		return err
-	}
-	defer stopWorker()
+	defer stop()
 	began := time.Now()
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.DigestWorkflowID(in.Name, began), TaskQueue: workflows.TaskQueue,

@@ -18,7 +18,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/activities"
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/workflows"
@@ -118,16 +117,11 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	st, stop, err := startServing(ctx, a, nil)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stopWorker, err := serveInProcess(ctx, st, nil)
-	if err != nil {
-		return err
-	}
-	defer stopWorker()
+	defer stop()
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err

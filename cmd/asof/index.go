@@ -20,7 +20,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/activities"
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
@@ -149,37 +148,22 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 
 	began := time.Now()
-	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+	st, stop, err := startServing(ctx, a, a.stderr)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stopWorker, err := serveInProcess(ctx, st, a.stderr)
-	if err != nil {
-		return err
-	}
-	defer stopWorker()
+	defer stop()
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err
 	}
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.IndexWorkflowID(f.index), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.IndexBuild, workflows.IndexBuildInput{
+	run, err := startIndexBuild(ctx, a, st.Client, workflows.IndexBuildInput{
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
 	})
-	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &already) {
-		// One build per index at a time. Follow the running one (this process's worker serves
-		// it too, so a build whose CLI was killed resumes here) instead of failing.
-		printf(a.stderr, "a build of index %s is already running (workflow %s): following it; it keeps the inputs it was started with\n",
-			f.index, workflows.IndexWorkflowID(f.index))
-		run, err = st.Client.GetWorkflow(ctx, workflows.IndexWorkflowID(f.index), ""), nil
-	}
 	if err != nil {
-		return fmt.Errorf("start index build: %w", err)
+		return err
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began)
 	if err != nil {
@@ -192,6 +176,25 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	printIndexResult(a.stdout, f.index, res, time.Since(began))
 	return nil
+}
+
+// startIndexBuild starts the IndexBuild workflow of in.Index. One build per index runs at a
+// time: when one is already running, it is followed instead (this process's worker serves it
+// too, so a build whose CLI was killed resumes here).
+func startIndexBuild(ctx context.Context, a *app, c client.Client, in workflows.IndexBuildInput) (client.WorkflowRun, error) {
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.IndexWorkflowID(in.Index), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
+	}, workflows.IndexBuild, in)
+	var already *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &already) {
+		printf(a.stderr, "a build of index %s is already running (workflow %s): following it; it keeps the inputs it was started with\n",
+			in.Index, workflows.IndexWorkflowID(in.Index))
+		return c.GetWorkflow(ctx, workflows.IndexWorkflowID(in.Index), ""), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start index build: %w", err)
+	}
+	return run, nil
 }
 
 // expandCorpora resolves paths and globs to absolute file paths.

@@ -85,3 +85,18 @@ func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (s
 	go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
 	return func() { cancel(); <-werr; release() }, nil
 }
+
+// startServing starts (or connects to) Temporal and the store and, on the embedded server, a
+// worker in this process; stop ends both. announce, when set, is told which backend embeds.
+func startServing(ctx context.Context, a *app, announce io.Writer) (st *infra.Stack, stop func(), err error) {
+	st, err = infra.Start(ctx, a.cfg, infra.StartOptions{})
+	if err != nil {
+		return nil, func() {}, err
+	}
+	stopWorker, err := serveInProcess(ctx, st, announce)
+	if err != nil {
+		st.Close()
+		return nil, func() {}, err
+	}
+	return st, func() { stopWorker(); st.Close() }, nil
+}
