@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/asofrag/asof/internal/htmltest"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -22,57 +23,15 @@ func render(t *testing.T, d schemas.Digest) string {
 	return b.String()
 }
 
-func parse(t *testing.T, s string) *html.Node {
-	t.Helper()
-	doc, err := html.Parse(strings.NewReader(s))
-	if err != nil {
-		t.Fatalf("parse output: %v", err)
-	}
-	return doc
-}
-
-// findAll lists the elements under n (n included) named tag ("" for any) that match keep.
-func findAll(n *html.Node, tag string, keep func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && (tag == "" || d.Data == tag) && (keep == nil || keep(d)) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func hasClass(n *html.Node, class string) bool {
-	return slices.Contains(strings.Fields(attr(n, "class")), class)
-}
-
-func byID(t *testing.T, doc *html.Node, id string) *html.Node {
-	t.Helper()
-	found := findAll(doc, "", func(n *html.Node) bool { return attr(n, "id") == id })
-	if len(found) != 1 {
-		t.Fatalf("elements with id %q: %d, want 1", id, len(found))
-	}
-	return found[0]
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
+// The page readers of internal/htmltest, under the short names these tests use.
+var (
+	parse    = htmltest.Parse
+	findAll  = htmltest.FindAll
+	attr     = htmltest.Attr
+	hasClass = htmltest.HasClass
+	byID     = htmltest.ByID
+	text     = htmltest.Text
+)
 
 func cards(doc *html.Node) []*html.Node {
 	return findAll(doc, "section", func(n *html.Node) bool { return hasClass(n, "card") })
