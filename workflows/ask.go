@@ -247,6 +247,9 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, cand activities.Can
 		rep.Judged += len(res.Verdicts)
 		verdicts = append(verdicts, res.Verdicts...)
 	}
+	if rep.Method == activities.JudgeOff { // no batch came back
+		rep.Method = jo.Mode + " (every batch failed)"
+	}
 	return verdicts, unjudged, rep, nil
 }
 

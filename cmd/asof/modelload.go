@@ -25,7 +25,7 @@ const defaultModel = "e5-small-v2"
 func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
 	if cfg.LLM.Enabled() && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
 		c, err := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKeyEnv: cfg.LLM.APIKeyEnv,
-			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens})
+			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens, JSON: !cfg.LLM.NoJSONMode})
 		if err != nil {
 			return deps, func() {}, err
 		}

@@ -119,6 +119,9 @@ type LLM struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// MaxTokens caps one completion (default 512).
 	MaxTokens int `yaml:"max_tokens"`
+	// NoJSONMode stops asking for response_format json_object (for a server that rejects it);
+	// by default the judge and the summarizer ask for JSON, which constrains small models.
+	NoJSONMode bool `yaml:"no_json_mode"`
 }
 
 // Enabled reports whether an LLM endpoint is configured.
@@ -281,6 +284,14 @@ func EnvVars() []Env {
 			return nil
 		}},
 		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
+		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("not a boolean: %q", v)
+			}
+			c.LLM.NoJSONMode = b
+			return nil
+		}},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 	}
 }

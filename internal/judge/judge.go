@@ -448,10 +448,30 @@ func LLM(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Do
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	want := ids(docs)
-	if err := checkIDs(want); err != nil {
+	if err := checkIDs(ids(docs)); err != nil {
 		return nil, err
 	}
+	// The model sees the batch numbered 1..n whatever the callers' ids (pool ranks 17..24 are
+	// needlessly hard for a small model to echo); verdicts are mapped back.
+	local := make([]Doc, len(docs))
+	for i, d := range docs {
+		local[i] = d
+		local[i].ID = i + 1
+	}
+	vs, err := llmLocal(ctx, c, query, asOf, local)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		vs[i].ID = docs[vs[i].ID-1].ID
+	}
+	slices.SortFunc(vs, func(a, b Verdict) int { return a.ID - b.ID })
+	return vs, nil
+}
+
+// llmLocal judges docs numbered 1..n: one call, and one repair turn when the reply is unusable.
+func llmLocal(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Doc) ([]Verdict, error) {
+	want := ids(docs)
 	msgs := Prompt(query, asOf, docs)
 	reply, _, err := c.Chat(ctx, msgs)
 	if err != nil {

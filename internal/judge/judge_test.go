@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -400,4 +401,29 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLLMNumbersTheBatchFromOne: the model sees a batch of pool ranks 17..19 as documents 1..3
+// and its verdicts come back under the callers' ids.
+func TestLLMNumbersTheBatchFromOne(t *testing.T) {
+	var prompt string
+	c := chatFunc(func(_ context.Context, msgs []llm.Message) (string, llm.Usage, error) {
+		prompt = msgs[len(msgs)-1].Content
+		return `{"verdicts":[{"id":1,"relevance":2},{"id":2,"relevance":0},{"id":3,"relevance":1}]}`, llm.Usage{}, nil
+	})
+	docs := sampleDocs()
+	for i := range docs {
+		docs[i].ID = 17 + i
+	}
+	got, err := judge.LLM(context.Background(), c, "ECB interest rate decision", asOf, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []judge.Verdict{{ID: 17, Relevance: 2}, {ID: 18, Relevance: 0}, {ID: 19, Relevance: 1}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("verdicts %v, want %v", got, want)
+	}
+	if !strings.Contains(prompt, "<<<DOC 1 ") || strings.Contains(prompt, "<<<DOC 17 ") {
+		t.Fatalf("the prompt should number the batch 1..3:\n%s", prompt)
+	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // Sentinel errors returned (wrapped) by [New] and [Client.Chat]; compare them
@@ -79,6 +80,10 @@ type Config struct {
 	MaxTokens int
 	// Temperature is the sampling temperature, in [0, 2] (default 0).
 	Temperature float64
+	// JSON asks the server for a JSON object (response_format json_object: OpenAI, vLLM,
+	// llama.cpp and Ollama constrain the output to valid JSON). The judge and the summarizer
+	// want JSON; small models keep to it only when constrained.
+	JSON bool
 }
 
 // DefaultConfig returns a Config with every default filled in; BaseURL and
@@ -203,6 +208,9 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error
 		Messages:    make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)),
 		MaxTokens:   openai.Int(int64(c.cfg.MaxTokens)),
 		Temperature: openai.Float(c.cfg.Temperature),
+	}
+	if c.cfg.JSON {
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
 	}
 	for i, m := range msgs {
 		switch m.Role {

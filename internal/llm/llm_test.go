@@ -49,9 +49,11 @@ func TestChatSuccess(t *testing.T) {
 		mod           func(*llm.Config)
 		wantMaxTokens int
 		wantTemp      float64
+		wantJSON      bool
 	}{
 		{name: "defaults", wantMaxTokens: 512, wantTemp: 0},
 		{name: "explicit", mod: func(c *llm.Config) { c.MaxTokens = 64; c.Temperature = 0.5 }, wantMaxTokens: 64, wantTemp: 0.5},
+		{name: "json", mod: func(c *llm.Config) { c.JSON = true }, wantMaxTokens: 512, wantJSON: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +92,9 @@ func TestChatSuccess(t *testing.T) {
 			}
 			if !reflect.DeepEqual(sent, msgs) {
 				t.Errorf("messages = %+v, want %+v", sent, msgs)
+			}
+			if got := strings.Contains(string(req.Body), `"response_format":{"type":"json_object"}`); got != tt.wantJSON {
+				t.Errorf("response_format json_object sent: %v, want %v (body %s)", got, tt.wantJSON, req.Body)
 			}
 			if req.Authorization != "Bearer "+testKey {
 				t.Errorf("Authorization = %q, want Bearer <key>", req.Authorization)

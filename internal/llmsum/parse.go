@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/schemas"
@@ -279,8 +280,11 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 		return ""
 	})
 	c.Text = strings.Join(strings.Fields(text), " ")
-	if c.Text == "" {
+	switch {
+	case c.Text == "":
 		k.addf("%s: has no text", where)
+	case !strings.ContainsFunc(c.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
+		k.addf("%s: text %q says nothing (a placeholder?): write the claim itself", where, c.Text)
 	}
 	if len(cited) > 0 {
 		for _, dt := range findDates(c.Text) {

@@ -170,6 +170,7 @@ func TestParseDigestRejects(t *testing.T) {
 		{name: "text is not a string", reply: digestReplyWith(`[{"text":5,"cites":[1]}]`, okTimeline), want: []string{"not valid JSON"}},
 		{name: "empty text", reply: digestReplyWith(`[{"text":"  ","cites":[1]}]`, okTimeline), want: []string{"new #1: has no text"}},
 		{name: "text only a citation mark", reply: digestReplyWith(`[{"text":"[1]","cites":[1]}]`, okTimeline), want: []string{"new #1: has no text"}},
+		{name: "placeholder text", reply: digestReplyWith(`[{"text":"…","cites":[1]}]`, okTimeline), want: []string{"new #1: text \"…\" says nothing (a placeholder?): write the claim itself"}},
 		{name: "no cites", reply: digestReplyWith(`[{"text":"The rate rose.","cites":[]}]`, okTimeline),
 			want: []string{"new #1: cites no document"}},
 		{name: "missing cites", reply: digestReplyWith(`[{"text":"The rate rose."}]`, okTimeline),
