@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup setup-ort setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench clean
+.PHONY: help setup setup-ort setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
@@ -80,7 +80,10 @@ $(TOOLS)/staticcheck:
 $(TOOLS)/workflowcheck:
 	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
-bench: ## run every Go benchmark once (the full bench table comes with `asof bench`)
+bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25s, ONNX Runtime from Python, memcpy, direct calls), one run; also .asof/bench/last.json
+	$(GO) run ./bench/runner -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)"
+
+bench-go: ## run every Go benchmark once
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -run '^$$' -bench . -benchtime 1x ./...
 
 bench-embed: ## embedding passages/s: pure Go, ONNX Runtime (Go), ONNX Runtime from Python, same model and texts, one run

@@ -3,15 +3,19 @@ package activities_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -19,18 +23,43 @@ import (
 // BenchmarkIndexBuild runs the index activities (plan, chunk, embed, write) over the first 2,000
 // documents of ../shared/data/realtimeqa/docs.parquet on a local store and reports documents/s
 // and chunks/s. Embedding dominates: run it on an ONNX Runtime build (`make bench`).
+//
+// For `make bench`: ASOF_BENCH_DOCS=N takes the first N documents instead, and
+// ASOF_BENCH_FROM=YYYY-MM-DD the first ones published on or after that day; ASOF_BENCH_KEEP=DIR
+// builds in DIR (emptied first) and publishes the manifest of index "bench" there afterwards,
+// so BenchmarkAnswerRealtimeQA can run on it; ASOF_BENCH_TEXTS=FILE writes the texts that were
+// embedded (a JSON list) for the Python ONNX Runtime peer (bench/embed_peer.py --texts).
 func BenchmarkIndexBuild(b *testing.B) {
 	src := filepath.Join("..", "..", "shared", "data", "realtimeqa", "docs.parquet")
 	if _, err := os.Stat(src); err != nil {
 		b.Skipf("shared data absent: %v", err)
 	}
+	n := 2000
+	if v := os.Getenv("ASOF_BENCH_DOCS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
+			b.Fatalf("ASOF_BENCH_DOCS=%q: want a positive count", v)
+		}
+	}
+	keep := os.Getenv("ASOF_BENCH_KEEP")
 	emb := testmodel.E5(b)
 	b.Log(emb.Describe())
 	docs, err := parquet.ReadFile[schemas.Document](src)
 	if err != nil {
 		b.Fatal(err)
 	}
-	docs = docs[:min(2000, len(docs))]
+	if v := os.Getenv("ASOF_BENCH_FROM"); v != "" {
+		from, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			b.Fatalf("ASOF_BENCH_FROM: %v", err)
+		}
+		i := 0
+		for i < len(docs) && docs[i].PublishedAt.Before(from) { // docs.parquet is in date order
+			i++
+		}
+		docs = docs[i:]
+	}
+	docs = docs[:min(n, len(docs))]
 	var buf bytes.Buffer
 	if err := parquet.Write(&buf, docs); err != nil {
 		b.Fatal(err)
@@ -38,8 +67,21 @@ func BenchmarkIndexBuild(b *testing.B) {
 	ctx := context.Background()
 	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
 	chunks := 0
+	var last struct { // the last build, for ASOF_BENCH_KEEP and ASOF_BENCH_TEXTS
+		acts   *activities.Activities
+		plan   activities.PlanIndexResult
+		metas  []schemas.ShardMeta
+		chunks []string
+	}
 	for i := 0; b.Loop(); i++ {
-		bucket, err := blob.NewLocal(b.TempDir())
+		root := b.TempDir()
+		if keep != "" {
+			root = keep
+			if err := os.RemoveAll(keep); err != nil {
+				b.Fatal(err)
+			}
+		}
+		bucket, err := blob.NewLocal(root)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -53,16 +95,51 @@ func BenchmarkIndexBuild(b *testing.B) {
 		plan := run[activities.PlanIndexResult](b, env, acts.PlanIndex, activities.PlanIndexInput{
 			Index: "bench", RunID: "bench", Inputs: []activities.InputFile{{Key: "corpora/first2000.parquet", Name: "first2000.parquet"}}, Period: "month", Chunk: cfg,
 		})
+		last.acts, last.plan, last.metas, last.chunks = acts, plan, nil, nil
 		for _, p := range plan.Periods {
 			ch := run[activities.ChunkShardResult](b, env, acts.ChunkShard, activities.ChunkShardInput{Index: "bench", ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
 			prefix := activities.VectorsPrefix("bench", p.ShardID)
 			e := run[activities.EmbedShardResult](b, env, acts.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: prefix, PartSize: 64})
-			run[activities.WriteShardResult](b, env, acts.WriteShard, activities.WriteShardInput{
+			w := run[activities.WriteShardResult](b, env, acts.WriteShard, activities.WriteShardInput{
 				Index: "bench", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: prefix, Parts: e.Parts,
 			})
 			chunks += ch.Chunks
+			last.metas = append(last.metas, w.Meta)
+			last.chunks = append(last.chunks, ch.ChunksKey)
 		}
 	}
-	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
-	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
+	elapsed := b.Elapsed()
+	if keep != "" {
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestActivityEnvironment()
+		env.RegisterActivity(last.acts)
+		run[activities.PublishManifestResult](b, env, last.acts.PublishManifest, activities.PublishManifestInput{
+			Index: "bench", Period: "month", Chunk: cfg, Model: last.plan.Model, Shards: last.metas, Counts: last.plan.Counts, CreatedAt: time.Now(),
+		})
+	}
+	if p := os.Getenv("ASOF_BENCH_TEXTS"); p != "" {
+		var texts []string
+		for _, key := range last.chunks {
+			data, err := blob.ReadAll(ctx, last.acts.Bucket, key)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows, err := parquet.Read[schemas.Chunk](bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range rows {
+				texts = append(texts, shard.EmbedText(c))
+			}
+		}
+		data, err := json.Marshal(texts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(docs)*b.N)/elapsed.Seconds(), "docs/s")
+	b.ReportMetric(float64(chunks)/elapsed.Seconds(), "chunks/s")
 }

@@ -1,7 +1,11 @@
 """ONNX Runtime from Python on the same E5 model and texts as BenchmarkEmbedPassages: the peer
-of asof's embedding backends (make bench-embed runs both and prints the ratio).
+of asof's embedding backends (make bench-embed and make bench run both).
 
-Usage: python bench/embed_peer.py MODEL_DIR [--threads N] [--seconds S]
+With --texts FILE (a JSON list of strings, e.g. the chunk texts BenchmarkIndexBuild writes with
+ASOF_BENCH_TEXTS), it embeds each of those texts once instead, in batches of 8: the embedding
+bound of an index build on the same documents.
+
+Usage: python bench/embed_peer.py MODEL_DIR [--threads N] [--seconds S] [--texts FILE]
 Prints one JSON line: {"passages_per_s": ..., "threads": ..., "batch": 8, "texts": ...}.
 """
 import argparse, json, time
@@ -20,6 +24,7 @@ def main():
     ap.add_argument("model_dir")
     ap.add_argument("--threads", type=int, default=0, help="intra-op threads (0: every core)")
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--texts", help="JSON list of texts to embed once each (instead of --seconds)")
     args = ap.parse_args()
     text = TEXT
     while len(text) < 800:
@@ -48,11 +53,19 @@ def main():
 
     embed(batch)  # warm up
     n, began = 0, time.perf_counter()
-    while time.perf_counter() - began < args.seconds:
-        embed(batch)
-        n += len(batch)
+    if args.texts:
+        with open(args.texts) as f:
+            texts = ["passage: " + t for t in json.load(f)]
+        for i in range(0, len(texts), len(batch)):
+            embed(texts[i:i + len(batch)])
+        n = len(texts)
+    else:
+        while time.perf_counter() - began < args.seconds:
+            embed(batch)
+            n += len(batch)
     rate = n / (time.perf_counter() - began)
-    print(json.dumps({"passages_per_s": round(rate, 2), "threads": args.threads, "batch": len(batch), "texts": n}))
+    print(json.dumps({"passages_per_s": round(rate, 2), "threads": args.threads, "batch": len(batch), "texts": n,
+                      "onnxruntime": ort.__version__}))
 
 
 if __name__ == "__main__":

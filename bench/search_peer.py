@@ -1,30 +1,43 @@
-"""FAISS IndexFlatIP on the same vectors as BenchmarkSearch100kNoMask (written by it with
-ASOF_BENCH_VECTORS=FILE): query row 321, top 500, 1 and 2 threads. `make bench-search` runs both.
+"""FAISS IndexFlatIP on the same vectors as BenchmarkSearchThreads (written by it with
+ASOF_BENCH_VECTORS=FILE): exact top 500, at 1 and 2 OpenMP threads. `make bench` runs both.
 
-Usage: python bench/search_peer.py FILE DIM
+FAISS parallelises a flat search over queries, not over rows: one query per call runs on one
+thread whatever omp_set_num_threads says, so the two-thread peer of asof's two goroutines is
+two queries per call (rows 321 and 654; one query: row 321, as in asof's benchmark).
+
+Usage: python bench/search_peer.py FILE DIM [--calls N]
+Prints one JSON line: queries/s and scanned GB/s for each setting (mean over N search calls
+after one warm-up call, as asof's benchmark runs `-benchtime Nx`).
 """
-import sys, time
+import argparse, json, time
 
 import faiss
 import numpy as np
 
+K = 500
+QUERIES = (321, 654)  # BenchmarkSearchThreads' query rows
+
 
 def main():
-    path, dim = sys.argv[1], int(sys.argv[2])
-    x = np.fromfile(path, dtype="<f4").reshape(-1, dim)
-    index = faiss.IndexFlatIP(dim)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("dim", type=int)
+    ap.add_argument("--calls", type=int, default=50, help="timed search calls per setting")
+    args = ap.parse_args()
+    x = np.fromfile(args.file, dtype="<f4").reshape(-1, args.dim)
+    index = faiss.IndexFlatIP(args.dim)
     index.add(x)
-    q = x[321:322].copy()
-    for threads in (1, 2):
+    out = {"faiss": faiss.__version__, "rows": len(x), "dim": args.dim, "k": K}
+    for name, threads, rows in (("1thread", 1, QUERIES[:1]), ("2threads_2queries", 2, QUERIES), ("2threads_1query", 2, QUERIES[:1])):
         faiss.omp_set_num_threads(threads)
-        index.search(q, 500)
-        best = float("inf")
-        for _ in range(3):
-            n, began = 30, time.perf_counter()
-            for _ in range(n):
-                index.search(q, 500)
-            best = min(best, (time.perf_counter() - began) / n)
-        print(f"FAISS IndexFlatIP {len(x)}x{dim}, {threads} thread(s): {best*1e3:.2f} ms/query, {x.nbytes/best/1e9:.1f} GB/s")
+        q = x[list(rows)].copy()
+        index.search(q, K)  # warm up
+        began = time.perf_counter()
+        for _ in range(args.calls):
+            index.search(q, K)
+        qps = len(rows) * args.calls / (time.perf_counter() - began)
+        out[name] = {"queries_per_s": round(qps, 2), "scan_gb_per_s": round(qps * x.nbytes / 1e9, 2)}
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// dense: flat search at 1 and 2 threads vs FAISS IndexFlatIP on the same vectors, and the
+// bytes scanned per second vs a memcpy.
+func (r *runner) dense(ctx context.Context) []row {
+	done := r.step("flat dense search (asof, FAISS) and memcpy")
+	defer done()
+	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
+	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
+		"^(BenchmarkSearchThreads|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
+	var fs map[string]any
+	why := "no vectors from the Go benchmark"
+	if _, serr := os.Stat(vec); serr == nil {
+		fs, why = r.peer(ctx, "faiss", "dense-faiss", "search_peer.py", vec, "384", "--calls", "50")
+	}
+	os.Remove(vec) // 154 MB
+	faiss := version(fs, "faiss", "faiss-cpu") + " IndexFlatIP"
+	search := func(sub, unit string) (float64, string) {
+		return metric(res, err, "BenchmarkSearchThreads/"+sub, unit)
+	}
+	peerNum := func(path string) (float64, string) {
+		if fs == nil {
+			return 0, why
+		}
+		if v, ok := num(fs, path); ok {
+			return v, ""
+		}
+		return 0, "no " + path + " in search_peer.py's output"
+	}
+	gbps := func(path string) string {
+		if v, ok := num(fs, path); ok {
+			return fmt.Sprintf("; FAISS scans %s GB/s", trimFloat(v))
+		}
+		return ""
+	}
+	var rows []row
+	a, aw := search("1thread", "queries/s")
+	p, pw := peerNum("1thread.queries_per_s")
+	rows = append(rows, newRow("flat search, 1 thread", "queries/s", higher, a, aw, faiss+", 1 thread", p, pw,
+		"100,000 × 384 float32, exact top 500, same vectors and query"+gbps("1thread.scan_gb_per_s")))
+	a, aw = search("2goroutines", "queries/s")
+	p, pw = peerNum("2threads_2queries.queries_per_s")
+	rows = append(rows, newRow("flat search, 2 threads, aggregate", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 2 queries per call", p, pw,
+		"asof: 2 goroutines, each scanning every row for its own query (†1)"+gbps("2threads_2queries.scan_gb_per_s")))
+	a, aw = search("2shards", "queries/s")
+	p, pw = peerNum("2threads_1query.queries_per_s")
+	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
+		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
+	a, aw = search("1thread", "scan-GB/s")
+	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
+	rows = append(rows, newRow("bytes scanned/s, 1 thread", "GB/s", higher, a, aw, "memcpy: Go copy of 256 MiB, 1 goroutine (bytes read/s)", p/1000, pw,
+		"the scan's memory bound"))
+	a, aw = search("2goroutines", "scan-GB/s")
+	p, pw = metric(res, err, "BenchmarkMemcpyParallel", "read-GB/s")
+	rows = append(rows, newRow("bytes scanned/s, 2 threads (aggregate)", "GB/s", higher, a, aw, "memcpy: 2 goroutines × 256 MiB (bytes read/s)", p, pw,
+		"two goroutines each scanning every row"))
+	return rows
+}
+
+// bm25: asof's bleve shard search vs bm25s on the same documents and queries.
+func (r *runner) bm25(ctx context.Context) []row {
+	done := r.step("BM25 top 10 (asof/bleve, bm25s)")
+	defer done()
+	data, _ := filepath.Abs(filepath.Join(r.o.Out, "bm25.json"))
+	res, err := r.goBench(ctx, "bm25", "./internal/lexical", false, "^BenchmarkSearchTop10$", "600x", "ASOF_BENCH_BM25="+data)
+	a, aw := metric(res, err, "BenchmarkSearchTop10", "ms/query")
+	var bs map[string]any
+	why := "no documents from the Go benchmark"
+	if _, serr := os.Stat(data); serr == nil {
+		bs, why = r.peer(ctx, "bm25s", "bm25-bm25s", "bm25_peer.py", data, "--passes", "3")
+	}
+	os.Remove(data)
+	p, pw := 0.0, why
+	var builds []string
+	if v, ok := res.Results["BenchmarkSearchTop10"].Metrics["build-docs/s"]; ok {
+		builds = append(builds, "asof (bleve) "+trimFloat(v)+" docs/s")
+	}
+	if bs != nil {
+		pw = ""
+		if v, ok := num(bs, "ms_per_query"); ok {
+			p = v
+		} else {
+			pw = "no ms_per_query in bm25_peer.py's output"
+		}
+		if v, ok := num(bs, "index_docs_per_s"); ok {
+			builds = append(builds, "bm25s "+trimFloat(v)+" docs/s")
+		}
+	}
+	notes := "first 10,000 realtimeqa articles (title + text), first 200 questions, no date window, 1 thread"
+	if builds != nil {
+		notes += "; index build: " + strings.Join(builds, ", ")
+	}
+	notes += " (†2)"
+	return []row{newRow("BM25 query, top 10", "ms/query", lower, a, aw, version(bs, "bm25s", "bm25s")+" (numpy backend): tokenize + retrieve", p, pw, notes)}
+}
+
+// modelDir is the E5 model folder the Go tests use (ASOF_MODEL_DIR or .asof/models).
+func (r *runner) modelDir() string {
+	dir := os.Getenv("ASOF_MODEL_DIR")
+	if dir == "" {
+		dir = filepath.Join(r.root, ".asof", "models")
+	}
+	return filepath.Join(dir, "e5-small-v2")
+}
+
+// embedPeer runs the Python ONNX Runtime embedder (bench/embed_peer.py).
+func (r *runner) embedPeer(ctx context.Context, log string, args ...string) (map[string]any, string) {
+	dir := r.modelDir()
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		return nil, "E5 model absent (make setup)"
+	}
+	args = append([]string{dir, "--threads", strconv.Itoa(runtime.NumCPU())}, args...)
+	return r.peer(ctx, "onnxruntime", log, "embed_peer.py", args...)
+}
+
+// embedding: passages/s of asof's backends vs ONNX Runtime from Python, same model and texts.
+func (r *runner) embedding(ctx context.Context) []row {
+	done := r.step("embedding (asof ORT, Python ORT, asof pure Go)")
+	defer done()
+	pattern := "^BenchmarkEmbedPassages$"
+	ortV, ortW := 0.0, "not built with ONNX Runtime (make setup-ort)"
+	if r.ort {
+		res, err := r.goBench(ctx, "embed-ort", "./internal/embed", false, pattern, fmt.Sprintf("%ds", r.o.EmbedSeconds))
+		ortV, ortW = metric(res, err, "BenchmarkEmbedPassages", "passages/s")
+	}
+	py, pyW := r.embedPeer(ctx, "embed-python", "--seconds", strconv.Itoa(r.o.EmbedSeconds))
+	res, err := r.goBench(ctx, "embed-purego", "./internal/embed", true, pattern, fmt.Sprintf("%dx", r.o.PureGoBatches))
+	pureV, pureW := metric(res, err, "BenchmarkEmbedPassages", "passages/s")
+	p, pw := 0.0, pyW
+	if py != nil {
+		if v, ok := num(py, "passages_per_s"); ok {
+			p, pw = v, ""
+		} else {
+			pw = "no passages_per_s in embed_peer.py's output"
+		}
+	}
+	peer := version(py, "onnxruntime", "onnxruntime") + " from Python (+ HF tokenizers)"
+	threads := fmt.Sprintf("E5-small-v2, 800-char passages, batch 8, %d threads", runtime.NumCPU())
+	return []row{
+		newRow("embedding, ONNX Runtime (Go, -tags ORT)", "passages/s", higher, ortV, ortW, peer, p, pw,
+			fmt.Sprintf("%s; %d s each (†3)", threads, r.o.EmbedSeconds)),
+		newRow("embedding, pure Go (hugot/gomlx)", "passages/s", higher, pureV, pureW, peer, p, pw,
+			fmt.Sprintf("%s; asof: a fixed %d passages (†3)", threads, 8*r.o.PureGoBatches)),
+	}
+}
+
+// indexAndAnswer: index-build documents/s vs embedding the same chunks with ONNX Runtime
+// from Python, then answer latency on the index just built (or on ASOF_BENCH_STORE).
+func (r *runner) indexAndAnswer(ctx context.Context) []row {
+	done := r.step(fmt.Sprintf("index build, %d documents (asof, Python ORT)", r.o.Docs))
+	store, _ := filepath.Abs(filepath.Join(r.o.Out, "store"))
+	texts, _ := filepath.Abs(filepath.Join(r.o.Out, "index-texts.json"))
+	os.Remove(texts)
+	defer os.Remove(texts)
+	res, err := r.goBench(ctx, "index-build", "./activities", false, "^BenchmarkIndexBuild$", "1x",
+		"ASOF_BENCH_DOCS="+strconv.Itoa(r.o.Docs), "ASOF_BENCH_FROM="+r.o.From, "ASOF_BENCH_KEEP="+store, "ASOF_BENCH_TEXTS="+texts)
+	a, aw := metric(res, err, "BenchmarkIndexBuild", "docs/s")
+	chunksPerS := res.Results["BenchmarkIndexBuild"].Metrics["chunks/s"]
+	p, pw := 0.0, "no chunk texts from the Go benchmark"
+	notes := fmt.Sprintf("the first %d realtimeqa articles from %s; plan → chunk → embed → write shard (Parquet, vectors, bleve), local store", r.o.Docs, r.o.From)
+	if _, serr := os.Stat(texts); serr == nil {
+		var py map[string]any
+		py, pw = r.embedPeer(ctx, "index-python", "--texts", texts)
+		if py != nil {
+			rate, ok1 := num(py, "passages_per_s")
+			n, ok2 := num(py, "texts")
+			if ok1 && ok2 && n > 0 {
+				p = rate * float64(r.o.Docs) / n // chunks/s → docs/s
+				notes += fmt.Sprintf("; %d chunks", int(n))
+			} else {
+				pw = "no passages_per_s in embed_peer.py's output"
+			}
+		}
+	}
+	if chunksPerS > 0 && aw == "" {
+		notes += "; asof " + trimFloat(chunksPerS) + " chunks/s"
+	}
+	if !r.ort {
+		notes += "; pure-Go embedder"
+	}
+	rows := []row{newRow("index build", "docs/s", higher, a, aw, "embedding alone: the same chunk texts through ONNX Runtime from Python", p, pw, notes+" (†3)")}
+	done()
+
+	done = r.step("answer latency (retrieve → dedup → context)")
+	defer done()
+	aStore, aIndex := os.Getenv("ASOF_BENCH_STORE"), os.Getenv("ASOF_BENCH_INDEX")
+	where := fmt.Sprintf("index built above (%d articles)", r.o.Docs)
+	if aStore != "" && aIndex != "" {
+		where = fmt.Sprintf("index %q in %s (ASOF_BENCH_STORE)", aIndex, aStore)
+	} else {
+		aStore, aIndex = store, "bench"
+	}
+	var p50, p95 float64
+	var p50w, p95w string
+	if _, serr := os.Stat(filepath.Join(aStore, "indexes", aIndex, "manifests", "000001.json")); serr != nil && aw != "" {
+		p50w = "no index: the index build " + strings.TrimPrefix(aw, "failed: ")
+		p95w = p50w
+	} else {
+		res, err := r.goBench(ctx, "answer", "./activities", false, "^BenchmarkAnswerRealtimeQA$", "80x", "ASOF_BENCH_STORE="+aStore, "ASOF_BENCH_INDEX="+aIndex)
+		p50, p50w = metric(res, err, "BenchmarkAnswerRealtimeQA", "p50-ms")
+		p95, p95w = metric(res, err, "BenchmarkAnswerRealtimeQA", "p95-ms")
+		m := res.Results["BenchmarkAnswerRealtimeQA"].Metrics
+		if c, ok := m["index-chunks"]; ok {
+			where += fmt.Sprintf(", %d chunks", int(c))
+		}
+		if n, ok := m["results/answer"]; ok {
+			where += fmt.Sprintf("; %s results per answer", trimFloat(n))
+		}
+	}
+	answerNotes := "40 realtimeqa questions × 2, warm shard cache; " + where + " (†5)"
+	return append(rows,
+		newRow("answer latency p50", "ms", lower, p50, p50w, "", 0, noPeer, answerNotes),
+		newRow("answer latency p95", "ms", lower, p95, p95w, "", 0, noPeer, "same run"))
+}
+
+// overhead: a stage as a Temporal activity vs the same function called directly.
+func (r *runner) overhead(ctx context.Context) []row {
+	done := r.step("Temporal activity overhead (real server and S3 gateway)")
+	defer done()
+	res, err := r.goBench(ctx, "temporal-overhead", "./worker", false, "^BenchmarkActivityOverhead$", "50x")
+	var rows []row
+	for _, c := range []struct{ name, what string }{
+		{"ReadQuery", "stage as a Temporal activity: ReadQuery (CPU only)"},
+		{"WriteProbe", "stage as a Temporal activity: WriteProbe (one S3 write)"},
+	} {
+		base := "BenchmarkActivityOverhead/" + c.name + "/"
+		a, aw := metric(res, err, base+"activity", "ms/op")
+		p, pw := metric(res, err, base+"direct", "ms/op")
+		notes := ""
+		if aw == "" && pw == "" {
+			notes = fmt.Sprintf("+%s ms per activity", trimFloat(a-p))
+		}
+		if wf, ok := res.Results[base+"workflow"].Metrics["ms/op"]; ok {
+			notes += fmt.Sprintf("; a one-activity workflow, start to result: %s ms", trimFloat(wf))
+		}
+		rows = append(rows, newRow(c.what, "ms/op", lower, a, aw, "the same method called directly", p, pw, notes+" (†4)"))
+	}
+	return rows
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Which way a row's unit is better.
+const (
+	higher = "higher"
+	lower  = "lower"
+)
+
+// noPeer marks a row that has no peer by design.
+const noPeer = "none"
+
+// row is one line of the table. Asof and PeerValue are nil when not measured, with the reason
+// in AsofMissing or PeerMissing.
+type row struct {
+	What        string   `json:"what"`
+	Unit        string   `json:"unit"`
+	Better      string   `json:"better"`
+	Asof        *float64 `json:"asof"`
+	AsofMissing string   `json:"asof_missing,omitempty"`
+	Peer        string   `json:"peer"`
+	PeerValue   *float64 `json:"peer_value"`
+	PeerMissing string   `json:"peer_missing,omitempty"`
+	// Ratio is asof ÷ peer.
+	Ratio *float64 `json:"ratio"`
+	Notes string   `json:"notes"`
+}
+
+func newRow(what, unit, better string, asof float64, asofWhy, peer string, peerV float64, peerWhy, notes string) row {
+	r := row{What: what, Unit: unit, Better: better, Peer: peer, Notes: notes, AsofMissing: asofWhy, PeerMissing: peerWhy}
+	if asofWhy == "" {
+		r.Asof = &asof
+	}
+	if peerWhy == "" {
+		r.PeerValue = &peerV
+	}
+	if r.Asof != nil && r.PeerValue != nil && peerV != 0 {
+		ratio := asof / peerV
+		r.Ratio = &ratio
+	}
+	return r
+}
+
+// footnotes explain the table; rows point at them with (†n).
+var footnotes = []string{
+	"Ratio = asof ÷ peer. Rows in /s: higher is better; rows in ms: lower is better (a ratio below 1 means asof is faster). Each peer ran right after its asof benchmark, on the same data, in the same `make bench` run.",
+	"†1 Dense search: 100,000 random unit vectors × 384 float32 (154 MB), written by the Go benchmark and read by FAISS; exact inner product, top 500, no mask. Bytes scanned/s = queries/s × 154 MB. \"Aggregate\": asof runs two goroutines, each searching every row for its own query; FAISS gets both queries in one call on 2 OpenMP threads (it parallelises a flat search over queries). \"One query\": asof splits the rows into two shards searched by two goroutines and merges the two top-500 lists (what retrieve does across shards); FAISS, given one query, scans on one thread whatever the thread count. memcpy is Go's copy of 256 MiB per goroutine, counted as bytes read (it writes as many).",
+	"†2 BM25 tokenization differs, so the result lists differ. asof indexes and searches with bleve's \"en\" analyzer: Unicode word segmentation, English possessive removal, lowercasing, English stop words, Porter stemming; the query is a bleve match query over text_en OR text_ru (empty here). bm25s uses its own tokenizer: the regex (?u)\\b\\w\\w+\\b (words of 2+ characters), lowercasing, its English stop-word list, no stemming (PyStemmer is not installed). Both score Lucene-style BM25 with k1 1.2, b 0.75. Timed per query from its text to its top 10 (analysis or tokenization included), one query at a time, after one warm-up pass over the 200 queries.",
+	"†3 Embedding: the same E5-small-v2 ONNX files and the same texts; asof through hugot (ONNX Runtime via cgo, or the pure-Go gomlx backend), the peer through onnxruntime and HF tokenizers in Python with mean pooling. Index build: plan → chunk → embed → write shard, as activities in Temporal's test activity environment on a local-folder store; its peer is the embedding alone of the same chunk texts, the bound a build can approach.",
+	"†4 Temporal overhead: asof's activities registered as the worker registers them, on a real Temporal server (temporaltest, in process) and the embedded S3 gateway. \"As an activity\": one workflow runs 50 of them in sequence (ms per activity); \"directly\": the same method called in a loop.",
+	"†5 Answer latency: the Answer activity (retrieve BM25 + dense over the shards in the as-of mask → fuse → fold duplicates → context → extractive summary), query vectors embedded beforehand; no external peer. Set ASOF_BENCH_STORE and ASOF_BENCH_INDEX to measure it on a full index.",
+}
+
+// markdown renders the report.
+func markdown(rep report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## asof vs peers, %s\n\n", rep.Started.Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "Machine: %s. Build tags: %q. Runtime: %s.\n\n", rep.Machine, rep.Tags, time.Duration(rep.DurationS*float64(time.Second)).Round(time.Second))
+	b.WriteString("| what | asof | peer | peer value | ratio | notes |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | --- |\n")
+	for _, r := range rep.Rows {
+		asof := "—"
+		if r.Asof != nil {
+			asof = trimFloat(*r.Asof) + " " + r.Unit
+		} else if r.AsofMissing != "" {
+			asof = r.AsofMissing
+		}
+		peer, pv := r.Peer, "—"
+		switch {
+		case r.PeerMissing == noPeer:
+			peer = "—"
+		case r.PeerValue != nil:
+			pv = trimFloat(*r.PeerValue) + " " + r.Unit
+		default:
+			pv = r.PeerMissing
+		}
+		ratio := "—"
+		if r.Ratio != nil {
+			ratio = fmt.Sprintf("%.2f×", *r.Ratio)
+			if *r.Ratio >= 10 {
+				ratio = trimFloat(*r.Ratio) + "×"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", cell(r.What), cell(asof), cell(peer), cell(pv), ratio, cell(r.Notes))
+	}
+	b.WriteString("\n")
+	for _, f := range rep.Footnotes {
+		b.WriteString("- " + f + "\n")
+	}
+	return b.String()
+}
+
+// cell keeps a table cell on one line and its pipes escaped.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+}

@@ -1,0 +1,75 @@
+package lexical
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// BenchmarkSearchTop10 is the side-by-side with bm25s (bench/bm25_peer.py, `make bench`): the
+// first 10,000 realtimeqa articles (title + "\n" + text) in one shard, and the first 200
+// question strings of questions.parquet, each searched for its top 10 with no date window
+// (bm25s has none). It reports ms/query over the 200 questions (after one warm-up pass) and
+// the build rate (build-docs/s). ASOF_BENCH_BM25=FILE also writes the documents and queries as
+// JSON ({"docs": [...], "queries": [...]}) for the peer: the same texts on both sides. Skipped
+// without ../shared/data.
+func BenchmarkSearchTop10(b *testing.B) {
+	dir := filepath.Join("..", "..", "..", "shared", "data", "realtimeqa")
+	type doc struct {
+		Title       string    `parquet:"title"`
+		Text        string    `parquet:"text"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+	}
+	type question struct {
+		Question string `parquet:"question"`
+	}
+	rows, err := parquet.ReadFile[doc](filepath.Join(dir, "docs.parquet"))
+	if err != nil {
+		b.Skipf("shared data absent: %v", err)
+	}
+	qs, err := parquet.ReadFile[question](filepath.Join(dir, "questions.parquet"))
+	if err != nil {
+		b.Skipf("shared data absent: %v", err)
+	}
+	rows, qs = rows[:min(10000, len(rows))], qs[:min(200, len(qs))]
+	docs := make([]Doc, len(rows))
+	texts := make([]string, len(rows))
+	for i, r := range rows {
+		texts[i] = r.Title + "\n" + r.Text
+		docs[i] = Doc{Row: i, Text: texts[i], Lang: "en", PublishedAt: r.PublishedAt}
+	}
+	queries := make([]string, len(qs))
+	for i, q := range qs {
+		queries[i] = q.Question
+	}
+	if p := os.Getenv("ASOF_BENCH_BM25"); p != "" {
+		data, err := json.Marshal(map[string][]string{"docs": texts, "queries": queries})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	began := time.Now()
+	x := build(b, docs)
+	built := time.Since(began)
+	for _, q := range queries { // warm up: every query once
+		if _, err := x.Search(q, 10, Window{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 0
+	for b.Loop() {
+		if _, err := x.Search(queries[n%len(queries)], 10, Window{}); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(n), "ms/query")
+	b.ReportMetric(float64(len(docs))/built.Seconds(), "build-docs/s")
+}

@@ -1,0 +1,143 @@
+package vecindex
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+)
+
+// peerQueries are the query rows BenchmarkSearchThreads and bench/search_peer.py (FAISS) use:
+// the first for one query at a time, both for two at once.
+var peerQueries = [2]int{321, 654}
+
+// BenchmarkSearchThreads is the side-by-side with FAISS IndexFlatIP (`make bench`): the same
+// 100,000 × 384 unit vectors (ASOF_BENCH_VECTORS=FILE writes them for bench/search_peer.py),
+// exact top 500, no mask. Each sub-benchmark reports queries/s and the bytes of vectors
+// scanned per second (scan-GB/s):
+//
+//   - 1thread: one query at a time on one goroutine;
+//   - 2goroutines: two goroutines each scanning every row for its own query (aggregate
+//     queries/s; FAISS parallelises a flat search over queries the same way);
+//   - 2shards: one query at a time, the rows split in two halves searched by two goroutines
+//     and the two top-500 lists merged (how retrieve's dense branch searches shards).
+func BenchmarkSearchThreads(b *testing.B) {
+	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
+	if p := os.Getenv("ASOF_BENCH_VECTORS"); p != "" {
+		if err := writeVectors(p, f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const k = 500
+	scanned := float64(len(f.Data) * 4)
+	report := func(b *testing.B, queries int) {
+		qps := float64(queries) / b.Elapsed().Seconds()
+		b.ReportMetric(qps, "queries/s")
+		b.ReportMetric(qps*scanned/1e9, "scan-GB/s")
+		b.ReportMetric(0, "ns/op") // queries/s says it, per query
+	}
+	q0, q1 := f.Row(peerQueries[0]), f.Row(peerQueries[1])
+	b.Run("1thread", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			f.Search(q0, k, nil)
+			n++
+		}
+		report(b, n)
+	})
+	b.Run("2goroutines", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			var wg sync.WaitGroup
+			wg.Go(func() { f.Search(q0, k, nil) })
+			wg.Go(func() { f.Search(q1, k, nil) })
+			wg.Wait()
+			n += 2
+		}
+		report(b, n)
+	})
+	half := f.Count / 2
+	lo := &Flat{Dim: f.Dim, Count: half, Model: f.Model, Data: f.Data[:half*f.Dim]}
+	hi := &Flat{Dim: f.Dim, Count: f.Count - half, Model: f.Model, Data: f.Data[half*f.Dim:]}
+	b.Run("2shards", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			var a, c []Hit
+			var wg sync.WaitGroup
+			wg.Go(func() { a, _ = lo.Search(q0, k, nil) })
+			wg.Go(func() { c, _ = hi.Search(q0, k, nil) })
+			wg.Wait()
+			mergeHits(a, c, half, k)
+			n++
+		}
+		report(b, n)
+	})
+	// The shard-parallel search finds what the single scan finds.
+	whole, _ := f.Search(q0, k, nil)
+	a, _ := lo.Search(q0, k, nil)
+	c, _ := hi.Search(q0, k, nil)
+	if merged := mergeHits(a, c, half, k); !equalHits(merged, whole) {
+		b.Fatal("the two-shard search differs from the single scan")
+	}
+}
+
+// mergeHits merges two best-first lists, the second's rows offset by off, into the best k.
+func mergeHits(a, c []Hit, off, k int) []Hit {
+	out := make([]Hit, 0, k)
+	i, j := 0, 0
+	for len(out) < k && (i < len(a) || j < len(c)) {
+		if j == len(c) || (i < len(a) && better(a[i], Hit{c[j].Row + off, c[j].Score})) {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, Hit{c[j].Row + off, c[j].Score})
+			j++
+		}
+	}
+	return out
+}
+
+func equalHits(a, b []Hit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeVectors writes f's rows as raw little-endian float32, row-major (what search_peer.py
+// reads).
+func writeVectors(path string, f *Flat) error {
+	raw := make([]byte, 4*len(f.Data))
+	for i, v := range f.Data {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	return os.WriteFile(path, raw, 0o644)
+}
+
+// BenchmarkMemcpyParallel is the memory-bandwidth bound of the two-goroutine scans: two
+// goroutines each copying their own 256 MiB (aggregate bytes read per second, as read-GB/s).
+// BenchmarkMemcpy is the one-goroutine bound.
+func BenchmarkMemcpyParallel(b *testing.B) {
+	const size = 256 << 20
+	var src, dst [2][]byte
+	for i := range src {
+		src[i], dst[i] = make([]byte, size), make([]byte, size)
+		copy(dst[i], src[i]) // fault the pages in first
+	}
+	b.SetBytes(2 * size)
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i := range src {
+			wg.Go(func() { copy(dst[i], src[i]) })
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(2*size*float64(b.N)/b.Elapsed().Seconds()/1e9, "read-GB/s")
+}
