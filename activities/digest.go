@@ -24,6 +24,14 @@ func DigestPrefix(name string, day time.Time) string {
 
 var digestName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
+// ValidateDigestName checks a digest (and schedule) name: it becomes a storage key.
+func ValidateDigestName(name string) error {
+	if !digestName.MatchString(name) {
+		return fmt.Errorf("digest name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63, starting with a letter or digit)", name)
+	}
+	return nil
+}
+
 // PlanDigestInput is a digest request before it runs. Now is the workflow's current time: the
 // anchor when AsOf is zero (activities never read the clock to decide what "now" is).
 type PlanDigestInput struct {
@@ -49,8 +57,8 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if name == "" {
 		name = "digest"
 	}
-	if !digestName.MatchString(name) {
-		return PlanDigestResult{}, invalid(fmt.Errorf("digest name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63)", name))
+	if err := ValidateDigestName(name); err != nil {
+		return PlanDigestResult{}, invalid(err)
 	}
 	if len(in.Topics) == 0 {
 		return PlanDigestResult{}, invalid(errors.New("no topics"))

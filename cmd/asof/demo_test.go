@@ -104,6 +104,9 @@ func TestDemoAndScheduleWithModel(t *testing.T) {
 	if code, _, errOut := runCLI(t, nil, append([]string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "demo", "--topics", topics}, common...)...); code == 0 || !strings.Contains(errOut, "already exists") {
 		t.Fatalf("a second create: exit %d %s", code, errOut)
 	}
+	if code, _, errOut := runCLI(t, nil, append([]string{"schedule", "create", "--name", "Morning!", "--cron", "0 7 * * *", "--index", "demo", "--topics", topics}, common...)...); code == 0 || !strings.Contains(errOut, "--name") {
+		t.Fatalf("a bad name: exit %d %s", code, errOut)
+	}
 	trig := filepath.Join(dir, "triggered")
 	digestMD := cli("schedule", "trigger", "morning", "--out", trig)
 	if !strings.Contains(digestMD, "# Digest morning — index demo, as of 20") {

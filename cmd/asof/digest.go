@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/digest"
@@ -82,6 +83,9 @@ func readTopics(file string) ([]digest.Topic, error) {
 }
 
 func (f digestFlags) input() (workflows.DigestInput, error) {
+	if err := activities.ValidateDigestName(f.name); err != nil {
+		return workflows.DigestInput{}, fmt.Errorf("--name: %w", err)
+	}
 	topics, err := readTopics(f.topics)
 	if err != nil {
 		return workflows.DigestInput{}, err
