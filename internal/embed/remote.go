@@ -177,7 +177,7 @@ func fingerprint(c RemoteConfig) string {
 func (r *Remote) Fingerprint() string { return r.fingerprint }
 
 // Describe is a one-line description for logs, without the key, e.g.
-// `remote embeddings "multilingual-e5-small-q4" at http://127.0.0.1:8000/v1 (input_type "query"/"passage", 32 texts × 2 requests in flight, timeout 1m0s, no key)`.
+// `remote embeddings "multilingual-e5-small-q4" at http://127.0.0.1:8000/v1 (input_type "query"/"passage", dim 384, batches of 32, 2 in flight, timeout 1m0s, no key)`.
 func (r *Remote) Describe() string {
 	c := r.cfg
 	var b strings.Builder
@@ -194,7 +194,7 @@ func (r *Remote) Describe() string {
 	if d := r.Dim(); d > 0 {
 		fmt.Fprintf(&b, "dim %d, ", d)
 	}
-	fmt.Fprintf(&b, "%d texts × %d requests in flight, timeout %v, ", c.BatchSize, c.Concurrency, c.Timeout)
+	fmt.Fprintf(&b, "batches of %d, %d in flight, timeout %v, ", c.BatchSize, c.Concurrency, c.Timeout)
 	if os.Getenv(c.APIKeyEnv) != "" {
 		fmt.Fprintf(&b, "key from $%s)", c.APIKeyEnv)
 	} else {

@@ -595,7 +595,7 @@ func TestRemoteDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := r.Describe()
-	for _, want := range []string{`"test-e5"`, srv.URL(), `id "e5-small"`, `input_type "query"/"passage"`, "dim 16", "32 texts × 2 requests", "timeout 1m0s", "key from $" + remoteKeyEnv} {
+	for _, want := range []string{`"test-e5"`, srv.URL(), `id "e5-small"`, `input_type "query"/"passage"`, "dim 16", "batches of 32, 2 in flight", "timeout 1m0s", "key from $" + remoteKeyEnv} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Describe() = %q, want it to contain %q", got, want)
 		}

