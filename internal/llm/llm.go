@@ -1,5 +1,5 @@
-// Package llm is a small client for OpenAI-compatible chat-completions
-// endpoints (vLLM, Ollama, llama.cpp server and hosted APIs).
+// Package llm is a small client for OpenAI-compatible chat-completions and
+// embeddings endpoints (vLLM, Ollama, llama.cpp server, TEI and hosted APIs).
 //
 // It wraps the official openai-go SDK with the project's rules: the API key is
 // read from a named environment variable and never stored in [Config] or
@@ -14,10 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -27,12 +29,14 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 )
 
-// Sentinel errors returned (wrapped) by [New] and [Client.Chat]; compare them
-// with errors.Is.
+// Sentinel errors returned (wrapped) by [New], [Client.Chat] and
+// [Client.Embed]; compare them with errors.Is.
 var (
 	// ErrConfig reports a configuration or request that cannot succeed on a
-	// retry: an invalid Config, an unknown role, or an HTTP 4xx answer other
-	// than 408 and 429 (401/403 bad key, 404 unknown model or wrong base URL).
+	// retry: an invalid Config, an unknown role, no inputs, an extra field
+	// that is not a plain name or would replace a standard one, or an HTTP 4xx
+	// answer other than 408 and 429 (401/403 bad key, 404 unknown model or
+	// wrong base URL).
 	ErrConfig = errors.New("llm: bad configuration")
 	// ErrRateLimited reports an HTTP 429 answer. It is retryable after a
 	// backoff.
@@ -41,8 +45,10 @@ var (
 	// Config.Timeout, or a connection failure. It is retryable.
 	ErrServer = errors.New("llm: server error")
 	// ErrBadResponse reports a 2xx answer that cannot be used: a body that is
-	// not valid JSON, no choices, or empty content. It is retryable, since a
-	// truncated or garbled answer is usually transient.
+	// not valid JSON, no choices, or empty content; for embeddings, a vector
+	// missing, duplicated, out of range, empty, or of another length than the
+	// rest of the reply. It is retryable, since a truncated or garbled answer
+	// is usually transient.
 	ErrBadResponse = errors.New("llm: bad response")
 )
 
@@ -153,13 +159,15 @@ type Message struct {
 	Content string
 }
 
-// Usage is the token accounting reported by the server.
+// Usage is the token accounting reported by the server. Embeddings have no
+// completion, so [Client.Embed] reports CompletionTokens 0.
 type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
 }
 
-// Client sends chat-completion requests. It is safe for concurrent use.
+// Client sends chat-completion and embeddings requests. It is safe for
+// concurrent use.
 type Client struct {
 	cfg Config
 	key string // from the environment; only used to authenticate and to redact
@@ -232,44 +240,145 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error
 	var httpResp *http.Response
 	resp, err := c.api.Chat.Completions.New(reqCtx, params, option.WithResponseInto(&httpResp))
 	if err != nil {
-		return "", Usage{}, c.classify(ctx, httpResp, err)
+		return "", Usage{}, c.classify(ctx, opChat, httpResp, err)
 	}
 	if len(resp.Choices) == 0 {
-		return "", Usage{}, c.errorf(ErrBadResponse, "no choices in the response")
+		return "", Usage{}, c.errorf(opChat, ErrBadResponse, "no choices in the response")
 	}
 	content := resp.Choices[0].Message.Content
 	if strings.TrimSpace(content) == "" {
-		return "", Usage{}, c.errorf(ErrBadResponse, "empty content (finish reason %q)", resp.Choices[0].FinishReason)
+		return "", Usage{}, c.errorf(opChat, ErrBadResponse, "empty content (finish reason %q)", resp.Choices[0].FinishReason)
 	}
 	u := Usage{PromptTokens: int(resp.Usage.PromptTokens), CompletionTokens: int(resp.Usage.CompletionTokens)}
 	return content, u, nil
 }
 
-// classify maps an SDK error to a package sentinel. httpResp is the last HTTP
-// response, if any arrived.
-func (c *Client) classify(ctx context.Context, httpResp *http.Response, err error) error {
+// Embed sends one embeddings request (POST <base_url>/embeddings) for inputs
+// with the client's model and returns one vector per input, in input order.
+// extra adds fields to the JSON body (e.g. "input_type": "passage" for
+// servers that take it); its keys must be plain names (letters, digits, _ and
+// -) other than model, input and encoding_format. Vectors are asked for as
+// floats (encoding_format "float") and returned as sent, not normalized.
+//
+// The reply's data[i].index places each vector: every index 0..len(inputs)-1
+// must come exactly once, and all vectors must have one non-zero length, else
+// the error wraps [ErrBadResponse]. Errors wrap the package sentinels exactly
+// as Chat's do (ErrConfig, ErrRateLimited, ErrServer, ErrBadResponse; the API
+// key never appears in an error), except when ctx itself is done, in which
+// case the error wraps ctx.Err().
+func (c *Client) Embed(ctx context.Context, inputs []string, extra map[string]any) ([][]float32, Usage, error) {
+	if len(inputs) == 0 {
+		return nil, Usage{}, fmt.Errorf("%w: no inputs to embed", ErrConfig)
+	}
+	params := openai.EmbeddingNewParams{
+		Model:          c.cfg.Model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	// Sorted, so the body is the same whatever the map's order.
+	keys := slices.Sorted(maps.Keys(extra))
+	opts := make([]option.RequestOption, 0, len(keys)+1)
+	for _, k := range keys {
+		// WithJSONSet takes an sjson path: "a.b" would set b inside a, so
+		// only plain names pass; the standard fields are the client's.
+		if !fieldName.MatchString(k) {
+			return nil, Usage{}, fmt.Errorf("%w: extra field %q is not a plain name", ErrConfig, k)
+		}
+		if k == "model" || k == "input" || k == "encoding_format" {
+			return nil, Usage{}, fmt.Errorf("%w: extra field %q would replace the client's own", ErrConfig, k)
+		}
+		opts = append(opts, option.WithJSONSet(k, extra[k]))
+	}
+
+	reqCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	var httpResp *http.Response
+	opts = append(opts, option.WithResponseInto(&httpResp))
+	resp, err := c.api.Embeddings.New(reqCtx, params, opts...)
+	if err != nil {
+		return nil, Usage{}, c.classify(ctx, opEmbed, httpResp, err)
+	}
+	vecs, err := c.vectors(resp.Data, len(inputs))
+	if err != nil {
+		return nil, Usage{}, err
+	}
+	return vecs, Usage{PromptTokens: int(resp.Usage.PromptTokens)}, nil
+}
+
+// fieldName is what Embed accepts as an extra field's key.
+var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// vectors checks an embeddings reply for n inputs and returns its vectors
+// placed by their index.
+func (c *Client) vectors(data []openai.Embedding, n int) ([][]float32, error) {
+	out := make([][]float32, n)
+	dim := 0
+	for i, d := range data {
+		if !d.JSON.Index.Valid() {
+			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d] has no index", i)
+		}
+		idx := d.Index
+		if idx < 0 || idx >= int64(n) {
+			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d]: index %d out of range for %d inputs", i, idx, n)
+		}
+		if out[idx] != nil {
+			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d]: duplicate index %d", i, idx)
+		}
+		if !d.JSON.Embedding.Valid() || len(d.Embedding) == 0 {
+			return nil, c.errorf(opEmbed, ErrBadResponse, "index %d: the embedding is empty or not a list of numbers", idx)
+		}
+		if dim == 0 {
+			dim = len(d.Embedding)
+		} else if len(d.Embedding) != dim {
+			return nil, c.errorf(opEmbed, ErrBadResponse, "vectors of differing lengths in one reply (%d and %d values)", dim, len(d.Embedding))
+		}
+		v := make([]float32, len(d.Embedding))
+		for j, x := range d.Embedding {
+			v[j] = float32(x)
+		}
+		out[idx] = v
+	}
+	if len(data) != n { // fewer, since none is duplicated or out of range
+		missing := 0
+		for out[missing] != nil {
+			missing++
+		}
+		return nil, c.errorf(opEmbed, ErrBadResponse, "%d vectors for %d inputs (index %d missing)", len(data), n, missing)
+	}
+	return out, nil
+}
+
+// Operations named in error messages.
+const (
+	opChat  = "chat"
+	opEmbed = "embed"
+)
+
+// classify maps an SDK error from operation op to a package sentinel.
+// httpResp is the last HTTP response, if any arrived.
+func (c *Client) classify(ctx context.Context, op string, httpResp *http.Response, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("llm: chat: %w", ctx.Err())
+		return fmt.Errorf("llm: %s: %w", op, ctx.Err())
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return c.errorf(ErrServer, "no answer within %v", c.cfg.Timeout)
+		return c.errorf(op, ErrServer, "no answer within %v", c.cfg.Timeout)
 	}
 	if httpResp == nil {
-		return c.errorf(ErrServer, "%v", err)
+		return c.errorf(op, ErrServer, "%v", err)
 	}
 	status := httpResp.StatusCode
 	if status < 400 {
 		// The answer arrived but could not be read or decoded.
-		return c.errorf(ErrBadResponse, "status %d: %v", status, err)
+		return c.errorf(op, ErrBadResponse, "status %d: %v", status, err)
 	}
 	detail := c.errorDetail(httpResp, err)
 	switch {
 	case status == http.StatusTooManyRequests:
-		return c.errorf(ErrRateLimited, "status %d: %s", status, detail)
+		return c.errorf(op, ErrRateLimited, "status %d: %s", status, detail)
 	case status >= 500 || status == http.StatusRequestTimeout:
-		return c.errorf(ErrServer, "status %d: %s", status, detail)
+		return c.errorf(op, ErrServer, "status %d: %s", status, detail)
 	default:
-		return c.errorf(ErrConfig, "status %d: %s", status, detail)
+		return c.errorf(op, ErrConfig, "status %d: %s", status, detail)
 	}
 }
 
@@ -290,10 +399,11 @@ func (c *Client) errorDetail(httpResp *http.Response, err error) string {
 	return http.StatusText(httpResp.StatusCode)
 }
 
-// errorf builds an error wrapping kind whose message never contains the key.
-func (c *Client) errorf(kind error, format string, args ...any) error {
-	msg := fmt.Sprintf("llm: chat %s at %s: ", c.cfg.Model, c.cfg.BaseURL) + fmt.Sprintf(format, args...)
-	return &chatError{kind: kind, msg: c.redact(msg)}
+// errorf builds an error from operation op (opChat, opEmbed) wrapping kind,
+// whose message never contains the key.
+func (c *Client) errorf(op string, kind error, format string, args ...any) error {
+	msg := fmt.Sprintf("llm: %s %s at %s: ", op, c.cfg.Model, c.cfg.BaseURL) + fmt.Sprintf(format, args...)
+	return &callError{kind: kind, msg: c.redact(msg)}
 }
 
 // redact removes every occurrence of the key from s. It runs before any
@@ -305,13 +415,14 @@ func (c *Client) redact(s string) string {
 	return strings.ReplaceAll(s, c.key, "[redacted]")
 }
 
-type chatError struct {
+// callError is a failed call: a redacted message and the sentinel it wraps.
+type callError struct {
 	kind error
 	msg  string
 }
 
-func (e *chatError) Error() string { return e.msg }
-func (e *chatError) Unwrap() error { return e.kind }
+func (e *callError) Error() string { return e.msg }
+func (e *callError) Unwrap() error { return e.kind }
 
 // oneLine collapses whitespace and truncates s to 200 runes.
 func oneLine(s string) string {
