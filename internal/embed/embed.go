@@ -1,6 +1,7 @@
 // Package embed turns text into vectors. Embedder is the interface the pipeline uses; Hugot
-// implements it with knights-analytics/hugot for E5-style models: "query: " / "passage: "
-// prefixes, mean pooling over the attention mask, L2 normalization, fixed-size batches.
+// implements it with knights-analytics/hugot for E5-style encoder models: "query: " /
+// "passage: " prefixes, each text tokenized once, texts sorted by token length and batched by
+// a token budget (little padding), mean or CLS pooling, L2 normalization.
 //
 // Two backends run the same ONNX file: the pure-Go one (always built, no cgo) and ONNX Runtime
 // (binaries built with `-tags ORT` after `make setup-ort`; about 25× faster on CPU). Backend
@@ -8,9 +9,11 @@
 package embed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -47,17 +50,30 @@ type Config struct {
 	Dim int
 	// QueryPrefix and PassagePrefix are prepended to inputs (E5: "query: ", "passage: ").
 	QueryPrefix, PassagePrefix string
-	// BatchSize is how many texts go through the model at once (default 16).
+	// MaxTokens is the model's input limit, special tokens included (default 512): longer
+	// inputs keep their first MaxTokens-1 tokens and the closing special token, as Hugging
+	// Face's truncation does.
+	MaxTokens int
+	// Pooling is "mean" (default: the average over the attention mask) or "cls" (the first
+	// token's vector).
+	Pooling string
+	// BatchSize is the most texts one model call takes (default DefaultBatchSize).
 	BatchSize int
+	// BatchTokens is the most padded tokens (texts × longest) one model call takes (default
+	// DefaultBatchTokens).
+	BatchTokens int
 	// Backend is BackendGo, BackendORT or BackendAuto (the default, "").
 	Backend string
 	// ORTDir is the folder holding libonnxruntime.so (default: DefaultORTDir).
 	ORTDir string
-	// Threads is ONNX Runtime's intra-op thread count per call (default: every core). At most
-	// cores/Threads calls run at once, so threads never outnumber cores: oversubscribing 2 cores
-	// collapses throughput (measured: 2 calls × 2 threads 15 passages/s, 1 × 2 21/s, 2 × 1 18/s).
+	// Threads is ONNX Runtime's intra-op thread count per call (default 1). At most
+	// cores/Threads calls run at once, and one EmbedPassages call spreads its batches over
+	// them, so threads never outnumber cores. On 2 cores, 2 calls × 1 thread embed realtimeqa
+	// articles ~15% faster than 1 call × 2 threads (BENCHMARKS.md); more threads per call
+	// lower one query's latency instead.
 	Threads int
-	// Device is "cpu" (default) or "cuda" (ONNX Runtime's CUDA provider; untested here).
+	// Device is "cpu" (default) or "cuda": ONNX Runtime's CUDA provider, from the CUDA build
+	// of ONNX Runtime that `make setup-ort-gpu` puts in ORTDir with its CUDA libraries.
 	Device string
 }
 
@@ -74,6 +90,9 @@ var (
 	ErrORTNotBuilt = errors.New("embed: this binary was built without ONNX Runtime (run `make setup-ort`, then build with -tags ORT)")
 	// ErrORTDir means the ONNX Runtime shared library could not be found or loaded.
 	ErrORTDir = errors.New("embed: ONNX Runtime library unavailable")
+	// ErrQuantizedOnGo means a quantized model (int8 operators) was given to the pure-Go
+	// backend, which cannot run them (gomlx v0.26 panics inside its matrix kernels).
+	ErrQuantizedOnGo = errors.New("embed: the pure-Go backend cannot run quantized (int8) models")
 )
 
 // DefaultORTDir is the folder where libonnxruntime.so is looked for when Config.ORTDir is
@@ -101,8 +120,22 @@ type Hugot struct {
 	name    string
 	prep    func(string) string // text preparation shared by both backends (see prepFor)
 	slots   chan struct{}       // bounds concurrent model calls
+	tokMu   sync.Mutex          // the pure-Go tokenizer is not known to be safe for concurrent use
 	dimMu   sync.Mutex
 	dim     int
+	stats   struct{ texts, tokens, padded, calls atomic.Int64 }
+}
+
+// Stats counts an embedder's work since it was made.
+type Stats struct {
+	// Texts embedded, their Tokens (after truncation), the PaddedTokens the model computed
+	// (each call's texts × its longest text) and the model Calls.
+	Texts, Tokens, PaddedTokens, Calls int64
+}
+
+// Stats reports the work done so far.
+func (h *Hugot) Stats() Stats {
+	return Stats{Texts: h.stats.texts.Load(), Tokens: h.stats.tokens.Load(), PaddedTokens: h.stats.padded.Load(), Calls: h.stats.calls.Load()}
 }
 
 // NewHugot loads the model in cfg.Dir.
@@ -111,13 +144,26 @@ func NewHugot(cfg Config) (*Hugot, error) {
 		cfg.ONNXFile = "model.onnx"
 	}
 	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 16
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.BatchTokens <= 0 {
+		cfg.BatchTokens = DefaultBatchTokens
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = 512
+	}
+	switch cfg.Pooling {
+	case "":
+		cfg.Pooling = PoolingMean
+	case PoolingMean, PoolingCLS:
+	default:
+		return nil, fmt.Errorf("embed: unknown pooling %q (want mean or cls)", cfg.Pooling)
 	}
 	if cfg.ID == "" {
 		cfg.ID = filepath.Base(cfg.Dir)
 	}
 	if cfg.Threads <= 0 {
-		cfg.Threads = runtime.NumCPU()
+		cfg.Threads = 1
 	}
 	if cfg.ORTDir == "" {
 		cfg.ORTDir = DefaultORTDir
@@ -131,21 +177,21 @@ func NewHugot(cfg Config) (*Hugot, error) {
 	case cfg.Device == "cuda" && cfg.Backend == BackendGo:
 		return nil, fmt.Errorf("embed: device cuda needs the ONNX Runtime backend, not %q", cfg.Backend)
 	}
-	backend := cfg.Backend
-	switch {
-	case backend == BackendORT:
-		if err := ORTAvailable(cfg.ORTDir); err != nil {
-			return nil, err
-		}
-	case backend == "" || backend == BackendAuto:
-		backend = BackendGo
-		if ORTAvailable(cfg.ORTDir) == nil {
-			backend = BackendORT
-		}
+	backend, err := ResolveBackend(cfg.Backend, cfg.ORTDir)
+	if err != nil {
+		return nil, err
 	}
 	prep, err := prepFor(cfg.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if backend == BackendGo {
+		if op, err := quantizedOp(filepath.Join(cfg.Dir, cfg.ONNXFile)); err != nil {
+			return nil, err
+		} else if op != "" {
+			return nil, fmt.Errorf("%w: %s uses %s; build with ONNX Runtime (`make setup-ort`, then `make build`) or embed with a float model (--embed-model e5-small-v2)",
+				ErrQuantizedOnGo, cfg.ID, op)
+		}
 	}
 	var (
 		session *hugot.Session
@@ -167,20 +213,70 @@ func NewHugot(cfg Config) (*Hugot, error) {
 	name := fmt.Sprintf("asof-embed-%s-%d", cfg.ID, pipelineSeq.Add(1))
 	pipe, err := hugot.NewPipeline(session, backends.PipelineConfig[*pipelines.FeatureExtractionPipeline]{
 		ModelPath:    cfg.Dir,
-		OnnxFilename: cfg.ONNXFile,
+		OnnxFilename: filepath.Base(cfg.ONNXFile), // hugot finds it by name anywhere under Dir
 		Name:         name,
-		Options:      []backends.PipelineOption[*pipelines.FeatureExtractionPipeline]{pipelines.WithNormalization()},
 	})
 	if err != nil {
 		release()
+		if cfg.Device == "cuda" {
+			return nil, fmt.Errorf("embed: load %s from %s on the GPU: %w (device cuda needs an NVIDIA GPU and a driver for CUDA 12.8, r570 or newer: does `nvidia-smi` see one?)", cfg.ONNXFile, cfg.Dir, err)
+		}
 		return nil, fmt.Errorf("embed: load %s from %s: %w", cfg.ONNXFile, cfg.Dir, err)
 	}
+	// asof tokenizes and truncates itself (once per text, keeping the closing special token):
+	// hugot's own cut would drop it.
+	pipe.Model.Tokenizer.MaxAllowedTokens = 0
+	// Encoders are right-padded. hugot left-pads input_ids when config.json names an
+	// eos_token_id (XLM-RoBERTa models such as multilingual-e5 and bge-m3 do) while the
+	// attention mask stays right-aligned, which garbles every padded text of a batch.
+	pipe.Model.EosTokenIDs = nil
 	slots := 1
 	if backend == BackendORT {
 		slots = max(1, runtime.NumCPU()/cfg.Threads)
 	}
 	return &Hugot{cfg: cfg, backend: backend, session: session, release: release, pipe: pipe, name: name,
 		prep: prep, slots: make(chan struct{}, slots), dim: cfg.Dim}, nil
+}
+
+// quantizedOps are ONNX operators of quantized models (dynamic and static int8).
+var quantizedOps = []string{"DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "DequantizeLinear"}
+
+// quantizedOp names the first quantized operator the ONNX file at path uses, or "". Operator
+// types are plain strings in the file, so a byte search finds them without an ONNX parser.
+func quantizedOp(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("embed: %w", err)
+	}
+	for _, op := range quantizedOps {
+		if bytes.Contains(data, []byte(op)) {
+			return op, nil
+		}
+	}
+	return "", nil
+}
+
+// ResolveBackend says which backend a configured one runs on: BackendORT or BackendGo (auto:
+// ONNX Runtime when this binary has it and the library in ortDir loads), or why "ort" cannot.
+func ResolveBackend(backend, ortDir string) (string, error) {
+	if ortDir == "" {
+		ortDir = DefaultORTDir
+	}
+	switch backend {
+	case BackendORT:
+		if err := ORTAvailable(ortDir); err != nil {
+			return "", err
+		}
+		return BackendORT, nil
+	case "", BackendAuto:
+		if ORTAvailable(ortDir) == nil {
+			return BackendORT, nil
+		}
+		return BackendGo, nil
+	case BackendGo:
+		return BackendGo, nil
+	}
+	return "", ValidBackend(backend)
 }
 
 // pipelineSeq names pipelines uniquely: hugot refuses two pipelines of one name on a session,
@@ -223,37 +319,188 @@ func (h *Hugot) EmbedPassages(ctx context.Context, texts []string) ([][]float32,
 }
 
 func (h *Hugot) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += h.cfg.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		end := min(start+h.cfg.BatchSize, len(texts))
-		batch := make([]string, end-start)
-		for i, t := range texts[start:end] {
-			batch[i] = h.prep(prefix + t)
-		}
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	prepped := make([]string, len(texts))
+	for i, t := range texts {
+		prepped[i] = h.prep(prefix + t)
+	}
+	// Tokenize every text once, outside the model slots, so it overlaps another call's
+	// inference; the lengths decide the batches.
+	toks := h.tokenize(prepped)
+	lengths := make([]int, len(toks))
+	for i, t := range toks {
+		lengths[i] = len(t.TokenIDs)
+	}
+	out := make([][]float32, len(texts))
+	// The batches run on the model's slots at once (each a single-threaded ONNX Runtime
+	// call by default); the first failure stops the rest.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, call := range PlanBatches(lengths, h.cfg.BatchSize, h.cfg.BatchTokens) {
 		select {
 		case h.slots <- struct{}{}:
 		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
-		res, err := h.pipe.RunPipeline(batch)
-		<-h.slots
-		if err != nil {
-			return nil, fmt.Errorf("embed: batch at %d: %w", start, err)
+		if ctx.Err() != nil {
+			break
 		}
-		if len(res.Embeddings) != len(batch) {
-			return nil, fmt.Errorf("embed: %d vectors for %d texts", len(res.Embeddings), len(batch))
-		}
-		for _, v := range res.Embeddings {
-			if err := h.checkDim(len(v)); err != nil {
-				return nil, err
+		wg.Add(1)
+		go func(call []int) {
+			defer wg.Done()
+			defer func() { <-h.slots }()
+			in := make([]backends.TokenizedInput, len(call))
+			for j, i := range call {
+				in[j] = toks[i]
 			}
-			out = append(out, v)
-		}
+			vecs, err := h.run(in)
+			if err != nil {
+				cancel(fmt.Errorf("embed: %d texts of up to %d tokens: %w", len(in), lengths[call[0]], err))
+				return
+			}
+			h.stats.calls.Add(1)
+			h.stats.padded.Add(int64(len(call) * lengths[call[0]]))
+			for j, i := range call {
+				h.stats.texts.Add(1)
+				h.stats.tokens.Add(int64(lengths[i]))
+				if err := h.checkDim(len(vecs[j])); err != nil {
+					cancel(err)
+					return
+				}
+				out[i] = vecs[j]
+			}
+		}(call)
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	return out, nil
+}
+
+// tokenize encodes texts with the model's tokenizer, cutting each to MaxTokens.
+func (h *Hugot) tokenize(texts []string) []backends.TokenizedInput {
+	b := backends.NewBatch(len(texts))
+	if h.backend == BackendGo {
+		h.tokMu.Lock()
+		defer h.tokMu.Unlock()
+	}
+	backends.TokenizeInputs(b, h.pipe.Model.Tokenizer, texts)
+	for i := range b.Input {
+		b.Input[i] = truncate(b.Input[i], h.cfg.MaxTokens)
+	}
+	return b.Input
+}
+
+// truncate keeps the first max-1 tokens and the last one (the closing special token), which
+// is what Hugging Face's tokenizers give for a single text cut to max.
+func truncate(t backends.TokenizedInput, max int) backends.TokenizedInput {
+	n := len(t.TokenIDs)
+	if max < 2 || n <= max {
+		return t
+	}
+	cut := func(s []uint32) []uint32 {
+		if len(s) != n {
+			return s
+		}
+		return append(s[:max-1:max-1], s[n-1])
+	}
+	t.TokenIDs, t.TypeIDs, t.AttentionMask, t.SpecialTokensMask = cut(t.TokenIDs), cut(t.TypeIDs), cut(t.AttentionMask), cut(t.SpecialTokensMask)
+	if len(t.Tokens) == n {
+		t.Tokens = append(t.Tokens[:max-1:max-1], t.Tokens[n-1])
+	}
+	if len(t.Offsets) == n {
+		t.Offsets = append(t.Offsets[:max-1:max-1], t.Offsets[n-1])
+	}
+	t.MaxAttentionIndex = 0
+	for j, m := range t.AttentionMask {
+		if m != 0 {
+			t.MaxAttentionIndex = j
+		}
+	}
+	return t
+}
+
+// run sends one batch of tokenized texts through the model and pools and normalizes its
+// token vectors.
+func (h *Hugot) run(in []backends.TokenizedInput) (vecs [][]float32, err error) {
+	b := backends.NewBatch(len(in))
+	b.Input = in
+	for _, t := range in {
+		b.MaxSequenceLength = max(b.MaxSequenceLength, len(t.TokenIDs))
+	}
+	defer func() { err = errors.Join(err, b.Destroy()) }()
+	if err := backends.CreateInputTensors(b, h.pipe.Model, h.pipe.Runtime); err != nil {
+		return nil, err
+	}
+	if err := h.pipe.Forward(b); err != nil {
+		return nil, err
+	}
+	if h.pipe.OutputIndex >= len(b.OutputValues) {
+		return nil, fmt.Errorf("model gave %d outputs", len(b.OutputValues))
+	}
+	switch out := b.OutputValues[h.pipe.OutputIndex].(type) {
+	case [][]float32: // the model pools itself
+		if len(out) < len(in) {
+			return nil, fmt.Errorf("%d vectors for %d texts", len(out), len(in))
+		}
+		vecs = out[:len(in)]
+	case [][][]float32:
+		if len(out) < len(in) {
+			return nil, fmt.Errorf("%d outputs for %d texts", len(out), len(in))
+		}
+		vecs = make([][]float32, len(in))
+		for i := range in {
+			if vecs[i] = pool(out[i], in[i].AttentionMask, h.cfg.Pooling); vecs[i] == nil {
+				return nil, fmt.Errorf("text %d: no token vectors", i)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("model output of type %T", out)
+	}
+	for i, v := range vecs {
+		if why := normalize(v); why != "" {
+			return nil, fmt.Errorf("text %d: the model gave %s vector", i, why)
+		}
+	}
+	return vecs, nil
+}
+
+// Poolings (Config.Pooling).
+const (
+	PoolingMean = "mean"
+	PoolingCLS  = "cls"
+)
+
+// pool turns one text's token vectors (padding already removed) into one vector: their mean
+// over the attention mask, or the first token's.
+func pool(tokens [][]float32, mask []uint32, how string) []float32 {
+	if len(tokens) == 0 {
+		return nil
+	}
+	if how == PoolingCLS {
+		return append([]float32(nil), tokens[0]...)
+	}
+	v := make([]float32, len(tokens[0]))
+	n := 0
+	for j, tok := range tokens {
+		if j < len(mask) && mask[j] == 0 {
+			continue
+		}
+		for k, x := range tok {
+			v[k] += x
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	for k := range v {
+		v[k] /= float32(n)
+	}
+	return v
 }
 
 func (h *Hugot) checkDim(n int) error {

@@ -2,11 +2,19 @@ package embed_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/testmodel"
@@ -78,6 +86,62 @@ func TestLongTextIsTruncatedWithModel(t *testing.T) {
 	}
 }
 
+// TestBatchingKeepsVectorsWithModel: texts embedded together (sorted by length, padded within
+// their call) get the vectors they get alone, in input order. The second run copies the model
+// folder with a config.json naming an eos_token_id, as XLM-RoBERTa models' do: hugot then
+// left-pads input_ids under a right-aligned attention mask unless asof stops it.
+func TestBatchingKeepsVectorsWithModel(t *testing.T) {
+	cfg := testmodel.Config(t)
+	texts := []string{
+		"short",
+		"The Bank of Russia raised its key interest rate to 16 percent on Friday, citing inflation.",
+		strings.Repeat("Rates, inflation and the rouble. ", 40), // past 512 tokens: truncated
+		"Банк России повысил ключевую ставку до 16% годовых.",
+		"",
+		"Rishi Sunak unveiled the Windsor Framework.",
+	}
+	xlmr := t.TempDir()
+	for _, f := range []string{"model.onnx", "tokenizer.json"} {
+		if err := os.Symlink(filepath.Join(cfg.Dir, f), filepath.Join(xlmr, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(xlmr, "config.json"), []byte(`{"max_position_embeddings": 512, "pad_token_id": 0, "eos_token_id": 102}`), 0o644)
+	for _, dir := range []string{cfg.Dir, xlmr} {
+		c := cfg
+		c.Dir, c.BatchSize, c.BatchTokens = dir, 4, 600
+		h, err := embed.NewHugot(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		together, err := h.EmbedPassages(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			alone, err := h.EmbedPassages(context.Background(), []string{text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := vecindex.Dot(alone[0], together[i]); c < 0.9999 {
+				t.Errorf("%s: text %d embedded with others: cosine %.6f to itself alone, want ≥ 0.9999", filepath.Base(dir), i, c)
+			}
+		}
+		h.Close()
+	}
+}
+
+// TestQuantizedModelOnPureGoWithModel: the pure-Go backend refuses the int8 model with a clear
+// error (run, gomlx v0.26 panics inside its matrix kernels and takes the worker down).
+func TestQuantizedModelOnPureGoWithModel(t *testing.T) {
+	cfg := testmodel.ConfigOf(t, "e5-small-v2-q")
+	cfg.Backend = embed.BackendGo
+	_, err := embed.NewHugot(cfg)
+	if !errors.Is(err, embed.ErrQuantizedOnGo) || !strings.Contains(err.Error(), "DynamicQuantizeLinear") || !strings.Contains(err.Error(), "make setup-ort") {
+		t.Fatalf("int8 model on pure Go: err = %v, want ErrQuantizedOnGo naming the operator and the fix", err)
+	}
+}
+
 func TestCancelledContextWithModel(t *testing.T) {
 	h := e5(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -139,15 +203,22 @@ func TestMissingModel(t *testing.T) {
 }
 
 // BenchmarkEmbedPassages measures passages/s for 800-character news snippets on the default
-// backend (ONNX Runtime in binaries built with -tags ORT).
+// backend (ONNX Runtime in binaries built with -tags ORT): calls of 8 passages per core, in
+// batches of 8, which run on the cores at once (bench/embed_peer.py --seconds does the same).
 func BenchmarkEmbedPassages(b *testing.B) {
-	h := testmodel.E5(b)
+	cfg := testmodel.Config(b)
+	cfg.BatchSize = 8
+	h, err := embed.NewHugot(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
 	b.Log(h.Describe())
 	text := "The Bank of Russia raised its key interest rate by 100 basis points to 16 percent, citing persistent inflation and a weak rouble. "
 	for len(text) < 800 {
 		text += text
 	}
-	batch := make([]string, 8)
+	batch := make([]string, 8*runtime.NumCPU())
 	for i := range batch {
 		batch[i] = text[:800]
 	}
@@ -159,4 +230,99 @@ func BenchmarkEmbedPassages(b *testing.B) {
 		n += len(batch)
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "passages/s")
+}
+
+// rtqaTexts returns the embedding texts (title. body) of the first n realtimeqa articles
+// published in 2023, or skips b without ../shared/data.
+func rtqaTexts(b testing.TB, n int) []string {
+	type doc struct {
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+		Title       string    `parquet:"title"`
+		Text        string    `parquet:"text"`
+	}
+	rows, err := parquet.ReadFile[doc]("../../../shared/data/realtimeqa/docs.parquet")
+	if err != nil {
+		b.Skipf("realtimeqa absent: %v", err)
+	}
+	var out []string
+	for _, r := range rows {
+		if r.PublishedAt.Year() == 2023 && len(out) < n {
+			out = append(out, r.Title+". "+r.Text)
+		}
+	}
+	return out
+}
+
+// BenchmarkEmbedRealtimeQA embeds 2023 realtimeqa articles as an index build does: two
+// callers at once (IndexBuild builds two shards at a time), each embedding calls of `part`
+// texts (EmbedShard's part size), sorted and batched by the bounds. part=16/batch=16 without a
+// token bound is the batching before sorting existed (fixed batches of 16 in input order).
+// The ONNX Runtime thread layout is per process: ASOF_EMBED_THREADS=N gives cores/N calls ×
+// N threads (default 1 thread per call). Reports passages/s and padded/real tokens.
+// ASOF_BENCH_GRID=part/batch/tokens,… picks grid points, ASOF_BENCH_MODELS=id,… the models;
+// ASOF_BENCH_TEXTS=FILE writes the texts as JSON for the Python peer.
+func BenchmarkEmbedRealtimeQA(b *testing.B) {
+	texts := rtqaTexts(b, 512)
+	if p := os.Getenv("ASOF_BENCH_TEXTS"); p != "" { // for bench/embed_peer.py --texts
+		data, _ := json.Marshal(texts)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	threads := 0
+	if v := os.Getenv("ASOF_EMBED_THREADS"); v != "" {
+		fmt.Sscan(v, &threads)
+	}
+	ids := []string{"e5-small-v2", "e5-small-v2-q"}
+	if v := os.Getenv("ASOF_BENCH_MODELS"); v != "" {
+		ids = strings.Split(v, ",")
+	}
+	for _, id := range ids {
+		for _, g := range []struct{ part, batch, tokens int }{
+			{16, 16, 0}, {32, 8, 0}, {32, 32, 4096}, {64, 16, 0}, {64, 32, 4096}, {64, 64, 8192}, {128, 32, 4096}, {128, 16, 2048},
+		} {
+			if f := os.Getenv("ASOF_BENCH_GRID"); f != "" && !strings.Contains(","+f+",", fmt.Sprintf(",%d/%d/%d,", g.part, g.batch, g.tokens)) {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/part=%d/batch=%d/tokens=%d", id, g.part, g.batch, g.tokens), func(b *testing.B) {
+				cfg := testmodel.ConfigOf(b, id)
+				cfg.BatchSize, cfg.BatchTokens, cfg.Threads = g.batch, g.tokens, threads
+				if g.tokens == 0 {
+					cfg.BatchTokens = 1 << 30
+				}
+				h, err := embed.NewHugot(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Close()
+				n := 0
+				for b.Loop() {
+					var wg sync.WaitGroup
+					errs := make(chan error, 2)
+					for w := 0; w < 2; w++ {
+						wg.Add(1)
+						go func(w int) {
+							defer wg.Done()
+							for s := w * g.part; s < len(texts); s += 2 * g.part {
+								if _, err := h.EmbedPassages(context.Background(), texts[s:min(s+g.part, len(texts))]); err != nil {
+									errs <- err
+									return
+								}
+							}
+						}(w)
+					}
+					wg.Wait()
+					close(errs)
+					if err := <-errs; err != nil {
+						b.Fatal(err)
+					}
+					n += len(texts)
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "passages/s")
+				st := h.Stats()
+				b.ReportMetric(float64(st.PaddedTokens)/float64(st.Tokens), "padded/real")
+				b.ReportMetric(float64(st.Tokens)/float64(st.Texts), "tokens/text")
+			})
+		}
+	}
 }

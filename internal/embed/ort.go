@@ -50,7 +50,10 @@ func acquireORT(cfg Config) (*hugot.Session, func() error, error) {
 			options.WithInterOpSpinning(false),
 		}
 		if cfg.Device == "cuda" {
-			// Untested here (no GPU): ONNX Runtime's CUDA provider with its defaults.
+			if err := preloadCUDA(cfg.ORTDir); err != nil {
+				return nil, nil, err
+			}
+			// ONNX Runtime's CUDA provider on the first GPU, with its defaults.
 			opts = append(opts, options.WithCuda(map[string]string{}))
 		}
 		s, err := hugot.NewORTSession(opts...)

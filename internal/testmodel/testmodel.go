@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/embed"
 )
 
@@ -45,15 +46,21 @@ var ortDir = func() string {
 	return filepath.Join(repoData, "ort", "lib")
 }()
 
+// ID is the catalogue model tests embed with: e5-small-v2, the model `make setup` pulls.
+const ID = "e5-small-v2"
+
 // Dir returns the E5 model folder or skips t.
-func Dir(t testing.TB) string {
+func Dir(t testing.TB) string { t.Helper(); return DirOf(t, ID) }
+
+// DirOf returns the folder of catalogue model id, or skips t when it has not been pulled.
+func DirOf(t testing.TB, id string) string {
 	t.Helper()
 	if raceEnabled {
 		t.Skip("model tests run without -race (make test runs them in a second pass)")
 	}
-	dir := filepath.Join(modelsDir, "e5-small-v2")
+	dir := filepath.Join(modelsDir, id)
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
-		t.Skipf("E5 model absent (run `make setup` or `asof models pull`): %v", err)
+		t.Skipf("model %s absent (run `make setup` or `asof models pull %s`): %v", id, id, err)
 	}
 	return dir
 }
@@ -76,8 +83,11 @@ func ORTDir() string { return ortDir }
 
 // Config is the E5 embedder configuration for tests, on the default backend: ONNX Runtime in
 // test binaries built with -tags ORT, else pure Go.
-func Config(t testing.TB) embed.Config {
-	return embed.Config{Dir: Dir(t), ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", BatchSize: 8, ORTDir: ortDir}
+func Config(t testing.TB) embed.Config { return ConfigOf(t, ID) }
+
+// ConfigOf is Config for another catalogue E5 model (e5-small-v2-q), skipping t without it.
+func ConfigOf(t testing.TB, id string) embed.Config {
+	return embed.Config{Dir: DirOf(t, id), ID: id, Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", ORTDir: ortDir}
 }
 
 // E5 loads the model for t and closes it when t ends.
@@ -88,5 +98,39 @@ func E5(t testing.TB) *embed.Hugot {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// ModelsDir returns the models folder for tests that run the CLI on its default model, which
+// is e5-small-v2-q on ONNX Runtime and e5-small-v2 on pure Go: it skips t unless both are
+// pulled (`make setup` pulls the default; `asof models pull e5-small-v2 e5-small-v2-q` both).
+func ModelsDir(t testing.TB) string {
+	t.Helper()
+	for _, id := range []string{"e5-small-v2", "e5-small-v2-q"} {
+		DirOf(t, id)
+	}
+	return modelsDir
+}
+
+// BenchID is the model benchmarks embed with: ASOF_BENCH_MODEL, else the CLI's default for
+// this test binary (int8 where ONNX Runtime runs, fp32 on pure Go).
+func BenchID() string {
+	if id := os.Getenv("ASOF_BENCH_MODEL"); id != "" {
+		return id
+	}
+	if embed.ORTBuilt && embed.ORTAvailable(ortDir) == nil {
+		return models.DefaultID
+	}
+	return models.FloatDefaultID
+}
+
+// Bench loads the BenchID model for b, closed when b ends.
+func Bench(b testing.TB) *embed.Hugot {
+	b.Helper()
+	h, err := embed.NewHugot(ConfigOf(b, BenchID()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close() })
 	return h
 }
