@@ -7,7 +7,10 @@
 package activities
 
 import (
+	"fmt"
 	"sync"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
@@ -46,3 +49,18 @@ const (
 	// ErrTypeConfig marks a worker that cannot do the task as configured (no model, …).
 	ErrTypeConfig = "BadConfiguration"
 )
+
+// checkModel refuses to mix vectors of two models: an index built with built, queried or
+// extended with vectors of used. The error names both and says how to fix it.
+func checkModel(index string, built, used schemas.ModelRef) error {
+	if built.ID == used.ID && built.SHA256 == used.SHA256 {
+		return nil
+	}
+	msg := fmt.Sprintf("index %s was built with model %s, this worker embeds with %s: pass --embed-model %s (or rebuild the index with --embed-model %s)",
+		index, built.ID, used.ID, built.ID, used.ID)
+	if built.ID == used.ID {
+		msg = fmt.Sprintf("index %s was built with model %s (sha256 %.12s…), this worker's %s is other weights or another recipe (sha256 %.12s…): use the model folder the index was built with, or rebuild the index",
+			index, built.ID, built.SHA256, used.ID, used.SHA256)
+	}
+	return temporal.NewNonRetryableApplicationError(msg, ErrTypeMismatch, nil)
+}

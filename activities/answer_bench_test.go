@@ -44,7 +44,7 @@ func BenchmarkAnswerRealtimeQA(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	emb := testmodel.E5(b)
+	emb := testmodel.Bench(b) // the model the index benchmark builds with
 	type question struct {
 		ID       string    `parquet:"question_id"`
 		Date     time.Time `parquet:"question_date,timestamp(millisecond)"`

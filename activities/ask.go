@@ -211,9 +211,10 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (ranked, error) {
 		return out, err
 	}
 	ans.ManifestSeq = m.Seq
-	if in.Vector != nil && (in.Model.ID != m.Model.ID || in.Model.SHA256 != m.Model.SHA256) {
-		return out, temporal.NewNonRetryableApplicationError(fmt.Sprintf("index %s was built with %s (sha256 %.12s…), the query was embedded with %s (sha256 %.12s…): rebuild the index or use that model",
-			in.Index, m.Model.ID, m.Model.SHA256, in.Model.ID, in.Model.SHA256), ErrTypeMismatch, nil)
+	if in.Vector != nil {
+		if err := checkModel(in.Index, m.Model, in.Model); err != nil {
+			return out, err
+		}
 	}
 	b := retrieve.BoundsOf(in.AsOf, o)
 	ans.From, ans.To = b.Lo, b.Hi

@@ -160,7 +160,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{Index: "toy", Query: "x", AsOf: utcDay("2024-05-15"),
 		Read: activities.ReadQueryResult{Mode: "recency", Text: "x"}, Vector: []float32{1, 0, 0}, Model: schemas.ModelRef{ID: "other"}, Options: retrieve.DefaultOptions(),
 		Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()})
-	if err == nil || !strings.Contains(err.Error(), "was built with toy") {
+	if err == nil || !strings.Contains(err.Error(), "was built with model toy, this worker embeds with other: pass --embed-model toy") {
 		t.Fatalf("other model: %v", err)
 	}
 }

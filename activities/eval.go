@@ -269,8 +269,8 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
-	if in.Model.ID != m.Model.ID || in.Model.SHA256 != m.Model.SHA256 {
-		return EvalBatchResult{}, invalid(fmt.Errorf("index %s was built with %s, the questions were embedded with %s", in.Index, m.Model.ID, in.Model.ID))
+	if err := checkModel(in.Index, m.Model, in.Model); err != nil {
+		return EvalBatchResult{}, err
 	}
 	all := retrieve.Bounds{Hi: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
 	shards, release, _, _, err := a.loadShards(ctx, in.Index, m, all)

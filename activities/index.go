@@ -18,7 +18,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
@@ -210,7 +212,10 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	}
 	switch {
 	case m.Model != a.Model:
-		return nil, invalid(fmt.Errorf("--append: index %s was built with model %s (sha256 %.12s…), this worker has %s", in.Index, m.Model.ID, m.Model.SHA256, a.Model.ID))
+		if err := checkModel(in.Index, m.Model, a.Model); err != nil {
+			return nil, err
+		}
+		return nil, invalid(fmt.Errorf("--append: index %s was built with %d-d vectors of %s, this worker's are %d-d", in.Index, m.Model.Dim, m.Model.ID, a.Model.Dim))
 	case m.Period != in.Period:
 		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
 	case m.Chunk != in.Chunk:
@@ -310,9 +315,16 @@ type EmbedShardInput struct {
 	ChunksKey string `json:"chunks_key"`
 	// VectorsPrefix receives one object per part: <prefix>/<00000>.f32.
 	VectorsPrefix string `json:"vectors_prefix"`
-	// PartSize is the number of chunks per part (default 32).
+	// PartSize is the number of chunks per part (default DefaultEmbedPartSize).
 	PartSize int `json:"part_size"`
+	// Model is the model the build was planned for (shard ids name it); a worker embedding
+	// with another model refuses the task. Empty in histories from before it was recorded.
+	Model schemas.ModelRef `json:"model,omitempty"`
 }
+
+// DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time: the most a
+// crashed worker loses, and the texts sorted by length together (BENCHMARKS.md).
+const DefaultEmbedPartSize = 128
 
 // EmbedShardResult counts the work.
 type EmbedShardResult struct {
@@ -330,7 +342,12 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull` where the asof-embed queue is served", ErrTypeConfig, nil)
 	}
 	if in.PartSize <= 0 {
-		in.PartSize = 32
+		in.PartSize = DefaultEmbedPartSize
+	}
+	if in.Model.ID != "" && (in.Model.ID != a.Model.ID || in.Model.SHA256 != a.Model.SHA256) {
+		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"this build was planned for model %s (sha256 %.12s…) and this %s worker embeds with %s (sha256 %.12s…): every worker must run the same --embed-model",
+			in.Model.ID, in.Model.SHA256, config.QueueEmbed, a.Model.ID, a.Model.SHA256), ErrTypeMismatch, nil)
 	}
 	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
 	if err != nil {
@@ -352,6 +369,9 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 			texts[i] = shard.EmbedText(c)
 		}
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
+		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
+			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d: %v", p, err), ErrTypeConfig, err)
+		}
 		if err != nil {
 			return res, fmt.Errorf("embed part %d: %w", p, err)
 		}

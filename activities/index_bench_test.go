@@ -42,7 +42,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		}
 	}
 	keep := os.Getenv("ASOF_BENCH_KEEP")
-	emb := testmodel.E5(b)
+	emb := testmodel.Bench(b) // ASOF_BENCH_MODEL, else the default model
 	b.Log(emb.Describe())
 	docs, err := parquet.ReadFile[schemas.Document](src)
 	if err != nil {
@@ -88,7 +88,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		if _, err := bucket.Put(ctx, "corpora/first2000.parquet", bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
-		acts := &activities.Activities{Bucket: bucket, Embedder: emb, Model: schemas.ModelRef{ID: "e5-small-v2", SHA256: "bench", Dim: 384}}
+		acts := &activities.Activities{Bucket: bucket, Embedder: emb, Model: schemas.ModelRef{ID: emb.ModelID(), SHA256: "bench", Dim: 384}}
 		var s testsuite.WorkflowTestSuite
 		env := s.NewTestActivityEnvironment()
 		env.RegisterActivity(acts)
@@ -99,7 +99,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		for _, p := range plan.Periods {
 			ch := run[activities.ChunkShardResult](b, env, acts.ChunkShard, activities.ChunkShardInput{Index: "bench", ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
 			prefix := activities.VectorsPrefix("bench", p.ShardID)
-			e := run[activities.EmbedShardResult](b, env, acts.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: prefix, PartSize: 64})
+			e := run[activities.EmbedShardResult](b, env, acts.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: prefix})
 			w := run[activities.WriteShardResult](b, env, acts.WriteShard, activities.WriteShardInput{
 				Index: "bench", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: prefix, Parts: e.Parts,
 			})

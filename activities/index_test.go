@@ -93,7 +93,13 @@ func TestIndexPipelineWithModel(t *testing.T) {
 	if ch.Chunks != 2 {
 		t.Fatalf("chunks %+v", ch)
 	}
-	in := activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: "indexes/test/staging/" + p.ShardID + "/vectors", PartSize: 1}
+	in := activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: "indexes/test/staging/" + p.ShardID + "/vectors", PartSize: 1, Model: plan.Model}
+	// A worker with another model refuses the part, before embedding anything.
+	other := in
+	other.Model.ID = "e5-small-v2-q"
+	if _, err := env.ExecuteActivity(a.EmbedShard, other); err == nil || !strings.Contains(err.Error(), "planned for model e5-small-v2-q") {
+		t.Fatalf("a build planned for another model: %v", err)
+	}
 	emb1 := run[activities.EmbedShardResult](t, env, a.EmbedShard, in)
 	if emb1.Parts != 2 || emb1.Embedded != 2 || emb1.Resumed != 0 {
 		t.Fatalf("embed %+v", emb1)

@@ -164,7 +164,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			TaskQueue:  TaskQueue,
 		})
 		f := workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
-			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk,
+			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk, Model: plan.Model,
 			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 		})
 		running++
@@ -241,6 +241,9 @@ type BuildShardInput struct {
 	DocsKey string              `json:"docs_key"`
 	Docs    int                 `json:"docs"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
+	// Model is the embedding model the plan named the shard for; the embedding worker checks
+	// it has that model.
+	Model schemas.ModelRef `json:"model"`
 	// EmbedPartSize and EmbedHeartbeat: see IndexBuildInput.
 	EmbedPartSize  int           `json:"embed_part_size"`
 	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
@@ -277,7 +280,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 	})
 	vecPrefix := activities.VectorsPrefix(in.Index, in.ShardID)
 	var emb activities.EmbedShardResult
-	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize}).Get(ctx, &emb); err != nil {
+	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize, Model: in.Model}).Get(ctx, &emb); err != nil {
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)
 	}
 	var wr activities.WriteShardResult

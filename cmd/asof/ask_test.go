@@ -39,7 +39,7 @@ func TestAskCommandWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers")
 	}
-	modelDir := filepath.Dir(testmodel.Dir(t))
+	modelDir := testmodel.ModelsDir(t)
 	dir := t.TempDir()
 	file := writeParquetFile(t, dir, "news.parquet", askCorpus)
 	common := []string{"--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}

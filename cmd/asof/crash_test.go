@@ -27,7 +27,7 @@ func TestWorkerKilledDuringEmbeddingWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers and workers in subprocesses")
 	}
-	modelDir := filepath.Dir(testmodel.Dir(t))
+	modelDir := testmodel.ModelsDir(t)
 	dir := t.TempDir()
 	server, env, hostPort, store := startServer(t, dir, "--ui-port", "0")
 	workerArgs := []string{"worker", "--temporal", hostPort, "--store", store, "--model-dir", modelDir}

@@ -26,7 +26,7 @@ func TestDemoAndScheduleWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers")
 	}
-	modelDir := filepath.Dir(testmodel.Dir(t))
+	modelDir := testmodel.ModelsDir(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "demo-out")
 	common := []string{"--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}

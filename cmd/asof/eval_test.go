@@ -86,7 +86,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers")
 	}
-	modelDir := filepath.Dir(testmodel.Dir(t))
+	modelDir := testmodel.ModelsDir(t)
 	testmodel.Fast(t)
 	dir := t.TempDir()
 	from, to := time.Date(2022, 9, 1, 0, 0, 0, 0, time.UTC), time.Date(2022, 9, 21, 0, 0, 0, 0, time.UTC)

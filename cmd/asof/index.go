@@ -77,7 +77,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
-	fs.IntVar(&f.partSize, "embed-part-size", 32, "chunks embedded and stored at a time (the most a lost worker costs)")
+	fs.IntVar(&f.partSize, "embed-part-size", activities.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
 	fs.DurationVar(&f.heartbeat, "embed-heartbeat", 10*time.Minute, "silence after which an embedding worker counts as lost")
 	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")

@@ -23,7 +23,7 @@ func TestIndexCommandWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers")
 	}
-	modelDir := filepath.Dir(testmodel.Dir(t))
+	modelDir := testmodel.ModelsDir(t)
 	dir := t.TempDir()
 	file := writeParquetFile(t, dir, "tg.parquet", []tgRow{
 		{1, "ЦБ повысил ключевую ставку до 21%.", "2024-10-25", "markettwits", 0.9, "rates"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
@@ -15,9 +16,6 @@ import (
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 )
-
-// defaultModel is the embedding model asof uses.
-const defaultModel = "e5-small-v2"
 
 // withModel fills deps with the embedding model: its reference (every worker: planning names
 // shards by it) and, when the worker serves the embed queue, the loaded embedder; and, when it
@@ -31,30 +29,53 @@ func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error)
 		}
 		deps.LLM = c
 	}
-	m, err := models.Open(filepath.Join(cfg.ModelsDir(), defaultModel))
+	if cfg.Embed.Remote() {
+		return withRemoteModel(cfg, deps)
+	}
+	m, err := models.Resolve(effectiveModel(cfg), cfg.ModelsDir())
 	if err != nil {
-		return deps, func() {}, fmt.Errorf("%w (fetch it with `asof models pull`)", err)
+		return deps, func() {}, err
 	}
 	deps.Model = schemas.ModelRef{ID: m.Spec.ID, SHA256: m.SHA256, Dim: m.Spec.Dim}
 	if !slices.Contains(cfg.Worker.TaskQueues, config.QueueEmbed) {
 		return deps, func() {}, nil
 	}
+	onnx, err := filepath.Rel(m.Dir, m.ONNXPath)
+	if err != nil {
+		return deps, func() {}, err
+	}
 	h, err := embed.NewHugot(embed.Config{
-		Dir: m.Dir, ONNXFile: filepath.Base(m.ONNXPath), ID: m.Spec.ID, Dim: m.Spec.Dim,
-		QueryPrefix: m.Spec.QueryPrefix, PassagePrefix: m.Spec.PassagePrefix,
+		Dir: m.Dir, ONNXFile: onnx, ID: m.Spec.ID, Dim: m.Spec.Dim,
+		QueryPrefix: m.Spec.QueryPrefix, PassagePrefix: m.Spec.PassagePrefix, MaxTokens: m.Spec.MaxTokens, Pooling: m.Spec.Pooling,
+		BatchSize: cfg.Embed.BatchSize, BatchTokens: cfg.Embed.BatchTokens,
 		Backend: cfg.Embed.Backend, ORTDir: cfg.ORTDir(), Threads: cfg.Embed.Threads, Device: cfg.Embed.Device,
 	})
 	if err != nil {
 		return deps, func() {}, err
 	}
-
 	deps.Embedder = h
 	return deps, func() { h.Close() }, nil
+}
+
+// effectiveModel is the model a configuration embeds with: embed.model, else the catalogue
+// default for the backend that will run it (int8 on ONNX Runtime, fp32 on pure Go, which
+// cannot run int8).
+func effectiveModel(cfg config.Config) string {
+	if cfg.Embed.Model != "" {
+		return cfg.Embed.Model
+	}
+	if b, err := embed.ResolveBackend(cfg.Embed.Backend, cfg.ORTDir()); err == nil && b == embed.BackendGo {
+		return models.FloatDefaultID
+	}
+	return models.DefaultID
 }
 
 // embedderLine says which backend embeds and, when auto fell back to pure Go, why: the choice
 // is printed by every command that loads the model.
 func embedderLine(cfg config.Config, deps worker.Deps) string {
+	if r, ok := deps.Embedder.(*embed.Remote); ok {
+		return r.Describe()
+	}
 	h, ok := deps.Embedder.(*embed.Hugot)
 	if !ok {
 		return "none on this worker (it does not serve " + config.QueueEmbed + ")"
@@ -99,4 +120,34 @@ func startServing(ctx context.Context, a *app, announce io.Writer) (st *infra.St
 		return nil, func() {}, err
 	}
 	return st, func() { stopWorker(); st.Close() }, nil
+}
+
+// withRemoteModel is withModel for backend openai: the model is what the server at
+// embed.base_url serves under embed.model. Its reference carries the request recipe's
+// fingerprint (model name, prefixes, input types) and the vector length, from the config or,
+// when that is 0, asked of the server once: every worker, embedding or not, must name shards
+// alike.
+func withRemoteModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+	e := cfg.Embed
+	r, err := embed.NewRemote(embed.RemoteConfig{
+		BaseURL: e.BaseURL, Model: e.Model, APIKeyEnv: e.APIKeyEnv, Timeout: e.Timeout,
+		BatchSize: e.BatchSize, Concurrency: e.Concurrency, Dim: e.Dim,
+		QueryPrefix: e.QueryPrefix, PassagePrefix: e.PassagePrefix, QueryInputType: e.QueryInputType, PassageInputType: e.PassageInputType,
+	})
+	if err != nil {
+		return deps, func() {}, err
+	}
+	dim := e.Dim
+	if dim == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), max(e.Timeout, 30*time.Second))
+		defer cancel()
+		if dim, err = r.Probe(ctx); err != nil {
+			return deps, func() {}, fmt.Errorf("embedding server: %w (set embed.dim to start without asking it)", err)
+		}
+	}
+	deps.Model = schemas.ModelRef{ID: r.ModelID(), SHA256: r.Fingerprint(), Dim: dim}
+	if slices.Contains(cfg.Worker.TaskQueues, config.QueueEmbed) {
+		deps.Embedder = r
+	}
+	return deps, func() { r.Close() }, nil
 }

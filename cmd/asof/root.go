@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 )
 
@@ -163,12 +164,20 @@ func (a *app) embeddedFlags(cmd *cobra.Command, ui bool) {
 	a.num(fs, "ui-port", def.Temporal.UIPort, "port of the Temporal Web UI (127.0.0.1 only; 0 disables it)", func(c *config.Config, v int) { c.Temporal.UIPort = v })
 }
 
-// embedFlags adds the embedding backend settings to cmd.
+// embedFlags adds the embedding model and backend settings to cmd.
 func (a *app) embedFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	a.str(fs, "embed-backend", "auto", "embedding backend: auto (ONNX Runtime when built in and loadable, else pure Go), go or ort", func(c *config.Config, v string) { c.Embed.Backend = v })
-	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider; untested here)", func(c *config.Config, v string) { c.Embed.Device = v })
-	a.num(fs, "embed-threads", 0, "ONNX Runtime threads per call (0: every core; calls at once = cores/threads)", func(c *config.Config, v int) { c.Embed.Threads = v })
+	a.modelFlag(cmd)
+	a.str(fs, "embed-backend", "auto", "embedding backend: auto (ONNX Runtime when built in and loadable, else pure Go), go, ort, or openai (a server at embed.base_url / ASOF_EMBED_BASE_URL)", func(c *config.Config, v string) { c.Embed.Backend = v })
+	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider, after `make setup-ort-gpu`)", func(c *config.Config, v string) { c.Embed.Device = v })
+	a.num(fs, "embed-threads", 0, "ONNX Runtime threads per model call (0: 1; calls at once = cores/threads, and one command spreads its batches over them)", func(c *config.Config, v int) { c.Embed.Threads = v })
+	a.num(fs, "embed-batch-size", 0, "most texts per local model call (0: 16) or per server request (0: 32)", func(c *config.Config, v int) { c.Embed.BatchSize = v })
+	a.num(fs, "embed-batch-tokens", 0, "most padded tokens per local model call, texts sorted by length first (0: 2048)", func(c *config.Config, v int) { c.Embed.BatchTokens = v })
+}
+
+// modelFlag adds --embed-model to cmd.
+func (a *app) modelFlag(cmd *cobra.Command) {
+	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
 }
 
 // workerFlags adds worker settings to cmd.

