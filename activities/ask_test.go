@@ -82,6 +82,8 @@ func TestReadQuery(t *testing.T) {
 // fold into one result, the run's files are written, and a second question hits the cache.
 func TestAnswerOnLocalStore(t *testing.T) {
 	ctx := context.Background()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // loaded shards unpack here
 	b, err := blob.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -162,5 +164,14 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()})
 	if err == nil || !strings.Contains(err.Error(), "was built with model toy, this worker embeds with other: pass --embed-model toy") {
 		t.Fatalf("other model: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 1 {
+		t.Fatalf("unpacked shards %v, want the one loaded", left)
+	}
+	if err := acts.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 0 {
+		t.Fatalf("Close left %v in the temp folder", left)
 	}
 }

@@ -30,6 +30,15 @@ func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
 	return a.Shards
 }
 
+// Close releases the shards this process loaded, removing their local folders. Call it when
+// the worker stops; without it every shard an ask or eval opened stays in the temp folder.
+func (a *Activities) Close() error {
+	if a.Shards == nil {
+		return nil
+	}
+	return a.Shards.Close()
+}
+
 // loadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
 // vectors (checked against the manifest's model) and the BM25 index.
 func (a *Activities) loadShard(ctx context.Context, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {

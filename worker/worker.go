@@ -110,5 +110,5 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 	}
 	<-ctx.Done()
 	stopAll()
-	return nil
+	return acts.Close()
 }
