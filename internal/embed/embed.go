@@ -340,11 +340,16 @@ func (h *Hugot) embed(ctx context.Context, prefix string, texts []string) ([][]f
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	for _, call := range PlanBatches(lengths, h.cfg.BatchSize, h.cfg.BatchTokens) {
+		acquired := false
 		select {
 		case h.slots <- struct{}{}:
+			acquired = true
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
+			if acquired { // both were ready and select took the slot
+				<-h.slots
+			}
 			break
 		}
 		wg.Add(1)
