@@ -8,6 +8,7 @@ package activities
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.temporal.io/sdk/temporal"
@@ -58,6 +59,10 @@ func checkModel(index string, built, used schemas.ModelRef) error {
 	}
 	msg := fmt.Sprintf("index %s was built with model %s, this worker embeds with %s: pass --embed-model %s (or rebuild the index with --embed-model %s)",
 		index, built.ID, used.ID, built.ID, used.ID)
+	if strings.HasPrefix(built.SHA256, schemas.RemoteModelPrefix) && !strings.HasPrefix(used.SHA256, schemas.RemoteModelPrefix) {
+		msg = fmt.Sprintf("index %s was built with model %s from an embeddings server, this worker embeds with %s: pass --embed-backend openai --embed-model %s and that server's embed.base_url",
+			index, built.ID, used.ID, built.ID)
+	}
 	if built.ID == used.ID {
 		msg = fmt.Sprintf("index %s was built with model %s (sha256 %.12s…), this worker's %s is other weights or another recipe (sha256 %.12s…): use the model folder the index was built with, or rebuild the index",
 			index, built.ID, built.SHA256, used.ID, used.SHA256)

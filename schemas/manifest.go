@@ -25,6 +25,10 @@ type Manifest struct {
 	Counts IndexCounts `json:"counts"`
 }
 
+// RemoteModelPrefix starts ModelRef.SHA256 for a model served by an embeddings server: its
+// fingerprint (model name, prefixes, input types) stands where a local model's ONNX hash does.
+const RemoteModelPrefix = "openai:"
+
 // ModelRef names the embedding model an index was built with; queries refuse another model.
 type ModelRef struct {
 	ID     string `json:"id"`

@@ -145,7 +145,7 @@ func withRemoteModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), 
 			return deps, func() {}, fmt.Errorf("embedding server: %w (set embed.dim to start without asking it)", err)
 		}
 	}
-	deps.Model = schemas.ModelRef{ID: r.ModelID(), SHA256: r.Fingerprint(), Dim: dim}
+	deps.Model = schemas.ModelRef{ID: r.ModelID(), SHA256: schemas.RemoteModelPrefix + r.Fingerprint(), Dim: dim}
 	if slices.Contains(cfg.Worker.TaskQueues, config.QueueEmbed) {
 		deps.Embedder = r
 	}

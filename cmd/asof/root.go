@@ -169,7 +169,7 @@ func (a *app) embedFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	a.modelFlag(cmd)
 	a.str(fs, "embed-backend", "auto", "embedding backend: auto (ONNX Runtime when built in and loadable, else pure Go), go, ort, or openai (a server at embed.base_url / ASOF_EMBED_BASE_URL)", func(c *config.Config, v string) { c.Embed.Backend = v })
-	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider, after `make setup-ort-gpu`)", func(c *config.Config, v string) { c.Embed.Device = v })
+	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider, after make setup-ort-gpu)", func(c *config.Config, v string) { c.Embed.Device = v })
 	a.num(fs, "embed-threads", 0, "ONNX Runtime threads per model call (0: 1; calls at once = cores/threads, and one command spreads its batches over them)", func(c *config.Config, v int) { c.Embed.Threads = v })
 	a.num(fs, "embed-batch-size", 0, "most texts per local model call (0: 16) or per server request (0: 32)", func(c *config.Config, v int) { c.Embed.BatchSize = v })
 	a.num(fs, "embed-batch-tokens", 0, "most padded tokens per local model call, texts sorted by length first (0: 2048)", func(c *config.Config, v int) { c.Embed.BatchTokens = v })
