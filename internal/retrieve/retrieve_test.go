@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
@@ -49,12 +50,13 @@ func makeShard(t testing.TB, id string, fx []fixture) *Shard {
 	s := &Shard{ID: id, Vectors: vecindex.New(len(fx[0].vec), "test")}
 	var docs []lexical.Doc
 	for i, f := range fx {
-		c := schemas.Chunk{ChunkID: f.id + "#0", DocID: f.id, PublishedAt: d(f.date), Text: f.text, Source: f.source, Lang: "en", SourceWeight: f.sw}
+		lang := cmp.Or(textnorm.Lang(f.text), "en")
+		c := schemas.Chunk{ChunkID: f.id + "#0", DocID: f.id, PublishedAt: d(f.date), Text: f.text, Source: f.source, Lang: lang, SourceWeight: f.sw}
 		s.Chunks = append(s.Chunks, c)
 		if err := s.Vectors.Add(f.vec); err != nil {
 			t.Fatal(err)
 		}
-		docs = append(docs, lexical.Doc{Row: i, Text: f.text, Lang: "en", PublishedAt: c.PublishedAt})
+		docs = append(docs, lexical.Doc{Row: i, Text: f.text, Lang: lang, PublishedAt: c.PublishedAt})
 		if i == 0 || c.PublishedAt.Before(s.MinDate) {
 			s.MinDate = c.PublishedAt
 		}
@@ -331,6 +333,45 @@ func TestSearchModes(t *testing.T) {
 			}
 			if got := ids(res.Results); !tc.check(got) {
 				t.Fatalf("results %v", got)
+			}
+		})
+	}
+}
+
+// TestBM25WithinTheQueryLanguage: in fused modes a BM25 hit counts only when the chunk is in
+// the query's language (an English query matches Russian text on names and numbers alone);
+// the bm25 mode keeps every hit, and a query without letters keeps every hit.
+func TestBM25WithinTheQueryLanguage(t *testing.T) {
+	shard := makeShard(t, "x", []fixture{
+		{"ru-names", "Nordavia Bank 2024: курс рубля и нефть", "tg", "2024-05-01", unit(0, 1, 0), nil},
+		{"ru-answer", "Центробанк Nordavia повысил ключевую ставку до 16%", "tg", "2024-05-01", unit(1, 0.2, 0), nil},
+		{"en-answer", "Nordavia Bank raised its key rate to 16% in 2024", "wire", "2024-05-01", unit(1, 0, 0.3), nil},
+	})
+	a := d("2024-05-15")
+	for _, tc := range []struct {
+		name, query string
+		mode        Mode
+		want        map[string]bool // doc -> has a BM25 rank
+	}{
+		{"hybrid, English query", "Nordavia Bank 2024 key rate", Hybrid, map[string]bool{"en-answer": true, "ru-names": false, "ru-answer": false}},
+		{"recency, English query", "Nordavia Bank 2024 key rate", Recency, map[string]bool{"en-answer": true, "ru-names": false, "ru-answer": false}},
+		{"hybrid, Russian query", "Nordavia ключевая ставка", Hybrid, map[string]bool{"en-answer": false, "ru-answer": true}},
+		{"bm25 keeps every language", "Nordavia Bank 2024 key rate", BM25, map[string]bool{"en-answer": true, "ru-names": true, "ru-answer": true}},
+		{"no letters: no language", "2024", Hybrid, map[string]bool{"en-answer": true, "ru-names": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Search([]*Shard{shard}, tc.query, unit(1, 0.1, 0.1), a, opts(func(o *Options) { o.Mode = tc.mode }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranked := map[string]bool{}
+			for _, c := range res.Candidates {
+				ranked[c.Chunk.DocID] = c.RankBM25 > 0
+			}
+			for id, want := range tc.want {
+				if ranked[id] != want {
+					t.Errorf("%s: BM25-ranked %v, want %v (candidates %v)", id, ranked[id], want, ranked)
+				}
 			}
 		})
 	}
