@@ -205,9 +205,13 @@ func TestMissingModel(t *testing.T) {
 // BenchmarkEmbedPassages measures passages/s for 800-character news snippets on the default
 // backend (ONNX Runtime in binaries built with -tags ORT): calls of 8 passages per core, in
 // batches of 8, which run on the cores at once (bench/embed_peer.py --seconds does the same).
+// ASOF_EMBED_THREADS=N runs cores/N calls × N threads instead of 1 thread per call.
 func BenchmarkEmbedPassages(b *testing.B) {
 	cfg := testmodel.Config(b)
 	cfg.BatchSize = 8
+	if v := os.Getenv("ASOF_EMBED_THREADS"); v != "" { // the layout: cores/N calls × N threads
+		fmt.Sscan(v, &cfg.Threads)
+	}
 	h, err := embed.NewHugot(cfg)
 	if err != nil {
 		b.Fatal(err)
