@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -37,8 +38,18 @@ var attachRe = regexp.MustCompile(`ASOF_S3_ACCESS_KEY_ID=(\S+) ASOF_S3_SECRET_AC
 // needs: the S3 key environment, the Temporal address and the store URL.
 func startServer(t *testing.T, dir string, extra ...string) (server *proc, env []string, hostPort, store string) {
 	t.Helper()
-	args := append([]string{"server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}, extra...)
-	server = startProc(t, nil, args...)
-	m := server.waitFor(t, attachRe)
-	return server, []string{"ASOF_S3_ACCESS_KEY_ID=" + m[1], "ASOF_S3_SECRET_ACCESS_KEY=" + m[2]}, m[3], m[4]
+	for attempt := 1; ; attempt++ {
+		args := append([]string{"server", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}, extra...)
+		server = startProc(t, nil, args...)
+		m, err := server.await(attachRe)
+		if err == nil {
+			return server, []string{"ASOF_S3_ACCESS_KEY_ID=" + m[1], "ASOF_S3_SECRET_ACCESS_KEY=" + m[2]}, m[3], m[4]
+		}
+		// freePort's port can be taken by a parallel test before the server binds it.
+		if attempt < 3 && strings.Contains(err.Error(), "address already in use") {
+			t.Logf("retrying with other ports: %v", err)
+			continue
+		}
+		t.Fatal(err)
+	}
 }

@@ -163,11 +163,12 @@ type proc struct {
 	mu   sync.Mutex
 	out  bytes.Buffer
 	done chan error
+	read chan struct{} // closed when all output has been read
 }
 
 func startProc(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(os.Args[0], args...), done: make(chan error, 1)}
+	p := &proc{cmd: exec.Command(os.Args[0], args...), done: make(chan error, 1), read: make(chan struct{})}
 	p.cmd.Dir = t.TempDir()
 	p.cmd.Env = append(append(os.Environ(), "ASOF_TEST_MAIN=1"), env...)
 	pr, pw := io.Pipe()
@@ -176,6 +177,7 @@ func startProc(t *testing.T, env []string, args ...string) *proc {
 		t.Fatal(err)
 	}
 	go func() {
+		defer close(p.read)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			p.mu.Lock()
@@ -193,19 +195,32 @@ func (p *proc) output() string { p.mu.Lock(); defer p.mu.Unlock(); return p.out.
 // waitFor polls the output until re matches, the process exits, or 60 s pass.
 func (p *proc) waitFor(t *testing.T, re *regexp.Regexp) []string {
 	t.Helper()
+	m, err := p.await(re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// await is waitFor returning the failure, with the process's whole output in it.
+func (p *proc) await(re *regexp.Regexp) ([]string, error) {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(p.output()); m != nil {
-			return m
+			return m, nil
 		}
 		select {
 		case err := <-p.done:
-			t.Fatalf("%v exited (%v) before printing %s:\n%s", p.cmd.Args[1:], err, re, p.output())
+			p.done <- err // for interrupt and later waits
+			<-p.read      // the last lines, which say why
+			if m := re.FindStringSubmatch(p.output()); m != nil {
+				return m, nil
+			}
+			return nil, fmt.Errorf("%v exited (%v) before printing %s:\n%s", p.cmd.Args[1:], err, re, p.output())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	t.Fatalf("%v did not print %s within 60 s:\n%s", p.cmd.Args[1:], re, p.output())
-	return nil
+	return nil, fmt.Errorf("%v did not print %s within 60 s:\n%s", p.cmd.Args[1:], re, p.output())
 }
 
 func (p *proc) interrupt(t *testing.T) {
