@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/asofrag/asof/internal/asofday"
 )
 
 // Doc is one ranked, deduplicated document.
@@ -112,13 +114,12 @@ func Build(ranked []Doc, asOf time.Time, o Options) (Context, error) {
 	if asOf.IsZero() {
 		return Context{}, ErrNoAsOf
 	}
-	y, m, d := asOf.UTC().Date()
-	end := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1) // first instant after A
-	hotFrom := end.AddDate(0, 0, -o.HotDays)                         // first hot instant (HotDays 0: none)
+	end := asofday.End(asOf)                 // first instant after A
+	hotFrom := end.AddDate(0, 0, -o.HotDays) // first hot instant (HotDays 0: none)
 	var hot, history []int
 	for i, doc := range ranked {
 		switch {
-		case !doc.PublishedAt.Before(end):
+		case !asofday.Allows(asOf, doc.PublishedAt):
 			return Context{}, fmt.Errorf("%w: ranked #%d doc %q chunk %q published %s, as of %s",
 				ErrFuture, i+1, doc.DocID, doc.ChunkID, doc.PublishedAt.UTC().Format(time.RFC3339), end.AddDate(0, 0, -1).Format(DateLayout))
 		case !doc.PublishedAt.Before(hotFrom):

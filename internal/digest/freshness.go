@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -11,17 +12,9 @@ import (
 // the NewDays−1 days before it (summarize.DefaultOptions().NewDays).
 const NewDays = 7
 
-// day is t's UTC calendar day at midnight.
-func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// ageDays is the age in whole days at asOf of something published at t: asOf's UTC day
-// minus t's UTC day, as in package eval. It is negative for t after asOf's day.
-func ageDays(t, asOf time.Time) int {
-	return int(day(asOf).Sub(day(t)) / (24 * time.Hour))
-}
+// ageDays is the age in whole days at asOf of something published at t (asofday.Age). It is
+// negative for t after asOf's day.
+func ageDays(t, asOf time.Time) int { return asofday.Age(asOf, t) }
 
 // Freshness computes a topic's freshness from its context blocks at the anchor day asOf.
 // Ages are whole UTC calendar days (asOf's day minus the publication day); a block dated
@@ -37,7 +30,7 @@ func Freshness(blocks []schemas.ContextBlock, asOf time.Time) schemas.DigestFres
 	within7, within30 := 0, 0
 	for i, b := range blocks {
 		ages[i] = max(ageDays(b.PublishedAt, asOf), 0)
-		days[day(b.PublishedAt)] = true
+		days[asofday.Start(b.PublishedAt)] = true
 		if ages[i] <= 7 {
 			within7++
 		}

@@ -35,6 +35,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/asofrag/asof/internal/asofday"
 )
 
 // Judged is one qrels row of a query: a document and its relevance grade (0, 1 or 2).
@@ -211,8 +213,5 @@ func gain(grade int) float64 {
 	return math.Exp2(float64(grade)) - 1
 }
 
-// dayNumber is t's UTC calendar day counted from 1970-01-01 (day 0), negative before it.
-func dayNumber(t time.Time) int64 {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-}
+// dayNumber is t's UTC calendar day counted from 1970-01-01 (asofday.Number).
+func dayNumber(t time.Time) int64 { return asofday.Number(t) }

@@ -28,6 +28,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/asofrag/asof/internal/asofday"
 )
 
 // Mode is the retrieval mode a query asks for.
@@ -101,7 +103,7 @@ func (r Reading) Explain() string {
 
 // Parse reads query as of anchor asOf (only its UTC calendar day matters).
 func Parse(query string, asOf time.Time) Reading {
-	y, m, d := asOf.UTC().Date()
+	y, m, d := asofday.Start(asOf).Date()
 	p := &parser{q: query, toks: tokenize(query), a: date(y, int(m), d)}
 	p.scan()
 	r := Reading{Mode: Recency, AsOf: p.a, Text: p.text()}

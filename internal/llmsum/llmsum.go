@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/schemas"
@@ -167,14 +168,13 @@ func checkInput(asOf time.Time, newDays int, groups ...[]contextx.Block) (time.T
 		return time.Time{}, fmt.Errorf("%w: new days %d is negative", ErrInput, newDays)
 	}
 	d := day(asOf)
-	end := d.AddDate(0, 0, 1)
 	seen := map[int]bool{}
 	for _, g := range groups {
 		for _, b := range g {
 			switch {
 			case b.N < 1 || seen[b.N]:
 				return time.Time{}, fmt.Errorf("%w: block number [%d] (doc %q) is not positive or is used twice", ErrInput, b.N, b.Doc.DocID)
-			case !b.Doc.PublishedAt.Before(end):
+			case !asofday.Allows(asOf, b.Doc.PublishedAt):
 				return time.Time{}, fmt.Errorf("%w: block [%d] doc %q published %s, after the as-of day %s", ErrInput,
 					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), d.Format(contextx.DateLayout))
 			}
@@ -185,10 +185,7 @@ func checkInput(asOf time.Time, newDays int, groups ...[]contextx.Block) (time.T
 }
 
 // day is the start of t's UTC day.
-func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
+func day(t time.Time) time.Time { return asofday.Start(t) }
 
 // newFrom is the first instant of the "new" window of newDays days ending with asOf's day
 // (newDays 0: the day after, so that nothing is new).

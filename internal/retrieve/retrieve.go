@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -168,15 +169,6 @@ func (o Options) Validate() error {
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// startOfDay and endOfDay bound t's UTC calendar day (end: the last millisecond, the precision
-// of stored timestamps).
-func startOfDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-func endOfDay(t time.Time) time.Time { return startOfDay(t).AddDate(0, 0, 1).Add(-time.Millisecond) }
-
 // Bounds is the allowed publication interval [Lo, Hi] for anchor asOf; Empty when nothing can
 // be allowed (a range wholly after A).
 type Bounds struct {
@@ -189,17 +181,18 @@ func (b Bounds) Allows(t time.Time) bool {
 	return !b.Empty && !t.Before(b.Lo) && !t.After(b.Hi)
 }
 
-// BoundsOf is the time mask of a search as of asOf: never after the end of A's day.
+// BoundsOf is the time mask of a search as of asOf: never after the end of A's day
+// (asofday.Last, the package every as-of check goes through).
 func BoundsOf(asOf time.Time, o Options) Bounds {
-	b := Bounds{Hi: endOfDay(asOf)}
+	b := Bounds{Hi: asofday.Last(asOf)}
 	if o.WindowDays > 0 && o.Mode != Window && o.Mode != Evolution {
-		b.Lo = startOfDay(asOf).AddDate(0, 0, -o.WindowDays)
+		b.Lo = asofday.Start(asOf).AddDate(0, 0, -o.WindowDays)
 	}
-	if !o.From.IsZero() && startOfDay(o.From).After(b.Lo) {
-		b.Lo = startOfDay(o.From)
+	if !o.From.IsZero() && asofday.Start(o.From).After(b.Lo) {
+		b.Lo = asofday.Start(o.From)
 	}
-	if !o.To.IsZero() && endOfDay(o.To).Before(b.Hi) {
-		b.Hi = endOfDay(o.To)
+	if !o.To.IsZero() && asofday.Last(o.To).Before(b.Hi) {
+		b.Hi = asofday.Last(o.To)
 	}
 	b.Empty = b.Hi.Before(b.Lo)
 	return b
@@ -437,7 +430,7 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 func timeRanks(cands []Candidate) {
 	days := make([]int64, len(cands))
 	for i, c := range cands {
-		days[i] = startOfDay(c.Chunk.PublishedAt).Unix()
+		days[i] = asofday.Number(c.Chunk.PublishedAt)
 	}
 	sorted := slices.Clone(days)
 	slices.Sort(sorted)
@@ -464,7 +457,7 @@ func rrf(k float64, rank int) float64 {
 // score sets each candidate's score for the mode.
 func score(cands []Candidate, asOf time.Time, o Options) {
 	w := o.Weights
-	end := endOfDay(asOf)
+	end := asofday.End(asOf)
 	for i := range cands {
 		c := &cands[i]
 		switch o.Mode {

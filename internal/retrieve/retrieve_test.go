@@ -120,7 +120,7 @@ func TestBounds(t *testing.T) {
 			if !b.Lo.Equal(wantLo) {
 				t.Errorf("lo %v, want %v", b.Lo, wantLo)
 			}
-			if want := d(tc.hi).AddDate(0, 0, 1).Add(-time.Millisecond); !b.Hi.Equal(want) {
+			if want := d(tc.hi).AddDate(0, 0, 1).Add(-time.Nanosecond); !b.Hi.Equal(want) { // asofday.Last
 				t.Errorf("hi %v, want %v", b.Hi, want)
 			}
 		})

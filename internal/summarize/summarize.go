@@ -59,6 +59,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/textnorm"
 )
@@ -236,16 +237,14 @@ func check(asOf time.Time, o Options, groups ...[]contextx.Block) (time.Time, er
 	if asOf.IsZero() {
 		return time.Time{}, ErrNoAsOf
 	}
-	y, m, d := asOf.UTC().Date()
-	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	end := day.AddDate(0, 0, 1)
+	day := asofday.Start(asOf)
 	seen := map[int]bool{}
 	for _, g := range groups {
 		for _, b := range g {
 			switch {
 			case b.N < 1 || seen[b.N]:
 				return time.Time{}, fmt.Errorf("%w: [%d] (doc %q)", ErrBlockNumber, b.N, b.Doc.DocID)
-			case !b.Doc.PublishedAt.Before(end):
+			case !asofday.Allows(asOf, b.Doc.PublishedAt):
 				return time.Time{}, fmt.Errorf("%w: [%d] doc %q published %s, as of %s", ErrFuture,
 					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), day.Format(contextx.DateLayout))
 			}

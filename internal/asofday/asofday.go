@@ -1,0 +1,37 @@
+// Package asofday is the one rule of asof's time mask: what "as of day A" allows.
+//
+// Days are UTC calendar days. An anchor A names the UTC day of its instant (an anchor written
+// with another offset is converted first: 2023-06-30T23:30-05:00 is 2023-07-01). A document
+// published at t is allowed as of A when t is before the first instant after A's day, so the
+// whole of A's day is allowed, to the nanosecond, and nothing after it. Every searcher, context
+// builder, summarizer, evaluator and digest asks this package instead of writing the boundary
+// out again.
+package asofday
+
+import "time"
+
+// Start is midnight (UTC) of a's UTC calendar day.
+func Start(a time.Time) time.Time {
+	y, m, d := a.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// End is the first instant after a's UTC calendar day: the exclusive end of what is allowed.
+func End(a time.Time) time.Time { return Start(a).AddDate(0, 0, 1) }
+
+// Last is the last instant of a's UTC calendar day (End minus a nanosecond): the inclusive end
+// for range queries (bleve's date ranges count nanoseconds).
+func Last(a time.Time) time.Time { return End(a).Add(-time.Nanosecond) }
+
+// Allows reports whether something published at t may be used as of a: t is not after a's
+// UTC calendar day.
+func Allows(a, t time.Time) bool { return t.Before(End(a)) }
+
+// Age is a's UTC calendar day minus t's, in whole days: 0 on the anchor's day, 1 the day
+// before, negative for t after a's day (a leak).
+func Age(a, t time.Time) int {
+	return int(Start(a).Sub(Start(t)).Hours()) / 24
+}
+
+// Number is t's UTC calendar day counted from 1970-01-01 (day 0), negative before it.
+func Number(t time.Time) int64 { return Start(t).Unix() / 86400 }
