@@ -7,18 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
-	"github.com/asofrag/asof/internal/intent"
-	"github.com/asofrag/asof/internal/llmsum"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"
@@ -26,7 +24,7 @@ import (
 )
 
 // ModeAuto lets the query-intent parser choose the mode and dates.
-const ModeAuto = "auto"
+const ModeAuto = answer.Auto
 
 // RunPrefix is where one question's artifacts go: runs/<run-id>/.
 func RunPrefix(runID string) string { return path.Join("runs", runID) }
@@ -42,81 +40,16 @@ type ReadQueryInput struct {
 	To   time.Time `json:"to"`
 }
 
-// ReadQueryResult is how the question will be searched.
-type ReadQueryResult struct {
-	Mode string    `json:"mode"`
-	From time.Time `json:"from"`
-	To   time.Time `json:"to"`
-	// Text is what BM25 and the embedder see: the query without its date phrases.
-	Text           string `json:"text"`
-	Interpretation string `json:"interpretation"`
-}
+// ReadQueryResult is how the question will be searched (answer.Reading).
+type ReadQueryResult = answer.Reading
 
-// ReadQuery decides the mode and dates of a question: auto runs the English/Russian intent
-// parser against the anchor; an explicit mode is kept, and window mode takes its dates from
-// --from/--to or, failing those, from the query text.
+// ReadQuery decides the mode and dates of a question (answer.Read).
 func (a *Activities) ReadQuery(_ context.Context, in ReadQueryInput) (ReadQueryResult, error) {
-	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return ReadQueryResult{}, invalid(errors.New("the query is empty"))
+	r, err := answer.Read(in.Query, in.AsOf, in.Mode, in.From, in.To)
+	if err != nil {
+		return r, invalid(err)
 	}
-	if in.AsOf.IsZero() {
-		return ReadQueryResult{}, invalid(errors.New("no as-of date"))
-	}
-	mode := in.Mode
-	if mode == "" {
-		mode = ModeAuto
-	}
-	if mode != ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(mode)) {
-		return ReadQueryResult{}, invalid(fmt.Errorf("unknown mode %q (auto, %s)", mode, modeList()))
-	}
-	explicit := !in.From.IsZero() || !in.To.IsZero()
-	r := intent.Parse(q, in.AsOf)
-	out := ReadQueryResult{Mode: mode, From: in.From, To: in.To, Text: q}
-	switch {
-	case mode == ModeAuto && explicit:
-		out.Mode = string(retrieve.Window)
-		out.Text = r.Text
-		if r.Mode == intent.Evolution {
-			out.Mode = string(retrieve.Evolution)
-		}
-		out.Interpretation = fmt.Sprintf("%s %s (dates given)", out.Mode, span(in.From, in.To))
-	case mode == ModeAuto:
-		out.Mode = string(r.Mode) // intent's modes are retrieve's names
-		out.From, out.To, out.Text = r.From, r.To, r.Text
-		out.Interpretation = r.Explain()
-	case mode == string(retrieve.Window) && !explicit:
-		if r.From.IsZero() && r.To.IsZero() {
-			return ReadQueryResult{}, invalid(fmt.Errorf("window mode needs --year, --from/--to or dates in the query (%q has none)", q))
-		}
-		out.From, out.To, out.Text = r.From, r.To, r.Text
-		out.Interpretation = "window " + span(r.From, r.To) + " (dates read from the query, as requested)"
-	default:
-		out.Interpretation = mode + " (as requested)"
-		if explicit {
-			out.Interpretation = mode + " " + span(in.From, in.To) + " (as requested)"
-		}
-	}
-	return out, nil
-}
-
-func span(from, to time.Time) string {
-	f, t := "…", "…"
-	if !from.IsZero() {
-		f = from.UTC().Format(time.DateOnly)
-	}
-	if !to.IsZero() {
-		t = to.UTC().Format(time.DateOnly)
-	}
-	return f + ".." + t
-}
-
-func modeList() string {
-	var s []string
-	for _, m := range retrieve.Modes {
-		s = append(s, string(m))
-	}
-	return strings.Join(s, ", ")
+	return r, nil
 }
 
 // EmbedQueryInput is a query to embed.
@@ -168,12 +101,11 @@ type AnswerInput struct {
 // that histories of older runs replay.
 func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer, error) {
 	began := time.Now()
-	r, err := a.rank(ctx, in)
+	ans, r, err := a.rank(ctx, in)
 	if err != nil {
-		return r.ans, err
+		return ans, err
 	}
-	ans := r.ans
-	if err := compose(&ans, in, docsOf(r.ranked), groupsOf(r.results), r.evolution); err != nil {
+	if err := compose(&ans, in, answer.Docs(r.Ranked), answer.Groups(r.Ranked), r.Evolution()); err != nil {
 		return ans, err
 	}
 	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
@@ -183,149 +115,58 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 	return ans, nil
 }
 
-// ranked is one answer's retrieval before judging: the answer's header, results and counts,
-// every near-duplicate cluster in fused order, and the results shown.
-type ranked struct {
-	ans       schemas.Answer
-	ranked    []folded
-	results   []folded
-	evolution bool
-}
-
-// rank retrieves as of the anchor and folds near-duplicates.
-func (a *Activities) rank(ctx context.Context, in AnswerInput) (ranked, error) {
+// rank loads the shards the mask can reach and ranks them (answer.Rank): the answer's header,
+// results and counts, and the ranking the pool and the context are drawn from.
+func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, answer.Ranking, error) {
 	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: in.RunID, Index: in.Index, Query: in.Query,
 		AsOf: in.AsOf.UTC(), Mode: in.Read.Mode, Interpretation: in.Read.Interpretation, SearchText: in.Read.Text}
-	out := ranked{ans: ans}
 	if err := ValidateIndexName(in.Index); err != nil {
-		return out, invalid(err)
+		return ans, answer.Ranking{}, invalid(err)
 	}
 	o := in.Options
 	o.Mode = retrieve.Mode(in.Read.Mode)
 	o.From, o.To = in.Read.From, in.Read.To
 	if err := o.Validate(); err != nil {
-		return out, invalid(err)
+		return ans, answer.Ranking{}, invalid(err)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
-		return out, err
+		return ans, answer.Ranking{}, err
 	}
 	ans.ManifestSeq = m.Seq
 	if in.Vector != nil {
 		if err := checkModel(in.Index, m.Model, in.Model); err != nil {
-			return out, err
+			return ans, answer.Ranking{}, err
 		}
 	}
 	b := retrieve.BoundsOf(in.AsOf, o)
 	ans.From, ans.To = b.Lo, b.Hi
 	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, b)
 	if err != nil {
-		return out, err
+		return ans, answer.Ranking{}, err
 	}
 	defer release()
 	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
-	res, err := retrieve.Search(shards, in.Read.Text, in.Vector, in.AsOf, o)
+	r, err := answer.Rank(shards, in.Read, in.Vector, in.AsOf, in.Options, in.Dedup, false)
 	if err != nil {
-		return out, invalid(err)
+		return ans, r, invalid(err)
 	}
-	ans.Counts.Allowed, ans.Counts.Candidates = res.Allowed, len(res.Candidates)
-	if b.Empty || res.Allowed == 0 {
-		ans.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", span(b.Lo, b.Hi), in.AsOf.UTC().Format(time.DateOnly))
+	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
+	ans.Message = r.Message
+	for i, h := range r.Results {
+		ans.Results = append(ans.Results, answer.Result(i+1, h))
 	}
-
-	// Fold near-duplicates (reposts across channels) into the best copy, then cap and cut.
-	out.evolution = o.Mode == retrieve.Evolution
-	if out.evolution {
-		for _, c := range res.Results {
-			out.ranked = append(out.ranked, folded{c: c, sources: []string{c.Chunk.Source}})
-		}
-	} else {
-		out.ranked, err = fold(res.Candidates, in.Dedup)
-		if err != nil {
-			return out, err
-		}
-	}
-	ans.Counts.Clusters = len(out.ranked)
-	out.results = out.ranked
-	if !out.evolution {
-		out.results = capFolded(out.ranked, o.K, o.MaxPerSource)
-	}
-	for i, f := range out.results {
-		c := f.c
-		ans.Results = append(ans.Results, schemas.AnswerResult{
-			Rank: i + 1, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
-			Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
-			Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: f.dups, Sources: f.sources, Fragments: max(1, c.Fragments),
-			Snippet: contextx.Snippet(c.Chunk.Text, 300),
-		})
-	}
-	out.ans = ans
-	return out, nil
+	return ans, r, nil
 }
 
-// docsOf turns folded candidates into context documents, in order.
-func docsOf(fs []folded) []contextx.Doc {
-	docs := make([]contextx.Doc, 0, len(fs))
-	for _, f := range fs {
-		docs = append(docs, contextx.Doc{DocID: f.c.Chunk.DocID, ChunkID: f.c.Chunk.ChunkID, Title: f.c.Chunk.Title, Text: f.c.Chunk.Text,
-			URL: f.c.Chunk.URL, Sources: f.sources, PublishedAt: f.c.Chunk.PublishedAt, Score: f.c.Score})
-	}
-	return docs
-}
-
-// groupsOf maps doc ids to their evolution group ("then", "now").
-func groupsOf(fs []folded) map[string]string {
-	g := map[string]string{}
-	for _, f := range fs {
-		if f.c.Group != "" {
-			g[f.c.Chunk.DocID] = f.c.Group
-		}
-	}
-	return g
-}
-
-// compose builds the dated context from docs (ranked, best first) and summarizes it
-// extractively into ans (Context, Blocks, Summary, Brief).
+// compose builds the dated context of docs and its extractive summary into ans (answer.Compose).
 func compose(ans *schemas.Answer, in AnswerInput, docs []contextx.Doc, groups map[string]string, evolution bool) error {
-	co := in.Context
-	if evolution {
-		co.KDocs = max(1, len(docs))
-	}
-	if len(docs) == 0 {
-		ans.Summary, ans.SummaryMethod = ans.Message, "none"
-		if ans.Summary == "" {
-			ans.Summary = "Not enough information: no document passed."
-		}
-		return nil
-	}
-	cx, err := contextx.Build(docs, in.AsOf, co)
+	c, err := answer.Compose(answer.ComposeInput{Query: in.Query, AsOf: in.AsOf, Evolution: evolution, Groups: groups,
+		Empty: ans.Message, Context: in.Context, Summary: in.Summary}, docs)
 	if err != nil {
 		return invalid(err)
 	}
-	ans.Context = cx.Text()
-	ans.Blocks = ans.Blocks[:0]
-	for _, bl := range cx.Blocks {
-		ans.Blocks = append(ans.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
-			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: groups[bl.Doc.DocID]})
-	}
-	if evolution {
-		then, now := splitGroups(cx.Blocks, groups)
-		ev, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
-		if err != nil {
-			return invalid(err)
-		}
-		ans.Summary, ans.SummaryMethod = ev.Markdown(), ev.Method
-		b := llmsum.FromEvolution(ev)
-		ans.Brief = &b
-		return nil
-	}
-	sum, err := summarize.Digest(in.Query, cx.Blocks, in.AsOf, in.Summary)
-	if err != nil {
-		return invalid(err)
-	}
-	ans.Summary, ans.SummaryMethod = sum.Markdown(), sum.Method
-	b := llmsum.FromSummary(sum)
-	ans.Brief = &b
+	ans.Context, ans.Blocks, ans.Summary, ans.SummaryMethod, ans.Brief = c.Context, c.Blocks, c.Summary, c.SummaryMethod, c.Brief
 	return nil
 }
 
@@ -357,68 +198,6 @@ func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Man
 		activity.RecordHeartbeat(ctx, searched)
 	}
 	return shards, release, searched, skipped, nil
-}
-
-// folded is a candidate with the duplicates folded into it.
-type folded struct {
-	c       retrieve.Candidate
-	dups    int
-	sources []string
-}
-
-// fold groups the candidates into near-duplicate clusters (dedup) and keeps each cluster's best,
-// in score order, with its first source first and every other source after it.
-func fold(cands []retrieve.Candidate, o dedup.Options) ([]folded, error) {
-	items := make([]dedup.Item, len(cands))
-	for i, c := range cands {
-		items[i] = dedup.Item{ChunkID: c.Chunk.ChunkID, DocID: c.Chunk.DocID, Source: c.Chunk.Source,
-			PublishedAt: c.Chunk.PublishedAt, Key: c.Chunk.DedupKey, Vec: c.Vec, Score: c.Score}
-	}
-	clusters, err := dedup.Group(items, o)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	out := make([]folded, 0, len(clusters))
-	for _, cl := range clusters {
-		best := cands[cl.Best]
-		sources := []string{best.Chunk.Source}
-		for _, s := range cl.Sources {
-			if s != best.Chunk.Source {
-				sources = append(sources, s)
-			}
-		}
-		out = append(out, folded{c: best, dups: len(cl.Members) - 1, sources: sources})
-	}
-	return out, nil
-}
-
-// capFolded keeps the first k with at most maxPer from one source (0: no cap).
-func capFolded(fs []folded, k, maxPer int) []folded {
-	out := make([]folded, 0, min(k, len(fs)))
-	per := map[string]int{}
-	for _, f := range fs {
-		if len(out) == k {
-			break
-		}
-		if maxPer > 0 && per[f.c.Chunk.Source] >= maxPer {
-			continue
-		}
-		per[f.c.Chunk.Source]++
-		out = append(out, f)
-	}
-	return out
-}
-
-// splitGroups sorts context blocks into the "then" and "now" groups of their documents.
-func splitGroups(blocks []contextx.Block, group map[string]string) (then, now []contextx.Block) {
-	for _, b := range blocks {
-		if group[b.Doc.DocID] == "then" {
-			then = append(then, b)
-		} else {
-			now = append(now, b)
-		}
-	}
-	return then, now
 }
 
 // currentManifest reads the live manifest of index.

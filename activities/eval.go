@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -15,11 +16,12 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/eval"
-	"github.com/asofrag/asof/internal/intent"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -92,6 +94,10 @@ type EvalQuestionRef struct {
 	ID       string    `json:"id"`
 	AsOf     time.Time `json:"as_of"`
 	Question string    `json:"question"`
+	// AutoText is the query text auto mode searches and embeds (the question without its date
+	// phrases, answer.Read), set only when it differs from Question: auto systems use its
+	// vector, as `asof ask` would.
+	AutoText string `json:"auto_text,omitempty"`
 }
 
 // PlanEvalInput names the question and judgement files in the store.
@@ -154,12 +160,16 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 			res.Unjudged++
 			continue
 		}
-		d := q.QuestionDate.UTC()
+		d := asofday.Start(q.QuestionDate) // the anchor is a day: a time of day must not shift it
 		if (!in.From.IsZero() && d.Before(in.From)) || (!in.To.IsZero() && d.After(in.To)) {
 			res.OutOfSpan++
 			continue
 		}
-		keep = append(keep, EvalQuestionRef{ID: q.QuestionID, AsOf: d, Question: q.Question})
+		ref := EvalQuestionRef{ID: q.QuestionID, AsOf: d, Question: strings.TrimSpace(q.Question)}
+		if r, err := answer.Read(ref.Question, d, answer.Auto, time.Time{}, time.Time{}); err == nil && r.Text != ref.Question {
+			ref.AutoText = r.Text
+		}
+		keep = append(keep, ref)
 	}
 	slices.SortFunc(keep, func(x, y EvalQuestionRef) int { return strings.Compare(x.ID, y.ID) })
 	if in.Limit > 0 && len(keep) > in.Limit {
@@ -252,8 +262,20 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		}
 		systems[i] = s
 	}
-	if len(in.Vectors) != len(in.Questions) {
-		return EvalBatchResult{}, invalid(fmt.Errorf("%d vectors for %d questions", len(in.Vectors), len(in.Questions)))
+	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
+	autoVec := make([][]float32, len(in.Questions))
+	next := len(in.Questions)
+	for i, q := range in.Questions {
+		if q.AutoText == "" {
+			continue
+		}
+		if next < len(in.Vectors) {
+			autoVec[i] = in.Vectors[next]
+		}
+		next++
+	}
+	if next != len(in.Vectors) {
+		return EvalBatchResult{}, invalid(fmt.Errorf("%d vectors for %d questions and their auto readings (%d)", len(in.Vectors), len(in.Questions), next))
 	}
 	judged := map[string][]eval.Judged{}
 	if in.QrelsKey != "" {
@@ -282,7 +304,11 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	for qi, q := range in.Questions {
 		for _, s := range systems {
 			began := time.Now()
-			ranked, ctxDates, err := evalRun(shards, s, q, in.Vectors[qi])
+			vec := in.Vectors[qi]
+			if s.auto && autoVec[qi] != nil {
+				vec = autoVec[qi]
+			}
+			ranked, ctxDates, err := evalRun(shards, s, q, vec)
 			if err != nil {
 				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
@@ -295,8 +321,11 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 				row.CtxFreshestDays = fr.FreshestDays
 			}
 			row.CtxDistinctDates, row.CtxDocs = int32(fr.DistinctDates), int32(fr.Docs)
-			for _, r := range ranked[:min(10, len(ranked))] {
-				row.Top10 = append(row.Top10, r.DocID)
+			for i, r := range ranked {
+				if i < eval.K10 {
+					row.Top10 = append(row.Top10, r.DocID)
+				}
+				row.Ranked = append(row.Ranked, r.DocID)
 			}
 			rows = append(rows, row)
 		}
@@ -308,71 +337,58 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
 }
 
-// evalRun ranks documents for one question with one system: the top 50 documents, and the
-// publication times of the context asof would build from them (duplicates folded, 30
-// documents, 75% from the last 30 days).
+// evalRun answers one question with one system through the answer pipeline that `asof ask`
+// serves (answer.Read → answer.Rank → answer.Pool → the context) with ask's options and
+// --k 50: the ranked documents eval scores (a document's rank is its best chunk's) and the
+// publication times of the context's documents. Only what a system changes differs from ask:
+// no fold (systems without +dedup keep every copy in the ranking; the context is folded as
+// served), no mask (*_nomask: an anchor past every document), no dense branch (bm25_time), the
+// offline judge's grade-0 candidates leaving the ranking and the context (+judge).
 func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
 	o := retrieve.DefaultOptions()
-	o.Mode, o.K = s.mode, 50
-	text, asOf := q.Question, q.AsOf
+	o.K = eval.K50
+	mode := string(s.mode)
 	if s.auto {
-		r := intent.Parse(q.Question, q.AsOf)
-		o.Mode, o.From, o.To, text = retrieve.Mode(r.Mode), r.From, r.To, r.Text
-		if r.Empty {
-			return nil, nil, nil
-		}
+		mode = answer.Auto
 	}
+	read, err := answer.Read(q.Question, q.AsOf, mode, time.Time{}, time.Time{})
+	if err != nil {
+		return nil, nil, err
+	}
+	asOf := q.AsOf
 	if s.nomask {
 		// No mask: an anchor past every document (not year 9999: bleve's date range counts
 		// nanoseconds in an int64, which ends in 2262).
 		asOf, o.WindowDays = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0
 	}
-	if s.noDense {
+	if s.noDense || read.Mode == string(retrieve.BM25) { // ask embeds no query in bm25 mode
 		vec = nil
 	}
-	res, err := retrieve.Search(shards, text, vec, asOf, o)
+	if s.judge {
+		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
+	}
+	r, err := answer.Rank(shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
 	if err != nil {
 		return nil, nil, err
 	}
-	cands := res.Candidates
-	if o.Mode == retrieve.Evolution {
-		cands = res.Results
-	}
-	folded, err := fold(cands, dedup.DefaultOptions())
+	results := r.Results
+	pool, err := answer.Pool(r, asOf, contextx.DefaultOptions(), answer.DefaultPool)
 	if err != nil {
 		return nil, nil, err
-	}
-	if s.dedup {
-		cands = cands[:0:0]
-		for _, x := range folded {
-			cands = append(cands, x.c)
-		}
 	}
 	if s.judge {
-		cands = judged(text, cands)
+		results = judged(read.Text, results)
+		results = results[:min(eval.K50, len(results))]
+		pool = judged(read.Text, pool)
 	}
 	var ranked []eval.Ranked
-	for _, c := range cands {
-		ranked = append(ranked, eval.Ranked{DocID: c.Chunk.DocID, PublishedAt: c.Chunk.PublishedAt})
+	for _, h := range results {
+		ranked = append(ranked, eval.Ranked{DocID: h.Chunk.DocID, PublishedAt: h.Chunk.PublishedAt})
 	}
 	ranked = eval.Collapse(ranked)
-	// The context is built as of the real anchor even for a no-mask system: a leaked document
-	// then makes contextx refuse, so its dates are taken from the folded list instead.
-	docs := make([]contextx.Doc, 0, len(folded))
 	var dates []time.Time
-	leak := false
-	for _, f := range folded {
-		if f.c.Chunk.PublishedAt.After(q.AsOf.AddDate(0, 0, 1)) {
-			leak = true
-		}
-		docs = append(docs, contextx.Doc{DocID: f.c.Chunk.DocID, ChunkID: f.c.Chunk.ChunkID, PublishedAt: f.c.Chunk.PublishedAt, Score: f.c.Score})
-	}
-	if leak {
-		for _, d := range docs[:min(contextx.DefaultOptions().KDocs, len(docs))] {
-			dates = append(dates, d.PublishedAt)
-		}
-	} else if len(docs) > 0 {
-		cx, err := contextx.Build(docs, q.AsOf, contextx.DefaultOptions())
+	if len(pool) > 0 {
+		cx, err := answer.Select(answer.Docs(pool), asOf, contextx.DefaultOptions(), r.Evolution())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -380,20 +396,21 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 			dates = append(dates, b.Doc.PublishedAt)
 		}
 	}
-	return ranked[:min(50, len(ranked))], dates, nil
+	return ranked, dates, nil
 }
 
-// judged drops the candidates the offline judge grades 0 for query, keeping the order.
-func judged(query string, cands []retrieve.Candidate) []retrieve.Candidate {
-	docs := make([]judge.Doc, len(cands))
-	for i, c := range cands {
-		docs[i] = judge.Doc{ID: i + 1, DocID: c.Chunk.DocID, Title: c.Chunk.Title, Text: c.Chunk.Text, Source: c.Chunk.Source,
-			PublishedAt: c.Chunk.PublishedAt, Cosine: float64(c.Cos)}
+// judged drops the hits the offline judge grades 0 for query, keeping the order (what the
+// Judge activity's heuristic does to an answer's pool).
+func judged(query string, hits []answer.Hit) []answer.Hit {
+	docs := make([]judge.Doc, len(hits))
+	for i, h := range hits {
+		docs[i] = judge.Doc{ID: i + 1, DocID: h.Chunk.DocID, Title: h.Chunk.Title, Text: h.Chunk.Text, Source: h.Chunk.Source,
+			PublishedAt: h.Chunk.PublishedAt, Cosine: float64(h.Cos)}
 	}
-	var out []retrieve.Candidate
+	var out []answer.Hit
 	for _, v := range judge.Heuristic(query, docs) {
 		if v.Relevance > 0 {
-			out = append(out, cands[v.ID-1])
+			out = append(out, hits[v.ID-1])
 		}
 	}
 	return out

@@ -49,7 +49,7 @@ func TestPlanEval(t *testing.T) {
 	d := func(s string) time.Time { v, _ := time.Parse(time.DateOnly, s); return v }
 	put("q.parquet", []schemas.EvalQuestion{{QuestionID: "a", QuestionDate: d("2023-01-02"), Question: "qa"}, {QuestionID: "b", QuestionDate: d("2023-02-02"), Question: "qb"}, {QuestionID: "c", QuestionDate: d("2023-03-02"), Question: "qc"}, {QuestionID: "x", QuestionDate: d("2023-01-05"), Question: "unjudged"}, {QuestionID: "old", QuestionDate: d("2019-01-01"), Question: "too old"}})
 	put("r.parquet", []schemas.Qrel{{QuestionID: "a", DocID: "d1", Grade: 2, DaysBefore: 1}, {QuestionID: "b", DocID: "d2", Grade: 1, DaysBefore: 20}, {QuestionID: "c", DocID: "d3", Grade: 2, DaysBefore: 3}, {QuestionID: "old", DocID: "d4", Grade: 2, DaysBefore: 1}})
-	put("tg.parquet", []schemas.EvalQuery{{QueryID: "t1", Query: "ставка", AnchorDate: d("2025-09-04")}, {QueryID: "t2", Query: "нефть", AnchorDate: d("2025-09-04")}})
+	put("tg.parquet", []schemas.EvalQuery{{QueryID: "t1", Query: "ставка", AnchorDate: d("2025-09-04").Add(15 * time.Hour)}, {QueryID: "t2", Query: "нефть на этой неделе", AnchorDate: d("2025-09-04")}})
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	acts := &activities.Activities{Bucket: b}
@@ -64,7 +64,10 @@ func TestPlanEval(t *testing.T) {
 		t.Fatalf("limit sample %+v vs %+v", one.Batches, again.Batches)
 	}
 	tg := run[activities.PlanEvalResult](t, env, acts.PlanEval, activities.PlanEvalInput{QuestionsKey: "tg.parquet", Unlabelled: true, BatchSize: 25})
-	if tg.Questions != 2 || tg.Batches[0][1].Question != "нефть" || !tg.Batches[0][0].AsOf.Equal(d("2025-09-04")) {
+	// An anchor with a time of day is its day (asofday.Start); auto's search text, when it
+	// differs from the question, travels with it so eval embeds what ask would.
+	if tg.Questions != 2 || tg.Batches[0][1].Question != "нефть на этой неделе" || !tg.Batches[0][0].AsOf.Equal(d("2025-09-04")) ||
+		tg.Batches[0][0].AutoText != "" || tg.Batches[0][1].AutoText != "нефть" {
 		t.Fatalf("unlabelled plan %+v", tg)
 	}
 	if _, err := env.ExecuteActivity(acts.PlanEval, activities.PlanEvalInput{QuestionsKey: "missing.parquet", QrelsKey: "r.parquet"}); err == nil {

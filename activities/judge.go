@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/llm"
@@ -68,46 +69,28 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 	if in.RunID == "" {
 		return CandidatesResult{}, invalid(errors.New("no run id"))
 	}
-	r, err := a.rank(ctx, in.AnswerInput)
+	ans, r, err := a.rank(ctx, in.AnswerInput)
 	if err != nil {
 		return CandidatesResult{}, err
 	}
-	pool := r.ranked
-	if !r.evolution && len(pool) > 0 {
-		co := in.Context
-		co.KDocs = max(co.KDocs, in.Pool)
-		if err := co.Validate(); err != nil {
-			return CandidatesResult{}, invalid(err)
-		}
-		cx, err := contextx.Build(docsOf(r.ranked), in.AsOf, co)
-		if err != nil {
-			return CandidatesResult{}, invalid(err)
-		}
-		chosen := map[string]bool{}
-		for _, b := range cx.Blocks {
-			chosen[b.Doc.ChunkID] = true
-		}
-		pool = nil
-		for _, f := range r.ranked {
-			if chosen[f.c.Chunk.ChunkID] {
-				pool = append(pool, f)
-			}
-		}
+	pool, err := answer.Pool(r, in.AsOf, in.Context, in.Pool)
+	if err != nil {
+		return CandidatesResult{}, invalid(err)
 	}
 	rows := make([]schemas.CandidateRow, len(pool))
 	for i, f := range pool {
-		c := f.c
+		c := f.Candidate
 		rows[i] = schemas.CandidateRow{Rank: int32(i + 1), DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt,
-			Source: c.Chunk.Source, Sources: f.sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
+			Source: c.Chunk.Source, Sources: f.Sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
 			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
-			Group: c.Group, Duplicates: int32(f.dups), Fragments: int32(max(1, c.Fragments))}
+			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments))}
 	}
 	key := CandidatesKey(in.RunID)
 	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
 		return CandidatesResult{}, err
 	}
-	r.ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
-	return CandidatesResult{Answer: r.ans, Key: key, Pool: len(rows)}, nil
+	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
+	return CandidatesResult{Answer: ans, Key: key, Pool: len(rows)}, nil
 }
 
 // JudgeInput is one batch of the pool: ranks From..To (1-based, inclusive).

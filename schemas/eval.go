@@ -59,4 +59,7 @@ type EvalRow struct {
 	CtxDocs          int32   `parquet:"ctx_docs" json:"ctx_docs"`
 	// Top10 lists the ranked document ids, best first.
 	Top10 []string `parquet:"top10,list" json:"top10"`
+	// Ranked lists every scored document id (up to 50), best first: the list `asof ask --k 50`
+	// returns for the same question and options.
+	Ranked []string `parquet:"ranked,list" json:"ranked"`
 }

@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/contextx"
 	"github.com/asofrag/asof/internal/dedup"
@@ -59,7 +61,7 @@ type JudgeOptions struct {
 
 // DefaultJudgeOptions: auto, a pool of 40 in batches of 8, keep on failure, 4 attempts.
 func DefaultJudgeOptions() JudgeOptions {
-	return JudgeOptions{Mode: activities.JudgeAuto, Pool: 40, Batch: 8, Failure: activities.FailureKeep, MaxAttempts: 4}
+	return JudgeOptions{Mode: activities.JudgeAuto, Pool: answer.DefaultPool, Batch: 8, Failure: activities.FailureKeep, MaxAttempts: 4}
 }
 
 // Validate reports options that cannot judge.
@@ -93,8 +95,7 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	if asOf.IsZero() {
 		asOf = workflow.Now(ctx).UTC()
 	}
-	y, m, d := asOf.UTC().Date()
-	asOf = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	asOf = asofday.Start(asOf)
 	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: time.Minute,

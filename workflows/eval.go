@@ -136,5 +136,12 @@ func questionsOf(batch []activities.EvalQuestionRef) []string {
 	for i, q := range batch {
 		out[i] = q.Question
 	}
+	// Then the auto readings' texts that differ from their question (what ask embeds in auto
+	// mode), in batch order: EvalBatch takes them from the end.
+	for _, q := range batch {
+		if q.AutoText != "" {
+			out = append(out, q.AutoText)
+		}
+	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 	}
 	out := filepath.Join(dir, "eval")
 	code, stdout, errOut := runCLI(t, nil, append([]string{"eval", "--index", "rtqa-small", "--questions", questions, "--qrels", qrels,
-		"--systems", "bm25,bm25_time,dense,hybrid,temporal_rrf,decay,auto,temporal_rrf+dedup,temporal_rrf+judge,hybrid+judge,bm25_nomask,hybrid_nomask", "--out", out, "--json"}, common...)...)
+		"--systems", "bm25,bm25_time,dense,hybrid,temporal_rrf,decay,auto,temporal_rrf+dedup,temporal_rrf+judge,hybrid+judge,bm25_nomask,hybrid_nomask,auto+dedup,decay+dedup", "--out", out, "--json"}, common...)...)
 	if code != 0 {
 		t.Fatalf("eval: exit %d\n%s\n%s", code, stdout, errOut)
 	}
@@ -108,7 +109,7 @@ func TestEvalCommandWithModel(t *testing.T) {
 		Systems map[string]eval.Summary `json:"systems"`
 	}
 	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Systems) != 12 {
+	if err != nil || json.Unmarshal(data, &sum) != nil || len(sum.Systems) != 14 {
 		t.Fatalf("summary.json: %v (%d systems)\n%s", err, len(sum.Systems), data)
 	}
 	t.Logf("%d questions, %d documents", nq, nd)
@@ -133,4 +134,57 @@ func TestEvalCommandWithModel(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	evalMeasuresWhatAskServes(t, common, questions, filepath.Join(out, "per_query.parquet"))
+}
+
+// evalMeasuresWhatAskServes checks that eval scores what users get: for a sample of questions,
+// the ranked documents a +dedup system scored equal, document for document, the results of
+// `asof ask --json --k 50` with the same mode (a document's rank is its best chunk's).
+func evalMeasuresWhatAskServes(t *testing.T, common []string, questionsFile, perQuery string) {
+	t.Helper()
+	qs, err := parquet.ReadFile[schemas.EvalQuestion](questionsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.ReadFile[schemas.EvalRow](perQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored := map[string][]string{} // system/question → ranked doc ids
+	for _, r := range rows {
+		scored[r.System+"/"+r.QuestionID] = r.Ranked
+	}
+	slices.SortFunc(qs, func(a, b schemas.EvalQuestion) int { return strings.Compare(a.QuestionID, b.QuestionID) })
+	compared := 0
+	for _, q := range qs[:min(3, len(qs))] {
+		for system, mode := range map[string]string{"temporal_rrf+dedup": "recency", "auto+dedup": "auto", "decay+dedup": "decay"} {
+			want, ok := scored[system+"/"+q.QuestionID]
+			if !ok || len(want) == 0 {
+				t.Fatalf("per_query.parquet has no ranked list for %s on %s", system, q.QuestionID)
+			}
+			code, stdout, errOut := runCLI(t, nil, append([]string{"ask", "--index", "rtqa-small", "--as-of", q.QuestionDate.Format(time.DateOnly),
+				"--mode", mode, "--k", "50", "--judge", "off", "--summarizer", "extractive", "--json", q.Question}, common...)...)
+			if code != 0 {
+				t.Fatalf("ask: exit %d\n%s", code, errOut)
+			}
+			var ans schemas.Answer
+			if err := json.Unmarshal([]byte(stdout), &ans); err != nil {
+				t.Fatalf("ask --json: %v\n%s", err, stdout)
+			}
+			var ranked []eval.Ranked
+			for _, r := range ans.Results {
+				ranked = append(ranked, eval.Ranked{DocID: r.DocID, PublishedAt: r.PublishedAt})
+			}
+			var got []string
+			for _, r := range eval.Collapse(ranked) {
+				got = append(got, r.DocID)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s on %s (%q as of %s): eval scored %d documents %v\nask --mode %s --k 50 returned %d: %v",
+					system, q.QuestionID, q.Question, q.QuestionDate.Format(time.DateOnly), len(want), want, mode, len(got), got)
+			}
+			compared++
+		}
+	}
+	t.Logf("eval's ranked lists equal ask's results for %d question×system pairs", compared)
 }

@@ -1,0 +1,382 @@
+// Package answer is asof's answer pipeline as pure functions: the one path that `asof ask`
+// serves and `asof eval` measures.
+//
+//	Read     the query's mode and dates (auto: the intent parser)
+//	Rank     retrieve as of the anchor → fold near-duplicates → per-source cap → the first K
+//	Pool     what the judge grades: the documents a context of that size would hold
+//	Compose  the dated context (hot window + history) → the extractive summary
+//
+// The Ask workflow's activities (Answer, Candidates, Compose) and the Eval workflow's EvalBatch
+// load shards and store results around these functions and do nothing else to the ranking, so a
+// metric measured by eval is a property of what users get. Nothing here does I/O or imports
+// Temporal.
+package answer
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/summarize"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Auto lets the query-intent parser choose the mode and dates.
+const Auto = "auto"
+
+// DefaultPool is how many candidates the judge grades by default (the answer's context is
+// drawn from them).
+const DefaultPool = 40
+
+// ErrInput marks a question or options that cannot be answered (an empty query, an unknown
+// mode, a window without dates, options that fail Validate); callers report it as bad input.
+var ErrInput = errors.New("answer: invalid input")
+
+// Reading is how a question will be searched.
+type Reading struct {
+	Mode string    `json:"mode"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Text is what BM25 and the embedder see: the query without its date phrases.
+	Text           string `json:"text"`
+	Interpretation string `json:"interpretation"`
+}
+
+// Read decides the mode and dates of a question as of asOf: auto runs the English/Russian
+// intent parser; an explicit mode is kept, and window mode takes its dates from from/to or,
+// failing those, from the query text. Explicit from/to win over dates in the text.
+func Read(query string, asOf time.Time, mode string, from, to time.Time) (Reading, error) {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return Reading{}, fmt.Errorf("%w: the query is empty", ErrInput)
+	}
+	if asOf.IsZero() {
+		return Reading{}, fmt.Errorf("%w: no as-of date", ErrInput)
+	}
+	if mode == "" {
+		mode = Auto
+	}
+	if err := ValidateMode(mode); err != nil {
+		return Reading{}, err
+	}
+	explicit := !from.IsZero() || !to.IsZero()
+	r := intent.Parse(q, asOf)
+	out := Reading{Mode: mode, From: from, To: to, Text: q}
+	switch {
+	case mode == Auto && explicit:
+		out.Mode = string(retrieve.Window)
+		out.Text = r.Text
+		if r.Mode == intent.Evolution {
+			out.Mode = string(retrieve.Evolution)
+		}
+		out.Interpretation = fmt.Sprintf("%s %s (dates given)", out.Mode, Span(from, to))
+	case mode == Auto:
+		out.Mode = string(r.Mode) // intent's modes are retrieve's names
+		out.From, out.To, out.Text = r.From, r.To, r.Text
+		out.Interpretation = r.Explain()
+	case mode == string(retrieve.Window) && !explicit:
+		if r.From.IsZero() && r.To.IsZero() {
+			return Reading{}, fmt.Errorf("%w: window mode needs --year, --from/--to or dates in the query (%q has none)", ErrInput, q)
+		}
+		out.From, out.To, out.Text = r.From, r.To, r.Text
+		out.Interpretation = "window " + Span(r.From, r.To) + " (dates read from the query, as requested)"
+	default:
+		out.Interpretation = mode + " (as requested)"
+		if explicit {
+			out.Interpretation = mode + " " + Span(from, to) + " (as requested)"
+		}
+	}
+	return out, nil
+}
+
+// ValidateMode accepts auto and retrieve's modes.
+func ValidateMode(mode string) error {
+	if mode != Auto && !slices.Contains(retrieve.Modes, retrieve.Mode(mode)) {
+		return fmt.Errorf("%w: unknown mode %q (auto, %s)", ErrInput, mode, ModeList())
+	}
+	return nil
+}
+
+// ModeList is retrieve's modes, comma-separated, for messages and help.
+func ModeList() string {
+	var s []string
+	for _, m := range retrieve.Modes {
+		s = append(s, string(m))
+	}
+	return strings.Join(s, ", ")
+}
+
+// Span renders a day range, "…" for an open end.
+func Span(from, to time.Time) string {
+	f, t := "…", "…"
+	if !from.IsZero() {
+		f = from.UTC().Format(time.DateOnly)
+	}
+	if !to.IsZero() {
+		t = to.UTC().Format(time.DateOnly)
+	}
+	return f + ".." + t
+}
+
+// Hit is one result: a retrieved chunk with its near-duplicates folded into it.
+type Hit struct {
+	retrieve.Candidate
+	// Duplicates is how many other chunks were folded into it.
+	Duplicates int
+	// Sources are the sources of its cluster, its own first.
+	Sources []string
+}
+
+// Ranking is one question's retrieval as of its anchor.
+type Ranking struct {
+	// Mode is the mode searched; Bounds the time mask.
+	Mode   retrieve.Mode
+	Bounds retrieve.Bounds
+	// Allowed counts the chunks that passed the mask; Candidates the fused candidates;
+	// Clusters the near-duplicate clusters they folded into.
+	Allowed, Candidates, Clusters int
+	// Ranked is every cluster in fused order with the per-source cap applied: what the judge
+	// pool and the context are drawn from. In evolution mode it is the "then" and "now" groups.
+	Ranked []Hit
+	// Results are what an answer shows and eval scores: the first K of Ranked (evolution:
+	// all of it).
+	Results []Hit
+	// Message says why nothing could be found, when nothing could.
+	Message string
+}
+
+// Evolution reports whether the ranking is "then vs now".
+func (r Ranking) Evolution() bool { return r.Mode == retrieve.Evolution }
+
+// Rank retrieves for read as of asOf over shards, with vec the query's embedding (nil: BM25
+// only), folds near-duplicates, applies the per-source cap to the whole list and keeps the first
+// K as results. noFold keeps every copy in the results instead (evaluation's strict systems,
+// without +dedup); Ranked is folded either way. o's Mode, From and To are taken from read.
+func Rank(shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
+	o.Mode = retrieve.Mode(read.Mode)
+	o.From, o.To = read.From, read.To
+	if err := o.Validate(); err != nil {
+		return Ranking{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	res, err := retrieve.Search(shards, read.Text, vec, asOf, o)
+	if err != nil {
+		return Ranking{}, err
+	}
+	r := Ranking{Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
+	if res.Bounds.Empty || res.Allowed == 0 {
+		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), asOf.UTC().Format(time.DateOnly))
+	}
+	if r.Evolution() {
+		// The groups are the result: oldest and newest of the most relevant, one per document.
+		for _, c := range res.Results {
+			r.Ranked = append(r.Ranked, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
+		}
+		r.Clusters, r.Results = len(r.Ranked), r.Ranked
+		return r, nil
+	}
+	hits, err := Fold(res.Candidates, d)
+	if err != nil {
+		return Ranking{}, err
+	}
+	r.Clusters = len(hits)
+	r.Ranked = Cap(hits, len(hits), o.MaxPerSource)
+	r.Results = r.Ranked[:min(o.K, len(r.Ranked))]
+	if noFold {
+		// Every copy stays in the results (the strict evaluation systems); the pool and the
+		// context are still drawn from the folded clusters, as served.
+		var all []Hit
+		for _, c := range res.Candidates {
+			all = append(all, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
+		}
+		r.Results = Cap(all, o.K, o.MaxPerSource)
+	}
+	return r, nil
+}
+
+// Fold groups candidates into near-duplicate clusters (dedup) and keeps each cluster's best, in
+// score order, with its own source first and every other source of the cluster after it.
+func Fold(cands []retrieve.Candidate, o dedup.Options) ([]Hit, error) {
+	items := make([]dedup.Item, len(cands))
+	for i, c := range cands {
+		items[i] = dedup.Item{ChunkID: c.Chunk.ChunkID, DocID: c.Chunk.DocID, Source: c.Chunk.Source,
+			PublishedAt: c.Chunk.PublishedAt, Key: c.Chunk.DedupKey, Vec: c.Vec, Score: c.Score}
+	}
+	clusters, err := dedup.Group(items, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	out := make([]Hit, 0, len(clusters))
+	for _, cl := range clusters {
+		best := cands[cl.Best]
+		sources := []string{best.Chunk.Source}
+		for _, s := range cl.Sources {
+			if s != best.Chunk.Source {
+				sources = append(sources, s)
+			}
+		}
+		out = append(out, Hit{Candidate: best, Duplicates: len(cl.Members) - 1, Sources: sources})
+	}
+	return out, nil
+}
+
+// Cap keeps the first k hits with at most maxPer from one source (0: no cap), in order.
+func Cap(hits []Hit, k, maxPer int) []Hit {
+	out := make([]Hit, 0, min(k, len(hits)))
+	per := map[string]int{}
+	for _, h := range hits {
+		if len(out) == k {
+			break
+		}
+		if maxPer > 0 && per[h.Chunk.Source] >= maxPer {
+			continue
+		}
+		per[h.Chunk.Source]++
+		out = append(out, h)
+	}
+	return out
+}
+
+// Pool is what the judge grades: in fused order, the hits a context of max(co.KDocs, n)
+// documents would hold (the same hot and history quotas), so judging never grades what the
+// context could not use. In evolution mode it is every hit (the groups are already chosen).
+func Pool(r Ranking, asOf time.Time, co contextx.Options, n int) ([]Hit, error) {
+	if r.Evolution() || len(r.Ranked) == 0 {
+		return r.Ranked, nil
+	}
+	co.KDocs = max(co.KDocs, n)
+	cx, err := Select(Docs(r.Ranked), asOf, co, false)
+	if err != nil {
+		return nil, err
+	}
+	chosen := map[string]bool{}
+	for _, b := range cx.Blocks {
+		chosen[b.Doc.ChunkID] = true
+	}
+	var pool []Hit
+	for _, h := range r.Ranked {
+		if chosen[h.Chunk.ChunkID] {
+			pool = append(pool, h)
+		}
+	}
+	return pool, nil
+}
+
+// Docs turns hits into context documents, in order.
+func Docs(hits []Hit) []contextx.Doc {
+	docs := make([]contextx.Doc, 0, len(hits))
+	for _, h := range hits {
+		docs = append(docs, contextx.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
+			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score})
+	}
+	return docs
+}
+
+// Groups maps doc ids to their evolution group ("then", "now").
+func Groups(hits []Hit) map[string]string {
+	g := map[string]string{}
+	for _, h := range hits {
+		if h.Group != "" {
+			g[h.Chunk.DocID] = h.Group
+		}
+	}
+	return g
+}
+
+// Select builds the dated context of docs (ranked, best first) as of asOf; in evolution mode
+// every document is kept (the groups were chosen by retrieval).
+func Select(docs []contextx.Doc, asOf time.Time, co contextx.Options, evolution bool) (contextx.Context, error) {
+	if evolution {
+		co.KDocs = max(1, len(docs))
+	}
+	cx, err := contextx.Build(docs, asOf, co)
+	if err != nil {
+		return cx, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	return cx, nil
+}
+
+// Composed is an answer's context and extractive summary.
+type Composed struct {
+	// Context is the prompt text of the blocks; Blocks the numbered documents.
+	Context string
+	Blocks  []schemas.ContextBlock
+	// Summary is Markdown; SummaryMethod how it was made ("none" when nothing passed).
+	Summary, SummaryMethod string
+	Brief                  *schemas.Brief
+}
+
+// ComposeInput is what a context and summary are made from.
+type ComposeInput struct {
+	Query string
+	AsOf  time.Time
+	// Evolution asks for "then vs now"; Groups maps doc ids to "then" or "now".
+	Evolution bool
+	Groups    map[string]string
+	// Empty is the summary when no document passed (the ranking's Message, if any).
+	Empty   string
+	Context contextx.Options
+	Summary summarize.Options
+}
+
+// Compose builds the dated context from docs (ranked, best first; what passed the judge) and
+// summarizes it extractively: digest and timeline, or then vs now.
+func Compose(in ComposeInput, docs []contextx.Doc) (Composed, error) {
+	if len(docs) == 0 {
+		out := Composed{Summary: in.Empty, SummaryMethod: "none"}
+		if out.Summary == "" {
+			out.Summary = "Not enough information: no document passed."
+		}
+		return out, nil
+	}
+	cx, err := Select(docs, in.AsOf, in.Context, in.Evolution)
+	if err != nil {
+		return Composed{}, err
+	}
+	out := Composed{Context: cx.Text()}
+	for _, bl := range cx.Blocks {
+		out.Blocks = append(out.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
+			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID]})
+	}
+	if in.Evolution {
+		var then, now []contextx.Block
+		for _, b := range cx.Blocks {
+			if in.Groups[b.Doc.DocID] == "then" {
+				then = append(then, b)
+			} else {
+				now = append(now, b)
+			}
+		}
+		ev, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
+		if err != nil {
+			return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		b := llmsum.FromEvolution(ev)
+		out.Summary, out.SummaryMethod, out.Brief = ev.Markdown(), ev.Method, &b
+		return out, nil
+	}
+	sum, err := summarize.Digest(in.Query, cx.Blocks, in.AsOf, in.Summary)
+	if err != nil {
+		return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	b := llmsum.FromSummary(sum)
+	out.Summary, out.SummaryMethod, out.Brief = sum.Markdown(), sum.Method, &b
+	return out, nil
+}
+
+// Result is a hit as an answer's result row, ranked from 1.
+func Result(rank int, h Hit) schemas.AnswerResult {
+	c := h.Candidate
+	return schemas.AnswerResult{
+		Rank: rank, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
+		Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
+		Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
+		Snippet: contextx.Snippet(c.Chunk.Text, 300),
+	}
+}

@@ -1,0 +1,216 @@
+package answer
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/retrieve/retrievetest"
+	"github.com/asofrag/asof/internal/summarize"
+)
+
+var (
+	day  = retrievetest.Day
+	unit = retrievetest.Unit
+)
+
+func TestRead(t *testing.T) {
+	asOf := day("2024-05-15")
+	tests := []struct {
+		name           string
+		query, mode    string
+		from, to       time.Time
+		wantMode       string
+		wantFrom, wTo  string
+		wantText       string
+		wantErr        string
+		wantInterprets string
+	}{
+		{name: "auto plain", query: "key rate", wantMode: "recency", wantText: "key rate"},
+		{name: "auto year", query: "elections in 2015", wantMode: "window", wantFrom: "2015-01-01", wTo: "2015-12-31", wantText: "elections"},
+		{name: "auto change", query: "how has the key rate changed", wantMode: "evolution"},
+		{name: "auto with explicit dates", query: "key rate", from: day("2020-01-01"), to: day("2020-12-31"), wantMode: "window", wantFrom: "2020-01-01", wTo: "2020-12-31", wantText: "key rate", wantInterprets: "(dates given)"},
+		{name: "window from the text", query: "rates in Q4 2023", mode: "window", wantMode: "window", wantFrom: "2023-10-01", wTo: "2023-12-31", wantText: "rates", wantInterprets: "read from the query"},
+		{name: "window without dates", query: "rates", mode: "window", wantErr: "window mode needs"},
+		{name: "explicit mode keeps the text", query: "rates in 2015", mode: "decay", wantMode: "decay", wantText: "rates in 2015", wantInterprets: "as requested"},
+		{name: "empty query", query: "  ", wantErr: "empty"},
+		{name: "unknown mode", query: "x", mode: "magic", wantErr: "unknown mode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Read(tt.query, asOf, tt.mode, tt.from, tt.to)
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want ErrInput with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Mode != tt.wantMode || r.Interpretation == "" || !strings.Contains(r.Interpretation, tt.wantInterprets) {
+				t.Fatalf("mode %q (%s), want %q (%s)", r.Mode, r.Interpretation, tt.wantMode, tt.wantInterprets)
+			}
+			if tt.wantFrom != "" && (!r.From.Equal(day(tt.wantFrom)) || !r.To.Equal(day(tt.wTo))) {
+				t.Fatalf("range %v..%v, want %s..%s", r.From, r.To, tt.wantFrom, tt.wTo)
+			}
+			if tt.wantText != "" && r.Text != tt.wantText {
+				t.Fatalf("text %q, want %q", r.Text, tt.wantText)
+			}
+		})
+	}
+	if _, err := Read("x", time.Time{}, "", time.Time{}, time.Time{}); !errors.Is(err, ErrInput) {
+		t.Errorf("no anchor: %v, want ErrInput", err)
+	}
+}
+
+// rateShard: four reports of a key-rate decision from one channel, a repost of the first by
+// another, and an unrelated post; one in the future.
+func rateShard(t *testing.T) *retrieve.Shard {
+	return retrievetest.Shard(t, "rates", []retrievetest.Doc{
+		{ID: "a1", Text: "key rate raised to 16 percent", Source: "cbr", PublishedAt: day("2024-05-10"), Vec: unit(1, 0, 0)},
+		{ID: "a1-repost", Text: "key rate raised to 16 percent", Source: "tg", PublishedAt: day("2024-05-10"), Vec: unit(1, 0, 0)},
+		{ID: "a2", Text: "key rate decision expected friday", Source: "cbr", PublishedAt: day("2024-05-08"), Vec: unit(0.9, 0.1, 0)},
+		{ID: "a3", Text: "key rate held at 15 percent", Source: "cbr", PublishedAt: day("2024-04-20"), Vec: unit(0.8, 0.2, 0)},
+		{ID: "b1", Text: "key rate comment by an analyst", Source: "rbc", PublishedAt: day("2024-05-01"), Vec: unit(0.7, 0.3, 0)},
+		{ID: "pie", Text: "apple pie recipe", Source: "food", PublishedAt: day("2024-05-11"), Vec: unit(0, 0, 1)},
+		{ID: "future", Text: "key rate cut to 7 percent", Source: "cbr", PublishedAt: day("2024-06-01"), Vec: unit(1, 0, 0)},
+	})
+}
+
+func docIDs(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Chunk.DocID)
+	}
+	return out
+}
+
+func TestRankFoldsCapsAndCuts(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("key rate", asOf, "recency", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec := unit(1, 0, 0)
+	tests := []struct {
+		name      string
+		k, maxPer int
+		noFold    bool
+		wantDocs  int // results
+		maxPerSrc int // most results (and pool members) from one source
+		reposts   int // results that are the repost's copy
+	}{
+		{name: "folded", k: 10, wantDocs: 5, maxPerSrc: 3},
+		{name: "folded, first 2", k: 2, wantDocs: 2, maxPerSrc: 3},
+		{name: "not folded keeps the copy", k: 10, noFold: true, wantDocs: 6, maxPerSrc: 3, reposts: 1},
+		{name: "one per source", k: 10, maxPer: 1, wantDocs: 3, maxPerSrc: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := retrieve.DefaultOptions()
+			o.K, o.MaxPerSource = tt.k, tt.maxPer
+			r, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), tt.noFold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Results) != tt.wantDocs {
+				t.Fatalf("results %v, want %d", docIDs(r.Results), tt.wantDocs)
+			}
+			reposts := 0
+			for _, h := range r.Results {
+				if h.Chunk.DocID == "future" {
+					t.Fatal("a document after the anchor reached the results")
+				}
+				if h.Chunk.DocID == "a1-repost" {
+					reposts++
+				}
+				if h.Chunk.DocID == "a1" && !tt.noFold && (h.Duplicates != 1 || len(h.Sources) != 2) {
+					t.Errorf("a1 folded %d duplicates from %v, want 1 from 2 sources", h.Duplicates, h.Sources)
+				}
+			}
+			if reposts != tt.reposts {
+				t.Errorf("the repost's copy is in the results %d times, want %d", reposts, tt.reposts)
+			}
+			pool, err := Pool(r, asOf, contextx.DefaultOptions(), DefaultPool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The cap applies where users feel it: the context's pool, not only the shown rows.
+			for name, hits := range map[string][]Hit{"results": r.Results, "pool": pool} {
+				per := map[string]int{}
+				for _, h := range hits {
+					per[h.Chunk.Source]++
+					if per[h.Chunk.Source] > tt.maxPerSrc {
+						t.Errorf("%s: %d from %s, want at most %d (%v)", name, per[h.Chunk.Source], h.Chunk.Source, tt.maxPerSrc, docIDs(hits))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("key rate in 2030", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Rank(s, read, unit(1, 0, 0), asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 0 || !strings.Contains(r.Message, "No documents in that period") {
+		t.Fatalf("results %v, message %q", docIDs(r.Results), r.Message)
+	}
+	c, err := Compose(ComposeInput{Query: "key rate", AsOf: asOf, Empty: r.Message, Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()}, Docs(r.Ranked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Summary != r.Message || c.SummaryMethod != "none" || len(c.Blocks) != 0 {
+		t.Fatalf("summary %q (%s), %d blocks", c.Summary, c.SummaryMethod, len(c.Blocks))
+	}
+	if _, err := Rank(s, Reading{Mode: "window", Text: "key rate"}, nil, asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false); !errors.Is(err, ErrInput) {
+		t.Fatalf("a window without dates: %v, want ErrInput", err)
+	}
+}
+
+func TestComposeEvolution(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("how has the key rate changed", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := retrieve.DefaultOptions()
+	o.EvolutionK = 2
+	r, err := Rank(s, read, unit(1, 0, 0), asOf, o, dedup.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Evolution() || len(r.Results) != 4 {
+		t.Fatalf("evolution %v, results %v", r.Evolution(), docIDs(r.Results))
+	}
+	pool, err := Pool(r, asOf, contextx.DefaultOptions(), DefaultPool)
+	if err != nil || len(pool) != len(r.Ranked) {
+		t.Fatalf("pool %v (%v), want every group member", docIDs(pool), err)
+	}
+	c, err := Compose(ComposeInput{Query: "key rate", AsOf: asOf, Evolution: true, Groups: Groups(pool),
+		Context: contextx.Options{KDocs: 1, HotDays: 30, HotRatio: 0.75, SnippetChars: 800}, Summary: summarize.DefaultOptions()}, Docs(pool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string]int{}
+	for _, b := range c.Blocks {
+		groups[b.Group]++
+	}
+	if len(c.Blocks) != 4 || groups["then"] != 2 || groups["now"] != 2 || c.Brief == nil {
+		t.Fatalf("blocks %d by group %v (a context of every group member whatever KDocs)", len(c.Blocks), groups)
+	}
+}
