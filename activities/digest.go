@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/schemas"
@@ -79,15 +80,14 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if _, err := a.currentManifest(ctx, in.Index); err != nil {
 		return PlanDigestResult{}, err
 	}
-	day := in.AsOf
-	if day.IsZero() {
+	day := asofday.Start(in.AsOf)
+	if in.AsOf.IsZero() {
 		if in.Now.IsZero() {
 			return PlanDigestResult{}, invalid(errors.New("neither an as-of day nor the workflow's time"))
 		}
-		day = in.Now.In(loc)
+		day = asofday.InZone(in.Now, loc)
 	}
-	y, m, d := day.Date()
-	return PlanDigestResult{AsOf: time.Date(y, m, d, 0, 0, 0, 0, time.UTC), TimeZone: tz, Name: name}, nil
+	return PlanDigestResult{AsOf: day, TimeZone: tz, Name: name}, nil
 }
 
 // DigestTopicRef is one topic's answer: the Ask run that holds it, or why it failed.

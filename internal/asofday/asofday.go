@@ -35,3 +35,10 @@ func Age(a, t time.Time) int {
 
 // Number is t's UTC calendar day counted from 1970-01-01 (day 0), negative before it.
 func Number(t time.Time) int64 { return Start(t).Unix() / 86400 }
+
+// InZone is the anchor for the calendar day t falls on in loc (a scheduled digest's "today" in
+// its time zone), as midnight UTC of that date.
+func InZone(t time.Time, loc *time.Location) time.Time {
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

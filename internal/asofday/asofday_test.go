@@ -76,3 +76,24 @@ func TestAgeAndBounds(t *testing.T) {
 		t.Error("Number before 1970 must be negative")
 	}
 }
+
+func TestInZone(t *testing.T) {
+	now := time.Date(2026, 3, 31, 22, 30, 0, 0, time.UTC)
+	msk := time.FixedZone("MSK", 3*3600)
+	tests := []struct {
+		name string
+		loc  *time.Location
+		want string
+	}{
+		{"UTC", time.UTC, "2026-03-31"},
+		{"east of UTC is already tomorrow", msk, "2026-04-01"},
+		{"west of UTC", time.FixedZone("UTC-8", -8*3600), "2026-03-31"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := InZone(now, tt.loc); got.Format(time.RFC3339) != tt.want+"T00:00:00Z" {
+				t.Errorf("InZone = %s, want %s at midnight UTC", got.Format(time.RFC3339), tt.want)
+			}
+		})
+	}
+}
