@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -49,6 +51,10 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	}
 	fail := func(err error) (shard.Loaded[*retrieve.Shard], error) {
 		os.RemoveAll(dir)
+		if _, ok := err.(*temporal.ApplicationError); !ok {
+			// The cache returns this error as it is: a non-retryable one must stay on top.
+			err = fmt.Errorf("load shard %s: %w", m.ID, err)
+		}
 		return none, err
 	}
 	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
