@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -272,7 +273,10 @@ func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, err
 	defer r.Close()
 	rows := make([]T, r.NumRows())
 	if n, err := r.Read(rows); n != len(rows) {
-		return nil, fmt.Errorf("decode %s: %d of %d rows: %v", key, n, len(rows), err)
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("decode %s: %d of %d rows: %w", key, n, len(rows), err)
 	}
 	return rows, nil
 }

@@ -151,7 +151,7 @@ type column struct {
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
+		return fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
 	}
 	cols, err := l.columns(f.Schema(), name)
 	if err != nil {
@@ -209,7 +209,7 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 				if errors.Is(rerr, io.EOF) {
 					break
 				}
-				return fmt.Errorf("%s: row %d: %w: %v", name, rowNum, ErrBadFile, rerr)
+				return fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
 			}
 		}
 	}

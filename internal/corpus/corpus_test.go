@@ -181,7 +181,21 @@ func TestFileErrors(t *testing.T) {
 	if _, err := load(t, NewLoader(Options{}), junk, "junk.parquet"); !errors.Is(err, ErrBadFile) {
 		t.Fatalf("junk: err = %v", err)
 	}
+	// A file that cannot be read is a bad file, and the read's own error stays in the chain.
+	errDisk := errors.New("disk read failed")
+	var res result
+	err = NewLoader(Options{}).ReadFile(context.Background(), failingReader{errDisk}, 1<<10, "unreadable.parquet",
+		func(d schemas.Document) error { res.docs = append(res.docs, d); return nil },
+		func(q schemas.QuarantineRow) error { res.rejects = append(res.rejects, q); return nil })
+	if !errors.Is(err, ErrBadFile) || !errors.Is(err, errDisk) {
+		t.Fatalf("unreadable: err = %v, want ErrBadFile and the read error", err)
+	}
 }
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) ReadAt([]byte, int64) (int, error) { return 0, r.err }
 
 func TestParseDate(t *testing.T) {
 	tests := []struct {

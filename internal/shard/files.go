@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -130,7 +131,10 @@ func ReadChunks(p string) ([]schemas.Chunk, error) {
 	rows := make([]schemas.Chunk, r.NumRows())
 	n, err := r.Read(rows)
 	if n != len(rows) {
-		return nil, fmt.Errorf("read %s: %d of %d rows: %v", p, n, len(rows), err)
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read %s: %d of %d rows: %w", p, n, len(rows), err)
 	}
 	for i := range rows {
 		rows[i].PublishedAt = rows[i].PublishedAt.UTC()

@@ -1,12 +1,16 @@
 package shard
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -143,5 +147,32 @@ func TestWriteAndReadBack(t *testing.T) {
 	}
 	if _, err := Write(filepath.Join(dir, "t"), "2024-03", id, 2, rows, vecindex.New(3, "m")); err == nil {
 		t.Fatal("Write accepted fewer vectors than chunks")
+	}
+}
+
+// TestReadChunksKeepsTheCause: a damaged chunks.parquet fails with an error that still says
+// why (errors.Is finds parquet's ErrCorrupted under ReadChunks' own words).
+func TestReadChunksKeepsTheCause(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	rows, _ := Chunks(groups["2024-03"], schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	p := filepath.Join(t.TempDir(), ChunksFile)
+	if err := writeChunks(p, rows); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := f.Metadata().RowGroups[0].Columns[0].MetaData
+	data[col.DataPageOffset+col.TotalCompressedSize-1] ^= 0xff // the last byte of the first page
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChunks(p); !errors.Is(err, parquet.ErrCorrupted) {
+		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
 	}
 }
