@@ -40,6 +40,21 @@ func ValidateIndexName(index string) error {
 	return nil
 }
 
+// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
+// InvalidInput error an activity returns for an index that has no CURRENT manifest yet.
+var ErrIndexNotFound = errors.New("index not found")
+
+// indexNotFoundError is the cause of that error: its text is what a person reads, and it
+// matches ErrIndexNotFound without wrapping it, so a workflow's failure chain still ends on
+// that text (the CLI prints the innermost message) and not on the sentinel's.
+type indexNotFoundError struct{ index string }
+
+func (e indexNotFoundError) Error() string {
+	return fmt.Sprintf("index %q does not exist (build it with `asof index --index %s --corpus …`)", e.index, e.index)
+}
+
+func (e indexNotFoundError) Is(target error) bool { return target == ErrIndexNotFound }
+
 func invalid(err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
 }
@@ -204,8 +219,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 // duplicates. An index that does not exist yet is simply built.
 func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
 	m, err := a.currentManifest(ctx, in.Index)
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == ErrTypeInvalidInput { // no index yet
+	if errors.Is(err, ErrIndexNotFound) { // no index yet
 		return nil, nil
 	}
 	if err != nil {
