@@ -2,6 +2,9 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +45,9 @@ func (a *Activities) Close() error {
 }
 
 // loadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
-// vectors (checked against the manifest's model) and the BM25 index.
+// vectors (checked against the manifest's model) and the BM25 index. Each file must have the
+// size and sha256 the shard's meta records; a damaged one is a non-retryable ErrTypeMismatch
+// error naming its key (errors.Is shard.ErrCorruptShard).
 func (a *Activities) loadShard(ctx context.Context, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {
 	var none shard.Loaded[*retrieve.Shard]
 	dir, err := os.MkdirTemp("", "asof-shard-"+m.ID+"-")
@@ -60,9 +65,17 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
 	var size int64
 	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File} {
-		n, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
+		n, sum, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
 		if err != nil {
 			return fail(err)
+		}
+		if err := shard.CheckObject(m, name, n, sum); err != nil {
+			var ce *shard.CorruptError
+			if errors.As(err, &ce) {
+				ce.Key = path.Join(IndexPrefix(index), ce.Key)
+			}
+			// No retry reads other bytes: the shard must be rebuilt.
+			return fail(temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err))
 		}
 		size += n
 	}
@@ -93,23 +106,24 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	}}, nil
 }
 
-// downloadTo copies an object to a local file and returns its size.
-func (a *Activities) downloadTo(ctx context.Context, key, dst string) (int64, error) {
+// downloadTo copies an object to a local file and returns its size and hex sha256.
+func (a *Activities) downloadTo(ctx context.Context, key, dst string) (int64, string, error) {
 	r, err := a.Bucket.Get(ctx, key)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+		return 0, "", fmt.Errorf("read %s: %w", key, err)
 	}
 	defer r.Close()
 	f, err := os.Create(dst)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	n, err := io.Copy(f, r)
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("download %s: %w", key, err)
+		return 0, "", fmt.Errorf("download %s: %w", key, err)
 	}
-	return n, nil
+	return n, hex.EncodeToString(h.Sum(nil)), nil
 }

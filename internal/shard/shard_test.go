@@ -176,3 +176,52 @@ func TestReadChunksKeepsTheCause(t *testing.T) {
 		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
 	}
 }
+
+// TestVerify: a shard folder passes only with the bytes its meta records; a damaged file is an
+// ErrCorruptShard naming its key.
+func TestVerify(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	rows, _ := Chunks(groups["2024-03"], schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	vec := vecindex.New(3, "test-model")
+	vec.Add([]float32{1, 0, 0})
+	vec.Add([]float32{0, 1, 0})
+	tests := []struct {
+		name   string
+		file   string
+		damage func([]byte) []byte
+	}{
+		{"intact", "", nil},
+		{"vectors one byte changed", VectorsFile, func(b []byte) []byte { b[len(b)/2] ^= 0x80; return b }},
+		{"bm25 truncated", BM25File, func(b []byte) []byte { return b[:len(b)-1] }},
+		{"chunks one byte added", ChunksFile, func(b []byte) []byte { return append(b, 0) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "s")
+			meta, err := Write(dir, "2024-03", "sid", 2, rows, vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.file != "" {
+				p := filepath.Join(dir, tc.file)
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, tc.damage(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = Verify(dir, meta)
+			if tc.file == "" {
+				if err != nil {
+					t.Fatalf("intact shard: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "shards/2024-03/sid/"+tc.file+" is damaged") {
+				t.Fatalf("err = %v, want ErrCorruptShard naming %s", err, tc.file)
+			}
+		})
+	}
+}
