@@ -189,7 +189,10 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	prefix := IndexPrefix(in.Index)
 	for _, p := range periods {
 		g := groups[p]
-		id := shard.ID(p, g, in.Chunk, a.Model)
+		id, err := shard.ID(p, g, in.Chunk, a.Model)
+		if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
+			return PlanIndexResult{}, invalid(err)
+		}
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
 		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
 		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {

@@ -3,6 +3,7 @@ package shard
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,8 +68,8 @@ func TestGroupAndID(t *testing.T) {
 	}
 	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
 	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
-	id := ID("2024-03", groups["2024-03"], cfg, model)
-	if id != ID("2024-03", groups["2024-03"], cfg, model) {
+	id := mustID(t, "2024-03", groups["2024-03"], cfg, model)
+	if id != mustID(t, "2024-03", groups["2024-03"], cfg, model) {
 		t.Fatal("ID is not stable")
 	}
 	edited := append([]schemas.Document(nil), groups["2024-03"]...)
@@ -78,9 +79,9 @@ func TestGroupAndID(t *testing.T) {
 	cfg2 := cfg
 	cfg2.Size = 800
 	for name, got := range map[string]string{
-		"edited document": ID("2024-03", edited, cfg, model),
-		"other model":     ID("2024-03", groups["2024-03"], cfg, other),
-		"other chunking":  ID("2024-03", groups["2024-03"], cfg2, model),
+		"edited document": mustID(t, "2024-03", edited, cfg, model),
+		"other model":     mustID(t, "2024-03", groups["2024-03"], cfg, other),
+		"other chunking":  mustID(t, "2024-03", groups["2024-03"], cfg2, model),
 	} {
 		if got == id {
 			t.Errorf("%s kept the shard id", name)
@@ -114,7 +115,7 @@ func TestWriteAndReadBack(t *testing.T) {
 	vec.Add([]float32{1, 0, 0})
 	vec.Add([]float32{0, 1, 0})
 	dir := t.TempDir()
-	id := ID("2024-03", g, cfg, schemas.ModelRef{ID: "test-model"})
+	id := mustID(t, "2024-03", g, cfg, schemas.ModelRef{ID: "test-model"})
 	meta, err := Write(filepath.Join(dir, "s"), "2024-03", id, len(g), rows, vec)
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +222,55 @@ func TestVerify(t *testing.T) {
 			}
 			if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "shards/2024-03/sid/"+tc.file+" is damaged") {
 				t.Fatalf("err = %v, want ErrCorruptShard naming %s", err, tc.file)
+			}
+		})
+	}
+}
+
+func mustID(t *testing.T, period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) string {
+	t.Helper()
+	id, err := ID(period, docs, cfg, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestIDRefusesWhatJSONCannotEncode: a document whose JSON encoding fails is an error, not
+// left out of the hash (which gave a shard and its edited copy the same id).
+func TestIDRefusesWhatJSONCannotEncode(t *testing.T) {
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
+	weight := func(w float64) *float64 { return &w }
+	tests := []struct {
+		name    string
+		weight  *float64
+		date    time.Time
+		wantErr bool
+	}{
+		{"no weight", nil, at("2024-03-05T10:00:00Z"), false},
+		{"finite weight", weight(0.5), at("2024-03-05T10:00:00Z"), false},
+		{"negative weight", weight(-2), at("2024-03-05T10:00:00Z"), false},
+		{"NaN weight", weight(math.NaN()), at("2024-03-05T10:00:00Z"), true},
+		{"+Inf weight", weight(math.Inf(1)), at("2024-03-05T10:00:00Z"), true},
+		{"-Inf weight", weight(math.Inf(-1)), at("2024-03-05T10:00:00Z"), true},
+		{"year 10000", nil, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := []schemas.Document{{DocID: "a", PublishedAt: tc.date, Text: "original", SourceWeight: tc.weight}}
+			edited := []schemas.Document{docs[0]}
+			edited[0].Text = "edited"
+			id1, err1 := ID("p", docs, cfg, model)
+			id2, err2 := ID("p", edited, cfg, model)
+			if tc.wantErr {
+				if err1 == nil || err2 == nil || !strings.Contains(err1.Error(), `document "a"`) {
+					t.Fatalf("ids %q, %q, errors %v, %v: want an error naming document a", id1, id2, err1, err2)
+				}
+				return
+			}
+			if err1 != nil || err2 != nil || id1 == id2 {
+				t.Fatalf("ids %q, %q, errors %v, %v: want two ids", id1, id2, err1, err2)
 			}
 		})
 	}
