@@ -83,6 +83,14 @@ func TestIndexNotFound(t *testing.T) {
 	if ids, err := a.planAppend(ctx, PlanIndexInput{Index: "nope", Period: "month"}, &res); err != nil || ids != nil || res.Existing != nil {
 		t.Fatalf("append to a missing index: %v %v %+v, want a plain build", ids, err, res)
 	}
+	// An existing index: the append records which manifest it was planned on.
+	a.Model = schemas.ModelRef{ID: "toy", Dim: 3}
+	if _, err := a.PublishManifest(ctx, PublishManifestInput{Index: "live", Period: "month", Model: a.Model}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "live", Period: "month"}, &res); err != nil || res.BaseSeq != 1 {
+		t.Fatalf("append to index live: base seq %d, %v; want 1", res.BaseSeq, err)
+	}
 	if _, err := b.Put(ctx, "indexes/broken/CURRENT", strings.NewReader(`{"manifest": "manifests/000001.json", "seq": 1}`)); err != nil {
 		t.Fatal(err)
 	}
