@@ -288,7 +288,11 @@ func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, err
 	if err != nil {
 		return nil, err
 	}
-	r := parquet.NewGenericReader[T](bytes.NewReader(data))
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))) // NewGenericReader panics on a bad file
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", key, err)
+	}
+	r := parquet.NewGenericReader[T](f)
 	defer r.Close()
 	rows := make([]T, r.NumRows())
 	if n, err := r.Read(rows); n != len(rows) {

@@ -50,6 +50,13 @@ func TestGetParquetKeepsTheCause(t *testing.T) {
 	if _, err := getParquet[schemas.Document](ctx, a, "docs.parquet"); !errors.Is(err, parquet.ErrCorrupted) {
 		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
 	}
+	// Not Parquet at all: an error, not a panic.
+	if _, err := b.Put(ctx, "junk.parquet", strings.NewReader("not parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := getParquet[schemas.Document](ctx, a, "junk.parquet"); err == nil {
+		t.Fatal("getParquet read an object that is not Parquet")
+	}
 }
 
 // TestIndexNotFound: a missing index is ErrIndexNotFound in-process (planAppend builds it

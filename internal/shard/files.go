@@ -178,7 +178,15 @@ func ReadChunks(p string) ([]schemas.Chunk, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[schemas.Chunk](f)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size()) // NewGenericReader panics on a bad file
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	r := parquet.NewGenericReader[schemas.Chunk](pf)
 	defer r.Close()
 	rows := make([]schemas.Chunk, r.NumRows())
 	n, err := r.Read(rows)

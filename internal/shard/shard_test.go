@@ -176,6 +176,13 @@ func TestReadChunksKeepsTheCause(t *testing.T) {
 	if _, err := ReadChunks(p); !errors.Is(err, parquet.ErrCorrupted) {
 		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
 	}
+	// Not Parquet at all: an error, not a panic.
+	if err := os.WriteFile(p, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChunks(p); err == nil {
+		t.Fatal("ReadChunks read a file that is not Parquet")
+	}
 }
 
 // TestVerify: a shard folder passes only with the bytes its meta records; a damaged file is an
