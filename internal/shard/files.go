@@ -38,11 +38,13 @@ var ErrCorruptShard = errors.New("shard file does not match its meta.json")
 type CorruptError struct {
 	// Key names the file (relative to its index, as in ShardMeta.Objects, unless the caller
 	// made it a full key).
-	Key             string
+	Key string
+	// Size and SHA256 are what was read; WantSize and WantSHA what meta.json records.
 	Size, WantSize  int64
 	SHA256, WantSHA string
 }
 
+// Error names the file and both sizes and sums.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("%s is damaged: %d bytes with sha256 %.12s…, its meta.json records %d bytes with sha256 %.12s…",
 		e.Key, e.Size, e.SHA256, e.WantSize, e.WantSHA)
