@@ -205,7 +205,7 @@ func (a *Activities) currentManifest(ctx context.Context, index string) (schemas
 	prefix := IndexPrefix(index)
 	data, err := blob.ReadAll(ctx, a.Bucket, path.Join(prefix, "CURRENT"))
 	if errors.Is(err, blob.ErrNotFound) {
-		return schemas.Manifest{}, invalid(fmt.Errorf("index %q does not exist (build it with `asof index --index %s --corpus …`)", index, index))
+		return schemas.Manifest{}, invalid(indexNotFoundError{index})
 	}
 	if err != nil {
 		return schemas.Manifest{}, err

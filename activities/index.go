@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,6 +39,21 @@ func ValidateIndexName(index string) error {
 	}
 	return nil
 }
+
+// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
+// InvalidInput error an activity returns for an index that has no CURRENT manifest yet.
+var ErrIndexNotFound = errors.New("index not found")
+
+// indexNotFoundError is the cause of that error: its text is what a person reads, and it
+// matches ErrIndexNotFound without wrapping it, so a workflow's failure chain still ends on
+// that text (the CLI prints the innermost message) and not on the sentinel's.
+type indexNotFoundError struct{ index string }
+
+func (e indexNotFoundError) Error() string {
+	return fmt.Sprintf("index %q does not exist (build it with `asof index --index %s --corpus …`)", e.index, e.index)
+}
+
+func (e indexNotFoundError) Is(target error) bool { return target == ErrIndexNotFound }
 
 func invalid(err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
@@ -95,6 +111,8 @@ type PlanIndexResult struct {
 	// manifest's counts are Base + Counts).
 	Existing []schemas.ShardMeta `json:"existing,omitempty"`
 	Base     schemas.IndexCounts `json:"base"`
+	// BaseSeq is the number of the live manifest an append was planned on (0: none).
+	BaseSeq int `json:"base_seq,omitempty"`
 }
 
 // PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
@@ -173,7 +191,10 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	prefix := IndexPrefix(in.Index)
 	for _, p := range periods {
 		g := groups[p]
-		id := shard.ID(p, g, in.Chunk, a.Model)
+		id, err := shard.ID(p, g, in.Chunk, a.Model)
+		if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
+			return PlanIndexResult{}, invalid(err)
+		}
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
 		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
 		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
@@ -203,8 +224,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 // duplicates. An index that does not exist yet is simply built.
 func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
 	m, err := a.currentManifest(ctx, in.Index)
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == ErrTypeInvalidInput { // no index yet
+	if errors.Is(err, ErrIndexNotFound) { // no index yet
 		return nil, nil
 	}
 	if err != nil {
@@ -221,7 +241,7 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	case m.Chunk != in.Chunk:
 		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v", in.Index, m.Chunk, in.Chunk))
 	}
-	res.Existing, res.Base = m.Shards, m.Counts
+	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
 		chunks, err := getParquet[schemas.Chunk](ctx, a, path.Join(IndexPrefix(in.Index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
@@ -268,11 +288,18 @@ func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, err
 	if err != nil {
 		return nil, err
 	}
-	r := parquet.NewGenericReader[T](bytes.NewReader(data))
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))) // NewGenericReader panics on a bad file
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", key, err)
+	}
+	r := parquet.NewGenericReader[T](f)
 	defer r.Close()
 	rows := make([]T, r.NumRows())
 	if n, err := r.Read(rows); n != len(rows) {
-		return nil, fmt.Errorf("decode %s: %d of %d rows: %v", key, n, len(rows), err)
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("decode %s: %d of %d rows: %w", key, n, len(rows), err)
 	}
 	return rows, nil
 }
@@ -485,6 +512,11 @@ type PublishManifestInput struct {
 	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
 	Base      schemas.IndexCounts `json:"base"`
 	CreatedAt time.Time           `json:"created_at"`
+	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet):
+	// Shards are that manifest's shards plus the new ones. When another build published in
+	// between, the new shards are added to the manifest live now instead (see PublishManifest).
+	Append  bool `json:"append,omitempty"`
+	BaseSeq int  `json:"base_seq,omitempty"`
 }
 
 // PublishManifestResult names the live manifest.
@@ -493,6 +525,9 @@ type PublishManifestResult struct {
 	Seq int    `json:"seq"`
 	// Unchanged is set when the live manifest already lists exactly these shards.
 	Unchanged bool `json:"unchanged"`
+	// Rebased is set when an append's shards were added to a manifest newer than the one it
+	// was planned on.
+	Rebased bool `json:"rebased,omitempty"`
 }
 
 // Current is the content of an index's CURRENT object.
@@ -501,22 +536,26 @@ type Current struct {
 	Seq      int    `json:"seq"`
 }
 
+// maxManifestProbes bounds how many taken manifest numbers one publish attempt skips.
+const maxManifestProbes = 100
+
 // PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
-// write, so readers see the old index or the new one, never half of one; a concurrent
-// publisher makes this one retry on the newer CURRENT.
+// write, so readers see the old index or the new one, never half of one.
+//
+// The number is the first free one after CURRENT's: a manifest left by a publisher that
+// stopped before moving CURRENT is skipped (or reused, when it lists these very shards). A
+// concurrent publisher that moves CURRENT first makes this one start again from the newer
+// CURRENT. What this one then publishes depends on the build: a full build publishes its own
+// shards (the index is what it built, last writer wins, as with any rebuild); an append
+// rebases, adding the shards it built (those not in manifest BaseSeq) to the live manifest's,
+// with the live counts plus its own, so neither append loses the other's shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
 	prefix := IndexPrefix(in.Index)
 	curKey := path.Join(prefix, "CURRENT")
-	shards := append([]schemas.ShardMeta(nil), in.Shards...)
-	in.Counts = in.Base.Plus(in.Counts)
-	sort.SliceStable(shards, func(i, j int) bool {
-		if shards[i].Period != shards[j].Period {
-			return shards[i].Period < shards[j].Period
-		}
-		return shards[i].ID < shards[j].ID // an appended period has several shards
-	})
+	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
 	for attempt := 0; attempt < 5; attempt++ {
 		var cur Current
+		var live *schemas.Manifest
 		etag := ""
 		st, err := a.Bucket.Stat(ctx, curKey)
 		switch {
@@ -529,28 +568,41 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 				return PublishManifestResult{}, fmt.Errorf("%s is damaged: %w", curKey, err)
 			}
 			etag = st.ETag
-			if old, err := a.readManifest(ctx, path.Join(prefix, cur.Manifest)); err == nil && sameShards(old, shards, in.Model) {
-				return PublishManifestResult{Key: path.Join(prefix, cur.Manifest), Seq: cur.Seq, Unchanged: true}, nil
+			if m, err := a.readManifest(ctx, path.Join(prefix, cur.Manifest)); err == nil {
+				live = &m
+			} else if in.Append {
+				return PublishManifestResult{}, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, err)
 			}
 		case errors.Is(err, blob.ErrNotFound):
 		default:
 			return PublishManifestResult{}, err
 		}
-		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, Seq: cur.Seq + 1, CreatedAt: in.CreatedAt.UTC(),
-			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: in.Counts}
+		shards := in.Shards
+		counts := in.Base.Plus(in.Counts)
+		rebased := false
+		if in.Append && live != nil && cur.Seq != in.BaseSeq {
+			if base == nil {
+				if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
+					return PublishManifestResult{}, err
+				}
+			}
+			if shards, err = rebase(in, *live, base); err != nil {
+				return PublishManifestResult{}, err
+			}
+			counts, rebased = live.Counts.Plus(in.Counts), true
+		}
+		shards = sortedShards(shards)
+		if live != nil && sameShards(*live, shards, in.Model) {
+			return PublishManifestResult{Key: path.Join(prefix, cur.Manifest), Seq: cur.Seq, Unchanged: true}, nil
+		}
+		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, CreatedAt: in.CreatedAt.UTC(),
+			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: counts}
 		for _, s := range shards {
 			m.Counts.Chunks += int64(s.Chunks)
 		}
-		rel := fmt.Sprintf("manifests/%06d.json", m.Seq)
-		data, _ := json.MarshalIndent(m, "", "  ")
-		if _, err := a.Bucket.PutIfAbsent(ctx, path.Join(prefix, rel), bytes.NewReader(data)); err != nil && !errors.Is(err, blob.ErrPreconditionFailed) {
+		rel, err := a.putManifest(ctx, prefix, &m, cur.Seq+1)
+		if err != nil {
 			return PublishManifestResult{}, err
-		} else if errors.Is(err, blob.ErrPreconditionFailed) {
-			// A manifest with this number exists: ours from an earlier attempt, or another
-			// publisher's. Only CURRENT decides; try again from it.
-			if existing, rerr := a.readManifest(ctx, path.Join(prefix, rel)); rerr != nil || !sameShards(existing, shards, in.Model) {
-				continue
-			}
 		}
 		ptr, _ := json.Marshal(Current{Manifest: rel, Seq: m.Seq})
 		if etag == "" {
@@ -564,9 +616,85 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		if err != nil {
 			return PublishManifestResult{}, err
 		}
-		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq}, nil
+		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq, Rebased: rebased}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
+}
+
+// putManifest writes m as manifests/<n>.json at the first free number n ≥ from (setting
+// m.Seq) and returns its key relative to the index. A taken number holding a manifest of the
+// same shards (this publish's earlier attempt) is used as it is.
+func (a *Activities) putManifest(ctx context.Context, prefix string, m *schemas.Manifest, from int) (string, error) {
+	for seq := from; seq < from+maxManifestProbes; seq++ {
+		m.Seq = seq
+		rel := fmt.Sprintf("manifests/%06d.json", seq)
+		data, _ := json.MarshalIndent(m, "", "  ")
+		_, err := a.Bucket.PutIfAbsent(ctx, path.Join(prefix, rel), bytes.NewReader(data))
+		if err == nil {
+			return rel, nil
+		}
+		if !errors.Is(err, blob.ErrPreconditionFailed) {
+			return "", err
+		}
+		// Taken: by an earlier attempt of this publish, or by another publisher (which may
+		// have stopped before moving CURRENT). Reuse ours; skip theirs.
+		if existing, err := a.readManifest(ctx, path.Join(prefix, rel)); err == nil && existing.Seq == seq && sameShards(existing, m.Shards, m.Model) {
+			m.Seq = seq
+			return rel, nil
+		}
+	}
+	return "", fmt.Errorf("publish %s: manifests %06d to %06d are all taken", m.Index, from, from+maxManifestProbes-1)
+}
+
+// manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).
+func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int) (map[string]bool, error) {
+	ids := map[string]bool{}
+	if seq == 0 {
+		return ids, nil
+	}
+	m, err := a.readManifest(ctx, path.Join(IndexPrefix(index), fmt.Sprintf("manifests/%06d.json", seq)))
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", index, seq, err)
+	}
+	for _, s := range m.Shards {
+		ids[s.ID] = true
+	}
+	return ids, nil
+}
+
+// rebase adds the shards an append built (in.Shards not in base) to the live manifest's.
+// A live index with another model, period or chunking was rebuilt while the append ran: the
+// append's shards do not belong to it, and the append must be planned again.
+func rebase(in PublishManifestInput, live schemas.Manifest, base map[string]bool) ([]schemas.ShardMeta, error) {
+	if live.Model != in.Model || live.Period != in.Period || live.Chunk != in.Chunk {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"--append: index %s was rebuilt while this append ran (now %s, %s shards, chunking %+v): run the append again",
+			in.Index, live.Model.ID, live.Period, live.Chunk), ErrTypeMismatch, nil)
+	}
+	out := append([]schemas.ShardMeta(nil), live.Shards...)
+	have := map[string]bool{}
+	for _, s := range live.Shards {
+		have[s.ID] = true
+	}
+	for _, s := range in.Shards {
+		if !base[s.ID] && !have[s.ID] {
+			out = append(out, s)
+			have[s.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// sortedShards returns shards by period, then id (an appended period has several shards).
+func sortedShards(shards []schemas.ShardMeta) []schemas.ShardMeta {
+	out := append([]schemas.ShardMeta(nil), shards...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Period != out[j].Period {
+			return out[i].Period < out[j].Period
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
 }
 
 func (a *Activities) readManifest(ctx context.Context, key string) (schemas.Manifest, error) {

@@ -2,11 +2,16 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -40,7 +45,9 @@ func (a *Activities) Close() error {
 }
 
 // loadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
-// vectors (checked against the manifest's model) and the BM25 index.
+// vectors (checked against the manifest's model) and the BM25 index. Each file must have the
+// size and sha256 the shard's meta records; a damaged one is a non-retryable ErrTypeMismatch
+// error naming its key (errors.Is shard.ErrCorruptShard).
 func (a *Activities) loadShard(ctx context.Context, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {
 	var none shard.Loaded[*retrieve.Shard]
 	dir, err := os.MkdirTemp("", "asof-shard-"+m.ID+"-")
@@ -49,14 +56,26 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	}
 	fail := func(err error) (shard.Loaded[*retrieve.Shard], error) {
 		os.RemoveAll(dir)
+		if _, ok := err.(*temporal.ApplicationError); !ok {
+			// The cache returns this error as it is: a non-retryable one must stay on top.
+			err = fmt.Errorf("load shard %s: %w", m.ID, err)
+		}
 		return none, err
 	}
 	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
 	var size int64
 	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File} {
-		n, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
+		n, sum, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
 		if err != nil {
 			return fail(err)
+		}
+		if err := shard.CheckObject(m, name, n, sum); err != nil {
+			var ce *shard.CorruptError
+			if errors.As(err, &ce) {
+				ce.Key = path.Join(IndexPrefix(index), ce.Key)
+			}
+			// No retry reads other bytes: the shard must be rebuilt.
+			return fail(temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err))
 		}
 		size += n
 	}
@@ -87,23 +106,24 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	}}, nil
 }
 
-// downloadTo copies an object to a local file and returns its size.
-func (a *Activities) downloadTo(ctx context.Context, key, dst string) (int64, error) {
+// downloadTo copies an object to a local file and returns its size and hex sha256.
+func (a *Activities) downloadTo(ctx context.Context, key, dst string) (int64, string, error) {
 	r, err := a.Bucket.Get(ctx, key)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+		return 0, "", fmt.Errorf("read %s: %w", key, err)
 	}
 	defer r.Close()
 	f, err := os.Create(dst)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	n, err := io.Copy(f, r)
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("download %s: %w", key, err)
+		return 0, "", fmt.Errorf("download %s: %w", key, err)
 	}
-	return n, nil
+	return n, hex.EncodeToString(h.Sum(nil)), nil
 }

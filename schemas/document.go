@@ -30,6 +30,8 @@ const (
 	ReasonEmptyText   = "empty_text"
 	ReasonBadEncoding = "bad_encoding"
 	ReasonDuplicateID = "duplicate_id"
+	// ReasonBadWeight marks a source_weight that is not a finite number (NaN, ±Inf, text).
+	ReasonBadWeight = "bad_weight"
 )
 
 // QuarantineVersion is the version of QuarantineRow.

@@ -220,7 +220,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	var pub activities.PublishManifestResult
 	err = workflow.ExecuteActivity(io, a.PublishManifest, activities.PublishManifestInput{
 		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: append(append([]schemas.ShardMeta(nil), plan.Existing...), metas...),
-		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf,
+		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
 	}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)

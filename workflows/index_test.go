@@ -104,6 +104,30 @@ func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
 	}
 }
 
+// TestIndexBuildAppendNamesItsBase: an append tells PublishManifest it is one and which
+// manifest it was planned on, so a publish that finds a newer manifest adds its shards to it.
+func TestIndexBuildAppendNamesItsBase(t *testing.T) {
+	env := indexEnv(t)
+	plan := threePeriods
+	plan.Existing = []schemas.ShardMeta{{ID: "s0", Period: "2023-12", Chunks: 1}}
+	plan.BaseSeq = 4
+	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(plan, nil).Once()
+	shardActivities(env, 0)
+	var published activities.PublishManifestInput
+	env.OnActivity(a.PublishManifest, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PublishManifestInput) (activities.PublishManifestResult, error) {
+			published = in
+			return activities.PublishManifestResult{Seq: 5}, nil
+		}).Once()
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", Append: true})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if !published.Append || published.BaseSeq != 4 || len(published.Shards) != 4 || published.Shards[0].ID != "s0" {
+		t.Fatalf("published %+v, want an append on manifest 4 with s0 and the three new shards", published)
+	}
+}
+
 func TestIndexBuildDoesNotPublishAfterAFailedShard(t *testing.T) {
 	env := indexEnv(t)
 	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil)

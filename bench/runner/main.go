@@ -206,7 +206,7 @@ func (r *runner) testBinary(ctx context.Context, pkg string, pure bool) (string,
 	out, err := cmd.CombinedOutput()
 	r.logTo("build-"+name, string(out))
 	if err != nil {
-		return "", fmt.Errorf("go test -c %s: %v: %s", pkg, err, lastLine(string(out)))
+		return "", fmt.Errorf("go test -c %s: %w: %s", pkg, err, lastLine(string(out)))
 	}
 	return bin, nil
 }
@@ -228,7 +228,7 @@ func (r *runner) goBench(ctx context.Context, log, pkg string, pure bool, patter
 	r.logTo(log, out)
 	res := parseBench(out)
 	if err != nil && len(res.Results) == 0 {
-		return res, fmt.Errorf("%s: %v: %s", filepath.Base(bin), err, lastLine(out))
+		return res, fmt.Errorf("%s: %w: %s", filepath.Base(bin), err, lastLine(out))
 	}
 	return res, nil
 }

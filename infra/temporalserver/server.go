@@ -184,7 +184,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 		lastErr = err
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w at %s within %s: %v (log: %s)", ErrNotReady, s.hostPort, s.opts.ReadyTimeout, lastErr, s.opts.LogPath)
+			return fmt.Errorf("%w at %s within %s: %w (log: %s)", ErrNotReady, s.hostPort, s.opts.ReadyTimeout, lastErr, s.opts.LogPath)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -151,7 +151,7 @@ type column struct {
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
+		return fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
 	}
 	cols, err := l.columns(f.Schema(), name)
 	if err != nil {
@@ -209,7 +209,7 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 				if errors.Is(rerr, io.EOF) {
 					break
 				}
-				return fmt.Errorf("%s: row %d: %w: %v", name, rowNum, ErrBadFile, rerr)
+				return fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
 			}
 		}
 	}
@@ -323,6 +323,7 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	var rawDate string
 	var dateNull, haveDate bool
 	var badEncoding []string
+	var badWeight string
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
 		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
 	}
@@ -353,8 +354,14 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 			continue
 		}
 		if c.canon == "source_weight" {
-			if w, ok := number(v); ok {
+			w, ok := number(v)
+			switch {
+			case ok && !math.IsNaN(w) && !math.IsInf(w, 0):
 				doc.SourceWeight = &w
+			case !ok && v.Kind() == parquet.ByteArray && strings.TrimSpace(string(v.ByteArray())) == "":
+				// an empty string: no weight, like a null
+			default:
+				badWeight = stringOf(v)
 			}
 			continue
 		}
@@ -391,6 +398,8 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		return doc, quarantine(schemas.ReasonBadEncoding, "invalid UTF-8 in "+strings.Join(badEncoding, ", "))
 	case doc.Text == "":
 		return doc, quarantine(schemas.ReasonEmptyText, "text is empty")
+	case badWeight != "":
+		return doc, quarantine(schemas.ReasonBadWeight, fmt.Sprintf("source_weight %q is not a finite number", badWeight))
 	}
 	if doc.Lang == "" {
 		doc.Lang = textnorm.Lang(doc.Title + " " + doc.Text)

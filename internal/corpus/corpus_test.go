@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -181,7 +182,21 @@ func TestFileErrors(t *testing.T) {
 	if _, err := load(t, NewLoader(Options{}), junk, "junk.parquet"); !errors.Is(err, ErrBadFile) {
 		t.Fatalf("junk: err = %v", err)
 	}
+	// A file that cannot be read is a bad file, and the read's own error stays in the chain.
+	errDisk := errors.New("disk read failed")
+	var res result
+	err = NewLoader(Options{}).ReadFile(context.Background(), failingReader{errDisk}, 1<<10, "unreadable.parquet",
+		func(d schemas.Document) error { res.docs = append(res.docs, d); return nil },
+		func(q schemas.QuarantineRow) error { res.rejects = append(res.rejects, q); return nil })
+	if !errors.Is(err, ErrBadFile) || !errors.Is(err, errDisk) {
+		t.Fatalf("unreadable: err = %v, want ErrBadFile and the read error", err)
+	}
 }
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) ReadAt([]byte, int64) (int, error) { return 0, r.err }
 
 func TestParseDate(t *testing.T) {
 	tests := []struct {
@@ -300,3 +315,67 @@ func TestExistingIDsAreDuplicates(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// TestSourceWeights: a weight must be a finite number (negative is allowed: the weight is a
+// prior, scaled by its spread); NaN, ±Inf and text are quarantined as bad_weight, an empty
+// string is no weight, and read = documents + quarantined still holds.
+func TestSourceWeights(t *testing.T) {
+	type textWeight struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Text        string `parquet:"text"`
+		Weight      string `parquet:"source_weight"`
+	}
+	type floatWeight struct {
+		DocID       string  `parquet:"doc_id"`
+		PublishedAt string  `parquet:"published_at"`
+		Text        string  `parquet:"text"`
+		Weight      float64 `parquet:"source_weight"`
+	}
+	tests := []struct {
+		name   string
+		file   *bytes.Reader
+		want   *float64 // nil: no weight
+		reason string   // "": indexed
+	}{
+		{"text 1.5", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "1.5"}}), fptr(1.5), ""},
+		{"text negative", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", " -0.5 "}}), fptr(-0.5), ""},
+		{"text empty", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "  "}}), nil, ""},
+		{"text NaN", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "NaN"}}), nil, schemas.ReasonBadWeight},
+		{"text +Inf", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "+Inf"}}), nil, schemas.ReasonBadWeight},
+		{"text -Inf", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "-Inf"}}), nil, schemas.ReasonBadWeight},
+		{"text not a number", writeParquet(t, []textWeight{{"a", "2024-03-01", "x", "high"}}), nil, schemas.ReasonBadWeight},
+		{"double 2", writeParquet(t, []floatWeight{{"a", "2024-03-01", "x", 2}}), fptr(2), ""},
+		{"double negative", writeParquet(t, []floatWeight{{"a", "2024-03-01", "x", -3}}), fptr(-3), ""},
+		{"double NaN", writeParquet(t, []floatWeight{{"a", "2024-03-01", "x", math.NaN()}}), nil, schemas.ReasonBadWeight},
+		{"double +Inf", writeParquet(t, []floatWeight{{"a", "2024-03-01", "x", math.Inf(1)}}), nil, schemas.ReasonBadWeight},
+		{"double -Inf", writeParquet(t, []floatWeight{{"a", "2024-03-01", "x", math.Inf(-1)}}), nil, schemas.ReasonBadWeight},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewLoader(Options{})
+			res, err := load(t, l, tc.file, "weights.parquet")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := l.Total(); st.Read != 1 || !st.Reconciles() || st.Quarantined[schemas.ReasonBadWeight] != int64(len(res.rejects)) {
+				t.Fatalf("stats %+v", st)
+			}
+			if tc.reason != "" {
+				if len(res.rejects) != 1 || res.rejects[0].Reason != tc.reason || res.rejects[0].DocID != "a" || !strings.Contains(res.rejects[0].Detail, "source_weight") {
+					t.Fatalf("rejects %+v, docs %+v: want one %s", res.rejects, res.docs, tc.reason)
+				}
+				return
+			}
+			if len(res.docs) != 1 || len(res.rejects) != 0 {
+				t.Fatalf("docs %+v, rejects %+v: want the document", res.docs, res.rejects)
+			}
+			got := res.docs[0].SourceWeight
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Fatalf("weight %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func fptr(f float64) *float64 { return &f }

@@ -91,7 +91,7 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, ErrEmptyFile
 		}
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -103,7 +103,7 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 		Topics []yaml.Node `yaml:"topics"`
 	}
 	if err := yaml.Unmarshal(data, &nodes); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	if len(nodes.Topics) == 0 {
 		return nil, fmt.Errorf("%w: the file needs a list \"topics:\" of entries with a query", ErrNoTopics)
@@ -117,7 +117,7 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 	for i, n := range nodes.Topics {
 		var t Topic
 		if err := n.Decode(&t); err != nil { // keys and types were checked by the first pass
-			return nil, fmt.Errorf("%w: %s: %v", ErrSyntax, where(i), err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, where(i), err)
 		}
 		t.Query = strings.TrimSpace(t.Query)
 		if t.Query == "" {

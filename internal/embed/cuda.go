@@ -36,7 +36,7 @@ const PreloadFile = "preload.txt"
 func preloadCUDA(dir string) error {
 	f, err := os.Open(filepath.Join(dir, PreloadFile))
 	if err != nil {
-		return fmt.Errorf("%w: device cuda needs ONNX Runtime's CUDA build and its CUDA libraries in %s (%v): run `make setup-ort-gpu` and set embed.ort_dir (ASOF_EMBED_ORT_DIR) to its folder",
+		return fmt.Errorf("%w: device cuda needs ONNX Runtime's CUDA build and its CUDA libraries in %s (%w): run `make setup-ort-gpu` and set embed.ort_dir (ASOF_EMBED_ORT_DIR) to its folder",
 			ErrORTDir, dir, err)
 	}
 	defer f.Close()

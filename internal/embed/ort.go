@@ -30,7 +30,7 @@ func ORTAvailable(dir string) error {
 		dir = DefaultORTDir
 	}
 	if _, err := os.Stat(filepath.Join(dir, "libonnxruntime.so")); err != nil {
-		return fmt.Errorf("%w: %v (run `make setup-ort` or set ASOF_EMBED_ORT_DIR)", ErrORTDir, err)
+		return fmt.Errorf("%w: %w (run `make setup-ort` or set ASOF_EMBED_ORT_DIR)", ErrORTDir, err)
 	}
 	return nil
 }
@@ -58,7 +58,7 @@ func acquireORT(cfg Config) (*hugot.Session, func() error, error) {
 		}
 		s, err := hugot.NewORTSession(opts...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrORTDir, err)
+			return nil, nil, fmt.Errorf("%w: %w", ErrORTDir, err)
 		}
 		ort.session, ort.cfg = s, cfg
 	} else if ort.cfg.Threads != cfg.Threads || ort.cfg.Device != cfg.Device || ort.cfg.ORTDir != cfg.ORTDir {

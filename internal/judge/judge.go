@@ -293,7 +293,7 @@ func Parse(reply string, ids []int) ([]Verdict, error) {
 		return nil, fmt.Errorf("%w: text after the JSON object", ErrMalformed)
 	}
 	if err := onlyKeys(top, "verdicts"); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	raw, ok := top["verdicts"]
 	if !ok {
@@ -312,7 +312,7 @@ func Parse(reply string, ids []int) ([]Verdict, error) {
 	for i, raw := range list {
 		v, err := parseVerdict(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%w: verdict %d: %v", ErrMalformed, i+1, err)
+			return nil, fmt.Errorf("%w: verdict %d: %w", ErrMalformed, i+1, err)
 		}
 		if !want[v.ID] {
 			return nil, fmt.Errorf("%w: verdict for unknown id %d", ErrMalformed, v.ID)
@@ -381,7 +381,7 @@ func parseVerdict(raw json.RawMessage) (Verdict, error) {
 	}
 	id, err := integer(rawID)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("id: %v", err)
+		return Verdict{}, fmt.Errorf("id: %w", err)
 	}
 	rawRel, ok := obj["relevance"]
 	if !ok {
@@ -389,7 +389,7 @@ func parseVerdict(raw json.RawMessage) (Verdict, error) {
 	}
 	rel, err := integer(rawRel)
 	if err != nil {
-		return Verdict{}, fmt.Errorf("id %d: relevance: %v", id, err)
+		return Verdict{}, fmt.Errorf("id %d: relevance: %w", id, err)
 	}
 	if rel < 0 || rel > 2 {
 		return Verdict{}, fmt.Errorf("id %d: relevance %d is not 0, 1 or 2", id, rel)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // Loaded is a shard in memory: whatever the loader built, its size in bytes (for the budget)
@@ -21,6 +22,9 @@ type Loaded[T any] struct {
 // first. Concurrent requests for one shard load it once. The zero value is not usable; use
 // NewCache.
 type Cache[T any] struct {
+	// LoadTimeout bounds one load (zero: DefaultLoadTimeout). Set it before the first Get.
+	LoadTimeout time.Duration
+
 	budget int64
 
 	mu      sync.Mutex
@@ -53,53 +57,77 @@ func NewCache[T any](budget int64) *Cache[T] {
 	return &Cache[T]{budget: budget, entries: map[string]*entry[T]{}, lru: list.New()}
 }
 
+// DefaultLoadTimeout bounds one shard load when Cache.LoadTimeout is zero.
+const DefaultLoadTimeout = 15 * time.Minute
+
 // Get returns shard id, loading it with load on a miss; call release when done with it.
+//
+// A load is shared by every caller that asks for the shard while it runs, so it does not run
+// on any one caller's context: it gets ctx's values without its cancellation, bounded by
+// LoadTimeout. A caller whose ctx ends first returns ctx.Err() and leaves the load running
+// for the others (the shard then stays cached, unheld).
 func (c *Cache[T]) Get(ctx context.Context, id string, load func(context.Context) (Loaded[T], error)) (T, func(), error) {
+	var zero T
 	c.mu.Lock()
 	e, ok := c.entries[id]
 	if ok {
-		e.refs++
 		c.stats.Hits++
-		c.mu.Unlock()
-		select {
-		case <-e.ready:
-		case <-ctx.Done():
-			c.release(e)
-			var zero T
-			return zero, nil, ctx.Err()
-		}
-		if e.err != nil {
-			c.release(e)
-			var zero T
-			return zero, nil, e.err
-		}
-		c.mu.Lock()
-		c.lru.MoveToFront(e.elem)
-		c.mu.Unlock()
-		return e.val.Value, c.releaser(e), nil
+	} else {
+		e = &entry[T]{id: id, ready: make(chan struct{})}
+		e.elem = c.lru.PushFront(e)
+		c.entries[id] = e
+		c.stats.Misses++
+		go c.load(context.WithoutCancel(ctx), e, load)
 	}
-	e = &entry[T]{id: id, refs: 1, ready: make(chan struct{})}
-	e.elem = c.lru.PushFront(e)
-	c.entries[id] = e
-	c.stats.Misses++
+	e.refs++
 	c.mu.Unlock()
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		c.release(e)
+		c.evict()
+		return zero, nil, ctx.Err()
+	}
+	if e.err != nil {
+		c.release(e)
+		return zero, nil, e.err
+	}
+	c.mu.Lock()
+	c.lru.MoveToFront(e.elem)
+	c.mu.Unlock()
+	return e.val.Value, c.releaser(e), nil
+}
 
-	val, err := load(ctx)
+// load runs a shared load for entry e and publishes its outcome to the waiters.
+func (c *Cache[T]) load(ctx context.Context, e *entry[T], load func(context.Context) (Loaded[T], error)) {
+	timeout := c.LoadTimeout
+	if timeout <= 0 {
+		timeout = DefaultLoadTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	val, err := func() (val Loaded[T], err error) {
+		defer func() { // a panic here would end the process: no caller's goroutine runs the load
+			if r := recover(); r != nil {
+				err = fmt.Errorf("load shard %s: panic: %v", e.id, r)
+			}
+		}()
+		return load(ctx)
+	}()
 	c.mu.Lock()
 	e.val, e.err = val, err
-	close(e.ready)
 	if err != nil {
 		// Forget a failed load so the next caller tries again.
-		delete(c.entries, id)
+		if c.entries[e.id] == e {
+			delete(c.entries, e.id)
+		}
 		c.lru.Remove(e.elem)
-		c.mu.Unlock()
-		var zero T
-		return zero, nil, fmt.Errorf("load shard %s: %w", id, err)
+	} else {
+		c.used += val.Size
 	}
-	c.used += val.Size
+	close(e.ready)
 	c.mu.Unlock()
 	c.evict()
-	return val.Value, c.releaser(e), nil
 }
 
 func (c *Cache[T]) releaser(e *entry[T]) func() {

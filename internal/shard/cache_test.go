@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,4 +96,57 @@ func TestCacheLoadsOnceAndRetriesFailures(t *testing.T) {
 		t.Fatalf("retry after a failure: %d %v", v, err)
 	}
 	release()
+}
+
+// TestCacheLoadOutlivesACancelledCaller cancels the caller that started a shared load while
+// the load runs: that caller gets its own ctx.Err(), the load goes on, and the caller waiting
+// beside it still gets the shard.
+func TestCacheLoadOutlivesACancelledCaller(t *testing.T) {
+	c := NewCache[int](1 << 20)
+	started, gate := make(chan struct{}), make(chan struct{})
+	load := func(ctx context.Context) (Loaded[int], error) {
+		close(started)
+		select {
+		case <-gate:
+			return Loaded[int]{Value: 7, Size: 1}, nil
+		case <-ctx.Done():
+			return Loaded[int]{}, ctx.Err()
+		}
+	}
+	first, cancel := context.WithCancel(context.Background())
+	firstErr := make(chan error, 1)
+	go func() {
+		_, _, err := c.Get(first, "x", load)
+		firstErr <- err
+	}()
+	<-started
+	type got struct {
+		v       int
+		release func()
+		err     error
+	}
+	second := make(chan got, 1)
+	go func() {
+		v, release, err := c.Get(context.Background(), "x", func(context.Context) (Loaded[int], error) {
+			t.Error("the second caller loaded the shard again")
+			return Loaded[int]{}, errors.New("second load")
+		})
+		second <- got{v, release, err}
+	}()
+	for c.Stats().Hits == 0 { // the second caller is waiting on the load
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-firstErr; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled caller: err = %v, want context.Canceled", err)
+	}
+	close(gate)
+	g := <-second
+	if g.err != nil || g.v != 7 {
+		t.Fatalf("waiting caller: %d %v, want the shard", g.v, g.err)
+	}
+	g.release()
+	if s := c.Stats(); s.Misses != 1 || s.Entries != 1 {
+		t.Fatalf("stats %+v, want one load, cached", s)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,6 +29,60 @@ const (
 	BM25File    = "bm25.zip"
 	MetaFile    = "meta.json"
 )
+
+// ErrCorruptShard matches (errors.Is) a *CorruptError: a shard file whose size or sha256 is
+// not what its meta.json records.
+var ErrCorruptShard = errors.New("shard file does not match its meta.json")
+
+// CorruptError says which shard file is damaged and how.
+type CorruptError struct {
+	// Key names the file (relative to its index, as in ShardMeta.Objects, unless the caller
+	// made it a full key).
+	Key string
+	// Size and SHA256 are what was read; WantSize and WantSHA what meta.json records.
+	Size, WantSize  int64
+	SHA256, WantSHA string
+}
+
+// Error names the file and both sizes and sums.
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s is damaged: %d bytes with sha256 %.12s…, its meta.json records %d bytes with sha256 %.12s…",
+		e.Key, e.Size, e.SHA256, e.WantSize, e.WantSHA)
+}
+
+// Is makes errors.Is(err, ErrCorruptShard) true. The error does not wrap the sentinel, so its
+// own text is the innermost a failure chain shows.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorruptShard }
+
+// CheckObject compares one shard file, by its name (ChunksFile, VectorsFile or BM25File) and
+// the size and hex sha256 of its bytes, with what meta records for it; a *CorruptError when
+// they differ. A file meta does not list is not checked.
+func CheckObject(meta schemas.ShardMeta, name string, size int64, sha string) error {
+	for _, o := range meta.Objects {
+		if path.Base(o.Key) != name {
+			continue
+		}
+		if size != o.Size || sha != o.SHA256 {
+			return &CorruptError{Key: o.Key, Size: size, WantSize: o.Size, SHA256: sha, WantSHA: o.SHA256}
+		}
+		return nil
+	}
+	return nil
+}
+
+// Verify checks the files of the shard folder dir against meta (see CheckObject).
+func Verify(dir string, meta schemas.ShardMeta) error {
+	for _, name := range []string{ChunksFile, VectorsFile, BM25File} {
+		size, sum, err := hashFile(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := CheckObject(meta, name, size, sum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Prefix is a shard's folder relative to its index: shards/<period>/<id>.
 func Prefix(period, id string) string { return path.Join("shards", period, id) }
@@ -125,12 +180,23 @@ func ReadChunks(p string) ([]schemas.Chunk, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[schemas.Chunk](f)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size()) // NewGenericReader panics on a bad file
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	r := parquet.NewGenericReader[schemas.Chunk](pf)
 	defer r.Close()
 	rows := make([]schemas.Chunk, r.NumRows())
 	n, err := r.Read(rows)
 	if n != len(rows) {
-		return nil, fmt.Errorf("read %s: %d of %d rows: %v", p, n, len(rows), err)
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read %s: %d of %d rows: %w", p, n, len(rows), err)
 	}
 	for i := range rows {
 		rows[i].PublishedAt = rows[i].PublishedAt.UTC()

@@ -79,20 +79,26 @@ func Group(docs []schemas.Document, unit string) (periods []string, groups map[s
 
 // ID is a shard's identity: a hash of its period, its documents' content, the chunking
 // configuration and the model. Equal inputs give equal ids, so a rerun finds the shard done;
-// any change (an edited document, another model) gives a new one.
-func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) string {
+// any change (an edited document, another model) gives a new one. A document JSON cannot
+// encode (a NaN or infinite source weight, a year past 9999) is an error: hashing the rest
+// would give a shard and its edited copy one id.
+func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
-	_ = enc.Encode(struct {
+	if err := enc.Encode(struct {
 		Version int
 		Period  string
 		Chunk   schemas.ChunkConfig
 		Model   schemas.ModelRef
-	}{schemas.ChunkVersion, period, cfg, model})
-	for _, d := range docs {
-		_ = enc.Encode(d)
+	}{schemas.ChunkVersion, period, cfg, model}); err != nil {
+		return "", fmt.Errorf("shard id of %s: %w", period, err)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:24]
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			return "", fmt.Errorf("shard id of %s: document %q: %w", period, d.DocID, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
 // Chunks cuts documents into chunk rows, in document order. truncated counts documents that

@@ -1,12 +1,17 @@
 package shard
 
 import (
+	"bytes"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -63,8 +68,8 @@ func TestGroupAndID(t *testing.T) {
 	}
 	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
 	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
-	id := ID("2024-03", groups["2024-03"], cfg, model)
-	if id != ID("2024-03", groups["2024-03"], cfg, model) {
+	id := mustID(t, "2024-03", groups["2024-03"], cfg, model)
+	if id != mustID(t, "2024-03", groups["2024-03"], cfg, model) {
 		t.Fatal("ID is not stable")
 	}
 	edited := append([]schemas.Document(nil), groups["2024-03"]...)
@@ -74,9 +79,9 @@ func TestGroupAndID(t *testing.T) {
 	cfg2 := cfg
 	cfg2.Size = 800
 	for name, got := range map[string]string{
-		"edited document": ID("2024-03", edited, cfg, model),
-		"other model":     ID("2024-03", groups["2024-03"], cfg, other),
-		"other chunking":  ID("2024-03", groups["2024-03"], cfg2, model),
+		"edited document": mustID(t, "2024-03", edited, cfg, model),
+		"other model":     mustID(t, "2024-03", groups["2024-03"], cfg, other),
+		"other chunking":  mustID(t, "2024-03", groups["2024-03"], cfg2, model),
 	} {
 		if got == id {
 			t.Errorf("%s kept the shard id", name)
@@ -110,7 +115,7 @@ func TestWriteAndReadBack(t *testing.T) {
 	vec.Add([]float32{1, 0, 0})
 	vec.Add([]float32{0, 1, 0})
 	dir := t.TempDir()
-	id := ID("2024-03", g, cfg, schemas.ModelRef{ID: "test-model"})
+	id := mustID(t, "2024-03", g, cfg, schemas.ModelRef{ID: "test-model"})
 	meta, err := Write(filepath.Join(dir, "s"), "2024-03", id, len(g), rows, vec)
 	if err != nil {
 		t.Fatal(err)
@@ -143,5 +148,137 @@ func TestWriteAndReadBack(t *testing.T) {
 	}
 	if _, err := Write(filepath.Join(dir, "t"), "2024-03", id, 2, rows, vecindex.New(3, "m")); err == nil {
 		t.Fatal("Write accepted fewer vectors than chunks")
+	}
+}
+
+// TestReadChunksKeepsTheCause: a damaged chunks.parquet fails with an error that still says
+// why (errors.Is finds parquet's ErrCorrupted under ReadChunks' own words).
+func TestReadChunksKeepsTheCause(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	rows, _ := Chunks(groups["2024-03"], schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	p := filepath.Join(t.TempDir(), ChunksFile)
+	if err := writeChunks(p, rows); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := f.Metadata().RowGroups[0].Columns[0].MetaData
+	data[col.DataPageOffset+col.TotalCompressedSize-1] ^= 0xff // the last byte of the first page
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChunks(p); !errors.Is(err, parquet.ErrCorrupted) {
+		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
+	}
+	// Not Parquet at all: an error, not a panic.
+	if err := os.WriteFile(p, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChunks(p); err == nil {
+		t.Fatal("ReadChunks read a file that is not Parquet")
+	}
+}
+
+// TestVerify: a shard folder passes only with the bytes its meta records; a damaged file is an
+// ErrCorruptShard naming its key.
+func TestVerify(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	rows, _ := Chunks(groups["2024-03"], schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	vec := vecindex.New(3, "test-model")
+	vec.Add([]float32{1, 0, 0})
+	vec.Add([]float32{0, 1, 0})
+	tests := []struct {
+		name   string
+		file   string
+		damage func([]byte) []byte
+	}{
+		{"intact", "", nil},
+		{"vectors one byte changed", VectorsFile, func(b []byte) []byte { b[len(b)/2] ^= 0x80; return b }},
+		{"bm25 truncated", BM25File, func(b []byte) []byte { return b[:len(b)-1] }},
+		{"chunks one byte added", ChunksFile, func(b []byte) []byte { return append(b, 0) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "s")
+			meta, err := Write(dir, "2024-03", "sid", 2, rows, vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.file != "" {
+				p := filepath.Join(dir, tc.file)
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, tc.damage(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = Verify(dir, meta)
+			if tc.file == "" {
+				if err != nil {
+					t.Fatalf("intact shard: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrCorruptShard) || !strings.Contains(err.Error(), "shards/2024-03/sid/"+tc.file+" is damaged") {
+				t.Fatalf("err = %v, want ErrCorruptShard naming %s", err, tc.file)
+			}
+		})
+	}
+}
+
+func mustID(t *testing.T, period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) string {
+	t.Helper()
+	id, err := ID(period, docs, cfg, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestIDRefusesWhatJSONCannotEncode: a document whose JSON encoding fails is an error, not
+// left out of the hash (which gave a shard and its edited copy the same id).
+func TestIDRefusesWhatJSONCannotEncode(t *testing.T) {
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
+	weight := func(w float64) *float64 { return &w }
+	tests := []struct {
+		name    string
+		weight  *float64
+		date    time.Time
+		wantErr bool
+	}{
+		{"no weight", nil, at("2024-03-05T10:00:00Z"), false},
+		{"finite weight", weight(0.5), at("2024-03-05T10:00:00Z"), false},
+		{"negative weight", weight(-2), at("2024-03-05T10:00:00Z"), false},
+		{"NaN weight", weight(math.NaN()), at("2024-03-05T10:00:00Z"), true},
+		{"+Inf weight", weight(math.Inf(1)), at("2024-03-05T10:00:00Z"), true},
+		{"-Inf weight", weight(math.Inf(-1)), at("2024-03-05T10:00:00Z"), true},
+		{"year 10000", nil, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := []schemas.Document{{DocID: "a", PublishedAt: tc.date, Text: "original", SourceWeight: tc.weight}}
+			edited := []schemas.Document{docs[0]}
+			edited[0].Text = "edited"
+			id1, err1 := ID("p", docs, cfg, model)
+			id2, err2 := ID("p", edited, cfg, model)
+			if tc.wantErr {
+				if err1 == nil || err2 == nil || !strings.Contains(err1.Error(), `document "a"`) {
+					t.Fatalf("ids %q, %q, errors %v, %v: want an error naming document a", id1, id2, err1, err2)
+				}
+				return
+			}
+			if err1 != nil || err2 != nil || id1 == id2 {
+				t.Fatalf("ids %q, %q, errors %v, %v: want two ids", id1, id2, err1, err2)
+			}
+		})
 	}
 }

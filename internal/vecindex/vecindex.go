@@ -96,7 +96,7 @@ func Read(r io.Reader) (*Flat, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	fixed := make([]byte, 26)
 	if _, err := io.ReadFull(br, fixed); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrFormat, err)
+		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
 	if string(fixed[:8]) != Magic {
 		return nil, fmt.Errorf("%w: magic %q", ErrFormat, fixed[:8])
@@ -111,16 +111,16 @@ func Read(r io.Reader) (*Flat, error) {
 	}
 	model := make([]byte, binary.LittleEndian.Uint16(fixed[24:]))
 	if _, err := io.ReadFull(br, model); err != nil {
-		return nil, fmt.Errorf("%w: model id: %v", ErrFormat, err)
+		return nil, fmt.Errorf("%w: model id: %w", ErrFormat, err)
 	}
 	if _, err := br.Discard(pad(26 + len(model))); err != nil {
-		return nil, fmt.Errorf("%w: padding: %v", ErrFormat, err)
+		return nil, fmt.Errorf("%w: padding: %w", ErrFormat, err)
 	}
 	f := &Flat{Dim: dim, Count: int(count), Model: string(model), Data: make([]float32, int(count)*dim)}
 	buf := make([]byte, 4*dim)
 	for i := 0; i < f.Count; i++ {
 		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, fmt.Errorf("%w: row %d of %d: %v", ErrFormat, i, f.Count, err)
+			return nil, fmt.Errorf("%w: row %d of %d: %w", ErrFormat, i, f.Count, err)
 		}
 		row := f.Data[i*dim : (i+1)*dim]
 		for j := range row {

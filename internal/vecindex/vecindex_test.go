@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -82,6 +83,10 @@ func TestReadRejectsDamagedFiles(t *testing.T) {
 		if _, err := Read(bytes.NewReader(data)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: err = %v, want ErrFormat", name, err)
 		}
+	}
+	// A short file says so below ErrFormat: the reader's own error is kept in the chain.
+	if _, err := Read(bytes.NewReader(good[:len(good)-3])); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("truncated: err = %v, want io.ErrUnexpectedEOF in the chain", err)
 	}
 	if err := f.Add([]float32{1}); err == nil {
 		t.Error("Add accepted a vector of the wrong dim")

@@ -1,0 +1,110 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestGetParquetKeepsTheCause: a damaged Parquet object fails with an error that still says
+// why (errors.Is finds parquet's ErrCorrupted under getParquet's own words).
+func TestGetParquetKeepsTheCause(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Bucket: b}
+	docs := []schemas.Document{
+		{DocID: "a", PublishedAt: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Text: "The key rate was raised."},
+		{DocID: "b", PublishedAt: time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC), Text: "Oil prices fell."},
+	}
+	if err := putParquet(ctx, b, "docs.parquet", docs); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := getParquet[schemas.Document](ctx, a, "docs.parquet"); err != nil || len(got) != 2 {
+		t.Fatalf("intact object: %d rows, %v", len(got), err)
+	}
+	data, err := blob.ReadAll(ctx, b, "docs.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := f.Metadata().RowGroups[0].Columns[0].MetaData
+	data[col.DataPageOffset+col.TotalCompressedSize-1] ^= 0xff // the last byte of the first page
+	if _, err := b.Put(ctx, "docs.parquet", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := getParquet[schemas.Document](ctx, a, "docs.parquet"); !errors.Is(err, parquet.ErrCorrupted) {
+		t.Fatalf("err = %v, want parquet.ErrCorrupted in the chain", err)
+	}
+	// Not Parquet at all: an error, not a panic.
+	if _, err := b.Put(ctx, "junk.parquet", strings.NewReader("not parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := getParquet[schemas.Document](ctx, a, "junk.parquet"); err == nil {
+		t.Fatal("getParquet read an object that is not Parquet")
+	}
+}
+
+// TestIndexNotFound: a missing index is ErrIndexNotFound in-process (planAppend builds it
+// instead of appending) and still a non-retryable InvalidInput error, in the same words, for
+// workflows; a damaged index is not mistaken for a missing one.
+func TestIndexNotFound(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Bucket: b}
+	_, err = a.currentManifest(ctx, "nope")
+	var app *temporal.ApplicationError
+	if !errors.Is(err, ErrIndexNotFound) || !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() ||
+		!strings.HasPrefix(app.Message(), `index "nope" does not exist (build it with`) {
+		t.Fatalf("missing index: err = %v", err)
+	}
+	// What a workflow and the CLI see: the failure chain ends on the same words.
+	back := temporal.GetDefaultFailureConverter().FailureToError(temporal.GetDefaultFailureConverter().ErrorToFailure(err))
+	inner := ""
+	for e := back; e != nil; e = errors.Unwrap(e) {
+		if app, ok := e.(*temporal.ApplicationError); ok {
+			inner = app.Message()
+		}
+	}
+	if !strings.HasPrefix(inner, `index "nope" does not exist`) {
+		t.Fatalf("innermost message after the failure converter: %q", inner)
+	}
+	res := PlanIndexResult{}
+	if ids, err := a.planAppend(ctx, PlanIndexInput{Index: "nope", Period: "month"}, &res); err != nil || ids != nil || res.Existing != nil {
+		t.Fatalf("append to a missing index: %v %v %+v, want a plain build", ids, err, res)
+	}
+	// An existing index: the append records which manifest it was planned on.
+	a.Model = schemas.ModelRef{ID: "toy", Dim: 3}
+	if _, err := a.PublishManifest(ctx, PublishManifestInput{Index: "live", Period: "month", Model: a.Model}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "live", Period: "month"}, &res); err != nil || res.BaseSeq != 1 {
+		t.Fatalf("append to index live: base seq %d, %v; want 1", res.BaseSeq, err)
+	}
+	if _, err := b.Put(ctx, "indexes/broken/CURRENT", strings.NewReader(`{"manifest": "manifests/000001.json", "seq": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, "indexes/broken/manifests/000001.json", strings.NewReader(`{"version": 99}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "broken", Period: "month"}, &res); err == nil || errors.Is(err, ErrIndexNotFound) {
+		t.Fatalf("append to a damaged index: err = %v, want an error that is not ErrIndexNotFound", err)
+	}
+}
