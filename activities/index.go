@@ -418,8 +418,19 @@ type WriteShardResult struct {
 }
 
 // WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
-// last: a shard with a meta.json is complete.
+// last: a shard with a meta.json is complete. It then deletes the shard's staging
+// (StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
+	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
+	metaKey := path.Join(IndexPrefix(in.Index), shard.Prefix(in.Period, in.ShardID), shard.MetaFile)
+	if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
+		var m schemas.ShardMeta
+		if json.Unmarshal(data, &m) == nil && m.ID == in.ShardID {
+			return WriteShardResult{Meta: m}, a.deleteStaging(ctx, in.Index, in.ShardID)
+		}
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return WriteShardResult{}, err
+	}
 	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
 	if err != nil {
 		return WriteShardResult{}, err
@@ -464,7 +475,28 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 			return WriteShardResult{}, err
 		}
 	}
-	return WriteShardResult{Meta: meta}, nil
+	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
+}
+
+// StagingPrefix is the folder of a shard's staged documents, chunks and vector parts: more
+// bytes than the shard itself, kept until the shard's meta.json is written so a build can
+// resume, then deleted.
+func StagingPrefix(index, shardID string) string {
+	return path.Join(IndexPrefix(index), "staging", shardID)
+}
+
+// deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
+func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
+	objs, err := blob.List(ctx, a.Bucket, StagingPrefix(index, shardID)+"/")
+	if err != nil {
+		return fmt.Errorf("shard %s is written; list its staging: %w", shardID, err)
+	}
+	for _, o := range objs {
+		if err := a.Bucket.Delete(ctx, o.Key); err != nil {
+			return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
+		}
+	}
+	return nil
 }
 
 func countOf(v *vecindex.Flat) int {

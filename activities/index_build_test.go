@@ -1,0 +1,123 @@
+package activities_test
+
+import (
+	"context"
+	"hash/fnv"
+	"path"
+	"testing"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/schemas"
+)
+
+// hashEmbedder is a deterministic stand-in for the model: each text becomes a vector from its
+// hash, enough for tests of the build's bookkeeping (no ONNX Runtime needed).
+type hashEmbedder struct{}
+
+func (hashEmbedder) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return hashEmbedder{}.EmbedPassages(ctx, texts)
+}
+
+func (hashEmbedder) EmbedPassages(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		h := fnv.New32a()
+		h.Write([]byte(t))
+		s := h.Sum32()
+		out[i] = []float32{float32(s&0xff) + 1, float32(s>>8&0xff) + 1, float32(s>>16&0xff) + 1, 1}
+	}
+	return out, nil
+}
+
+func (hashEmbedder) Dim() int        { return 4 }
+func (hashEmbedder) ModelID() string { return "hash-4" }
+func (hashEmbedder) Close() error    { return nil }
+
+// buildEnv is an activity environment over a local folder store with the hash embedder.
+func buildEnv(t *testing.T) (*testsuite.TestActivityEnvironment, blob.Bucket) {
+	t.Helper()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{Bucket: b, Embedder: hashEmbedder{}, Model: schemas.ModelRef{ID: "hash-4", SHA256: "h", Dim: 4}})
+	return env, b
+}
+
+// buildShards runs what BuildShard runs (chunk, embed, write) for every period of plan that is
+// not done, and returns the written metas.
+func buildShards(t *testing.T, env *testsuite.TestActivityEnvironment, index string, plan activities.PlanIndexResult, cfg schemas.ChunkConfig) []activities.WriteShardResult {
+	t.Helper()
+	var a *activities.Activities
+	var out []activities.WriteShardResult
+	for _, p := range plan.Periods {
+		if p.Done {
+			continue
+		}
+		ch := run[activities.ChunkShardResult](t, env, a.ChunkShard, activities.ChunkShardInput{Index: index, ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
+		vp := activities.VectorsPrefix(index, p.ShardID)
+		emb := run[activities.EmbedShardResult](t, env, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vp, PartSize: 1, Model: plan.Model})
+		out = append(out, run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
+			Index: index, Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: vp, Parts: emb.Parts,
+		}))
+	}
+	return out
+}
+
+// TestWriteShardDeletesStaging: once a shard's meta.json is written, its staged documents,
+// chunks and vector parts are gone; the shard is complete; a retry of WriteShard (after the
+// deletion) still succeeds with the same meta, and a new plan finds the shards done.
+func TestWriteShardDeletesStaging(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	ctx := context.Background()
+	putFixture(t, b, "corpora/fixture.parquet", fixture)
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	in := activities.PlanIndexInput{Index: "test", RunID: "run1", Inputs: []activities.InputFile{{Key: "corpora/fixture.parquet", Name: "fixture.parquet"}}, Period: "month", Chunk: cfg}
+	plan := run[activities.PlanIndexResult](t, env, a.PlanIndex, in)
+	if n, _ := blob.List(ctx, b, "indexes/test/staging/"); len(n) != 3 {
+		t.Fatalf("staged %d objects before the build, want 3 docs.parquet", len(n))
+	}
+	written := buildShards(t, env, "test", plan, cfg)
+	if len(written) != 3 {
+		t.Fatalf("built %d shards", len(written))
+	}
+	if left, err := blob.List(ctx, b, "indexes/test/staging/"); err != nil || len(left) != 0 {
+		t.Fatalf("staging after the build: %v %v", left, err)
+	}
+	for _, w := range written {
+		for _, o := range w.Meta.Objects {
+			if st, err := b.Stat(ctx, path.Join("indexes/test", o.Key)); err != nil || st.Size != o.Size {
+				t.Fatalf("shard object %s: %+v %v", o.Key, st, err)
+			}
+		}
+		if ok, _ := b.Exists(ctx, path.Join("indexes/test", shard.Prefix(w.Meta.Period, w.Meta.ID), shard.MetaFile)); !ok {
+			t.Fatalf("shard %s has no meta.json", w.Meta.ID)
+		}
+	}
+	// A retry of the first WriteShard, after its staging is gone.
+	p := plan.Periods[0]
+	again := run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
+		Index: "test", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: path.Join("indexes/test/staging", p.ShardID, "chunks.parquet"),
+		VectorsPrefix: activities.VectorsPrefix("test", p.ShardID), Parts: 2,
+	})
+	if again.Meta.ID != written[0].Meta.ID || again.Meta.Chunks != written[0].Meta.Chunks {
+		t.Fatalf("retry meta %+v, want %+v", again.Meta, written[0].Meta)
+	}
+	in.RunID = "run2"
+	replan := run[activities.PlanIndexResult](t, env, a.PlanIndex, in)
+	for _, pp := range replan.Periods {
+		if !pp.Done {
+			t.Fatalf("period %s not done after the build", pp.Period)
+		}
+	}
+	if left, _ := blob.List(ctx, b, "indexes/test/staging/"); len(left) != 0 {
+		t.Fatalf("a plan of built shards staged %d objects", len(left))
+	}
+}
