@@ -64,6 +64,11 @@ type PlanIndexInput struct {
 	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
 	// have several).
 	Append bool `json:"append"`
+	// Started is when the build started (the workflow's clock): rows published after the day
+	// after it are quarantined as future_date, unless AllowFuture. Zero (histories from before
+	// it was recorded): no check.
+	Started     time.Time `json:"started"`
+	AllowFuture bool      `json:"allow_future"`
 }
 
 // PeriodPlan is one shard to build, or one already built.
@@ -123,7 +128,11 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	loader := corpus.NewLoader(corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing})
+	opts := corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing, Now: in.Started}
+	if in.AllowFuture {
+		opts.Now = time.Time{}
+	}
+	loader := corpus.NewLoader(opts)
 	var docs []schemas.Document
 	var rejects []schemas.QuarantineRow
 	for _, f := range in.Inputs {

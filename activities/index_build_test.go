@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"path"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/testsuite"
 
@@ -119,5 +120,44 @@ func TestWriteShardDeletesStaging(t *testing.T) {
 	}
 	if left, _ := blob.List(ctx, b, "indexes/test/staging/"); len(left) != 0 {
 		t.Fatalf("a plan of built shards staged %d objects", len(left))
+	}
+}
+
+// TestPlanIndexQuarantinesFutureRows: a row dated 2099 is quarantined as future_date against
+// the build's start (not the clock), the counts reconcile and no 2099 shard is planned;
+// AllowFuture indexes it.
+func TestPlanIndexQuarantinesFutureRows(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	rows := append(append([]row(nil), fixture...), row{"typo", "2099-01-10", "", "A date typed wrong.", "a.com"})
+	putFixture(t, b, "corpora/future.parquet", rows)
+	in := activities.PlanIndexInput{Index: "test", RunID: "run1", Inputs: []activities.InputFile{{Key: "corpora/future.parquet", Name: "future.parquet"}},
+		Period: "month", Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}, Started: time.Date(2026, 11, 24, 0, 30, 0, 0, time.UTC)}
+	tests := []struct {
+		name        string
+		allow       bool
+		wantIndexed int64
+		wantFuture  int64
+		wantPeriods int
+	}{
+		{name: "quarantined", wantIndexed: 4, wantFuture: 1, wantPeriods: 3},
+		{name: "allowed", allow: true, wantIndexed: 5, wantPeriods: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := in
+			in.AllowFuture = tt.allow
+			plan := run[activities.PlanIndexResult](t, env, a.PlanIndex, in)
+			c := plan.Counts
+			if c.Read != 8 || c.Indexed != tt.wantIndexed || c.Quarantined[schemas.ReasonFutureDate] != tt.wantFuture || !c.Reconciles() {
+				t.Fatalf("counts %+v", c)
+			}
+			if len(plan.Periods) != tt.wantPeriods || (tt.allow && plan.Periods[3].Period != "2099-01") {
+				t.Fatalf("periods %+v", plan.Periods)
+			}
+			if len(plan.Files) != 1 || !plan.Files[0].Stats.Reconciles() {
+				t.Fatalf("files %+v", plan.Files)
+			}
+		})
 	}
 }

@@ -30,6 +30,9 @@ const (
 	ReasonEmptyText   = "empty_text"
 	ReasonBadEncoding = "bad_encoding"
 	ReasonDuplicateID = "duplicate_id"
+	// ReasonFutureDate: published after the day after the build started (a 2099 typo would
+	// otherwise make a 2099 shard); `asof index --allow-future` keeps such rows.
+	ReasonFutureDate = "future_date"
 )
 
 // QuarantineVersion is the version of QuarantineRow.

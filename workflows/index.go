@@ -43,6 +43,12 @@ type IndexBuildInput struct {
 	// Append adds the inputs to the live index without rebuilding its shards (see
 	// activities.PlanIndexInput.Append).
 	Append bool `json:"append"`
+	// AllowFuture indexes rows published after the day after the build started; by default
+	// they are quarantined as future_date.
+	AllowFuture bool `json:"allow_future"`
+	// Started is when the build started; zero means the workflow's current time, set once and
+	// carried across continue-as-new so every run checks dates against the same day.
+	Started time.Time `json:"started"`
 	// Carried holds the earlier runs' tallies after a continue-as-new.
 	Carried *IndexBuildCarry `json:"carried,omitempty"`
 }
@@ -113,6 +119,9 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	if in.MaxShardsPerRun <= 0 {
 		in.MaxShardsPerRun = 200
 	}
+	if in.Started.IsZero() {
+		in.Started = workflow.Now(ctx).UTC()
+	}
 	carry := IndexBuildCarry{}
 	if in.Carried != nil {
 		carry = *in.Carried
@@ -133,6 +142,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
 		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
+		Started: in.Started, AllowFuture: in.AllowFuture,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)

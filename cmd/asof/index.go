@@ -32,7 +32,7 @@ type indexFlags struct {
 	index, period, from, to string
 	corpora, maps           []string
 	telegram, asJSON        bool
-	appendRows              bool
+	appendRows, allowFuture bool
 	size, overlap, min, max int
 	concurrency, partSize   int
 	maxPerRun               int
@@ -67,6 +67,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
+	fs.BoolVar(&f.allowFuture, "allow-future", false, "index rows published after tomorrow (by default they are quarantined as future_date: usually a date typed wrong)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
 	fs.StringVar(&f.from, "from", "", "keep rows published on or after this day (YYYY-MM-DD); others are counted as skipped")
@@ -161,6 +162,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
+		AllowFuture: f.allowFuture,
 	})
 	if err != nil {
 		return err
