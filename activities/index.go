@@ -228,7 +228,8 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	case m.Period != in.Period:
 		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
 	case m.Chunk != in.Chunk:
-		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v", in.Index, m.Chunk, in.Chunk))
+		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v (pass --chunk-size %d --chunk-overlap %d --chunk-min %d --max-chunks-per-doc %d)",
+			in.Index, m.Chunk, in.Chunk, m.Chunk.Size, m.Chunk.Overlap, m.Chunk.Min, m.Chunk.MaxChunksPerDoc))
 	}
 	res.Existing, res.Base = m.Shards, m.Counts
 	ids := map[string]string{}

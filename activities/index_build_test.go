@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/fnv"
 	"path"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
 )
@@ -159,5 +161,47 @@ func TestPlanIndexQuarantinesFutureRows(t *testing.T) {
 				t.Fatalf("files %+v", plan.Files)
 			}
 		})
+	}
+}
+
+// TestChunkShardCapsLongDocuments: with the default chunking, a 2 MB document yields at most
+// the cap and is counted as truncated; the short ones are whole.
+func TestChunkShardCapsLongDocuments(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	long := strings.Repeat("The committee heard evidence on the budget and adjourned until the next sitting. ", 26000)
+	rows := append(append([]row(nil), fixture[:3]...), row{"long", "2024-01-15", "Record", long, "parl"})
+	putFixture(t, b, "corpora/long.parquet", rows)
+	d := chunk.DefaultOptions()
+	cfg := schemas.ChunkConfig{Size: d.Size, Overlap: d.Overlap, Min: d.Min, MaxChunksPerDoc: d.MaxPieces}
+	plan := run[activities.PlanIndexResult](t, env, a.PlanIndex, activities.PlanIndexInput{Index: "test", RunID: "run1",
+		Inputs: []activities.InputFile{{Key: "corpora/long.parquet", Name: "long.parquet"}}, Period: "month", Chunk: cfg})
+	p := plan.Periods[0] // 2024-01: r1, r2 and the long record
+	ch := run[activities.ChunkShardResult](t, env, a.ChunkShard, activities.ChunkShardInput{Index: "test", ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
+	if ch.Truncated != 1 || ch.Chunks != 2+chunk.DefaultMaxPieces {
+		t.Fatalf("chunk result %+v: want 1 truncated and %d chunks", ch, 2+chunk.DefaultMaxPieces)
+	}
+}
+
+// TestAppendNamesTheIndexChunking: an --append whose chunking differs from the index's (an
+// index built before --max-chunks-per-doc had a default) is told the flags to pass.
+func TestAppendNamesTheIndexChunking(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	old := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	putFixture(t, b, "corpora/all.parquet", fixture)
+	in := activities.PlanIndexInput{Index: "news", RunID: "r1", Inputs: []activities.InputFile{{Key: "corpora/all.parquet", Name: "all.parquet"}}, Period: "month", Chunk: old}
+	first := run[activities.PlanIndexResult](t, env, a.PlanIndex, in)
+	var metas []schemas.ShardMeta
+	for _, w := range buildShards(t, env, "news", first, old) {
+		metas = append(metas, w.Meta)
+	}
+	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "news", Period: "month", Chunk: old,
+		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+	in.Append, in.RunID = true, "r2"
+	in.Chunk.MaxChunksPerDoc = chunk.DefaultMaxPieces
+	_, err := env.ExecuteActivity(a.PlanIndex, in)
+	if err == nil || !strings.Contains(err.Error(), "--chunk-size 1600 --chunk-overlap 200 --chunk-min 100 --max-chunks-per-doc 0") {
+		t.Fatalf("err = %v, want the index's chunking flags", err)
 	}
 }

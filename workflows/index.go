@@ -72,7 +72,11 @@ type IndexBuildResult struct {
 	QuarantineKey string                  `json:"quarantine_key,omitempty"`
 	ShardsBuilt   int                     `json:"shards_built"`
 	ShardsReused  int                     `json:"shards_reused"`
-	Truncated     int                     `json:"truncated"`
+	// Truncated counts the documents of the shards this build made that were cut at
+	// MaxChunksPerDoc chunks (the rest of their text is not indexed).
+	Truncated int `json:"truncated"`
+	// MaxChunksPerDoc is the build's cap on chunks per document (0: none).
+	MaxChunksPerDoc int `json:"max_chunks_per_doc"`
 	// PartsEmbedded and PartsResumed count embedding parts computed, and found already stored
 	// after a worker was lost or an activity retried.
 	PartsEmbedded int `json:"parts_embedded"`
@@ -147,7 +151,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
 	}
-	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs,
+	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs, MaxChunksPerDoc: in.Chunk.MaxChunksPerDoc,
 		ShardsBuilt: carry.ShardsBuilt, Truncated: carry.Truncated, PartsEmbedded: carry.PartsEmbedded, PartsResumed: carry.PartsResumed}
 	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods)}
 	metas := make([]schemas.ShardMeta, len(plan.Periods))

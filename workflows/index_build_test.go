@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/schemas"
 )
 
 // TestIndexBuildPassesItsStartToThePlan: the plan gets the build's start from the workflow's
@@ -50,5 +51,33 @@ func TestIndexBuildPassesItsStartToThePlan(t *testing.T) {
 				t.Fatalf("continued with started %v allow %v", next.Started, next.AllowFuture)
 			}
 		})
+	}
+}
+
+// TestIndexBuildReportsTruncatedDocuments: the documents each shard's chunking cut are summed
+// into the result, with the cap they were cut at.
+func TestIndexBuildReportsTruncatedDocuments(t *testing.T) {
+	env := indexEnv(t)
+	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
+	env.OnActivity(a.ChunkShard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ChunkShardInput) (activities.ChunkShardResult, error) {
+			return activities.ChunkShardResult{ChunksKey: in.ShardID + "/chunks", Chunks: 5, Truncated: 1}, nil
+		})
+	env.OnActivity(a.EmbedShard, mock.Anything, mock.Anything).Return(activities.EmbedShardResult{Parts: 1, Chunks: 5}, nil)
+	env.OnActivity(a.WriteShard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.WriteShardInput) (activities.WriteShardResult, error) {
+			return activities.WriteShardResult{Meta: schemas.ShardMeta{ID: in.ShardID, Period: in.Period, Chunks: 5}}, nil
+		})
+	env.OnActivity(a.PublishManifest, mock.Anything, mock.Anything).Return(activities.PublishManifestResult{Seq: 1}, nil).Once()
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100, MaxChunksPerDoc: 100}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res IndexBuildResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Truncated != 2 || res.MaxChunksPerDoc != 100 { // s1 and s3 built, s2 reused
+		t.Fatalf("result %+v: want 2 documents cut at 100 chunks", res)
 	}
 }

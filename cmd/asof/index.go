@@ -75,7 +75,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.size, "chunk-size", def.Size, "chunk size in characters")
 	fs.IntVar(&f.overlap, "chunk-overlap", def.Overlap, "chunk overlap in characters")
 	fs.IntVar(&f.min, "chunk-min", def.Min, "smallest chunk; shorter tails join the previous chunk")
-	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
+	fs.IntVar(&f.max, "max-chunks-per-doc", def.MaxPieces, "cap on chunks per document, about 1,400 characters each (0: none); the rest of a longer document is not indexed and the result counts it")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
 	fs.IntVar(&f.partSize, "embed-part-size", activities.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
@@ -461,11 +461,11 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 		printf(w, "quarantined by reason: %s (rows in %s)\n", strings.Join(parts, ", "), r.QuarantineKey)
 	}
 	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
-	if r.Truncated > 0 {
-		printf(w, "; %d documents cut by --max-chunks-per-doc", r.Truncated)
-	}
 	if r.PartsResumed > 0 {
 		printf(w, "; %d embedding parts resumed after a lost worker or retry", r.PartsResumed)
 	}
 	printf(w, "; %s\n", took.Round(100*time.Millisecond))
+	if r.Truncated > 0 {
+		printf(w, "truncated: %d documents cut at %d chunks each, their rest not indexed (raise --max-chunks-per-doc, or 0 for no cap)\n", r.Truncated, r.MaxChunksPerDoc)
+	}
 }
