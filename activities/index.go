@@ -69,6 +69,9 @@ type PlanIndexInput struct {
 	// it was recorded): no check.
 	Started     time.Time `json:"started"`
 	AllowFuture bool      `json:"allow_future"`
+	// Replace lets a build that is not an append publish an index without documents the live
+	// index holds; without it such a build is refused (InvalidInput), naming how many.
+	Replace bool `json:"replace"`
 }
 
 // PeriodPlan is one shard to build, or one already built.
@@ -172,17 +175,26 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	tot := loader.Total()
 	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped}
+	periods, groups := shard.Group(docs, in.Period)
+	ids := make([]string, len(periods))
+	for i, p := range periods {
+		ids[i] = shard.ID(p, groups[p], in.Chunk, a.Model)
+	}
+	if !in.Append && !in.Replace {
+		if err := a.checkNothingDropped(ctx, in.Index, ids, docs); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
 	if len(rejects) > 0 {
 		res.QuarantineKey = path.Join("quarantine", in.RunID, "rejects.parquet")
 		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
-	periods, groups := shard.Group(docs, in.Period)
 	prefix := IndexPrefix(in.Index)
-	for _, p := range periods {
+	for i, p := range periods {
 		g := groups[p]
-		id := shard.ID(p, g, in.Chunk, a.Model)
+		id := ids[i]
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
 		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
 		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
@@ -205,6 +217,65 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		res.Periods = append(res.Periods, pp)
 	}
 	return res, nil
+}
+
+// checkNothingDropped refuses a build that would publish an index without documents the live
+// one holds (a plain rebuild after an --append, or over fewer files): only the live shards
+// that the plan does not rebuild as they are (planned ids) are read, for their doc_ids.
+func (a *Activities) checkNothingDropped(ctx context.Context, index string, planned []string, docs []schemas.Document) error {
+	m, err := a.currentManifest(ctx, index)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == ErrTypeInvalidInput { // no index yet
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	same := make(map[string]bool, len(planned))
+	for _, id := range planned {
+		same[id] = true
+	}
+	var have map[string]bool
+	dropped := map[string]bool{}
+	example := ""
+	for _, sm := range m.Shards {
+		if same[sm.ID] {
+			continue
+		}
+		if have == nil {
+			have = make(map[string]bool, len(docs))
+			for _, d := range docs {
+				have[d.DocID] = true
+			}
+		}
+		rows, err := getParquet[docIDRow](ctx, a, path.Join(IndexPrefix(index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if !have[r.DocID] && !dropped[r.DocID] {
+				dropped[r.DocID] = true
+				if example == "" {
+					example = fmt.Sprintf("%q in shard %s", r.DocID, sm.Period)
+				}
+			}
+		}
+		activity.RecordHeartbeat(ctx, sm.ID)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%d documents", len(dropped))
+	if len(dropped) == 1 {
+		what = "1 document"
+	}
+	return invalid(fmt.Errorf("index %s holds %s these files do not (e.g. %s): they would be dropped.\n"+
+		"Pass --append to add these files to the index, or --replace to publish it without them", index, what, example))
+}
+
+// docIDRow reads only the doc_id column of chunk rows.
+type docIDRow struct {
+	DocID string `parquet:"doc_id"`
 }
 
 // planAppend reads the live index for an append: its shards and counts go into res, and the

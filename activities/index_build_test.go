@@ -183,6 +183,60 @@ func TestChunkShardCapsLongDocuments(t *testing.T) {
 	}
 }
 
+// TestPlanIndexRefusesToDropDocuments: a build that is not an append, over files that lack
+// documents the live index holds (a plain rebuild after an --append), is refused with the
+// count and both ways out; --replace lets it through. A rebuild over the same files, or over
+// more rows in a period (a new shard id, nothing lost), is not refused.
+func TestPlanIndexRefusesToDropDocuments(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	putFixture(t, b, "corpora/all.parquet", fixture)
+	putFixture(t, b, "corpora/fewer.parquet", fixture[:3])                                                                                       // r4 (2024-03) missing
+	putFixture(t, b, "corpora/more.parquet", append(append([]row(nil), fixture...), row{"r5", "2024-01-25", "", "A new January row.", "a.com"})) // 2024-01 changes
+	plan := func(key string, replace bool) activities.PlanIndexInput {
+		return activities.PlanIndexInput{Index: "news", RunID: "r-" + key, Inputs: []activities.InputFile{{Key: "corpora/" + key + ".parquet", Name: key + ".parquet"}},
+			Period: "month", Chunk: cfg, Replace: replace}
+	}
+	first := run[activities.PlanIndexResult](t, env, a.PlanIndex, plan("all", false)) // no index yet: nothing to drop
+	var metas []schemas.ShardMeta
+	for _, w := range buildShards(t, env, "news", first, cfg) {
+		metas = append(metas, w.Meta)
+	}
+	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "news", Period: "month", Chunk: cfg,
+		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+
+	tests := []struct {
+		name    string
+		in      activities.PlanIndexInput
+		wantErr []string
+	}{
+		{name: "same files", in: plan("all", false)},
+		{name: "more rows in a period", in: plan("more", false)},
+		{name: "fewer files", in: plan("fewer", false), wantErr: []string{activities.ErrTypeInvalidInput, "index news holds 1 document these files do not", `"r4" in shard 2024-03`, "--append", "--replace"}},
+		{name: "fewer files, --replace", in: plan("fewer", true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := env.ExecuteActivity(a.PlanIndex, tt.in)
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("a build that drops a document was planned")
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+		})
+	}
+}
+
 // TestAppendNamesTheIndexChunking: an --append whose chunking differs from the index's (an
 // index built before --max-chunks-per-doc had a default) is told the flags to pass.
 func TestAppendNamesTheIndexChunking(t *testing.T) {

@@ -46,6 +46,9 @@ type IndexBuildInput struct {
 	// AllowFuture indexes rows published after the day after the build started; by default
 	// they are quarantined as future_date.
 	AllowFuture bool `json:"allow_future"`
+	// Replace publishes the build even when it lacks documents the live index holds; without
+	// it (and without Append) such a build is refused (see activities.PlanIndexInput.Replace).
+	Replace bool `json:"replace"`
 	// Started is when the build started; zero means the workflow's current time, set once and
 	// carried across continue-as-new so every run checks dates against the same day.
 	Started time.Time `json:"started"`
@@ -146,7 +149,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
 		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
-		Started: in.Started, AllowFuture: in.AllowFuture,
+		Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)

@@ -15,15 +15,17 @@ import (
 )
 
 // TestIndexBuildPassesItsStartToThePlan: the plan gets the build's start from the workflow's
-// clock (activities never read it) and --allow-future; a continued run keeps the first start.
+// clock (activities never read it), --allow-future and --replace; a continued run keeps them.
 func TestIndexBuildPassesItsStartToThePlan(t *testing.T) {
 	start := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC) // newEnv's start time
 	tests := []struct {
-		name  string
-		allow bool
+		name    string
+		allow   bool
+		replace bool
 	}{
 		{name: "default"},
 		{name: "allow future", allow: true},
+		{name: "replace", replace: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,19 +37,19 @@ func TestIndexBuildPassesItsStartToThePlan(t *testing.T) {
 					return threePeriods, nil
 				}).Once()
 			shardActivities(env, 0)
-			env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", MaxShardsPerRun: 1, AllowFuture: tt.allow})
+			env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", MaxShardsPerRun: 1, AllowFuture: tt.allow, Replace: tt.replace})
 			var can *workflow.ContinueAsNewError
 			if err := env.GetWorkflowError(); !errors.As(err, &can) {
 				t.Fatalf("err = %v, want continue-as-new", err)
 			}
-			if !got.Started.Equal(start) || got.AllowFuture != tt.allow {
+			if !got.Started.Equal(start) || got.AllowFuture != tt.allow || got.Replace != tt.replace {
 				t.Fatalf("plan input started %v allow %v, want %v %v", got.Started, got.AllowFuture, start, tt.allow)
 			}
 			var next IndexBuildInput
 			if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 				t.Fatal(err)
 			}
-			if !next.Started.Equal(start) || next.AllowFuture != tt.allow {
+			if !next.Started.Equal(start) || next.AllowFuture != tt.allow || next.Replace != tt.replace {
 				t.Fatalf("continued with started %v allow %v", next.Started, next.AllowFuture)
 			}
 		})

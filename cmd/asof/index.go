@@ -33,6 +33,7 @@ type indexFlags struct {
 	corpora, maps           []string
 	telegram, asJSON        bool
 	appendRows, allowFuture bool
+	replace                 bool
 	size, overlap, min, max int
 	concurrency, partSize   int
 	maxPerRun               int
@@ -67,6 +68,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
+	fs.BoolVar(&f.replace, "replace", false, "publish this build even if the live index holds documents these files do not (they are dropped); without it such a build is refused")
 	fs.BoolVar(&f.allowFuture, "allow-future", false, "index rows published after tomorrow (by default they are quarantined as future_date: usually a date typed wrong)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
@@ -93,6 +95,9 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	if err := shard.ValidUnit(f.period); err != nil {
 		return err
+	}
+	if f.appendRows && f.replace {
+		return errors.New("--append keeps the index's documents and --replace drops those these files lack: pass one")
 	}
 	opts := chunk.Options{Size: f.size, Overlap: f.overlap, Min: f.min, MaxPieces: f.max}
 	if err := opts.Validate(); err != nil {
@@ -162,7 +167,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
-		AllowFuture: f.allowFuture,
+		AllowFuture: f.allowFuture, Replace: f.replace,
 	})
 	if err != nil {
 		return err

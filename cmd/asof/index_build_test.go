@@ -35,3 +35,15 @@ func TestPrintIndexResultSaysWhatWasCut(t *testing.T) {
 		t.Fatalf("nothing was cut, yet:\n%s", buf.String())
 	}
 }
+
+// TestIndexRefusesAppendWithReplace: --append keeps the index's documents and --replace drops
+// some, so the two together are refused before anything starts.
+func TestIndexRefusesAppendWithReplace(t *testing.T) {
+	code, _, errOut := runCLI(t, nil, "index", "--index", "news", "--corpus", "x.parquet", "--append", "--replace")
+	if code == 0 || !strings.Contains(errOut, "--append keeps") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if cmd := newIndexCmd(&app{}); cmd.Flags().Lookup("replace") == nil {
+		t.Fatal("no --replace")
+	}
+}
