@@ -269,7 +269,7 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	if len(dropped) == 1 {
 		what = "1 document"
 	}
-	return invalid(fmt.Errorf("index %s holds %s these files do not (e.g. %s): they would be dropped.\n"+
+	return invalid(fmt.Errorf("index %s holds %s this build would not (e.g. %s: not in these files, or quarantined): publishing would drop them.\n"+
 		"Pass --append to add these files to the index, or --replace to publish it without them", index, what, example))
 }
 

@@ -213,7 +213,7 @@ func TestPlanIndexRefusesToDropDocuments(t *testing.T) {
 	}{
 		{name: "same files", in: plan("all", false)},
 		{name: "more rows in a period", in: plan("more", false)},
-		{name: "fewer files", in: plan("fewer", false), wantErr: []string{activities.ErrTypeInvalidInput, "index news holds 1 document these files do not", `"r4" in shard 2024-03`, "--append", "--replace"}},
+		{name: "fewer files", in: plan("fewer", false), wantErr: []string{activities.ErrTypeInvalidInput, "index news holds 1 document this build would not", `"r4" in shard 2024-03`, "--append", "--replace"}},
 		{name: "fewer files, --replace", in: plan("fewer", true)},
 	}
 	for _, tt := range tests {
