@@ -80,6 +80,14 @@ type PlanIndexInput struct {
 	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
 	// have several).
 	Append bool `json:"append"`
+	// Started is when the build started (the workflow's clock): rows published after the day
+	// after it are quarantined as future_date, unless AllowFuture. Zero (histories from before
+	// it was recorded): no check.
+	Started     time.Time `json:"started"`
+	AllowFuture bool      `json:"allow_future"`
+	// Replace lets a build that is not an append publish an index without documents the live
+	// index holds; without it such a build is refused (InvalidInput), naming how many.
+	Replace bool `json:"replace"`
 }
 
 // PeriodPlan is one shard to build, or one already built.
@@ -141,7 +149,11 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	loader := corpus.NewLoader(corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing})
+	opts := corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing, Now: in.Started}
+	if in.AllowFuture {
+		opts.Now = time.Time{}
+	}
+	loader := corpus.NewLoader(opts)
 	var docs []schemas.Document
 	var rejects []schemas.QuarantineRow
 	for _, f := range in.Inputs {
@@ -181,20 +193,30 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	tot := loader.Total()
 	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped}
+	periods, groups := shard.Group(docs, in.Period)
+	ids := make([]string, len(periods))
+	for i, p := range periods {
+		id, err := shard.ID(p, groups[p], in.Chunk, a.Model)
+		if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
+			return PlanIndexResult{}, invalid(err)
+		}
+		ids[i] = id
+	}
+	if !in.Append && !in.Replace {
+		if err := a.checkNothingDropped(ctx, in.Index, ids, docs); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
 	if len(rejects) > 0 {
 		res.QuarantineKey = path.Join("quarantine", in.RunID, "rejects.parquet")
 		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
-	periods, groups := shard.Group(docs, in.Period)
 	prefix := IndexPrefix(in.Index)
-	for _, p := range periods {
+	for i, p := range periods {
 		g := groups[p]
-		id, err := shard.ID(p, g, in.Chunk, a.Model)
-		if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
-			return PlanIndexResult{}, invalid(err)
-		}
+		id := ids[i]
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
 		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
 		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
@@ -219,6 +241,64 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	return res, nil
 }
 
+// checkNothingDropped refuses a build that would publish an index without documents the live
+// one holds (a plain rebuild after an --append, or over fewer files): only the live shards
+// that the plan does not rebuild as they are (planned ids) are read, for their doc_ids.
+func (a *Activities) checkNothingDropped(ctx context.Context, index string, planned []string, docs []schemas.Document) error {
+	m, err := a.currentManifest(ctx, index)
+	if errors.Is(err, ErrIndexNotFound) { // no index yet
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	same := make(map[string]bool, len(planned))
+	for _, id := range planned {
+		same[id] = true
+	}
+	var have map[string]bool
+	dropped := map[string]bool{}
+	example := ""
+	for _, sm := range m.Shards {
+		if same[sm.ID] {
+			continue
+		}
+		if have == nil {
+			have = make(map[string]bool, len(docs))
+			for _, d := range docs {
+				have[d.DocID] = true
+			}
+		}
+		rows, err := getParquet[docIDRow](ctx, a, path.Join(IndexPrefix(index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if !have[r.DocID] && !dropped[r.DocID] {
+				dropped[r.DocID] = true
+				if example == "" {
+					example = fmt.Sprintf("%q in shard %s", r.DocID, sm.Period)
+				}
+			}
+		}
+		activity.RecordHeartbeat(ctx, sm.ID)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%d documents", len(dropped))
+	if len(dropped) == 1 {
+		what = "1 document"
+	}
+	return invalid(fmt.Errorf("index %s holds %s this build would not (e.g. %s: not in these files, or quarantined): publishing would drop them.\n"+
+		"Pass --append to add these files to the index, or --replace to publish it without them", index, what, example))
+}
+
+// docIDRow reads only the doc_id column of chunk rows.
+type docIDRow struct {
+	DocID string `parquet:"doc_id"`
+}
+
 // planAppend reads the live index for an append: its shards and counts go into res, and the
 // doc_ids it holds come back (id → "index X, shard P") so the loader treats them as
 // duplicates. An index that does not exist yet is simply built.
@@ -239,7 +319,8 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	case m.Period != in.Period:
 		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
 	case m.Chunk != in.Chunk:
-		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v", in.Index, m.Chunk, in.Chunk))
+		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v (pass --chunk-size %d --chunk-overlap %d --chunk-min %d --max-chunks-per-doc %d)",
+			in.Index, m.Chunk, in.Chunk, m.Chunk.Size, m.Chunk.Overlap, m.Chunk.Min, m.Chunk.MaxChunksPerDoc))
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
@@ -445,8 +526,19 @@ type WriteShardResult struct {
 }
 
 // WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
-// last: a shard with a meta.json is complete.
+// last: a shard with a meta.json is complete. It then deletes the shard's staging
+// (StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
+	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
+	metaKey := path.Join(IndexPrefix(in.Index), shard.Prefix(in.Period, in.ShardID), shard.MetaFile)
+	if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
+		var m schemas.ShardMeta
+		if json.Unmarshal(data, &m) == nil && m.ID == in.ShardID {
+			return WriteShardResult{Meta: m}, a.deleteStaging(ctx, in.Index, in.ShardID)
+		}
+	} else if !errors.Is(err, blob.ErrNotFound) {
+		return WriteShardResult{}, err
+	}
 	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
 	if err != nil {
 		return WriteShardResult{}, err
@@ -491,7 +583,28 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 			return WriteShardResult{}, err
 		}
 	}
-	return WriteShardResult{Meta: meta}, nil
+	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
+}
+
+// StagingPrefix is the folder of a shard's staged documents, chunks and vector parts: more
+// bytes than the shard itself, kept until the shard's meta.json is written so a build can
+// resume, then deleted.
+func StagingPrefix(index, shardID string) string {
+	return path.Join(IndexPrefix(index), "staging", shardID)
+}
+
+// deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
+func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
+	objs, err := blob.List(ctx, a.Bucket, StagingPrefix(index, shardID)+"/")
+	if err != nil {
+		return fmt.Errorf("shard %s is written; list its staging: %w", shardID, err)
+	}
+	for _, o := range objs {
+		if err := a.Bucket.Delete(ctx, o.Key); err != nil {
+			return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
+		}
+	}
+	return nil
 }
 
 func countOf(v *vecindex.Flat) int {

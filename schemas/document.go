@@ -32,6 +32,9 @@ const (
 	ReasonDuplicateID = "duplicate_id"
 	// ReasonBadWeight marks a source_weight that is not a finite number (NaN, ±Inf, text).
 	ReasonBadWeight = "bad_weight"
+	// ReasonFutureDate: published after the day after the build started (a 2099 typo would
+	// otherwise make a 2099 shard); `asof index --allow-future` keeps such rows.
+	ReasonFutureDate = "future_date"
 )
 
 // QuarantineVersion is the version of QuarantineRow.

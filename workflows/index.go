@@ -43,6 +43,15 @@ type IndexBuildInput struct {
 	// Append adds the inputs to the live index without rebuilding its shards (see
 	// activities.PlanIndexInput.Append).
 	Append bool `json:"append"`
+	// AllowFuture indexes rows published after the day after the build started; by default
+	// they are quarantined as future_date.
+	AllowFuture bool `json:"allow_future"`
+	// Replace publishes the build even when it lacks documents the live index holds; without
+	// it (and without Append) such a build is refused (see activities.PlanIndexInput.Replace).
+	Replace bool `json:"replace"`
+	// Started is when the build started; zero means the workflow's current time, set once and
+	// carried across continue-as-new so every run checks dates against the same day.
+	Started time.Time `json:"started"`
 	// Carried holds the earlier runs' tallies after a continue-as-new.
 	Carried *IndexBuildCarry `json:"carried,omitempty"`
 }
@@ -66,7 +75,11 @@ type IndexBuildResult struct {
 	QuarantineKey string                  `json:"quarantine_key,omitempty"`
 	ShardsBuilt   int                     `json:"shards_built"`
 	ShardsReused  int                     `json:"shards_reused"`
-	Truncated     int                     `json:"truncated"`
+	// Truncated counts the documents of the shards this build made that were cut at
+	// MaxChunksPerDoc chunks (the rest of their text is not indexed).
+	Truncated int `json:"truncated"`
+	// MaxChunksPerDoc is the build's cap on chunks per document (0: none).
+	MaxChunksPerDoc int `json:"max_chunks_per_doc"`
 	// PartsEmbedded and PartsResumed count embedding parts computed, and found already stored
 	// after a worker was lost or an activity retried.
 	PartsEmbedded int `json:"parts_embedded"`
@@ -113,6 +126,9 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	if in.MaxShardsPerRun <= 0 {
 		in.MaxShardsPerRun = 200
 	}
+	if in.Started.IsZero() {
+		in.Started = workflow.Now(ctx).UTC()
+	}
 	carry := IndexBuildCarry{}
 	if in.Carried != nil {
 		carry = *in.Carried
@@ -133,11 +149,12 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
 		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
+		Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
 	}
-	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs,
+	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs, MaxChunksPerDoc: in.Chunk.MaxChunksPerDoc,
 		ShardsBuilt: carry.ShardsBuilt, Truncated: carry.Truncated, PartsEmbedded: carry.PartsEmbedded, PartsResumed: carry.PartsResumed}
 	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods)}
 	metas := make([]schemas.ShardMeta, len(plan.Periods))

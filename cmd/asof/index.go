@@ -32,7 +32,8 @@ type indexFlags struct {
 	index, period, from, to string
 	corpora, maps           []string
 	telegram, asJSON        bool
-	appendRows              bool
+	appendRows, allowFuture bool
+	replace                 bool
 	size, overlap, min, max int
 	concurrency, partSize   int
 	maxPerRun               int
@@ -67,6 +68,8 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
+	fs.BoolVar(&f.replace, "replace", false, "publish this build even if the live index holds documents these files do not (they are dropped); without it such a build is refused")
+	fs.BoolVar(&f.allowFuture, "allow-future", false, "index rows published after tomorrow (by default they are quarantined as future_date: usually a date typed wrong)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
 	fs.StringVar(&f.from, "from", "", "keep rows published on or after this day (YYYY-MM-DD); others are counted as skipped")
@@ -74,7 +77,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 	fs.IntVar(&f.size, "chunk-size", def.Size, "chunk size in characters")
 	fs.IntVar(&f.overlap, "chunk-overlap", def.Overlap, "chunk overlap in characters")
 	fs.IntVar(&f.min, "chunk-min", def.Min, "smallest chunk; shorter tails join the previous chunk")
-	fs.IntVar(&f.max, "max-chunks-per-doc", 0, "cap on chunks per document (0: none)")
+	fs.IntVar(&f.max, "max-chunks-per-doc", def.MaxPieces, "cap on chunks per document, about 1,400 characters each (0: none); the rest of a longer document is not indexed and the result counts it")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
 	fs.IntVar(&f.partSize, "embed-part-size", activities.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
@@ -92,6 +95,9 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	if err := shard.ValidUnit(f.period); err != nil {
 		return err
+	}
+	if f.appendRows && f.replace {
+		return errors.New("--append keeps the index's documents and --replace drops those these files lack: pass one")
 	}
 	opts := chunk.Options{Size: f.size, Overlap: f.overlap, Min: f.min, MaxPieces: f.max}
 	if err := opts.Validate(); err != nil {
@@ -161,6 +167,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
+		AllowFuture: f.allowFuture, Replace: f.replace,
 	})
 	if err != nil {
 		return err
@@ -459,11 +466,11 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 		printf(w, "quarantined by reason: %s (rows in %s)\n", strings.Join(parts, ", "), r.QuarantineKey)
 	}
 	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
-	if r.Truncated > 0 {
-		printf(w, "; %d documents cut by --max-chunks-per-doc", r.Truncated)
-	}
 	if r.PartsResumed > 0 {
 		printf(w, "; %d embedding parts resumed after a lost worker or retry", r.PartsResumed)
 	}
 	printf(w, "; %s\n", took.Round(100*time.Millisecond))
+	if r.Truncated > 0 {
+		printf(w, "truncated: %d documents cut at %d chunks each, their rest not indexed (raise --max-chunks-per-doc, or 0 for no cap)\n", r.Truncated, r.MaxChunksPerDoc)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
@@ -71,6 +72,9 @@ type Options struct {
 	From, To time.Time
 	// BatchRows is how many rows are decoded at a time (default 512).
 	BatchRows int
+	// Now is when the build started: a row published after the day after Now's day (UTC;
+	// one day of grace for time zones) is quarantined as future_date. Zero: no check.
+	Now time.Time
 	// Existing maps doc_ids already indexed to where they are (e.g. "index news, shard 2024-01");
 	// rows with those ids are duplicates (appending to an index).
 	Existing map[string]string
@@ -177,6 +181,9 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			for _, row := range buf[:n] {
 				st.Read++
 				doc, q := l.decode(row, byCol, cols, name, rowNum)
+				if q == nil {
+					q = l.future(doc, name, rowNum)
+				}
 				rowNum++
 				switch {
 				case q != nil:
@@ -214,6 +221,20 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 		}
 	}
 	return nil
+}
+
+// future returns the quarantine row of a document published after the day after Now's day,
+// or nil.
+func (l *Loader) future(doc schemas.Document, file string, rowNum int64) *schemas.QuarantineRow {
+	if l.opts.Now.IsZero() {
+		return nil
+	}
+	if asofday.Allows(l.opts.Now.AddDate(0, 0, 1), doc.PublishedAt) { // one day of grace
+		return nil
+	}
+	return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: schemas.ReasonFutureDate,
+		Detail: fmt.Sprintf("published %s, after the build started on %s (--allow-future keeps it)",
+			doc.PublishedAt.UTC().Format(time.RFC3339), l.opts.Now.UTC().Format(time.DateOnly))}
 }
 
 func (l *Loader) inRange(t time.Time) bool {
