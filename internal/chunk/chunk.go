@@ -27,7 +27,7 @@ type Options struct {
 	MaxPieces int
 }
 
-// DefaultOptions are 1600 / 200 / 100 runes, no cap (DESIGN.md).
+// DefaultOptions are 1600 / 200 / 100 runes, no cap (docs/design.md).
 func DefaultOptions() Options { return Options{Size: 1600, Overlap: 200, Min: 100} }
 
 // Validate reports options that cannot split.

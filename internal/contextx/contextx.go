@@ -47,7 +47,7 @@ type Options struct {
 }
 
 // DefaultOptions are 30 documents, 75% of them from the last 30 days, 800-rune snippets
-// (DESIGN.md §5).
+// (docs/design.md §5).
 func DefaultOptions() Options {
 	return Options{KDocs: 30, HotDays: 30, HotRatio: 0.75, SnippetChars: 800}
 }

@@ -47,7 +47,7 @@ type Options struct {
 	MaxDayGap int `json:"MaxDayGap"`
 }
 
-// DefaultOptions are cosine ≥ 0.95 within 1 day (DESIGN.md §5).
+// DefaultOptions are cosine ≥ 0.95 within 1 day (docs/design.md §5).
 func DefaultOptions() Options { return Options{MinCosine: 0.95, MaxDayGap: 1} }
 
 // Validate reports options that cannot group.

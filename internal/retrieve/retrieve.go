@@ -9,7 +9,7 @@
 // shards wholly outside it are never loaded (Bounds / Overlaps). Leakage is zero by
 // construction; the property test checks it against a brute-force reference.
 //
-// Modes (DESIGN.md §5):
+// Modes (docs/design.md §5):
 //   - recency (default): weighted reciprocal rank fusion
 //     w_dense/(k+r_dense) + w_bm25/(k+r_bm25) + w_time/(k+r_time) [+ w_source·source_weight],
 //     where r_time ranks the union of candidates by publication day, freshest first, and
@@ -79,7 +79,7 @@ type Weights struct {
 	Source float64 `json:"Source"`
 }
 
-// Options configure a search. DefaultOptions are DESIGN.md §5's.
+// Options configure a search. DefaultOptions are docs/design.md §5's.
 type Options struct {
 	Mode Mode `json:"Mode"`
 	// WindowDays is how far back from A a recency, decay, hybrid, dense or bm25 search looks

@@ -1,4 +1,4 @@
-// Package summarize is the offline summarizer of DESIGN.md §6: with no LLM configured it
+// Package summarize is the offline summarizer of docs/design.md §6: with no LLM configured it
 // answers from the context blocks (package contextx) by picking sentences, never by writing
 // any. Every sentence it returns is a piece of one block, carries that block's date and
 // citation number [N], and nothing else is dated or cited. It is a pure function of its inputs:
