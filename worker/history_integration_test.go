@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/activities"
@@ -47,9 +46,13 @@ func (e toyEmbedder) Dim() int        { return e.dim }
 func (e toyEmbedder) ModelID() string { return "toy" }
 func (e toyEmbedder) Close() error    { return nil }
 
-// TestDigestAndEvalThroughRealServer runs a Digest (three topics, two at a time) and an Eval
-// (three batches, two at a time) on the real Temporal server and S3 gateway over the toy
-// index; with -update-history their histories become replay fixtures.
+// TestDigestAndEvalThroughRealServer runs a Digest (three topics, two at a time, the second
+// failing at once so the slots free out of order) and an Eval (three batches, two at a time)
+// on the real Temporal server and S3 gateway over the toy index, then an IndexBuild; with
+// -update-history their histories become replay fixtures (digest-fanout.json, eval-fanout.json,
+// index-fanout.json). digest-fixture.json, eval-fixture.json and buildshard-toy.json were
+// recorded by this test (IDs digest-fixture, eval-fixture, index-toy) with the code before
+// fanOut, and are kept for the old path.
 func TestDigestAndEvalThroughRealServer(t *testing.T) {
 	integration(t)
 	b := s3Bucket(t, "history-it")
@@ -66,11 +69,11 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 	rctx, rcancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer rcancel()
 
-	run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "digest-fixture", TaskQueue: workflows.TaskQueue}, workflows.Digest, workflows.DigestInput{
+	run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "digest-fanout", TaskQueue: workflows.TaskQueue}, workflows.Digest, workflows.DigestInput{
 		Name: "fixture", Index: "toy", AsOf: time.Date(2024, 3, 10, 0, 0, 0, 0, time.UTC), Concurrency: 2,
 		Topics: []digest.Topic{
 			{Name: "Rate", Query: "key rate decision", Mode: "bm25"},
-			{Name: "Krona", Query: "the krona", Mode: "bm25"},
+			{Name: "Broken", Query: "the krona", Mode: "no-such-mode"}, // fails in ReadQuery, not retried
 			{Name: "Wages", Query: "wages", Mode: "bm25"},
 		},
 	})
@@ -81,7 +84,7 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 	if err := run.Get(rctx, &dig); err != nil {
 		t.Fatal(err)
 	}
-	if dig.Topics != 3 || dig.Failed != 0 || dig.Keys.Markdown == "" {
+	if dig.Topics != 3 || dig.Failed != 1 || dig.Keys.Markdown == "" {
 		t.Fatalf("digest %+v", dig)
 	}
 	if _, err := b.Stat(ctx, dig.Keys.Markdown); err != nil {
@@ -99,7 +102,7 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 		{QuestionID: "q2", DocID: "d07", Grade: 2, DaysBefore: 1},
 		{QuestionID: "q3", DocID: "d10", Grade: 2, DaysBefore: 2},
 	})
-	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "eval-fixture", TaskQueue: workflows.TaskQueue}, workflows.Eval, workflows.EvalInput{
+	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "eval-fanout", TaskQueue: workflows.TaskQueue}, workflows.Eval, workflows.EvalInput{
 		EvalID: "fixture", Index: "toy", QuestionsKey: "eval/questions.parquet", QrelsKey: "eval/qrels.parquet",
 		Systems: []string{"bm25", "temporal_rrf"}, BatchSize: 1, Concurrency: 2,
 	})
@@ -119,7 +122,7 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 		{"a", "2024-01-05", "The central bank raised the key rate to 16 percent.", "x.com"},
 		{"b", "2024-02-02", "Oil fell after OPEC.", "y.com"},
 	})
-	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "index-toy", TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
+	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "index-fanout", TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
 		Index: "toy-built", Inputs: []activities.InputFile{{Key: "corpora/toy.parquet", Name: "toy.parquet"}},
 		Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100},
 	})
@@ -134,20 +137,9 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 		t.Fatalf("index build %+v", built)
 	}
 	if *updateHistory {
-		saveHistory(t, "digest-fixture")
-		saveHistory(t, "eval-fixture")
-		// The first shard's child: BuildShard does not use its workflow ID, so it replays
-		// under the file's name.
-		var child string
-		it := tc.GetWorkflowHistory(rctx, "index-toy", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() && child == "" {
-			ev, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			child = ev.GetStartChildWorkflowExecutionInitiatedEventAttributes().GetWorkflowId()
-		}
-		saveHistoryAs(t, child, "buildshard-toy")
+		saveHistory(t, "digest-fanout")
+		saveHistory(t, "eval-fanout")
+		saveHistory(t, "index-fanout")
 	}
 }
 
