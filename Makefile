@@ -85,6 +85,10 @@ lint: tools ## gofmt, go vet, staticcheck, Temporal's workflowcheck
 	$(TOOLS)/staticcheck ./...
 	$(TOOLS)/workflowcheck ./workflows/...
 
+.PHONY: schemas
+schemas: ## regenerate the published JSON Schemas (schemas/jsonschema/*.json) from the Go types
+	$(GO) generate ./workflows
+
 tools: $(TOOLS)/staticcheck $(TOOLS)/workflowcheck
 
 $(TOOLS)/staticcheck:

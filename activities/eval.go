@@ -39,7 +39,7 @@ type evalSystem struct {
 	name    string
 	mode    retrieve.Mode
 	nomask  bool // no as-of mask at all: what leakage costs
-	noDense bool // recency fusion of BM25 and time only (the DESIGN.md reference system)
+	noDense bool // recency fusion of BM25 and time only (the docs/design.md reference system)
 	auto    bool // the intent parser picks the mode and dates
 	dedup   bool // fold near-duplicates before ranking documents
 	judge   bool // drop the candidates the offline judge grades 0 (judge.Heuristic)

@@ -11,7 +11,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
@@ -42,14 +41,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	RegisterActivities(r, deps)
 }
 
-// RegisterWorkflows adds every workflow of asof to r.
+// RegisterWorkflows adds every workflow of asof to r (the list is workflows.Register).
 func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
-	r.RegisterWorkflowWithOptions(workflows.HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
-	r.RegisterWorkflowWithOptions(workflows.IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
-	r.RegisterWorkflowWithOptions(workflows.BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
-	r.RegisterWorkflowWithOptions(workflows.Ask, workflow.RegisterOptions{Name: "Ask"})
-	r.RegisterWorkflowWithOptions(workflows.Eval, workflow.RegisterOptions{Name: "Eval"})
-	r.RegisterWorkflowWithOptions(workflows.Digest, workflow.RegisterOptions{Name: "Digest"})
+	workflows.Register(r)
 }
 
 // RegisterActivities adds every activity of asof to r, bound to deps.

@@ -135,7 +135,14 @@ func runHealthCheckID(t *testing.T, id string, in workflows.HealthCheckInput) (w
 // --output json` writes and the replayer reads) to testdata/<workflowID>.json.
 func saveHistory(t *testing.T, workflowID string) {
 	t.Helper()
-	path := filepath.Join(testdata, workflowID+".json")
+	saveHistoryAs(t, workflowID, workflowID)
+}
+
+// saveHistoryAs writes workflowID's history to testdata/<name>.json (for IDs that are no file
+// name, such as a child's).
+func saveHistoryAs(t *testing.T, workflowID, name string) {
+	t.Helper()
+	path := filepath.Join(testdata, name+".json")
 	ctx := context.Background()
 	hist := &historypb.History{}
 	it := tc.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

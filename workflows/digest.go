@@ -64,27 +64,27 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 		conc = 2
 	}
 	self := workflow.GetInfo(ctx).WorkflowExecution.ID
-	refs := make([]activities.DigestTopicRef, len(in.Topics))
-	futures := make([]workflow.ChildWorkflowFuture, len(in.Topics))
-	wait := func(i int) {
-		var ans schemas.Answer
-		if err := futures[i].Get(ctx, &ans); err != nil {
-			refs[i].Error = rootMessage(err)
-		}
-	}
-	for i, t := range in.Topics {
-		if i >= conc {
-			wait(i - conc)
-		}
+	ask := func(ctx workflow.Context, i int) (activities.DigestTopicRef, workflow.ChildWorkflowFuture) {
+		t := in.Topics[i]
 		id := fmt.Sprintf("%s-t%02d", self, i+1)
-		refs[i] = activities.DigestTopicRef{Name: t.Name, Query: t.Query, AskRunID: id}
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, TaskQueue: TaskQueue})
-		futures[i] = workflow.ExecuteChildWorkflow(cctx, Ask, AskInput{
+		return activities.DigestTopicRef{Name: t.Name, Query: t.Query, AskRunID: id}, workflow.ExecuteChildWorkflow(cctx, Ask, AskInput{
 			Index: in.Index, Query: t.Query, AsOf: plan.AsOf, Mode: t.Mode, Judge: in.Judge, Summarizer: in.Summarizer,
 		})
 	}
-	for i := max(0, len(in.Topics)-conc); i < len(in.Topics); i++ {
-		wait(i)
+	var refs []activities.DigestTopicRef
+	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		refs = askTopicsInOrder(ctx, len(in.Topics), conc, ask)
+	} else {
+		// A topic's failure is reported in the digest, not returned: no job fails.
+		refs, _ = fanOut(ctx, len(in.Topics), conc, func(ctx workflow.Context, i int) (activities.DigestTopicRef, error) {
+			ref, f := ask(ctx, i)
+			var ans schemas.Answer
+			if err := f.Get(ctx, &ans); err != nil {
+				ref.Error = rootMessage(err)
+			}
+			return ref, nil
+		})
 	}
 	var keys activities.WriteDigestKeys
 	if err := workflow.ExecuteActivity(quick, a.WriteDigest, activities.WriteDigestInput{
@@ -99,4 +99,27 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// askTopicsInOrder is how Digest bounded its children before fanOut (runs started then replay
+// it): topic i starts once topic i-conc has finished, waiting in topic order.
+func askTopicsInOrder(ctx workflow.Context, n, conc int, ask func(workflow.Context, int) (activities.DigestTopicRef, workflow.ChildWorkflowFuture)) []activities.DigestTopicRef {
+	refs := make([]activities.DigestTopicRef, n)
+	futures := make([]workflow.ChildWorkflowFuture, n)
+	wait := func(i int) {
+		var ans schemas.Answer
+		if err := futures[i].Get(ctx, &ans); err != nil {
+			refs[i].Error = rootMessage(err)
+		}
+	}
+	for i := range n {
+		if i >= conc {
+			wait(i - conc)
+		}
+		refs[i], futures[i] = ask(ctx, i)
+	}
+	for i := max(0, n-conc); i < n; i++ {
+		wait(i)
+	}
+	return refs
 }

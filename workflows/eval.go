@@ -54,17 +54,18 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 	if in.Concurrency <= 0 {
 		in.Concurrency = 2
 	}
-	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	ioOpts := workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: 30 * time.Minute,
 		HeartbeatTimeout:    5 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
-	})
-	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	}
+	embedOpts := workflow.ActivityOptions{
 		TaskQueue:           config.QueueEmbed,
 		StartToCloseTimeout: 30 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
-	})
+	}
+	io := workflow.WithActivityOptions(ctx, ioOpts)
 	var plan activities.PlanEvalResult
 	if err := workflow.ExecuteActivity(io, a.PlanEval, activities.PlanEvalInput{
 		EvalID: in.EvalID, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, Unlabelled: in.Unlabelled, Limit: in.Limit, Seed: in.Seed,
@@ -73,13 +74,60 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		return EvalResult{}, fmt.Errorf("plan: %w", err)
 	}
 	res := EvalResult{Batches: len(plan.Batches), Unjudged: plan.Unjudged}
-	keys := make([]string, len(plan.Batches))
+	embed := func(ctx workflow.Context, n int) workflow.Future {
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])})
+	}
+	answer := func(ctx workflow.Context, n int, emb activities.EmbedTextsResult) workflow.Future {
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ioOpts), a.EvalBatch, activities.EvalBatchInput{
+			EvalID: in.EvalID, Batch: n, Index: in.Index, QrelsKey: in.QrelsKey, Systems: in.Systems,
+			Questions: plan.Batches[n], Vectors: emb.Vectors, Model: emb.Model,
+		})
+	}
+	var batches []activities.EvalBatchResult
+	var err error
+	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		batches, err = evalBatchesWindow(ctx, len(plan.Batches), in.Concurrency, embed, answer)
+	} else {
+		batches, err = fanOut(ctx, len(plan.Batches), in.Concurrency, func(ctx workflow.Context, n int) (activities.EvalBatchResult, error) {
+			var emb activities.EmbedTextsResult
+			if err := embed(ctx, n).Get(ctx, &emb); err != nil {
+				return activities.EvalBatchResult{}, fmt.Errorf("embed batch %d: %w", n, err)
+			}
+			var br activities.EvalBatchResult
+			if err := answer(ctx, n, emb).Get(ctx, &br); err != nil {
+				return activities.EvalBatchResult{}, fmt.Errorf("batch %d: %w", n, err)
+			}
+			return br, nil
+		})
+	}
+	if err != nil {
+		return res, err
+	}
+	keys := make([]string, len(batches))
+	for n, br := range batches {
+		keys[n] = br.Key
+		if br.Resumed {
+			res.Resumed++
+		}
+	}
+	if err := workflow.ExecuteActivity(io, a.FinishEval, activities.FinishEvalInput{
+		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Unlabelled: in.Unlabelled, Generated: workflow.Now(ctx).UTC(),
+	}).Get(ctx, &res.Finish); err != nil {
+		return res, fmt.Errorf("finish: %w", err)
+	}
+	return res, nil
+}
+
+// evalBatchesWindow is the sliding window of batches, each an embedding then an answer, that
+// Eval ran before fanOut; runs started then replay it. Results are in batch order.
+func evalBatchesWindow(ctx workflow.Context, batches, limit int, embed func(workflow.Context, int) workflow.Future,
+	answer func(workflow.Context, int, activities.EmbedTextsResult) workflow.Future) ([]activities.EvalBatchResult, error) {
+	out := make([]activities.EvalBatchResult, batches)
 	var firstErr error
 	sel := workflow.NewSelector(ctx)
 	running, next := 0, 0
 	start := func(n int) {
-		batch := plan.Batches[n]
-		f := workflow.ExecuteActivity(embedCtx, a.EmbedTexts, activities.EmbedTextsInput{Texts: questionsOf(batch)})
+		f := embed(ctx, n)
 		running++
 		sel.AddFuture(f, func(f workflow.Future) {
 			var emb activities.EmbedTextsResult
@@ -90,28 +138,19 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 				}
 				return
 			}
-			g := workflow.ExecuteActivity(io, a.EvalBatch, activities.EvalBatchInput{
-				EvalID: in.EvalID, Batch: n, Index: in.Index, QrelsKey: in.QrelsKey, Systems: in.Systems,
-				Questions: batch, Vectors: emb.Vectors, Model: emb.Model,
-			})
-			sel.AddFuture(g, func(g workflow.Future) {
+			sel.AddFuture(answer(ctx, n, emb), func(g workflow.Future) {
 				running--
-				var br activities.EvalBatchResult
-				if err := g.Get(ctx, &br); err != nil {
+				if err := g.Get(ctx, &out[n]); err != nil {
+					out[n] = activities.EvalBatchResult{}
 					if firstErr == nil {
 						firstErr = fmt.Errorf("batch %d: %w", n, err)
 					}
-					return
-				}
-				keys[n] = br.Key
-				if br.Resumed {
-					res.Resumed++
 				}
 			})
 		})
 	}
-	for next < len(plan.Batches) || running > 0 {
-		for running < in.Concurrency && next < len(plan.Batches) && firstErr == nil {
+	for next < batches || running > 0 {
+		for running < limit && next < batches && firstErr == nil {
 			start(next)
 			next++
 		}
@@ -120,15 +159,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		}
 		sel.Select(ctx)
 	}
-	if firstErr != nil {
-		return res, firstErr
-	}
-	if err := workflow.ExecuteActivity(io, a.FinishEval, activities.FinishEvalInput{
-		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Unlabelled: in.Unlabelled, Generated: workflow.Now(ctx).UTC(),
-	}).Get(ctx, &res.Finish); err != nil {
-		return res, fmt.Errorf("finish: %w", err)
-	}
-	return res, nil
+	return out, firstErr
 }
 
 func questionsOf(batch []activities.EvalQuestionRef) []string {

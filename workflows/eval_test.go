@@ -3,12 +3,14 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
@@ -18,57 +20,62 @@ import (
 // answered on the default queue; batch 1 fails once and only it is retried; FinishEval gets
 // every batch's key in batch order.
 func TestEvalBatchesRetryAloneAndFinishInOrder(t *testing.T) {
-	env := newEnv(t)
-	q := func(id string) activities.EvalQuestionRef {
-		return activities.EvalQuestionRef{ID: id, Question: "q " + id}
-	}
-	env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(activities.PlanEvalResult{
-		Batches: [][]activities.EvalQuestionRef{{q("a"), q("b")}, {q("c")}, {q("d")}}, Questions: 4,
-	}, nil)
-	var mu sync.Mutex
-	embedQueues := map[string]bool{}
-	env.OnActivity(a.EmbedTexts, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in activities.EmbedTextsInput) (activities.EmbedTextsResult, error) {
-			mu.Lock()
-			embedQueues[activity.GetInfo(ctx).TaskQueue] = true
-			mu.Unlock()
-			v := make([][]float32, len(in.Texts))
-			for i := range v {
-				v[i] = []float32{1}
+	for _, version := range []workflow.Version{workflow.DefaultVersion, 1} { // the old limiter, fanOut
+		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
+			env := newEnv(t)
+			env.OnGetVersion(fanOutVersion, workflow.DefaultVersion, 1).Return(version)
+			q := func(id string) activities.EvalQuestionRef {
+				return activities.EvalQuestionRef{ID: id, Question: "q " + id}
 			}
-			return activities.EmbedTextsResult{Vectors: v}, nil
-		})
-	calls := map[int]int{}
-	env.OnActivity(a.EvalBatch, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.EvalBatchInput) (activities.EvalBatchResult, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			calls[in.Batch]++
-			if len(in.Vectors) != len(in.Questions) {
-				t.Errorf("batch %d: %d vectors for %d questions", in.Batch, len(in.Vectors), len(in.Questions))
+			env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(activities.PlanEvalResult{
+				Batches: [][]activities.EvalQuestionRef{{q("a"), q("b")}, {q("c")}, {q("d")}}, Questions: 4,
+			}, nil)
+			var mu sync.Mutex
+			embedQueues := map[string]bool{}
+			env.OnActivity(a.EmbedTexts, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, in activities.EmbedTextsInput) (activities.EmbedTextsResult, error) {
+					mu.Lock()
+					embedQueues[activity.GetInfo(ctx).TaskQueue] = true
+					mu.Unlock()
+					v := make([][]float32, len(in.Texts))
+					for i := range v {
+						v[i] = []float32{1}
+					}
+					return activities.EmbedTextsResult{Vectors: v}, nil
+				})
+			calls := map[int]int{}
+			env.OnActivity(a.EvalBatch, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.EvalBatchInput) (activities.EvalBatchResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					calls[in.Batch]++
+					if len(in.Vectors) != len(in.Questions) {
+						t.Errorf("batch %d: %d vectors for %d questions", in.Batch, len(in.Vectors), len(in.Questions))
+					}
+					if in.Batch == 1 && calls[1] == 1 {
+						return activities.EvalBatchResult{}, errors.New("worker lost")
+					}
+					return activities.EvalBatchResult{Key: activities.EvalBatchKey(in.EvalID, in.Batch), Rows: len(in.Questions)}, nil
+				})
+			var finish activities.FinishEvalInput
+			env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.FinishEvalInput) (activities.FinishEvalResult, error) {
+					finish = in
+					return activities.FinishEvalResult{SummaryKey: "evals/e/summary.json"}, nil
+				})
+			env.ExecuteWorkflow(Eval, EvalInput{EvalID: "e", Index: "rtqa", Systems: []string{"bm25"}})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
 			}
-			if in.Batch == 1 && calls[1] == 1 {
-				return activities.EvalBatchResult{}, errors.New("worker lost")
+			if calls[0] != 1 || calls[1] != 2 || calls[2] != 1 {
+				t.Fatalf("batch attempts %v: only batch 1 should run twice", calls)
 			}
-			return activities.EvalBatchResult{Key: activities.EvalBatchKey(in.EvalID, in.Batch), Rows: len(in.Questions)}, nil
+			if !embedQueues[config.QueueEmbed] || len(embedQueues) != 1 {
+				t.Fatalf("embedding ran on %v", embedQueues)
+			}
+			if strings.Join(finish.BatchKeys, ",") != "evals/e/batches/00000.parquet,evals/e/batches/00001.parquet,evals/e/batches/00002.parquet" || finish.Questions != 4 {
+				t.Fatalf("finish %+v", finish)
+			}
 		})
-	var finish activities.FinishEvalInput
-	env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FinishEvalInput) (activities.FinishEvalResult, error) {
-			finish = in
-			return activities.FinishEvalResult{SummaryKey: "evals/e/summary.json"}, nil
-		})
-	env.ExecuteWorkflow(Eval, EvalInput{EvalID: "e", Index: "rtqa", Systems: []string{"bm25"}})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
-	if calls[0] != 1 || calls[1] != 2 || calls[2] != 1 {
-		t.Fatalf("batch attempts %v: only batch 1 should run twice", calls)
-	}
-	if !embedQueues[config.QueueEmbed] || len(embedQueues) != 1 {
-		t.Fatalf("embedding ran on %v", embedQueues)
-	}
-	if strings.Join(finish.BatchKeys, ",") != "evals/e/batches/00000.parquet,evals/e/batches/00001.parquet,evals/e/batches/00002.parquet" || finish.Questions != 4 {
-		t.Fatalf("finish %+v", finish)
 	}
 }

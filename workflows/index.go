@@ -170,11 +170,8 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 		todo = append(todo, i)
 		prog.DocsToBuild += p.Docs
 	}
-	// Sliding window of children, collected in completion order.
-	sel := workflow.NewSelector(ctx)
-	var firstErr error
-	running, next := 0, 0
-	start := func(i int) {
+	// launch starts shard i's child; land waits for it and counts what it built.
+	launch := func(ctx workflow.Context, i int) workflow.Future {
 		p := plan.Periods[i]
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: fmt.Sprintf("%s/shard-%s", info.WorkflowExecution.ID, p.ShardID),
@@ -184,44 +181,41 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk, Model: plan.Model,
 			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 		})
-		running++
 		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
-		sel.AddFuture(f, func(f workflow.Future) {
-			running--
-			for k, s := range prog.InFlight {
-				if s.ShardID == p.ShardID {
-					prog.InFlight = append(prog.InFlight[:k:k], prog.InFlight[k+1:]...)
-					break
-				}
+		return f
+	}
+	land := func(ctx workflow.Context, i int, f workflow.Future) error {
+		p := plan.Periods[i]
+		var r BuildShardResult
+		err := f.Get(ctx, &r)
+		for k, s := range prog.InFlight {
+			if s.ShardID == p.ShardID {
+				prog.InFlight = append(prog.InFlight[:k:k], prog.InFlight[k+1:]...)
+				break
 			}
-			var r BuildShardResult
-			if err := f.Get(ctx, &r); err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("shard %s (%s): %w", p.Period, p.ShardID, err)
-				}
-				return
-			}
-			metas[i] = r.Meta
-			res.ShardsBuilt++
-			res.Truncated += r.Truncated
-			res.PartsEmbedded += r.PartsEmbedded
-			res.PartsResumed += r.PartsResumed
-			prog.ShardsDone++
-			prog.ChunksDone += r.Meta.Chunks
-			prog.DocsToBuild -= p.Docs
-		})
+		}
+		if err != nil {
+			return fmt.Errorf("shard %s (%s): %w", p.Period, p.ShardID, err)
+		}
+		metas[i] = r.Meta
+		res.ShardsBuilt++
+		res.Truncated += r.Truncated
+		res.PartsEmbedded += r.PartsEmbedded
+		res.PartsResumed += r.PartsResumed
+		prog.ShardsDone++
+		prog.ChunksDone += r.Meta.Chunks
+		prog.DocsToBuild -= p.Docs
+		return nil
 	}
 	res.ShardsReused -= carry.ShardsBuilt
 	budget := min(len(todo), in.MaxShardsPerRun)
-	for next < budget || running > 0 {
-		for running < in.Concurrency && next < budget && firstErr == nil {
-			start(todo[next])
-			next++
-		}
-		if running == 0 {
-			break
-		}
-		sel.Select(ctx)
+	var firstErr error
+	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		firstErr = buildShardsWindow(ctx, todo[:budget], in.Concurrency, launch, land)
+	} else {
+		_, firstErr = fanOut(ctx, budget, in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
+			return struct{}{}, land(ctx, todo[k], launch(ctx, todo[k]))
+		})
 	}
 	if firstErr != nil {
 		return res, firstErr
@@ -248,6 +242,34 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	}
 	prog.Stage = "done"
 	return res, nil
+}
+
+// buildShardsWindow is the sliding window of children, gathered in completion order, that
+// IndexBuild ran before fanOut; runs started then replay it.
+func buildShardsWindow(ctx workflow.Context, todo []int, limit int, launch func(workflow.Context, int) workflow.Future,
+	land func(workflow.Context, int, workflow.Future) error) error {
+	sel := workflow.NewSelector(ctx)
+	var firstErr error
+	running, next := 0, 0
+	for next < len(todo) || running > 0 {
+		for running < limit && next < len(todo) && firstErr == nil {
+			i := todo[next]
+			f := launch(ctx, i)
+			running++
+			sel.AddFuture(f, func(f workflow.Future) {
+				running--
+				if err := land(ctx, i, f); err != nil && firstErr == nil {
+					firstErr = err
+				}
+			})
+			next++
+		}
+		if running == 0 {
+			break
+		}
+		sel.Select(ctx)
+	}
+	return firstErr
 }
 
 // BuildShardInput names one period's staged documents.

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 )
 
 // TestReplayRecordedHistories replays histories of real runs (recorded by the worker
-// integration tests: go test ./worker -update-history) against today's workflow code. A change that would
+// integration tests: go test ./worker -update-history) against today's workflow code,
+// registered by Register, the list the worker uses. A change that would
 // break running workflows fails here; guard it with workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
@@ -43,14 +45,44 @@ func TestReplayRecordedHistories(t *testing.T) {
 				RunID: hist.Events[0].GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId(),
 			}
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
-			r.RegisterWorkflowWithOptions(IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
-			r.RegisterWorkflowWithOptions(BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
-			r.RegisterWorkflowWithOptions(Ask, workflow.RegisterOptions{Name: "Ask"})
-			r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
+			Register(r) // the worker's own list
 			if err := r.ReplayWorkflowHistoryWithOptions(logger, hist, worker.ReplayWorkflowHistoryOptions{OriginalExecution: exec}); err != nil {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestEveryWorkflowHasARecordedHistory: each workflow in Register has at least one history in
+// testdata/, so the replay test guards all of them.
+func TestEveryWorkflowHasARecordedHistory(t *testing.T) {
+	reg := &recordingRegistry{funcs: map[string]any{}}
+	Register(reg)
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, f := range files {
+		data, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist, err := client.HistoryFromJSON(data, client.HistoryJSONOptions{})
+		data.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded[hist.Events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()] = true
+	}
+	names := make([]string, 0, len(reg.funcs))
+	for n := range reg.funcs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !recorded[n] {
+			t.Errorf("workflow %s has no recorded history in testdata/ (record one: go test ./worker -update-history)", n)
+		}
 	}
 }

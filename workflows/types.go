@@ -5,6 +5,8 @@
 // touches the world is an activity in package activities.
 package workflows
 
+//go:generate go test -count=1 -run TestPublishedJSONSchemasAreCurrent -update-schemas .
+
 import (
 	"fmt"
 	"time"

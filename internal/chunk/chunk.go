@@ -35,7 +35,7 @@ type Options struct {
 const DefaultMaxPieces = 100
 
 // DefaultOptions are 1600 / 200 / 100 runes, at most DefaultMaxPieces pieces per document
-// (DESIGN.md).
+// (docs/design.md).
 func DefaultOptions() Options {
 	return Options{Size: 1600, Overlap: 200, Min: 100, MaxPieces: DefaultMaxPieces}
 }

@@ -37,19 +37,19 @@ type Doc struct {
 // Options shape the context.
 type Options struct {
 	// KDocs is the most documents the context holds.
-	KDocs int
+	KDocs int `json:"KDocs"`
 	// HotDays is the hot window: documents published on A's day or the HotDays−1 days before
 	// it (0: no document is hot).
-	HotDays int
+	HotDays int `json:"HotDays"`
 	// HotRatio is the share of KDocs reserved for hot documents, rounded to the nearest
 	// count; the rest is for history. A pool that runs short gives its slots to the other.
-	HotRatio float64
+	HotRatio float64 `json:"HotRatio"`
 	// SnippetChars is the most runes of a snippet, the "…" of a cut one included.
-	SnippetChars int
+	SnippetChars int `json:"SnippetChars"`
 }
 
 // DefaultOptions are 30 documents, 75% of them from the last 30 days, 800-rune snippets
-// (DESIGN.md §5).
+// (docs/design.md §5).
 func DefaultOptions() Options {
 	return Options{KDocs: 30, HotDays: 30, HotRatio: 0.75, SnippetChars: 800}
 }

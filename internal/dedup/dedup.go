@@ -41,13 +41,13 @@ type Item struct {
 type Options struct {
 	// MinCosine is the least inner product of two vectors (cosine, as they are normalized)
 	// for a semantic duplicate. It is compared in float32, the precision of the vectors.
-	MinCosine float64
+	MinCosine float64 `json:"MinCosine"`
 	// MaxDayGap is the largest difference in UTC calendar days between semantic duplicates
 	// (0: same day only).
-	MaxDayGap int
+	MaxDayGap int `json:"MaxDayGap"`
 }
 
-// DefaultOptions are cosine ≥ 0.95 within 1 day (DESIGN.md §5).
+// DefaultOptions are cosine ≥ 0.95 within 1 day (docs/design.md §5).
 func DefaultOptions() Options { return Options{MinCosine: 0.95, MaxDayGap: 1} }
 
 // Validate reports options that cannot group.

@@ -12,7 +12,7 @@
 //
 //   - nDCG@10 = DCG@10 / IDCG@10, with DCG@10 = Σ_{r=1..10} (2^grade(r) − 1) / log2(r + 1).
 //     The ideal IDCG@10 ranks ALL judged documents of the query by grade, not only the
-//     retrieved ones (DESIGN.md §5 item 3), so a relevant document the system never found
+//     retrieved ones (docs/design.md §5 item 3), so a relevant document the system never found
 //     lowers the score. A query without any relevant judged document has no IDCG: it is not
 //     Valid and is left out of every retrieval average (Summary.Skipped counts it).
 //   - Recall@k (k = 10, 50) = relevant judged documents in the top k / relevant judged

@@ -1,4 +1,4 @@
-// Package llmsum writes the summary of an answer with an LLM and checks it (DESIGN.md §6),
+// Package llmsum writes the summary of an answer with an LLM and checks it (docs/design.md §6),
 // and converts the extractive summarizer's output (package summarize) into the same
 // structured form, a schemas.Brief, so that both render and are checked the same way.
 //

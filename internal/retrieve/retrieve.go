@@ -9,7 +9,7 @@
 // shards wholly outside it are never loaded (Bounds / Overlaps). Leakage is zero by
 // construction; the property test checks it against a brute-force reference.
 //
-// Modes (DESIGN.md §5):
+// Modes (docs/design.md §5):
 //   - recency (default): weighted reciprocal rank fusion
 //     w_dense/(k+r_dense) + w_bm25/(k+r_bm25) + w_time/(k+r_time) [+ w_source·source_weight],
 //     where r_time ranks the union of candidates by publication day, freshest first, and
@@ -71,46 +71,50 @@ type Shard struct {
 
 // Weights of the fused score.
 type Weights struct {
-	Dense, BM25, Time float64
+	Dense float64 `json:"Dense"`
+	BM25  float64 `json:"BM25"`
+	Time  float64 `json:"Time"`
 	// Source multiplies a chunk's source_weight. Negative means auto: 10% of the spread of
 	// the fused scores per unit of source-weight spread, applied only when the candidates'
 	// source weights differ.
-	Source float64
+	Source float64 `json:"Source"`
 }
 
-// Options configure a search. DefaultOptions are DESIGN.md §5's.
+// Options configure a search. DefaultOptions are docs/design.md §5's.
 type Options struct {
-	Mode Mode
+	Mode Mode `json:"Mode"`
 	// WindowDays is how far back from A a recency, decay, hybrid, dense or bm25 search looks
 	// (0: unbounded).
-	WindowDays int
+	WindowDays int `json:"WindowDays"`
 	// From and To are a hard range of publication days (inclusive, whole UTC days; zero =
 	// open). Window mode requires at least one; other modes apply them as a filter.
-	From, To time.Time
+	From time.Time `json:"From"`
+	To   time.Time `json:"To"`
 	// TopNEach is how many candidates each branch contributes before fusion.
-	TopNEach int
+	TopNEach int `json:"TopNEach"`
 	// K is how many results to return.
-	K int
+	K int `json:"K"`
 	// EvolutionK is how many results each evolution group ("then", "now") gets.
-	EvolutionK int
+	EvolutionK int `json:"EvolutionK"`
 	// KRRF is the rank constant of reciprocal rank fusion.
-	KRRF    float64
-	Weights Weights
+	KRRF    float64 `json:"KRRF"`
+	Weights Weights `json:"Weights"`
 	// Alpha and Lambda shape decay mode.
-	Alpha, Lambda float64
+	Alpha  float64 `json:"Alpha"`
+	Lambda float64 `json:"Lambda"`
 	// Pool is the evolution mode's pool of most relevant candidates.
-	Pool int
+	Pool int `json:"Pool"`
 	// MaxPerSource caps results per source (0: no cap).
-	MaxPerSource int
+	MaxPerSource int `json:"MaxPerSource"`
 	// Sources, when set, is a hard filter on the chunk's source.
-	Sources []string
+	Sources []string `json:"Sources"`
 	// ClusterGap, when positive, turns on the time-gap cluster rerank: candidates of one
 	// source published at most ClusterGap apart (a Telegram post split into several messages,
 	// a live blog's updates) merge into their best-scored one, whose score grows by
 	// DensityBonus·ln(fragments). Off by default: with day-granular dates (most news feeds)
 	// every same-day item of a source would merge.
-	ClusterGap   time.Duration
-	DensityBonus float64
+	ClusterGap   time.Duration `json:"ClusterGap"`
+	DensityBonus float64       `json:"DensityBonus"`
 }
 
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto

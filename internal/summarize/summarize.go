@@ -1,4 +1,4 @@
-// Package summarize is the offline summarizer of DESIGN.md §6: with no LLM configured it
+// Package summarize is the offline summarizer of docs/design.md §6: with no LLM configured it
 // answers from the context blocks (package contextx) by picking sentences, never by writing
 // any. Every sentence it returns is a piece of one block, carries that block's date and
 // citation number [N], and nothing else is dated or cited. It is a pure function of its inputs:
@@ -71,21 +71,21 @@ const Method = "extractive"
 type Options struct {
 	// MaxSentences is the most sentences selected in all (Evolve: per group, half of it
 	// rounded up).
-	MaxSentences int
+	MaxSentences int `json:"MaxSentences"`
 	// NewDays is the "new" window: sentences from blocks published on A's day or the
 	// NewDays−1 days before it (0: none is new).
-	NewDays int
+	NewDays int `json:"NewDays"`
 	// MaxPerDoc is the most sentences taken from one block.
-	MaxPerDoc int
+	MaxPerDoc int `json:"MaxPerDoc"`
 	// MinOverlap is the least query-term coverage, in [0, 1], of a relevant sentence.
-	MinOverlap float64
+	MinOverlap float64 `json:"MinOverlap"`
 	// NoveltyMax, in [0, 1], is the largest term Jaccard a sentence may have with one
 	// already taken; above it, the sentence is redundant.
-	NoveltyMax float64
+	NoveltyMax float64 `json:"NoveltyMax"`
 	// MaxSentenceChars is the most runes of a sentence, the "…" of a cut one included.
-	MaxSentenceChars int
+	MaxSentenceChars int `json:"MaxSentenceChars"`
 	// RankWeight weighs the block's normalized retrieval score against query coverage.
-	RankWeight float64
+	RankWeight float64 `json:"RankWeight"`
 }
 
 // DefaultOptions are 8 sentences, a 7-day "new" window, 2 sentences per block, 25% query

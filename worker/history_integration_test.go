@@ -1,0 +1,155 @@
+package worker_test
+
+import (
+	"bytes"
+	"context"
+	"hash/fnv"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
+	"github.com/asofrag/asof/workflows"
+)
+
+// toyEmbedder embeds a text as the unit vector of its hash bucket, in the toy index's
+// dimension: enough for the dense branch to run, without the model.
+type toyEmbedder struct{ dim int }
+
+func (e toyEmbedder) embed(texts []string) [][]float32 {
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		out[i] = make([]float32, e.dim)
+		out[i][int(h.Sum32())%e.dim] = 1
+	}
+	return out
+}
+
+func (e toyEmbedder) EmbedQueries(_ context.Context, texts []string) ([][]float32, error) {
+	return e.embed(texts), nil
+}
+
+func (e toyEmbedder) EmbedPassages(_ context.Context, texts []string) ([][]float32, error) {
+	return e.embed(texts), nil
+}
+
+func (e toyEmbedder) Dim() int        { return e.dim }
+func (e toyEmbedder) ModelID() string { return "toy" }
+func (e toyEmbedder) Close() error    { return nil }
+
+// TestDigestAndEvalThroughRealServer runs a Digest (three topics, two at a time, the second
+// failing at once so the slots free out of order) and an Eval (three batches, two at a time)
+// on the real Temporal server and S3 gateway over the toy index, then an IndexBuild; with
+// -update-history their histories become replay fixtures (digest-fanout.json, eval-fanout.json,
+// index-fanout.json). digest-fixture.json, eval-fixture.json and buildshard-toy.json were
+// recorded by this test (IDs digest-fixture, eval-fixture, index-toy) with the code before
+// fanOut, and are kept for the old path.
+func TestDigestAndEvalThroughRealServer(t *testing.T) {
+	integration(t)
+	b := s3Bucket(t, "history-it")
+	publishToyIndex(t, b, "toy", 12)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	cfg := config.Default().Worker
+	cfg.ShutdownTimeout = 2 * time.Second
+	model := schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12}
+	go func() {
+		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: toyEmbedder{dim: 12}, Model: model, Identity: "history-it"})
+	}()
+	defer func() { cancel(); <-done }()
+	rctx, rcancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer rcancel()
+
+	run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "digest-fanout", TaskQueue: workflows.TaskQueue}, workflows.Digest, workflows.DigestInput{
+		Name: "fixture", Index: "toy", AsOf: time.Date(2024, 3, 10, 0, 0, 0, 0, time.UTC), Concurrency: 2,
+		Topics: []digest.Topic{
+			{Name: "Rate", Query: "key rate decision", Mode: "bm25"},
+			{Name: "Broken", Query: "the krona", Mode: "no-such-mode"}, // fails in ReadQuery, not retried
+			{Name: "Wages", Query: "wages", Mode: "bm25"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dig workflows.DigestResult
+	if err := run.Get(rctx, &dig); err != nil {
+		t.Fatal(err)
+	}
+	if dig.Topics != 3 || dig.Failed != 1 || dig.Keys.Markdown == "" {
+		t.Fatalf("digest %+v", dig)
+	}
+	if _, err := b.Stat(ctx, dig.Keys.Markdown); err != nil {
+		t.Fatalf("digest markdown: %v", err)
+	}
+
+	day := func(d int) time.Time { return time.Date(2024, 3, d, 12, 0, 0, 0, time.UTC) }
+	putParquet(t, b, "eval/questions.parquet", []schemas.EvalQuestion{
+		{QuestionID: "q1", QuestionDate: day(5), Question: "key rate decision 3"},
+		{QuestionID: "q2", QuestionDate: day(8), Question: "key rate decision about wages"},
+		{QuestionID: "q3", QuestionDate: day(12), Question: "the budget"},
+	})
+	putParquet(t, b, "eval/qrels.parquet", []schemas.Qrel{
+		{QuestionID: "q1", DocID: "d03", Grade: 2, DaysBefore: 2},
+		{QuestionID: "q2", DocID: "d07", Grade: 2, DaysBefore: 1},
+		{QuestionID: "q3", DocID: "d10", Grade: 2, DaysBefore: 2},
+	})
+	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "eval-fanout", TaskQueue: workflows.TaskQueue}, workflows.Eval, workflows.EvalInput{
+		EvalID: "fixture", Index: "toy", QuestionsKey: "eval/questions.parquet", QrelsKey: "eval/qrels.parquet",
+		Systems: []string{"bm25", "temporal_rrf"}, BatchSize: 1, Concurrency: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev workflows.EvalResult
+	if err := run.Get(rctx, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Batches != 3 || ev.Finish.SummaryKey == "" {
+		t.Fatalf("eval %+v", ev)
+	}
+
+	// An index build with the toy embedder, for a BuildShard child's history.
+	putParquet(t, b, "corpora/toy.parquet", []fixtureRow{
+		{"a", "2024-01-05", "The central bank raised the key rate to 16 percent.", "x.com"},
+		{"b", "2024-02-02", "Oil fell after OPEC.", "y.com"},
+	})
+	run, err = tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "index-fanout", TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
+		Index: "toy-built", Inputs: []activities.InputFile{{Key: "corpora/toy.parquet", Name: "toy.parquet"}},
+		Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built workflows.IndexBuildResult
+	if err := run.Get(rctx, &built); err != nil {
+		t.Fatal(err)
+	}
+	if built.ShardsBuilt != 2 {
+		t.Fatalf("index build %+v", built)
+	}
+	if *updateHistory {
+		saveHistory(t, "digest-fanout")
+		saveHistory(t, "eval-fanout")
+		saveHistory(t, "index-fanout")
+	}
+}
+
+func putParquet[T any](t *testing.T, b blob.Bucket, key string, rows []T) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(context.Background(), key, &buf); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,18 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Register adds every workflow of asof to r under its name. It is the one list: the worker
+// (worker.RegisterWorkflows), the replay test and the payload tests all use it, so a workflow
+// added here is run, replayed and checked alike.
+func Register(r worker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
+	r.RegisterWorkflowWithOptions(IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
+	r.RegisterWorkflowWithOptions(BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
+	r.RegisterWorkflowWithOptions(Ask, workflow.RegisterOptions{Name: "Ask"})
+	r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
+	r.RegisterWorkflowWithOptions(Digest, workflow.RegisterOptions{Name: "Digest"})
+}
