@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -340,11 +339,7 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 // putParquet writes rows as one zstd Parquet object.
 func putParquet[T any](ctx context.Context, b blob.Bucket, key string, rows []T) error {
 	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[T](&buf, parquet.Compression(&parquet.Zstd))
-	if _, err := w.Write(rows); err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	if err := w.Close(); err != nil {
+	if err := parquet.Write(&buf, rows, parquet.Compression(&parquet.Zstd)); err != nil {
 		return fmt.Errorf("encode %s: %w", key, err)
 	}
 	_, err := b.Put(ctx, key, &buf)
@@ -363,24 +358,15 @@ func (a *Activities) putParquet(ctx context.Context, key string, rows any) error
 	return fmt.Errorf("putParquet: unsupported %T", rows)
 }
 
-// getParquet reads a whole Parquet object of T rows.
+// getParquet reads a whole Parquet object of T rows (parquet.Read).
 func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, error) {
 	data, err := blob.ReadAll(ctx, a.Bucket, key)
 	if err != nil {
 		return nil, err
 	}
-	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data))) // NewGenericReader panics on a bad file
+	rows, err := parquet.Read[T](bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", key, err)
-	}
-	r := parquet.NewGenericReader[T](f)
-	defer r.Close()
-	rows := make([]T, r.NumRows())
-	if n, err := r.Read(rows); n != len(rows) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("decode %s: %d of %d rows: %w", key, n, len(rows), err)
 	}
 	return rows, nil
 }
@@ -406,9 +392,6 @@ func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkS
 	docs, err := getParquet[schemas.Document](ctx, a, in.DocsKey)
 	if err != nil {
 		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
-	}
-	for i := range docs {
-		docs[i].PublishedAt = docs[i].PublishedAt.UTC()
 	}
 	rows, trunc := shard.Chunks(docs, in.Chunk)
 	key := path.Join(IndexPrefix(in.Index), "staging", in.ShardID, "chunks.parquet")
@@ -542,9 +525,6 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
 	if err != nil {
 		return WriteShardResult{}, err
-	}
-	for i := range chunks {
-		chunks[i].PublishedAt = chunks[i].PublishedAt.UTC()
 	}
 	var vec *vecindex.Flat
 	for p := 0; p < in.Parts; p++ {

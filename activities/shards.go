@@ -83,9 +83,6 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	if err != nil {
 		return fail(err)
 	}
-	for i := range chunks {
-		chunks[i].PublishedAt = chunks[i].PublishedAt.UTC()
-	}
 	vec, err := shard.ReadVectors(filepath.Join(dir, shard.VectorsFile))
 	if err != nil {
 		return fail(err)

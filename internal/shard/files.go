@@ -145,20 +145,10 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 }
 
 func writeChunks(p string, chunks []schemas.Chunk) error {
-	f, err := os.Create(p)
-	if err != nil {
-		return err
-	}
-	w := parquet.NewGenericWriter[schemas.Chunk](f, parquet.Compression(&parquet.Zstd))
-	if _, err := w.Write(chunks); err != nil {
-		f.Close()
+	if err := parquet.WriteFile(p, chunks, parquet.Compression(&parquet.Zstd)); err != nil {
 		return fmt.Errorf("write %s: %w", ChunksFile, err)
 	}
-	if err := w.Close(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", ChunksFile, err)
-	}
-	return f.Close()
+	return nil
 }
 
 func writeVectors(p string, v *vecindex.Flat) error {
@@ -173,33 +163,11 @@ func writeVectors(p string, v *vecindex.Flat) error {
 	return f.Close()
 }
 
-// ReadChunks loads a shard's chunk rows.
+// ReadChunks loads a shard's chunk rows (parquet.ReadFile).
 func ReadChunks(p string) ([]schemas.Chunk, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size()) // NewGenericReader panics on a bad file
+	rows, err := parquet.ReadFile[schemas.Chunk](p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	r := parquet.NewGenericReader[schemas.Chunk](pf)
-	defer r.Close()
-	rows := make([]schemas.Chunk, r.NumRows())
-	n, err := r.Read(rows)
-	if n != len(rows) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("read %s: %d of %d rows: %w", p, n, len(rows), err)
-	}
-	for i := range rows {
-		rows[i].PublishedAt = rows[i].PublishedAt.UTC()
 	}
 	return rows, nil
 }
