@@ -13,7 +13,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
@@ -129,5 +129,5 @@ func answerInput(index, query string, asOf time.Time, vec []float32, model schem
 	return activities.AnswerInput{Index: index, Query: query, AsOf: asOf,
 		Read:   activities.ReadQueryResult{Mode: "recency", Text: query, Interpretation: "recency"},
 		Vector: vec, Model: model, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(),
-		Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()}
+		Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions()}
 }

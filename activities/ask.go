@@ -15,7 +15,7 @@ import (
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -88,7 +88,7 @@ type AnswerInput struct {
 	Model   schemas.ModelRef  `json:"model"`
 	Options retrieve.Options  `json:"options"`
 	Dedup   dedup.Options     `json:"dedup"`
-	Context contextx.Options  `json:"context"`
+	Context evidence.Options  `json:"context"`
 	Summary summarize.Options `json:"summary"`
 }
 
@@ -160,7 +160,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 }
 
 // compose builds the dated context of docs and its extractive summary into ans (answer.Compose).
-func compose(ans *schemas.Answer, in AnswerInput, docs []contextx.Doc, groups map[string]string, evolution bool) error {
+func compose(ans *schemas.Answer, in AnswerInput, docs []evidence.Doc, groups map[string]string, evolution bool) error {
 	c, err := answer.Compose(answer.ComposeInput{Query: in.Query, AsOf: in.AsOf, Evolution: evolution, Groups: groups,
 		Empty: ans.Message, Context: in.Context, Summary: in.Summary}, docs)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -110,7 +110,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		return run[schemas.Answer](t, env, acts.Answer, activities.AnswerInput{
 			RunID: runID, Index: "toy", Query: "key rate", AsOf: utcDay("2024-05-15"),
 			Read: activities.ReadQueryResult{Mode: "recency", Text: "key rate", Interpretation: "recency"}, Vector: []float32{1, 0, 0}, Model: model,
-			Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions(),
+			Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions(),
 		})
 	}
 	ans := answer("run-1")
@@ -135,7 +135,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	// Another model's query vector is refused, without retries.
 	_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{Index: "toy", Query: "x", AsOf: utcDay("2024-05-15"),
 		Read: activities.ReadQueryResult{Mode: "recency", Text: "x"}, Vector: []float32{1, 0, 0}, Model: schemas.ModelRef{ID: "other"}, Options: retrieve.DefaultOptions(),
-		Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()})
+		Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions()})
 	if err == nil || !strings.Contains(err.Error(), "was built with model toy, this worker embeds with other: pass --embed-model toy") {
 		t.Fatalf("other model: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/judge"
@@ -372,7 +372,7 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		return nil, nil, err
 	}
 	results := r.Results
-	pool, err := answer.Pool(r, asOf, contextx.DefaultOptions(), answer.DefaultPool)
+	pool, err := answer.Pool(r, asOf, evidence.DefaultOptions(), answer.DefaultPool)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -388,7 +388,7 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 	ranked = eval.Collapse(ranked)
 	var dates []time.Time
 	if len(pool) > 0 {
-		cx, err := answer.Select(answer.Docs(pool), asOf, contextx.DefaultOptions(), r.Evolution())
+		cx, err := answer.Select(answer.Docs(pool), asOf, evidence.DefaultOptions(), r.Evolution())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -193,7 +193,7 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 		unjudged[r] = true
 	}
 	rep := in.Report
-	var docs []contextx.Doc
+	var docs []evidence.Doc
 	groups := map[string]string{}
 	relevance := map[string]int{}
 	for _, r := range rows {
@@ -212,7 +212,7 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 			return ans, invalid(fmt.Errorf("candidate %d has no verdict and was not in a failed batch", r.Rank))
 		}
 		rep.Kept++
-		docs = append(docs, contextx.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
+		docs = append(docs, evidence.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
 			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score})
 		if r.Group != "" {
 			groups[r.DocID] = r.Group
@@ -257,10 +257,10 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		return SummarizeResult{Skipped: true}, nil
 	}
 	model := a.LLM.Config().Model
-	blocks := make([]contextx.Block, len(in.Blocks))
-	var then, now []contextx.Block
+	blocks := make([]evidence.Block, len(in.Blocks))
+	var then, now []evidence.Block
 	for i, b := range in.Blocks {
-		blocks[i] = contextx.Block{N: b.N, Snippet: b.Snippet, Hot: b.Hot, Doc: contextx.Doc{DocID: b.DocID, Title: b.Title,
+		blocks[i] = evidence.Block{N: b.N, Snippet: b.Snippet, Hot: b.Hot, Doc: evidence.Doc{DocID: b.DocID, Title: b.Title,
 			URL: b.URL, Sources: b.Sources, PublishedAt: b.PublishedAt}}
 		if b.Group == "then" {
 			then = append(then, blocks[i])
@@ -273,14 +273,14 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		err error
 	)
 	if in.Mode == "evolution" {
-		br, err = llmsum.Evolve(ctx, a.LLM, model, in.Query, then, now, in.AsOf)
+		br, err = brief.Evolve(ctx, a.LLM, model, in.Query, then, now, in.AsOf)
 	} else {
-		br, err = llmsum.Digest(ctx, a.LLM, model, in.Query, blocks, in.AsOf, in.NewDays)
+		br, err = brief.Write(ctx, a.LLM, model, in.Query, blocks, in.AsOf, in.NewDays)
 	}
 	if err != nil {
 		return SummarizeResult{}, llmError(err)
 	}
-	return SummarizeResult{Brief: br, Markdown: llmsum.Markdown(br, in.AsOf, in.NewDays)}, nil
+	return SummarizeResult{Brief: br, Markdown: brief.Markdown(br, in.AsOf, in.NewDays)}, nil
 }
 
 // SaveAnswer writes runs/<run-id>/answer.json and context.md.

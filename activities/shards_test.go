@@ -15,7 +15,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -79,7 +79,7 @@ func TestDamagedShardIsRefused(t *testing.T) {
 			_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{
 				Index: "toy", Query: "key rate", AsOf: utcDay("2024-05-15"),
 				Read: activities.ReadQueryResult{Mode: "recency", Text: "key rate", Interpretation: "recency"}, Vector: []float32{1, 0, 0}, Model: model,
-				Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions(),
+				Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions(),
 			})
 			if tc.file == "" {
 				if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/config"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -35,7 +35,7 @@ type AskInput struct {
 	// ignored in favour of the fields above.
 	Options *retrieve.Options  `json:"options,omitempty"`
 	Dedup   *dedup.Options     `json:"dedup,omitempty"`
-	Context *contextx.Options  `json:"context,omitempty"`
+	Context *evidence.Options  `json:"context,omitempty"`
 	Summary *summarize.Options `json:"summary,omitempty"`
 	// Judge shapes the judge fan-out (nil: DefaultJudgeOptions).
 	Judge *JudgeOptions `json:"judge,omitempty"`
@@ -126,7 +126,7 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	if in.Dedup != nil {
 		dd = *in.Dedup
 	}
-	co := contextx.DefaultOptions()
+	co := evidence.DefaultOptions()
 	if in.Context != nil {
 		co = *in.Context
 	}

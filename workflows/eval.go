@@ -65,9 +65,9 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		StartToCloseTimeout: 30 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	}
-	io := workflow.WithActivityOptions(ctx, ioOpts)
+	storeCtx := workflow.WithActivityOptions(ctx, ioOpts)
 	var plan activities.PlanEvalResult
-	if err := workflow.ExecuteActivity(io, a.PlanEval, activities.PlanEvalInput{
+	if err := workflow.ExecuteActivity(storeCtx, a.PlanEval, activities.PlanEvalInput{
 		EvalID: in.EvalID, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, Unlabelled: in.Unlabelled, Limit: in.Limit, Seed: in.Seed,
 		BatchSize: in.BatchSize, From: in.From, To: in.To,
 	}).Get(ctx, &plan); err != nil {
@@ -110,7 +110,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 			res.Resumed++
 		}
 	}
-	if err := workflow.ExecuteActivity(io, a.FinishEval, activities.FinishEvalInput{
+	if err := workflow.ExecuteActivity(storeCtx, a.FinishEval, activities.FinishEvalInput{
 		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Unlabelled: in.Unlabelled, Generated: workflow.Now(ctx).UTC(),
 	}).Get(ctx, &res.Finish); err != nil {
 		return res, fmt.Errorf("finish: %w", err)

@@ -39,7 +39,7 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 	}
 	key := fmt.Sprintf("%s/%s.json", strings.Trim(in.Prefix, "/"), info.WorkflowExecution.RunID)
 
-	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
@@ -49,11 +49,11 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 		},
 	})
 	var wrote activities.WriteProbeResult
-	if err := workflow.ExecuteActivity(io, a.WriteProbe, activities.WriteProbeInput{Key: key, Probe: probe}).Get(ctx, &wrote); err != nil {
+	if err := workflow.ExecuteActivity(storeCtx, a.WriteProbe, activities.WriteProbeInput{Key: key, Probe: probe}).Get(ctx, &wrote); err != nil {
 		return HealthCheckResult{}, fmt.Errorf("write probe: %w", err)
 	}
 	var read activities.ReadProbeResult
-	if err := workflow.ExecuteActivity(io, a.ReadProbe, activities.ReadProbeInput{Key: key}).Get(ctx, &read); err != nil {
+	if err := workflow.ExecuteActivity(storeCtx, a.ReadProbe, activities.ReadProbeInput{Key: key}).Get(ctx, &read); err != nil {
 		return HealthCheckResult{}, fmt.Errorf("read probe: %w", err)
 	}
 	if !read.Probe.Equal(probe) || read.Bytes != wrote.Bytes {
@@ -61,7 +61,7 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 			fmt.Sprintf("probe %s came back different: wrote %d bytes, read %d", key, wrote.Bytes, read.Bytes), ErrTypeHealth, nil)
 	}
 	var del activities.DeleteProbeResult
-	if err := workflow.ExecuteActivity(io, a.DeleteProbe, activities.DeleteProbeInput{Key: key}).Get(ctx, &del); err != nil {
+	if err := workflow.ExecuteActivity(storeCtx, a.DeleteProbe, activities.DeleteProbeInput{Key: key}).Get(ctx, &del); err != nil {
 		return HealthCheckResult{}, fmt.Errorf("delete probe: %w", err)
 	}
 

@@ -139,14 +139,14 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 		return IndexBuildResult{}, err
 	}
 	info := workflow.GetInfo(ctx)
-	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: time.Hour,
 		HeartbeatTimeout:    5 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	})
 	var plan activities.PlanIndexResult
-	err := workflow.ExecuteActivity(io, a.PlanIndex, activities.PlanIndexInput{
+	err := workflow.ExecuteActivity(storeCtx, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
 		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
 		Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace,
@@ -229,7 +229,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	}
 	prog.Stage = "publishing"
 	var pub activities.PublishManifestResult
-	err = workflow.ExecuteActivity(io, a.PublishManifest, activities.PublishManifestInput{
+	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{
 		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: append(append([]schemas.ShardMeta(nil), plan.Existing...), metas...),
 		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
 	}).Get(ctx, &pub)
@@ -299,13 +299,13 @@ type BuildShardResult struct {
 // BuildShard chunks a period's documents, embeds the chunks on the asof-embed queue (resuming
 // after the last stored part on retry), and writes the shard files.
 func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, error) {
-	io := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: time.Hour,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	})
 	var ch activities.ChunkShardResult
-	if err := workflow.ExecuteActivity(io, a.ChunkShard, activities.ChunkShardInput{Index: in.Index, ShardID: in.ShardID, DocsKey: in.DocsKey, Chunk: in.Chunk}).Get(ctx, &ch); err != nil {
+	if err := workflow.ExecuteActivity(storeCtx, a.ChunkShard, activities.ChunkShardInput{Index: in.Index, ShardID: in.ShardID, DocsKey: in.DocsKey, Chunk: in.Chunk}).Get(ctx, &ch); err != nil {
 		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
 	}
 	if in.EmbedHeartbeat <= 0 {
@@ -323,7 +323,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)
 	}
 	var wr activities.WriteShardResult
-	if err := workflow.ExecuteActivity(io, a.WriteShard, activities.WriteShardInput{
+	if err := workflow.ExecuteActivity(storeCtx, a.WriteShard, activities.WriteShardInput{
 		Index: in.Index, Period: in.Period, ShardID: in.ShardID, Docs: in.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, Parts: emb.Parts,
 	}).Get(ctx, &wr); err != nil {
 		return BuildShardResult{}, fmt.Errorf("write: %w", err)

@@ -19,10 +19,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/intent"
-	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
@@ -246,7 +246,7 @@ func Cap(hits []Hit, k, maxPer int) []Hit {
 // Pool is what the judge grades: in fused order, the hits a context of max(co.KDocs, n)
 // documents would hold (the same hot and history quotas), so judging never grades what the
 // context could not use. In evolution mode it is every hit (the groups are already chosen).
-func Pool(r Ranking, asOf time.Time, co contextx.Options, n int) ([]Hit, error) {
+func Pool(r Ranking, asOf time.Time, co evidence.Options, n int) ([]Hit, error) {
 	if r.Evolution() || len(r.Ranked) == 0 {
 		return r.Ranked, nil
 	}
@@ -269,10 +269,10 @@ func Pool(r Ranking, asOf time.Time, co contextx.Options, n int) ([]Hit, error) 
 }
 
 // Docs turns hits into context documents, in order.
-func Docs(hits []Hit) []contextx.Doc {
-	docs := make([]contextx.Doc, 0, len(hits))
+func Docs(hits []Hit) []evidence.Doc {
+	docs := make([]evidence.Doc, 0, len(hits))
 	for _, h := range hits {
-		docs = append(docs, contextx.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
+		docs = append(docs, evidence.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
 			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score})
 	}
 	return docs
@@ -291,11 +291,11 @@ func Groups(hits []Hit) map[string]string {
 
 // Select builds the dated context of docs (ranked, best first) as of asOf; in evolution mode
 // every document is kept (the groups were chosen by retrieval).
-func Select(docs []contextx.Doc, asOf time.Time, co contextx.Options, evolution bool) (contextx.Context, error) {
+func Select(docs []evidence.Doc, asOf time.Time, co evidence.Options, evolution bool) (evidence.Context, error) {
 	if evolution {
 		co.KDocs = max(1, len(docs))
 	}
-	cx, err := contextx.Build(docs, asOf, co)
+	cx, err := evidence.Build(docs, asOf, co)
 	if err != nil {
 		return cx, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -321,13 +321,13 @@ type ComposeInput struct {
 	Groups    map[string]string
 	// Empty is the summary when no document passed (the ranking's Message, if any).
 	Empty   string
-	Context contextx.Options
+	Context evidence.Options
 	Summary summarize.Options
 }
 
 // Compose builds the dated context from docs (ranked, best first; what passed the judge) and
 // summarizes it extractively: digest and timeline, or then vs now.
-func Compose(in ComposeInput, docs []contextx.Doc) (Composed, error) {
+func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 	if len(docs) == 0 {
 		out := Composed{Summary: in.Empty, SummaryMethod: "none"}
 		if out.Summary == "" {
@@ -345,7 +345,7 @@ func Compose(in ComposeInput, docs []contextx.Doc) (Composed, error) {
 			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID]})
 	}
 	if in.Evolution {
-		var then, now []contextx.Block
+		var then, now []evidence.Block
 		for _, b := range cx.Blocks {
 			if in.Groups[b.Doc.DocID] == "then" {
 				then = append(then, b)
@@ -357,15 +357,15 @@ func Compose(in ComposeInput, docs []contextx.Doc) (Composed, error) {
 		if err != nil {
 			return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		b := llmsum.FromEvolution(ev)
+		b := brief.FromEvolution(ev)
 		out.Summary, out.SummaryMethod, out.Brief = ev.Markdown(), ev.Method, &b
 		return out, nil
 	}
-	sum, err := summarize.Digest(in.Query, cx.Blocks, in.AsOf, in.Summary)
+	sum, err := summarize.Brief(in.Query, cx.Blocks, in.AsOf, in.Summary)
 	if err != nil {
 		return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	b := llmsum.FromSummary(sum)
+	b := brief.FromSummary(sum)
 	out.Summary, out.SummaryMethod, out.Brief = sum.Markdown(), sum.Method, &b
 	return out, nil
 }
@@ -377,6 +377,6 @@ func Result(rank int, h Hit) schemas.AnswerResult {
 		Rank: rank, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
 		Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
 		Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
-		Snippet: contextx.Snippet(c.Chunk.Text, 300),
+		Snippet: evidence.Snippet(c.Chunk.Text, 300),
 	}
 }

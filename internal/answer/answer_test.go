@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/retrieve/retrievetest"
@@ -137,7 +137,7 @@ func TestRankFoldsCapsAndCuts(t *testing.T) {
 			if reposts != tt.reposts {
 				t.Errorf("the repost's copy is in the results %d times, want %d", reposts, tt.reposts)
 			}
-			pool, err := Pool(r, asOf, contextx.DefaultOptions(), DefaultPool)
+			pool, err := Pool(r, asOf, evidence.DefaultOptions(), DefaultPool)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	if len(r.Results) != 0 || !strings.Contains(r.Message, "No documents in that period") {
 		t.Fatalf("results %v, message %q", docIDs(r.Results), r.Message)
 	}
-	c, err := Compose(ComposeInput{Query: "key rate", AsOf: asOf, Empty: r.Message, Context: contextx.DefaultOptions(), Summary: summarize.DefaultOptions()}, Docs(r.Ranked))
+	c, err := Compose(ComposeInput{Query: "key rate", AsOf: asOf, Empty: r.Message, Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions()}, Docs(r.Ranked))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,12 +197,12 @@ func TestComposeEvolution(t *testing.T) {
 	if !r.Evolution() || len(r.Results) != 4 {
 		t.Fatalf("evolution %v, results %v", r.Evolution(), docIDs(r.Results))
 	}
-	pool, err := Pool(r, asOf, contextx.DefaultOptions(), DefaultPool)
+	pool, err := Pool(r, asOf, evidence.DefaultOptions(), DefaultPool)
 	if err != nil || len(pool) != len(r.Ranked) {
 		t.Fatalf("pool %v (%v), want every group member", docIDs(pool), err)
 	}
 	c, err := Compose(ComposeInput{Query: "key rate", AsOf: asOf, Evolution: true, Groups: Groups(pool),
-		Context: contextx.Options{KDocs: 1, HotDays: 30, HotRatio: 0.75, SnippetChars: 800}, Summary: summarize.DefaultOptions()}, Docs(pool))
+		Context: evidence.Options{KDocs: 1, HotDays: 30, HotRatio: 0.75, SnippetChars: 800}, Summary: summarize.DefaultOptions()}, Docs(pool))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ const (
 	maxLabelRunes = 26
 )
 
-// dateLayout is how days are shown (contextx.DateLayout).
+// dateLayout is how days are shown (evidence.DateLayout).
 const dateLayout = "2006-01-02"
 
 // view is the digest as both renderers see it: every string already formatted, every

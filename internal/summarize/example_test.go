@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/summarize"
 )
 
 func ExampleEvolve() {
 	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
-	block := func(n int, date, text string) contextx.Block {
-		return contextx.Block{N: n, Doc: contextx.Doc{Text: text, PublishedAt: day(date)}}
+	block := func(n int, date, text string) evidence.Block {
+		return evidence.Block{N: n, Doc: evidence.Doc{Text: text, PublishedAt: day(date)}}
 	}
-	then := []contextx.Block{
+	then := []evidence.Block{
 		block(3, "2021-03-19", "Банк России повысил ключевую ставку до 4,5% годовых."),
 		block(4, "2020-07-24", "Ключевая ставка снижена до исторического минимума 4,25%."),
 	}
-	now := []contextx.Block{
+	now := []evidence.Block{
 		block(1, "2024-06-07", "Ключевая ставка сохранена на уровне 16%. Регулятор допустил её повышение в июле."),
 		block(2, "2024-05-20", "Погода в Москве: до +25 градусов."),
 	}

@@ -1,5 +1,5 @@
 // Package summarize is the offline summarizer of docs/design.md §6: with no LLM configured it
-// answers from the context blocks (package contextx) by picking sentences, never by writing
+// answers from the context blocks (package evidence) by picking sentences, never by writing
 // any. Every sentence it returns is a piece of one block, carries that block's date and
 // citation number [N], and nothing else is dated or cited. It is a pure function of its inputs:
 // no I/O, no clock, and the same input gives byte-identical Markdown.
@@ -33,7 +33,7 @@
 // NotEnough.
 //
 // Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
-// then earlier in the block, the title first) up to MaxSentences — first, in Digest, up to half
+// then earlier in the block, the title first) up to MaxSentences — first, in Brief, up to half
 // of MaxSentences (rounded up) from blocks of the "new" window, so that what is new is not
 // crowded out by older sentences that cover more of the query, then the best of all — skipping a sentence whose
 // term Jaccard with one already taken exceeds NoveltyMax (a near-repeat, e.g. the same news
@@ -43,7 +43,7 @@
 // with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before that), each
 // freshest first, and listed again oldest first as the timeline.
 //
-// Days are UTC calendar days, as in contextx. A block published after the end of A's day is a
+// Days are UTC calendar days, as in evidence. A block published after the end of A's day is a
 // leak from upstream and is an error, not skipped.
 package summarize
 
@@ -60,7 +60,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/asofrag/asof/internal/asofday"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/textnorm"
 )
 
@@ -180,8 +180,8 @@ type Evolution struct {
 	NotEnough bool
 }
 
-// Digest summarizes blocks for query as of asOf's UTC day.
-func Digest(query string, blocks []contextx.Block, asOf time.Time, o Options) (Summary, error) {
+// Brief summarizes blocks for query as of asOf's UTC day.
+func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (Summary, error) {
 	day, err := check(asOf, o, blocks)
 	if err != nil {
 		return Summary{}, err
@@ -208,7 +208,7 @@ func Digest(query string, blocks []contextx.Block, asOf time.Time, o Options) (S
 // "then" vs "now". Each group gets half of MaxSentences, rounded up; novelty and MaxPerDoc
 // apply within a group. Block numbers must be distinct across both groups. An empty group, or
 // one with nothing relevant, gives an empty side.
-func Evolve(query string, then, now []contextx.Block, asOf time.Time, o Options) (Evolution, error) {
+func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options) (Evolution, error) {
 	day, err := check(asOf, o, then, now)
 	if err != nil {
 		return Evolution{}, err
@@ -230,7 +230,7 @@ func Evolve(query string, then, now []contextx.Block, asOf time.Time, o Options)
 }
 
 // check validates the inputs and returns the start of asOf's UTC day.
-func check(asOf time.Time, o Options, groups ...[]contextx.Block) (time.Time, error) {
+func check(asOf time.Time, o Options, groups ...[]evidence.Block) (time.Time, error) {
 	if err := o.Validate(); err != nil {
 		return time.Time{}, err
 	}
@@ -246,7 +246,7 @@ func check(asOf time.Time, o Options, groups ...[]contextx.Block) (time.Time, er
 				return time.Time{}, fmt.Errorf("%w: [%d] (doc %q)", ErrBlockNumber, b.N, b.Doc.DocID)
 			case !asofday.Allows(asOf, b.Doc.PublishedAt):
 				return time.Time{}, fmt.Errorf("%w: [%d] doc %q published %s, as of %s", ErrFuture,
-					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), day.Format(contextx.DateLayout))
+					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), day.Format(evidence.DateLayout))
 			}
 			seen[b.N] = true
 		}
@@ -255,7 +255,7 @@ func check(asOf time.Time, o Options, groups ...[]contextx.Block) (time.Time, er
 }
 
 // rankNorm returns each block's Doc.Score scaled to [0, 1] over the blocks.
-func rankNorm(blocks []contextx.Block) []float64 {
+func rankNorm(blocks []evidence.Block) []float64 {
 	out := make([]float64, len(blocks))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, b := range blocks {
@@ -275,7 +275,7 @@ func rankNorm(blocks []contextx.Block) []float64 {
 
 // candidate is a sentence that may be selected.
 type candidate struct {
-	block    contextx.Block
+	block    evidence.Block
 	pos      int // 0 for the title, then 1, 2, … in the text
 	text     string
 	terms    []string
@@ -288,7 +288,7 @@ func (c candidate) sentence(o Options) Sentence {
 	return Sentence{
 		N:       c.block.N,
 		Date:    c.block.Doc.PublishedAt,
-		Text:    contextx.Snippet(c.text, o.MaxSentenceChars),
+		Text:    evidence.Snippet(c.text, o.MaxSentenceChars),
 		Score:   c.score,
 		Sources: slices.Clone(c.block.Doc.Sources),
 	}
@@ -301,7 +301,7 @@ var footnote = regexp.MustCompile(`\[\s*\d+\s*\]`)
 const minSentenceRunes = 20
 
 // candidates returns the candidate sentences of blocks; rank[i] is block i's normalized score.
-func candidates(blocks []contextx.Block, rank []float64) []candidate {
+func candidates(blocks []evidence.Block, rank []float64) []candidate {
 	var out []candidate
 	for i, b := range blocks {
 		seen := map[string]bool{} // terms of the block's pieces so far
@@ -481,7 +481,7 @@ func (e Evolution) Markdown() string {
 }
 
 func notEnough(asOf time.Time) string {
-	return "Not enough information in the documents up to " + asOf.Format(contextx.DateLayout) + " to answer.\n"
+	return "Not enough information in the documents up to " + asOf.Format(evidence.DateLayout) + " to answer.\n"
 }
 
 // section writes a heading and one line per sentence, then a blank line.
@@ -491,7 +491,7 @@ func section(b *strings.Builder, heading string, ss []Sentence) {
 		b.WriteString("- None.\n")
 	}
 	for _, s := range ss {
-		fmt.Fprintf(b, "- %s — %s [%d]\n", s.Date.UTC().Format(contextx.DateLayout), s.Text, s.N)
+		fmt.Fprintf(b, "- %s — %s [%d]\n", s.Date.UTC().Format(evidence.DateLayout), s.Text, s.N)
 	}
 	b.WriteString("\n")
 }

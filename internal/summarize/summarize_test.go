@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 )
 
 // asOf is the anchor of the tests: its day is 2024-06-30 (UTC), so with NewDays 7 the "new"
@@ -25,15 +25,15 @@ var asOf = time.Date(2024, 6, 30, 15, 0, 0, 0, time.UTC)
 func ago(days int) time.Time { return time.Date(2024, 6, 30-days, 12, 0, 0, 0, time.UTC) }
 
 // blk is block n published at, with a title, text and sources.
-func blk(n int, at time.Time, title, text string, sources ...string) contextx.Block {
+func blk(n int, at time.Time, title, text string, sources ...string) evidence.Block {
 	id := fmt.Sprintf("d%d", n)
-	return contextx.Block{N: n, Snippet: contextx.Snippet(text, 800), Doc: contextx.Doc{
+	return evidence.Block{N: n, Snippet: evidence.Snippet(text, 800), Doc: evidence.Doc{
 		DocID: id, ChunkID: id + "#0", Title: title, Text: text, Sources: sources, PublishedAt: at,
 	}}
 }
 
 // scored is b with Doc.Score set.
-func scored(b contextx.Block, s float64) contextx.Block { b.Doc.Score = s; return b }
+func scored(b evidence.Block, s float64) evidence.Block { b.Doc.Score = s; return b }
 
 // lines renders sentences as "[N] text".
 func lines(ss []Sentence) []string {
@@ -57,7 +57,7 @@ func TestDigestSelection(t *testing.T) {
 	tests := []struct {
 		name           string
 		query          string
-		blocks         []contextx.Block
+		blocks         []evidence.Block
 		opts           Options
 		wantNew        []string
 		wantEarlier    []string
@@ -67,7 +67,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "relevant beats irrelevant",
 			query: "key rate inflation",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"The key rate was left unchanged this month. Inflation pushed the key rate to a record high. The weather in the capital was sunny and warm.")},
 			opts:        with(nil),
 			wantNew:     []string{"[1] The key rate was left unchanged this month.", "[1] Inflation pushed the key rate to a record high."},
@@ -76,7 +76,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "higher coverage wins the only slot",
 			query: "key rate inflation",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"The key rate was left unchanged this month. Inflation pushed the key rate to a record high. The weather in the capital was sunny and warm.")},
 			opts:        with(func(o *Options) { o.MaxSentences = 1 }),
 			wantNew:     []string{"[1] Inflation pushed the key rate to a record high."},
@@ -85,7 +85,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "rank bonus breaks a coverage tie",
 			query: "oil prices",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				scored(blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."), 0.2),
 				scored(blk(2, ago(2), "", "Oil prices slipped after the OPEC meeting ended."), 0.9),
 			},
@@ -96,7 +96,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "equal scores: the newer block wins",
 			query: "oil prices",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
 				blk(2, ago(2), "", "Oil prices slipped after the OPEC meeting ended."),
 			},
@@ -107,7 +107,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "equal scores and dates: the lower N wins, whatever the input order",
 			query: "oil prices",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(2, ago(1), "", "Oil prices slipped after the OPEC meeting ended."),
 				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
 			},
@@ -118,7 +118,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "novelty drops a near-repeat reposted by a second channel",
 			query: "ключевая ставка",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
 				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
 				blk(3, ago(2), "", "Аналитики ждали, что ставку сохранят на уровне 16%.", "tg:other"),
@@ -130,7 +130,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "novelty off keeps the repost",
 			query: "ключевая ставка",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
 				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
 			},
@@ -141,7 +141,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "MaxPerDoc 2 keeps the first two of equal sentences",
 			query: "sanctions",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"New sanctions hit the banking sector first. Sanctions on oil exports follow in July. Metals sanctions were postponed again. Sanctions relief is not on the table.")},
 			opts:        with(nil),
 			wantNew:     []string{"[1] New sanctions hit the banking sector first.", "[1] Sanctions on oil exports follow in July."},
@@ -150,7 +150,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "MaxPerDoc 3",
 			query: "sanctions",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"New sanctions hit the banking sector first. Sanctions on oil exports follow in July. Metals sanctions were postponed again. Sanctions relief is not on the table.")},
 			opts:        with(func(o *Options) { o.MaxPerDoc = 3 }),
 			wantNew:     []string{"[1] New sanctions hit the banking sector first.", "[1] Sanctions on oil exports follow in July.", "[1] Metals sanctions were postponed again."},
@@ -159,7 +159,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "MaxSentences caps the total",
 			query: "sanctions",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1), "", "New sanctions hit the banking sector first."),
 				blk(2, ago(2), "", "Sanctions on oil exports follow in July."),
 				blk(3, ago(3), "", "Metals sanctions were postponed again."),
@@ -171,7 +171,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "7-day boundary: from 00:00 six days before A's day is new, a second earlier is not",
 			query: "wheat exports",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC), "", "Wheat exports reached a seasonal peak on Sunday."),
 				blk(2, time.Date(2024, 6, 24, 0, 0, 0, 0, time.UTC), "", "Wheat exports slowed as the port closed for repairs."),
 				blk(3, time.Date(2024, 6, 23, 23, 59, 59, 0, time.UTC), "", "Wheat exports quotas were set for the next season."),
@@ -196,7 +196,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "NewDays 1: only A's day is new",
 			query: "wheat exports",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(0), "", "Wheat exports reached a seasonal peak on Sunday."),
 				blk(2, ago(1), "", "Wheat exports slowed as the port closed for repairs."),
 			},
@@ -207,7 +207,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "timeline ascending, sentences of one block in text order",
 			query: "gas transit",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(2), "", "Gas transit talks resumed in Vienna. Gas transit volumes were unchanged."),
 				blk(2, ago(30), "", "Gas transit fees were raised by ten percent."),
 				blk(3, ago(9), "", "Gas transit through the pipeline stopped overnight."),
@@ -231,7 +231,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "NotEnough when no sentence shares a query term",
 			query: "semiconductor tariffs",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1), "Weather", "Sunny skies are expected over the capital all week."),
 			},
 			opts:        with(nil),
@@ -250,7 +250,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:        "fallback when nothing reaches MinOverlap",
 			query:       "copper nickel zinc aluminium cobalt lithium tin lead iron silver gold",
-			blocks:      []contextx.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
+			blocks:      []evidence.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
 			opts:        with(nil),
 			wantNew:     []string{},
 			wantEarlier: []string{"[1] Gold hit a record as investors sought safety."},
@@ -259,7 +259,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:        "MinOverlap 0.05 makes the same sentence relevant",
 			query:       "copper nickel zinc aluminium cobalt lithium tin lead iron silver gold",
-			blocks:      []contextx.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
+			blocks:      []evidence.Block{blk(1, ago(10), "", "Gold hit a record as investors sought safety.")},
 			opts:        with(func(o *Options) { o.MinOverlap = 0.05 }),
 			wantNew:     []string{},
 			wantEarlier: []string{"[1] Gold hit a record as investors sought safety."},
@@ -267,7 +267,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "title is a candidate, short fragments are not",
 			query: "Fed rates",
-			blocks: []contextx.Block{blk(1, ago(1), "Fed holds rates",
+			blocks: []evidence.Block{blk(1, ago(1), "Fed holds rates",
 				"Rates: flat. Officials in Washington signalled patience on Wednesday.")},
 			opts:        with(nil),
 			wantNew:     []string{"[1] Fed holds rates"},
@@ -276,7 +276,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "what is new is not crowded out by older sentences that cover more of the query",
 			query: "central bank key rate decision",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1), "", "The governor said the key rate has probably peaked."),
 				blk(2, ago(20), "", "The central bank key rate decision: raised to 8 percent."),
 				blk(3, ago(40), "", "The central bank key rate decision: raised to 7.25 percent after inflation rose."),
@@ -288,7 +288,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "a title its lead sentence says again gives way to it",
 			query: "Fed rates",
-			blocks: []contextx.Block{blk(1, ago(1), "Fed holds rates steady",
+			blocks: []evidence.Block{blk(1, ago(1), "Fed holds rates steady",
 				"Fed holds rates steady\nThe Fed kept rates steady for a seventh meeting.")},
 			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
 			wantNew:     []string{"[1] The Fed kept rates steady for a seventh meeting."},
@@ -297,7 +297,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "a chunk starting mid-sentence loses its first piece",
 			query: "rates",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"raise rates in June, the governor said. Markets now price two rate cuts this year.")},
 			opts:        with(nil),
 			wantNew:     []string{"[1] Markets now price two rate cuts this year."},
@@ -306,7 +306,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:        "footnote marks are removed",
 			query:       "GDP growth",
-			blocks:      []contextx.Block{blk(3, ago(1), "", "GDP growth slowed to 1.2% in the quarter.[12] [4]")},
+			blocks:      []evidence.Block{blk(3, ago(1), "", "GDP growth slowed to 1.2% in the quarter.[12] [4]")},
 			opts:        with(nil),
 			wantNew:     []string{"[3] GDP growth slowed to 1.2% in the quarter."},
 			wantEarlier: []string{},
@@ -314,7 +314,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:        "snippet used when the text is empty",
 			query:       "GDP growth",
-			blocks:      []contextx.Block{{N: 1, Snippet: "GDP growth slowed in the first quarter.", Doc: contextx.Doc{PublishedAt: ago(1)}}},
+			blocks:      []evidence.Block{{N: 1, Snippet: "GDP growth slowed in the first quarter.", Doc: evidence.Doc{PublishedAt: ago(1)}}},
 			opts:        with(nil),
 			wantNew:     []string{"[1] GDP growth slowed in the first quarter."},
 			wantEarlier: []string{},
@@ -322,7 +322,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "long sentences are cut at a word with …",
 			query: "budget",
-			blocks: []contextx.Block{blk(1, ago(1), "",
+			blocks: []evidence.Block{blk(1, ago(1), "",
 				"The budget deficit widened sharply in May as spending on defence rose.")},
 			opts:        with(func(o *Options) { o.MaxSentenceChars = 30 }),
 			wantNew:     []string{"[1] The budget deficit widened…"},
@@ -331,7 +331,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "a query of only stop and cue words takes every sentence",
 			query: "what are the latest news?",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(1), "", "Oil prices climbed in early trading on Monday."),
 				blk(2, ago(20), "", "The parliament passed the budget in a second reading."),
 			},
@@ -342,7 +342,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "Russian: ключевая ставка across inflections",
 			query: "Какая сейчас ключевая ставка ЦБ?",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(2), "Банк России сохранил ключевую ставку",
 					"Совет директоров Банка России сохранил ключевую ставку на уровне 16% годовых. Следующее заседание пройдёт 26 июля."),
 				blk(2, ago(12), "", "Рубль укрепился к доллару на торгах Мосбиржи. Ставки по вкладам растут второй месяц."),
@@ -360,7 +360,7 @@ func TestDigestSelection(t *testing.T) {
 		{
 			name:  "English: the Fed's rate decision",
 			query: "How did the Fed change interest rates?",
-			blocks: []contextx.Block{
+			blocks: []evidence.Block{
 				blk(1, ago(3), "Fed leaves interest rates unchanged",
 					"The U.S. Federal Reserve left interest rates at 5.25-5.5% on Wednesday. Mr. Powell said cuts were not yet warranted. Stocks closed higher."),
 				blk(2, ago(100), "", "The Fed raised interest rates by a quarter point in July. It was the eleventh hike."),
@@ -376,7 +376,7 @@ func TestDigestSelection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Digest(tt.query, tt.blocks, asOf, tt.opts)
+			s, err := Brief(tt.query, tt.blocks, asOf, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -406,7 +406,7 @@ func TestDigestSelection(t *testing.T) {
 
 func TestDigestSentenceFields(t *testing.T) {
 	b := scored(blk(4, ago(2), "", "Copper output rose at the largest mine.", "tg:a", "tg:b"), 3)
-	s, err := Digest("copper", []contextx.Block{b}, asOf, DefaultOptions())
+	s, err := Brief("copper", []evidence.Block{b}, asOf, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,24 +424,24 @@ func TestErrors(t *testing.T) {
 	ok := blk(1, time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC), "", "Anything at all goes here today.")
 	tests := []struct {
 		name   string
-		blocks []contextx.Block
+		blocks []evidence.Block
 		asOf   time.Time
 		opts   Options
 		want   error // nil: no error; errAny: any error
 	}{
-		{"last second of A's day is fine", []contextx.Block{ok}, asOf, DefaultOptions(), nil},
-		{"next day is a leak", []contextx.Block{ok, blk(2, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), "", "x")}, asOf, DefaultOptions(), ErrFuture},
-		{"leak in another zone", []contextx.Block{blk(1, time.Date(2024, 7, 1, 2, 0, 0, 0, time.FixedZone("MSK", 3*3600)), "", "x")},
+		{"last second of A's day is fine", []evidence.Block{ok}, asOf, DefaultOptions(), nil},
+		{"next day is a leak", []evidence.Block{ok, blk(2, time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC), "", "x")}, asOf, DefaultOptions(), ErrFuture},
+		{"leak in another zone", []evidence.Block{blk(1, time.Date(2024, 7, 1, 2, 0, 0, 0, time.FixedZone("MSK", 3*3600)), "", "x")},
 			asOf, DefaultOptions(), nil}, // 2024-06-30 23:00 UTC
-		{"zero as-of", []contextx.Block{ok}, time.Time{}, DefaultOptions(), ErrNoAsOf},
-		{"duplicate N", []contextx.Block{ok, blk(1, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
-		{"N zero", []contextx.Block{blk(0, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
+		{"zero as-of", []evidence.Block{ok}, time.Time{}, DefaultOptions(), ErrNoAsOf},
+		{"duplicate N", []evidence.Block{ok, blk(1, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
+		{"N zero", []evidence.Block{blk(0, ago(3), "", "x")}, asOf, DefaultOptions(), ErrBlockNumber},
 		{"bad options", nil, asOf, with(func(o *Options) { o.MaxSentences = 0 }), errAny},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Digest("q", tt.blocks, tt.asOf, tt.opts)
-			checkErr(t, "Digest", err, tt.want)
+			_, err := Brief("q", tt.blocks, tt.asOf, tt.opts)
+			checkErr(t, "Brief", err, tt.want)
 			_, err = Evolve("q", tt.blocks, nil, tt.asOf, tt.opts)
 			checkErr(t, "Evolve", err, tt.want)
 		})
@@ -492,18 +492,18 @@ func TestValidate(t *testing.T) {
 }
 
 func TestEvolve(t *testing.T) {
-	old := []contextx.Block{
+	old := []evidence.Block{
 		blk(5, ago(400), "", "The key rate was cut to 7.5% to support lending."),
 		blk(4, ago(380), "", "The key rate stayed at 7.5% through the spring."),
 		blk(6, ago(420), "", "Football season opened with a derby in the capital."),
 	}
-	recent := []contextx.Block{
+	recent := []evidence.Block{
 		blk(2, ago(10), "", "The key rate was raised to 16% to fight inflation."),
 		blk(1, ago(2), "", "The key rate is expected to stay at 16% until autumn."),
 	}
 	tests := []struct {
 		name            string
-		then, now       []contextx.Block
+		then, now       []evidence.Block
 		opts            Options
 		wantThen        []string
 		wantNow         []string
@@ -556,14 +556,14 @@ func TestEvolve(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Evolve("q", old, []contextx.Block{blk(5, ago(1), "", "x")}, asOf, DefaultOptions()); !errors.Is(err, ErrBlockNumber) {
+	if _, err := Evolve("q", old, []evidence.Block{blk(5, ago(1), "", "x")}, asOf, DefaultOptions()); !errors.Is(err, ErrBlockNumber) {
 		t.Errorf("a number in both groups: error %v, want ErrBlockNumber", err)
 	}
 }
 
 // goldenBlocks is a small context: a decision, its repost, a follow-up, an older preview and
 // noise.
-var goldenBlocks = []contextx.Block{
+var goldenBlocks = []evidence.Block{
 	blk(1, ago(2), "Central bank holds key rate at 16%",
 		"Analysts had expected a hold. Inflation slowed to 8.3% in May, the bank said.", "tg:cb_news"),
 	blk(2, ago(2).Add(-time.Hour), "", "Central bank holds key rate at 16% — via @cb_news", "tg:repost"),
@@ -590,7 +590,7 @@ const goldenMarkdown = `### New in the last 7 days
 `
 
 func TestGoldenMarkdown(t *testing.T) {
-	s, err := Digest("key rate decision", goldenBlocks, asOf, DefaultOptions())
+	s, err := Brief("key rate decision", goldenBlocks, asOf, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,7 +632,7 @@ func TestMarkdownShapes(t *testing.T) {
 // randomBlocks makes up to 12 blocks of random English and Russian sentences, with
 // abbreviations, decimals, quotes, footnote marks and line breaks, published in the 60 days up
 // to A's day, numbered 1..n in a random order.
-func randomBlocks(r *rand.Rand) []contextx.Block {
+func randomBlocks(r *rand.Rand) []evidence.Block {
 	words := strings.Fields(`key rate rates inflation bank banks central Fed oil prices sanctions wheat
 		U.S. Mr. Dr. J. 3.5% 16% 1.2 "quoted" «цитата» [7] e.g. т.е. г. ключевая ставка ставку
 		ставки ЦБ банк инфляция цены рубль нефть санкции экспорт пшеница the a of и в на 2024 📈 —`)
@@ -649,7 +649,7 @@ func randomBlocks(r *rand.Rand) []contextx.Block {
 	}
 	n := r.IntN(13)
 	nums := r.Perm(n)
-	out := make([]contextx.Block, n)
+	out := make([]evidence.Block, n)
 	for i := range out {
 		var text []string
 		for range r.IntN(8) {
@@ -672,16 +672,16 @@ var (
 
 // checkOutput checks md and the sentences against the blocks: citations and dates exist, and
 // sentences are no longer than o allows.
-func checkOutput(t *testing.T, md string, notEnough bool, ss []Sentence, blocks []contextx.Block, o Options) {
+func checkOutput(t *testing.T, md string, notEnough bool, ss []Sentence, blocks []evidence.Block, o Options) {
 	t.Helper()
 	dates := map[string]bool{}
-	byN := map[int]contextx.Block{}
+	byN := map[int]evidence.Block{}
 	for _, b := range blocks {
-		dates[b.Doc.PublishedAt.UTC().Format(contextx.DateLayout)] = true
+		dates[b.Doc.PublishedAt.UTC().Format(evidence.DateLayout)] = true
 		byN[b.N] = b
 	}
 	if notEnough {
-		dates[asOf.Format(contextx.DateLayout)] = true
+		dates[asOf.Format(evidence.DateLayout)] = true
 	}
 	for _, m := range citeRe.FindAllStringSubmatch(md, -1) {
 		if n, _ := strconv.Atoi(m[1]); byN[n].N != n {
@@ -715,7 +715,7 @@ func TestProperties(t *testing.T) {
 		query := []string{"key rate", "ключевая ставка", "oil prices inflation", "", "nothing matches this", "Fed"}[r.IntN(6)]
 		name := fmt.Sprintf("seed %d", seed)
 
-		s, err := Digest(query, blocks, asOf, o)
+		s, err := Brief(query, blocks, asOf, o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -725,7 +725,7 @@ func TestProperties(t *testing.T) {
 		// Same input, same bytes, whatever the order of the blocks.
 		shuffled := slices.Clone(blocks)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		s2, err := Digest(query, shuffled, asOf, o)
+		s2, err := Brief(query, shuffled, asOf, o)
 		if err != nil || s2.Markdown() != md {
 			t.Fatalf("%s: not deterministic (err %v)\n%s\n----\n%s", name, err, md, s2.Markdown())
 		}
@@ -781,7 +781,7 @@ func TestProperties(t *testing.T) {
 
 func BenchmarkDigest(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var blocks []contextx.Block
+	var blocks []evidence.Block
 	for len(blocks) < 30 {
 		for _, x := range randomBlocks(r) {
 			if len(blocks) < 30 {
@@ -793,7 +793,7 @@ func BenchmarkDigest(b *testing.B) {
 	o := DefaultOptions()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Digest("key rate inflation ключевая ставка", blocks, asOf, o); err != nil {
+		if _, err := Brief("key rate inflation ключевая ставка", blocks, asOf, o); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,11 +1,11 @@
-// Package contextx builds the context an answer is written from: the ranked, deduplicated
+// Package evidence builds the context an answer is written from: the ranked, deduplicated
 // documents as of an anchor date A, split between recent ("hot") and older ("history")
 // documents, cut to snippets and numbered for citation as [N].
 //
 // Days are UTC calendar days. A document published after the end of A's day is a leak from
 // upstream (retrieval must mask it) and Build refuses it rather than hiding it. Build is a pure
 // function: it knows nothing of retrieval, models or Temporal.
-package contextx
+package evidence
 
 import (
 	"cmp"
@@ -58,23 +58,23 @@ func DefaultOptions() Options {
 func (o Options) Validate() error {
 	switch {
 	case o.KDocs < 1:
-		return fmt.Errorf("contextx: k docs %d must be positive", o.KDocs)
+		return fmt.Errorf("evidence: k docs %d must be positive", o.KDocs)
 	case o.HotDays < 0:
-		return fmt.Errorf("contextx: hot days %d must not be negative", o.HotDays)
+		return fmt.Errorf("evidence: hot days %d must not be negative", o.HotDays)
 	case math.IsNaN(o.HotRatio) || o.HotRatio < 0 || o.HotRatio > 1:
-		return fmt.Errorf("contextx: hot ratio %v must be in [0, 1]", o.HotRatio)
+		return fmt.Errorf("evidence: hot ratio %v must be in [0, 1]", o.HotRatio)
 	case o.SnippetChars < 1:
-		return fmt.Errorf("contextx: snippet chars %d must be positive", o.SnippetChars)
+		return fmt.Errorf("evidence: snippet chars %d must be positive", o.SnippetChars)
 	}
 	return nil
 }
 
 // ErrFuture is returned (wrapped, naming the document) when a ranked document was published
 // after the end of the as-of day: retrieval leaked it.
-var ErrFuture = errors.New("contextx: document published after the as-of day")
+var ErrFuture = errors.New("evidence: document published after the as-of day")
 
 // ErrNoAsOf is returned when the as-of time is zero.
-var ErrNoAsOf = errors.New("contextx: as-of time is zero")
+var ErrNoAsOf = errors.New("evidence: as-of time is zero")
 
 // Block is one numbered document of the context.
 type Block struct {

@@ -1,4 +1,4 @@
-package llmsum
+package brief
 
 import (
 	"crypto/sha256"
@@ -8,31 +8,31 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
 )
 
-// DigestFormat is the reply format of a digest, as the prompt shows it.
-const DigestFormat = `{"not_enough":false,"new":[{"text":"…","cites":[2]}],"timeline":[{"date":"YYYY-MM-DD","text":"…","cites":[1,4]}]}`
+// BriefFormat is the reply format of a digest, as the prompt shows it.
+const BriefFormat = `{"not_enough":false,"new":[{"text":"…","cites":[2]}],"timeline":[{"date":"YYYY-MM-DD","text":"…","cites":[1,4]}]}`
 
 // EvolutionFormat is the reply format of an evolution, as the prompt shows it.
 const EvolutionFormat = `{"not_enough":false,"then":[{"text":"…","cites":[5]}],"now":[{"text":"…","cites":[1]}]}`
 
-// snippetChars bounds the text of a block whose Snippet is empty (contextx's default).
+// snippetChars bounds the text of a block whose Snippet is empty (evidence's default).
 const snippetChars = 800
 
 // blockText is the text of a block the prompt shows and the checks read: its Snippet, or
-// its Doc.Text cut as contextx would when the snippet is empty.
-func blockText(b contextx.Block) string {
+// its Doc.Text cut as evidence would when the snippet is empty.
+func blockText(b evidence.Block) string {
 	if strings.TrimSpace(b.Snippet) != "" {
 		return b.Snippet
 	}
-	return contextx.Snippet(b.Doc.Text, snippetChars)
+	return evidence.Snippet(b.Doc.Text, snippetChars)
 }
 
 // Nonce is the fence nonce of a prompt: the first 8 hex digits of the SHA-256 of the query
 // and the texts of the blocks, in order, each preceded by a NUL byte.
-func Nonce(query string, groups ...[]contextx.Block) string {
+func Nonce(query string, groups ...[]evidence.Block) string {
 	h := sha256.New()
 	h.Write([]byte(query))
 	for _, g := range groups {
@@ -63,12 +63,12 @@ const commonRules = "- Answer only from the documents; add nothing from your own
 	"- Every claim cites one or more documents by number in \"cites\" (N of [N]) and says only what they say. Do not write [N] marks in \"text\".\n" +
 	"- Write no date that is not in the documents: a date in a claim's text must be the publication date of a document it cites or be written in one.\n"
 
-// DigestPrompt is the conversation asking for a digest of blocks for query as of asOf's day,
-// with the claims of the last newDays days in "new" (DigestFormat).
-func DigestPrompt(query string, blocks []contextx.Block, asOf time.Time, newDays int) []llm.Message {
+// BriefPrompt is the conversation asking for a digest of blocks for query as of asOf's day,
+// with the claims of the last newDays days in "new" (BriefFormat).
+func BriefPrompt(query string, blocks []evidence.Block, asOf time.Time, newDays int) []llm.Message {
 	nonce := Nonce(query, blocks)
-	d := day(asOf).Format(contextx.DateLayout)
-	from := newFrom(asOf, newDays).Format(contextx.DateLayout)
+	d := day(asOf).Format(evidence.DateLayout)
+	from := newFrom(asOf, newDays).Format(evidence.DateLayout)
 
 	var sys strings.Builder
 	sys.WriteString("You write a dated, cited news digest that answers a question as of " + d +
@@ -85,7 +85,7 @@ func DigestPrompt(query string, blocks []contextx.Block, asOf time.Time, newDays
 	sys.WriteString("- \"timeline\" lists the key events in ascending date order, the new ones included; the \"date\" (YYYY-MM-DD) of each entry is the publication date of one of the documents it cites. The timeline is empty only when \"not_enough\" is true.\n")
 	sys.WriteString("- If the documents do not answer the question, set \"not_enough\" to true (not enough information) and keep only the claims the documents support, or none.\n")
 	sys.WriteString("- Write the claims in the language of the question, one fact each.\n\n")
-	sys.WriteString("Reply with ONLY this JSON object, no other text:\n" + DigestFormat)
+	sys.WriteString("Reply with ONLY this JSON object, no other text:\n" + BriefFormat)
 
 	var user strings.Builder
 	user.WriteString("Question: " + neutralize(query) + "\n")
@@ -102,9 +102,9 @@ func DigestPrompt(query string, blocks []contextx.Block, asOf time.Time, newDays
 // EvolutionPrompt is the conversation asking how the answer to query changed between the
 // older blocks (then) and the newer ones (now), as of asOf's day (EvolutionFormat). Block
 // numbers are unique across both groups.
-func EvolutionPrompt(query string, then, now []contextx.Block, asOf time.Time) []llm.Message {
+func EvolutionPrompt(query string, then, now []evidence.Block, asOf time.Time) []llm.Message {
 	nonce := Nonce(query, then, now)
-	d := day(asOf).Format(contextx.DateLayout)
+	d := day(asOf).Format(evidence.DateLayout)
 
 	var sys strings.Builder
 	sys.WriteString("You explain how the answer to a question changed over time, as of " + d +
@@ -138,10 +138,10 @@ func EvolutionPrompt(query string, then, now []contextx.Block, asOf time.Time) [
 //
 // followed by a blank line; the sources field is left out when there are none, the title line
 // when the title is empty.
-func writeBlocks(w *strings.Builder, blocks []contextx.Block, nonce string) {
+func writeBlocks(w *strings.Builder, blocks []evidence.Block, nonce string) {
 	for _, b := range blocks {
 		fmt.Fprintf(w, "<<<DOC n=%d nonce=%s>>>\n", b.N, nonce)
-		fmt.Fprintf(w, "[%d] date=%s", b.N, b.Doc.PublishedAt.UTC().Format(contextx.DateLayout))
+		fmt.Fprintf(w, "[%d] date=%s", b.N, b.Doc.PublishedAt.UTC().Format(evidence.DateLayout))
 		var src []string
 		for _, s := range b.Doc.Sources {
 			if s = neutralize(s); s != "" {
@@ -162,7 +162,7 @@ func writeBlocks(w *strings.Builder, blocks []contextx.Block, nonce string) {
 }
 
 // numbers lists the block numbers as "[1], [3]", or "none".
-func numbers(blocks []contextx.Block) string {
+func numbers(blocks []evidence.Block) string {
 	if len(blocks) == 0 {
 		return "none"
 	}

@@ -1,4 +1,4 @@
-package llmsum
+package brief
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -17,7 +17,7 @@ import (
 func claimLines(cs []schemas.Claim) []string {
 	out := []string{}
 	for _, c := range cs {
-		out = append(out, fmt.Sprintf("%s %v %s", c.Date.Format(contextx.DateLayout), c.Cites, c.Text))
+		out = append(out, fmt.Sprintf("%s %v %s", c.Date.Format(evidence.DateLayout), c.Cites, c.Text))
 	}
 	return out
 }
@@ -131,9 +131,9 @@ func TestParseDigestAccepts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			blocks := append(fixture(), blk(5, "2024-06-24", "", "Boundary day text for the test."))
 			blocks[4].Doc.PublishedAt = time.Date(2024, 6, 24, 0, 0, 0, 0, time.UTC)
-			b, err := ParseDigest(tt.reply, blocks, asOf, tt.newDays)
+			b, err := ParseBrief(tt.reply, blocks, asOf, tt.newDays)
 			if err != nil {
-				t.Fatalf("ParseDigest: %v", err)
+				t.Fatalf("ParseBrief: %v", err)
 			}
 			if b.NotEnough != tt.notEnough {
 				t.Errorf("NotEnough = %v, want %v", b.NotEnough, tt.notEnough)
@@ -239,7 +239,7 @@ func TestParseDigestRejects(t *testing.T) {
 			if tt.noNew {
 				nd = 0
 			}
-			b, err := ParseDigest(tt.reply, fixture(), asOf, nd)
+			b, err := ParseBrief(tt.reply, fixture(), asOf, nd)
 			if err == nil {
 				t.Fatalf("accepted: %+v", b)
 			}
@@ -315,7 +315,7 @@ func TestParseInputErrors(t *testing.T) {
 	lastInstant[1].Doc.PublishedAt = time.Date(2024, 6, 30, 23, 59, 59, 0, time.UTC)
 	tests := []struct {
 		name    string
-		blocks  []contextx.Block
+		blocks  []evidence.Block
 		asOf    time.Time
 		newDays int
 		ok      bool
@@ -329,15 +329,15 @@ func TestParseInputErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseDigest(goodDigest, tt.blocks, tt.asOf, tt.newDays)
+			_, err := ParseBrief(goodDigest, tt.blocks, tt.asOf, tt.newDays)
 			if tt.ok {
 				if err != nil {
-					t.Fatalf("ParseDigest: %v", err)
+					t.Fatalf("ParseBrief: %v", err)
 				}
 				return
 			}
 			if !errors.Is(err, ErrInput) || errors.Is(err, ErrCheck) {
-				t.Errorf("ParseDigest err = %v, want ErrInput only", err)
+				t.Errorf("ParseBrief err = %v, want ErrInput only", err)
 			}
 			if tt.newDays < 0 {
 				return
@@ -383,8 +383,8 @@ func TestCheckErrorMessage(t *testing.T) {
 	if !strings.Contains(msg, "p19; and 5 more") || strings.Contains(msg, "p20") {
 		t.Errorf("message = %q", msg)
 	}
-	rm := RepairMessage(ps, DigestFormat)
-	if !strings.Contains(rm, "- p19\n- … and 5 more\n") || strings.Contains(rm, "p20") || !strings.Contains(rm, DigestFormat) {
+	rm := RepairMessage(ps, BriefFormat)
+	if !strings.Contains(rm, "- p19\n- … and 5 more\n") || strings.Contains(rm, "p20") || !strings.Contains(rm, BriefFormat) {
 		t.Errorf("repair message = %q", rm)
 	}
 }
@@ -398,7 +398,7 @@ func FuzzParseDigest(f *testing.F) {
 	f.Add("```json\n{\"new\":[{\"text\":\"On 2 March 2023\",\"cites\":[3]}]}\n```")
 	f.Fuzz(func(t *testing.T, reply string) {
 		blocks := fixture()
-		b, err := ParseDigest(reply, blocks, asOf, newDays)
+		b, err := ParseBrief(reply, blocks, asOf, newDays)
 		if err != nil {
 			if !errors.Is(err, ErrCheck) {
 				t.Fatalf("err = %v, want ErrCheck", err)

@@ -1,30 +1,30 @@
-// Package llmsum writes the summary of an answer with an LLM and checks it (docs/design.md §6),
+// Package brief writes the summary of an answer with an LLM and checks it (docs/design.md §6),
 // and converts the extractive summarizer's output (package summarize) into the same
 // structured form, a schemas.Brief, so that both render and are checked the same way.
 //
-// Prompts. DigestPrompt asks for a digest of the numbered context blocks as of a day: the
+// Prompts. BriefPrompt asks for a digest of the numbered context blocks as of a day: the
 // claims "new" in the last newDays days and an ascending timeline; EvolutionPrompt asks for
 // "then" vs "now" over an older and a newer group of blocks. The documents are untrusted
 // data: each is fenced between "<<<DOC n=N nonce=X>>>" and "<<<END n=N nonce=X>>>" lines,
 // where X is a per-call nonce (the first 8 hex digits of the SHA-256 of the query and the
 // block texts, so the same input gives the same prompt), and every "<<<" inside a document
 // is rewritten to "‹‹‹" so that no document can close its fence or open another. The reply
-// is one JSON object (formats in DigestFormat and EvolutionFormat).
+// is one JSON object (formats in BriefFormat and EvolutionFormat).
 //
-// Checks. ParseDigest and ParseEvolution read a reply and check it against the blocks; every
+// Checks. ParseBrief and ParseEvolution read a reply and check it against the blocks; every
 // failed check is a named problem, and all of them are returned together as a *CheckError
-// (wrapping ErrCheck). The checks are listed on ParseDigest and ParseEvolution.
+// (wrapping ErrCheck). The checks are listed on ParseBrief and ParseEvolution.
 //
-// Calls. Digest and Evolve send the prompt once; when the reply fails its checks they send
+// Calls. Write and Evolve send the prompt once; when the reply fails its checks they send
 // one repair turn (the bad reply, then a user message naming the problems and restating the
 // format); when that fails too, the error wraps both llm.ErrBadResponse and the last
 // *CheckError. Errors of the Chatter are returned wrapped, so errors.Is still tells
 // llm.ErrServer from llm.ErrRateLimited. Temperature and retries with backoff belong to the
 // client and to the caller (a Temporal activity).
 //
-// Days are UTC calendar days, as in contextx and summarize. Nothing here does I/O other than
+// Days are UTC calendar days, as in evidence and summarize. Nothing here does I/O other than
 // through the Chatter, or reads the clock.
-package llmsum
+package brief
 
 import (
 	"context"
@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/schemas"
 )
@@ -51,10 +51,10 @@ const MethodPrefix = "llm:"
 // ErrInput is returned (wrapped) for inputs no reply can be checked against: a zero as-of
 // time, a negative newDays, a block number that is not positive or is used twice, or a block
 // published after the end of the as-of day (a leak from retrieval). It is not retryable.
-var ErrInput = errors.New("llmsum: bad input")
+var ErrInput = errors.New("brief: bad input")
 
 // ErrCheck is wrapped by every *CheckError: the reply was read but is not a usable summary.
-var ErrCheck = errors.New("llmsum: reply failed its checks")
+var ErrCheck = errors.New("brief: reply failed its checks")
 
 // CheckError lists every problem found in one reply.
 type CheckError struct {
@@ -79,11 +79,11 @@ func (e *CheckError) Error() string {
 // Unwrap returns ErrCheck.
 func (e *CheckError) Unwrap() error { return ErrCheck }
 
-// Digest asks c (model names the Method) for a digest of blocks as of asOf's day with a
-// newDays "new" window, checks it with ParseDigest and returns it with Method "llm:"+model.
+// Write asks c (model names the Method) for a digest of blocks as of asOf's day with a
+// newDays "new" window, checks it with ParseBrief and returns it with Method "llm:"+model.
 // With no blocks it returns a NotEnough brief without calling c. See the package comment for
 // the repair turn and the errors.
-func Digest(ctx context.Context, c Chatter, model, query string, blocks []contextx.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
+func Write(ctx context.Context, c Chatter, model, query string, blocks []evidence.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
 	if _, err := checkInput(asOf, newDays, blocks); err != nil {
 		return schemas.Brief{}, err
 	}
@@ -91,14 +91,14 @@ func Digest(ctx context.Context, c Chatter, model, query string, blocks []contex
 	if len(blocks) == 0 {
 		return schemas.Brief{Method: method, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
 	}
-	parse := func(reply string) (schemas.Brief, error) { return ParseDigest(reply, blocks, asOf, newDays) }
-	return converse(ctx, c, "digest", method, DigestPrompt(query, blocks, asOf, newDays), DigestFormat, parse)
+	parse := func(reply string) (schemas.Brief, error) { return ParseBrief(reply, blocks, asOf, newDays) }
+	return converse(ctx, c, "digest", method, BriefPrompt(query, blocks, asOf, newDays), BriefFormat, parse)
 }
 
 // Evolve asks c for a "then vs now" summary of an older (then) and a newer (now) group of
 // blocks as of asOf's day, checks it with ParseEvolution and returns it with Method
 // "llm:"+model. With no blocks at all it returns a NotEnough brief without calling c.
-func Evolve(ctx context.Context, c Chatter, model, query string, then, now []contextx.Block, asOf time.Time) (schemas.Brief, error) {
+func Evolve(ctx context.Context, c Chatter, model, query string, then, now []evidence.Block, asOf time.Time) (schemas.Brief, error) {
 	if _, err := checkInput(asOf, 0, then, now); err != nil {
 		return schemas.Brief{}, err
 	}
@@ -115,7 +115,7 @@ func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Me
 	parse func(string) (schemas.Brief, error)) (schemas.Brief, error) {
 	reply, _, err := c.Chat(ctx, msgs)
 	if err != nil {
-		return schemas.Brief{}, fmt.Errorf("llmsum: %s: %w", what, err)
+		return schemas.Brief{}, fmt.Errorf("brief: %s: %w", what, err)
 	}
 	b, err := parse(reply)
 	var ce *CheckError
@@ -123,18 +123,18 @@ func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Me
 		b.Method = method
 		return b, nil
 	} else if !errors.As(err, &ce) {
-		return schemas.Brief{}, fmt.Errorf("llmsum: %s: %w", what, err)
+		return schemas.Brief{}, fmt.Errorf("brief: %s: %w", what, err)
 	}
 	msgs = append(slices.Clip(msgs),
 		llm.Message{Role: "assistant", Content: reply},
 		llm.Message{Role: "user", Content: RepairMessage(ce.Problems, format)})
 	reply, _, err = c.Chat(ctx, msgs)
 	if err != nil {
-		return schemas.Brief{}, fmt.Errorf("llmsum: %s: repair turn: %w", what, err)
+		return schemas.Brief{}, fmt.Errorf("brief: %s: repair turn: %w", what, err)
 	}
 	b, err = parse(reply)
 	if err != nil {
-		return schemas.Brief{}, fmt.Errorf("llmsum: %s: the reply failed its checks again after a repair turn: %w: %w", what, llm.ErrBadResponse, err)
+		return schemas.Brief{}, fmt.Errorf("brief: %s: the reply failed its checks again after a repair turn: %w: %w", what, llm.ErrBadResponse, err)
 	}
 	b.Method = method
 	return b, nil
@@ -160,7 +160,7 @@ func RepairMessage(problems []string, format string) string {
 
 // checkInput validates the as-of time, newDays and the block numbers and dates, and returns
 // the start of asOf's UTC day.
-func checkInput(asOf time.Time, newDays int, groups ...[]contextx.Block) (time.Time, error) {
+func checkInput(asOf time.Time, newDays int, groups ...[]evidence.Block) (time.Time, error) {
 	if asOf.IsZero() {
 		return time.Time{}, fmt.Errorf("%w: as-of time is zero", ErrInput)
 	}
@@ -176,7 +176,7 @@ func checkInput(asOf time.Time, newDays int, groups ...[]contextx.Block) (time.T
 				return time.Time{}, fmt.Errorf("%w: block number [%d] (doc %q) is not positive or is used twice", ErrInput, b.N, b.Doc.DocID)
 			case !asofday.Allows(asOf, b.Doc.PublishedAt):
 				return time.Time{}, fmt.Errorf("%w: block [%d] doc %q published %s, after the as-of day %s", ErrInput,
-					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), d.Format(contextx.DateLayout))
+					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), d.Format(evidence.DateLayout))
 			}
 			seen[b.N] = true
 		}

@@ -1,11 +1,11 @@
-package llmsum
+package brief
 
 import (
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -31,7 +31,7 @@ func TestFromSummary(t *testing.T) {
 	tests := []struct {
 		name             string
 		query            string
-		blocks           []contextx.Block
+		blocks           []evidence.Block
 		notEnough, note  bool
 		minNew, minEarly int
 	}{
@@ -41,7 +41,7 @@ func TestFromSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := summarize.Digest(tt.query, tt.blocks, asOf, summarize.DefaultOptions())
+			s, err := summarize.Brief(tt.query, tt.blocks, asOf, summarize.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestMarkdown(t *testing.T) {
 // TestLLMMarkdownMatchesExtractive renders a parsed LLM reply and checks the result has the
 // shape of an extractive one (headings, line form).
 func TestLLMMarkdownMatchesExtractive(t *testing.T) {
-	b, err := ParseDigest(goodDigest, fixture(), asOf, newDays)
+	b, err := ParseBrief(goodDigest, fixture(), asOf, newDays)
 	if err != nil {
 		t.Fatal(err)
 	}

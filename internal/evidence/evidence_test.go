@@ -1,4 +1,4 @@
-package contextx
+package evidence
 
 import (
 	"errors"

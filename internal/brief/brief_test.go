@@ -1,4 +1,4 @@
-package llmsum
+package brief
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/schemas"
@@ -56,7 +56,7 @@ func TestDigestAndEvolveCalls(t *testing.T) {
 	}{
 		{name: "digest: good reply", replies: []llmtest.Reply{ok(goodDigest)}, wantReqs: 1},
 		{name: "digest: bad then good", replies: []llmtest.Reply{ok(badDigest), ok(goodDigest)}, wantReqs: 2,
-			wantRepair: []string{"new #1: cites [9], but there is no document [9]", "the timeline is empty", DigestFormat}},
+			wantRepair: []string{"new #1: cites [9], but there is no document [9]", "the timeline is empty", BriefFormat}},
 		{name: "digest: prose then good", replies: []llmtest.Reply{ok("Sure! Here it is."), ok("```json\n" + goodDigest + "\n```")}, wantReqs: 2,
 			wantRepair: []string{"the reply is not a JSON object"}},
 		{name: "digest: bad twice", replies: []llmtest.Reply{ok(badDigest), ok(badDigest)}, wantReqs: 2,
@@ -80,7 +80,7 @@ func TestDigestAndEvolveCalls(t *testing.T) {
 				then, now := splitFixture()
 				b, err = Evolve(context.Background(), c, "test-model", "key rate", then, now, asOf)
 			} else {
-				b, err = Digest(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
+				b, err = Write(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
 			}
 			reqs := srv.Requests()
 			if len(reqs) != tt.wantReqs {
@@ -151,15 +151,15 @@ func TestDigestWithoutCalls(t *testing.T) {
 	}{
 		{name: "digest of no blocks is not enough", notEnough: true,
 			run: func(c Chatter) (schemas.Brief, error) {
-				return Digest(context.Background(), c, "m", "q", nil, asOf, newDays)
+				return Write(context.Background(), c, "m", "q", nil, asOf, newDays)
 			}},
 		{name: "evolution of no blocks is not enough", notEnough: true,
 			run: func(c Chatter) (schemas.Brief, error) {
-				return Evolve(context.Background(), c, "m", "q", nil, []contextx.Block{}, asOf)
+				return Evolve(context.Background(), c, "m", "q", nil, []evidence.Block{}, asOf)
 			}},
 		{name: "digest of a leaked block", wantErr: ErrInput,
 			run: func(c Chatter) (schemas.Brief, error) {
-				return Digest(context.Background(), c, "m", "q", future, asOf, newDays)
+				return Write(context.Background(), c, "m", "q", future, asOf, newDays)
 			}},
 		{name: "evolution with a duplicate number", wantErr: ErrInput,
 			run: func(c Chatter) (schemas.Brief, error) {
@@ -167,7 +167,7 @@ func TestDigestWithoutCalls(t *testing.T) {
 			}},
 		{name: "digest with a zero as-of", wantErr: ErrInput,
 			run: func(c Chatter) (schemas.Brief, error) {
-				return Digest(context.Background(), c, "m", "q", fixture(), time.Time{}, newDays)
+				return Write(context.Background(), c, "m", "q", fixture(), time.Time{}, newDays)
 			}},
 	}
 	for _, tt := range tests {
@@ -191,7 +191,7 @@ func TestDigestContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := &errChatter{err: ctx.Err()}
-	_, err := Digest(ctx, c, "m", "q", fixture(), asOf, newDays)
+	_, err := Write(ctx, c, "m", "q", fixture(), asOf, newDays)
 	if !errors.Is(err, context.Canceled) || c.calls != 1 {
 		t.Errorf("err = %v after %d calls, want context.Canceled after 1", err, c.calls)
 	}

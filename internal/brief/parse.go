@@ -1,4 +1,4 @@
-package llmsum
+package brief
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -23,8 +23,8 @@ type replyClaim struct {
 	Cites []any   `json:"cites"`
 }
 
-// digestReply is the reply of DigestFormat.
-type digestReply struct {
+// briefReply is the reply of BriefFormat.
+type briefReply struct {
 	NotEnough bool         `json:"not_enough"`
 	New       []replyClaim `json:"new"`
 	Timeline  []replyClaim `json:"timeline"`
@@ -37,7 +37,7 @@ type evolutionReply struct {
 	Now       []replyClaim `json:"now"`
 }
 
-// ParseDigest reads a reply in DigestFormat and checks it against the blocks as of asOf's
+// ParseBrief reads a reply in BriefFormat and checks it against the blocks as of asOf's
 // day with a newDays "new" window. Problems (all reported together in a *CheckError):
 //
 //   - the reply is not one JSON object (it may be wrapped in a single ```json fence);
@@ -58,12 +58,12 @@ type evolutionReply struct {
 // and New is freshest first; Timeline is the timeline as given, each Date the given day, and
 // Earlier is the timeline entries dated before the new window, freshest first. Method is
 // left empty. Bad blocks or a zero asOf are an error wrapping ErrInput.
-func ParseDigest(reply string, blocks []contextx.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
+func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
 	d, err := checkInput(asOf, newDays, blocks)
 	if err != nil {
 		return schemas.Brief{}, err
 	}
-	var r digestReply
+	var r briefReply
 	k := newChecker(d, blocks)
 	if !k.decode(reply, &r) {
 		return schemas.Brief{}, k.err()
@@ -71,13 +71,13 @@ func ParseDigest(reply string, blocks []contextx.Block, asOf time.Time, newDays 
 	from := newFrom(asOf, newDays)
 	window := "the new window (none: \"new\" must be [])"
 	if newDays > 0 {
-		window = "the new window, " + from.Format(contextx.DateLayout) + " to " + d.Format(contextx.DateLayout)
+		window = "the new window, " + from.Format(evidence.DateLayout) + " to " + d.Format(evidence.DateLayout)
 	}
 	b := schemas.Brief{New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: r.NotEnough}
 	for i, rc := range r.New {
 		where := fmt.Sprintf("new #%d", i+1)
 		c, cited := k.claim(where, rc, nil, "")
-		if len(cited) > 0 && !slices.ContainsFunc(cited, func(bl contextx.Block) bool { return !bl.Doc.PublishedAt.Before(from) }) {
+		if len(cited) > 0 && !slices.ContainsFunc(cited, func(bl evidence.Block) bool { return !bl.Doc.PublishedAt.Before(from) }) {
 			k.addf("%s: cites no document published in %s; an older fact belongs in the timeline only", where, window)
 		}
 		b.New = append(b.New, c)
@@ -97,15 +97,15 @@ func ParseDigest(reply string, blocks []contextx.Block, asOf time.Time, newDays 
 			case perr != nil:
 				k.addf("%s: date %q is not a date in YYYY-MM-DD form", where, *rc.Date)
 			case t.After(d):
-				k.addf("%s: date %s is after the as-of day %s", where, t.Format(contextx.DateLayout), d.Format(contextx.DateLayout))
-			case len(cited) > 0 && !slices.ContainsFunc(cited, func(bl contextx.Block) bool { return day(bl.Doc.PublishedAt).Equal(t) }):
-				k.addf("%s: date %s is not the publication date of a document it cites (%s)", where, t.Format(contextx.DateLayout), pubDates(cited))
+				k.addf("%s: date %s is after the as-of day %s", where, t.Format(evidence.DateLayout), d.Format(evidence.DateLayout))
+			case len(cited) > 0 && !slices.ContainsFunc(cited, func(bl evidence.Block) bool { return day(bl.Doc.PublishedAt).Equal(t) }):
+				k.addf("%s: date %s is not the publication date of a document it cites (%s)", where, t.Format(evidence.DateLayout), pubDates(cited))
 			}
 			if perr == nil {
 				c.Date = t
 				if prevAt > 0 && t.Before(prev) {
 					k.addf("%s: date %s comes after timeline #%d dated %s; the timeline must be in ascending date order",
-						where, t.Format(contextx.DateLayout), prevAt, prev.Format(contextx.DateLayout))
+						where, t.Format(evidence.DateLayout), prevAt, prev.Format(evidence.DateLayout))
 				}
 				prev, prevAt = t, i+1
 			}
@@ -133,13 +133,13 @@ func ParseDigest(reply string, blocks []contextx.Block, asOf time.Time, newDays 
 }
 
 // ParseEvolution reads a reply in EvolutionFormat and checks it against the older (then) and
-// newer (now) blocks as of asOf's day. The problems are those of ParseDigest that apply to
+// newer (now) blocks as of asOf's day. The problems are those of ParseBrief that apply to
 // claims, and: a "then" claim cites a newer block or a "now" claim an older one; not_enough
 // is false and both sides are empty. A "change" field is ignored: it could not be checked
 // against one side, and the two sides show the change. In the Brief, each claim's Date is the
 // latest publication time among the blocks it cites; Then is oldest first and Now freshest
 // first, as in summarize.Evolution; New, Earlier and Timeline are empty.
-func ParseEvolution(reply string, then, now []contextx.Block, asOf time.Time) (schemas.Brief, error) {
+func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (schemas.Brief, error) {
 	d, err := checkInput(asOf, 0, then, now)
 	if err != nil {
 		return schemas.Brief{}, err
@@ -149,7 +149,7 @@ func ParseEvolution(reply string, then, now []contextx.Block, asOf time.Time) (s
 	if !k.decode(reply, &r) {
 		return schemas.Brief{}, k.err()
 	}
-	side := func(name string, rcs []replyClaim, own []contextx.Block, label string) []schemas.Claim {
+	side := func(name string, rcs []replyClaim, own []evidence.Block, label string) []schemas.Claim {
 		allowed := map[int]bool{}
 		for _, bl := range own {
 			allowed[bl.N] = true
@@ -184,13 +184,13 @@ func freshestFirst(x, y schemas.Claim) int { return y.Date.Compare(x.Date) }
 // checker collects the problems of one reply.
 type checker struct {
 	asOf     time.Time
-	blocks   map[int]contextx.Block
+	blocks   map[int]evidence.Block
 	dates    map[int]map[civil]bool // dates written in each block's title and text
 	problems []string
 }
 
-func newChecker(asOf time.Time, blocks []contextx.Block) *checker {
-	k := &checker{asOf: asOf, blocks: map[int]contextx.Block{}, dates: map[int]map[civil]bool{}}
+func newChecker(asOf time.Time, blocks []evidence.Block) *checker {
+	k := &checker{asOf: asOf, blocks: map[int]evidence.Block{}, dates: map[int]map[civil]bool{}}
 	for _, b := range blocks {
 		k.blocks[b.N] = b
 		set := map[civil]bool{}
@@ -240,9 +240,9 @@ var citeMark = regexp.MustCompile(`\s*\[\s*(\d+)\s*\]`)
 // claim checks one claim: where names it in problems; allowed, when not nil, are the block
 // numbers it may cite, and other names the rest. It returns the claim, its Date the latest
 // publication time of the blocks it validly cites, and those blocks.
-func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other string) (schemas.Claim, []contextx.Block) {
+func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other string) (schemas.Claim, []evidence.Block) {
 	var c schemas.Claim
-	var cited []contextx.Block
+	var cited []evidence.Block
 	if len(rc.Cites) == 0 {
 		k.addf("%s: cites no document; every claim cites one or more documents by number", where)
 	}
@@ -288,7 +288,7 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 	}
 	if len(cited) > 0 {
 		for _, dt := range findDates(c.Text) {
-			if !slices.ContainsFunc(cited, func(b contextx.Block) bool {
+			if !slices.ContainsFunc(cited, func(b evidence.Block) bool {
 				return civilOf(b.Doc.PublishedAt) == dt.civil || k.dates[b.N][dt.civil]
 			}) {
 				k.addf("%s: date %q (%s) is not in the documents it cites (%s)", where, dt.text, dt.civil, pubDates(cited))
@@ -308,10 +308,10 @@ func jsonText(v any) string {
 }
 
 // pubDates lists blocks as "[1] 2024-06-28, [3] 2024-05-01".
-func pubDates(blocks []contextx.Block) string {
+func pubDates(blocks []evidence.Block) string {
 	s := make([]string, len(blocks))
 	for i, b := range blocks {
-		s[i] = fmt.Sprintf("[%d] %s", b.N, b.Doc.PublishedAt.UTC().Format(contextx.DateLayout))
+		s[i] = fmt.Sprintf("[%d] %s", b.N, b.Doc.PublishedAt.UTC().Format(evidence.DateLayout))
 	}
 	return strings.Join(s, ", ")
 }

@@ -1,13 +1,13 @@
-package llmsum_test
+package brief_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/llmsum"
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/summarize"
 )
 
@@ -20,11 +20,11 @@ func (r *replies) Chat(context.Context, []llm.Message) (string, llm.Usage, error
 	return s, llm.Usage{}, nil
 }
 
-func ExampleDigest() {
+func ExampleWrite() {
 	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
-	blocks := []contextx.Block{
-		{N: 1, Doc: contextx.Doc{PublishedAt: day("2024-06-28")}, Snippet: "The central bank raised the key rate to 18% on 28 June 2024."},
-		{N: 2, Doc: contextx.Doc{PublishedAt: day("2023-12-15")}, Snippet: "The key rate was raised to 16% in December."},
+	blocks := []evidence.Block{
+		{N: 1, Doc: evidence.Doc{PublishedAt: day("2024-06-28")}, Snippet: "The central bank raised the key rate to 18% on 28 June 2024."},
+		{N: 2, Doc: evidence.Doc{PublishedAt: day("2023-12-15")}, Snippet: "The key rate was raised to 16% in December."},
 	}
 	// The first reply dates a claim with a day no document gives; the repair turn fixes it.
 	model := replies{
@@ -35,21 +35,21 @@ func ExampleDigest() {
 		              {"date":"2024-06-28","text":"The key rate rose to 18%.","cites":[1]}]}` + "\n```",
 	}
 	asOf := day("2024-06-30")
-	b, err := llmsum.Digest(context.Background(), &model, "small-model", "key rate", blocks, asOf, 7)
+	b, err := brief.Write(context.Background(), &model, "small-model", "key rate", blocks, asOf, 7)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(b.Method)
-	fmt.Print(llmsum.Markdown(b, asOf, 7))
+	fmt.Print(brief.Markdown(b, asOf, 7))
 
 	// The extractive summary of the same blocks renders the same way.
-	s, err := summarize.Digest("key rate", blocks, asOf, summarize.DefaultOptions())
+	s, err := summarize.Brief("key rate", blocks, asOf, summarize.DefaultOptions())
 	if err != nil {
 		panic(err)
 	}
-	e := llmsum.FromSummary(s)
+	e := brief.FromSummary(s)
 	fmt.Println(e.Method)
-	fmt.Print(llmsum.Markdown(e, asOf, 7))
+	fmt.Print(brief.Markdown(e, asOf, 7))
 	// Output:
 	// llm:small-model
 	// ### New in the last 7 days

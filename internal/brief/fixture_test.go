@@ -1,10 +1,10 @@
-package llmsum
+package brief
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 )
 
 // asOf is the anchor of the tests: its day is 2024-06-30 (UTC), so with newDays 7 the "new"
@@ -23,17 +23,17 @@ func at(s string) time.Time {
 }
 
 // blk is block n published on date, with a title, text and sources.
-func blk(n int, date, title, text string, sources ...string) contextx.Block {
+func blk(n int, date, title, text string, sources ...string) evidence.Block {
 	id := fmt.Sprintf("d%d", n)
-	return contextx.Block{N: n, Snippet: contextx.Snippet(text, 800), Doc: contextx.Doc{
+	return evidence.Block{N: n, Snippet: evidence.Snippet(text, 800), Doc: evidence.Doc{
 		DocID: id, ChunkID: id + "#0", Title: title, Text: text, Sources: sources, PublishedAt: at(date),
 	}}
 }
 
-// fixture is a small context, newest first as contextx builds it: [1] and [2] are in the new
+// fixture is a small context, newest first as evidence builds it: [1] and [2] are in the new
 // window, [3] and [4] are older.
-func fixture() []contextx.Block {
-	return []contextx.Block{
+func fixture() []evidence.Block {
+	return []evidence.Block{
 		blk(1, "2024-06-28", "Central bank raises the key rate to 18%",
 			"The central bank raised the key rate to 18% on 28 June 2024. The next meeting is on July 26, 2024.", "tass", "rbc"),
 		blk(2, "2024-06-25", "Analysts on the key rate",
@@ -56,7 +56,7 @@ const goodDigest = `{"not_enough":false,
              {"date":"2024-06-28","text":"The key rate was raised to 18%.","cites":[2,1]}]}`
 
 // splitFixture is the fixture as an older and a newer group.
-func splitFixture() (then, now []contextx.Block) {
+func splitFixture() (then, now []evidence.Block) {
 	b := fixture()
 	return b[2:], b[:2]
 }

@@ -1,4 +1,4 @@
-package llmsum
+package brief
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/contextx"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -83,7 +83,7 @@ func Markdown(b schemas.Brief, asOf time.Time, newDays int) string {
 		w.WriteString("_" + strings.Join(strings.Fields(b.Note), " ") + "_\n\n")
 	}
 	if b.NotEnough {
-		w.WriteString("Not enough information in the documents up to " + day(asOf).Format(contextx.DateLayout) + " to answer.\n")
+		w.WriteString("Not enough information in the documents up to " + day(asOf).Format(evidence.DateLayout) + " to answer.\n")
 		if none {
 			return w.String()
 		}
@@ -115,7 +115,7 @@ func section(w *strings.Builder, heading string, cs []schemas.Claim) {
 	for _, c := range cs {
 		w.WriteString("- ")
 		if !c.Date.IsZero() {
-			w.WriteString(c.Date.UTC().Format(contextx.DateLayout) + " — ")
+			w.WriteString(c.Date.UTC().Format(evidence.DateLayout) + " — ")
 		}
 		w.WriteString(strings.Join(strings.Fields(c.Text), " "))
 		if len(c.Cites) > 0 {
