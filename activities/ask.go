@@ -15,8 +15,8 @@ import (
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"

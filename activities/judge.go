@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/schemas"
 )
 

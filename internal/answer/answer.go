@@ -19,10 +19,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/evidence"
-	"github.com/asofrag/asof/internal/dedup"
-	"github.com/asofrag/asof/internal/intent"
 	"github.com/asofrag/asof/internal/brief"
+	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/intent"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/dedup"
+	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/retrieve/retrievetest"
 	"github.com/asofrag/asof/internal/summarize"

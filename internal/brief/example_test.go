@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/summarize"
 )
 
