@@ -69,9 +69,6 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 		Short: "Create a schedule that writes a digest on a cron",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.asOf != "" {
-				return errors.New("a scheduled digest is always as of the day it runs; --as-of does not apply")
-			}
 			in, err := f.input()
 			if err != nil {
 				return err
