@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -171,7 +169,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	var ans schemas.Answer
 	if err := run.Get(ctx, &ans); err != nil {
-		return fmt.Errorf("ask %s: %w", f.index, unwrapApp(err))
+		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(ans, "", "  ")
@@ -247,19 +245,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// unwrapApp shortens a workflow failure to the activity's own message when there is one
-// ("index "x" does not exist …"), instead of Temporal's chain of wrappers.
-func unwrapApp(err error) error {
-	var inner *temporal.ApplicationError
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if app, ok := e.(*temporal.ApplicationError); ok && app.Message() != "" {
-			inner = app
-		}
-	}
-	if inner == nil {
-		return err
-	}
-	return errors.New(inner.Message())
 }

@@ -128,7 +128,7 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	printf(a.stderr, "digest %s: %d topics on index %s (workflow %s)\n", in.Name, len(in.Topics), in.Index, run.GetID())
 	var res workflows.DigestResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("digest %s: %w", in.Name, unwrapApp(err))
+		return fmt.Errorf("digest %s: %w", in.Name, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
 }

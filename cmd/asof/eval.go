@@ -153,7 +153,7 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	}
 	var res workflows.EvalResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("eval %s: %w", f.index, unwrapApp(err))
+		return fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {

@@ -167,7 +167,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", f.index, err)
+		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(res, "", "  ")
