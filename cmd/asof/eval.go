@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -80,6 +81,9 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 }
 
 func runEval(ctx context.Context, a *app, f evalFlags) error {
+	if err := checkIndexName(f.index); err != nil {
+		return err
+	}
 	for _, s := range f.systems {
 		if _, err := activities.ParseEvalSystem(s); err != nil {
 			return fmt.Errorf("--systems: %w", err)
@@ -110,6 +114,14 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.queries != "" {
+		err = checkParquetColumns[schemas.EvalQuery]("--queries", files[0])
+	} else if err = checkParquetColumns[schemas.EvalQuestion]("--questions", files[0]); err == nil {
+		err = checkParquetColumns[schemas.Qrel]("--qrels", files[1], "days_before") // days_before: not read
+	}
+	if err != nil {
+		return err
+	}
 	out, err := filepath.Abs(f.out)
 	if err != nil {
 		return err
@@ -122,14 +134,14 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 		return err
 	}
 	defer stop()
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
-	if err != nil {
+	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
 		return err
 	}
 	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
-	if errors.Is(err, blob.ErrNotFound) {
-		return fmt.Errorf("index %q does not exist (build it with `asof index --index %s --corpus …`)", f.index, f.index)
+	if err != nil {
+		return err
 	}
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 }
 
 func runIndex(ctx context.Context, a *app, f indexFlags) error {
-	if err := activities.ValidateIndexName(f.index); err != nil {
+	if err := checkIndexName(f.index); err != nil {
 		return err
 	}
 	if err := shard.ValidUnit(f.period); err != nil {
@@ -145,6 +145,9 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 			return err
 		}
 		files = append(files, fetched...)
+	}
+	if err := checkCorpusFiles(files, mapping); err != nil {
+		return err
 	}
 
 	began := time.Now()
