@@ -50,6 +50,9 @@ Systems (--systems, each optionally +dedup and/or +judge):
   parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs);
   +dedup folds near-duplicates first, +judge drops what the offline judge grades 0
 
+The index must exist, and the files must be Parquet with the columns the flags below name,
+before anything is uploaded or started.
+
 Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
 the metric table and charts), also kept under evals/<id>/ in the store.`,
 		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \

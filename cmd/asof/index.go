@@ -54,7 +54,9 @@ same input is a no-op. It ends with a table that accounts for every row read:
 read = indexed + quarantined + skipped.
 
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
-source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).`,
+source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).
+Each file is checked here first (Parquet, with the required columns after --map); nothing is
+uploaded or started for a file that fails.`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
   asof index --index tg --corpus 'exports/*.parquet' --telegram --period week
