@@ -18,11 +18,7 @@ const EmbeddedAvailable = true
 // stack's configuration at it.
 func (s *Stack) startTemporal(ctx context.Context, ui bool) error {
 	cfg := s.Config
-	srv, err := temporalserver.Start(ctx, temporalserver.Options{
-		DBPath:       cfg.TemporalDBPath(),
-		FrontendPort: cfg.Temporal.Port,
-		Namespaces:   []string{cfg.Temporal.Namespace},
-	})
+	srv, err := temporalserver.Start(ctx, temporalOptions(cfg))
 	if err != nil {
 		return err
 	}
@@ -48,9 +44,7 @@ func (s *Stack) startGateway(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gw, err := s3gw.Start(ctx, s3gw.Options{
-		Root: cfg.GatewayRoot(), Port: cfg.Store.GatewayPort, Credentials: creds, Buckets: []string{config.DefaultBucket},
-	})
+	gw, err := s3gw.Start(ctx, gatewayOptions(cfg, creds))
 	if err != nil {
 		return err
 	}
@@ -67,4 +61,23 @@ func (s *Stack) startGateway(ctx context.Context) error {
 		GatewayPort:     cfg.Store.GatewayPort,
 	}
 	return nil
+}
+
+// temporalOptions configure the embedded Temporal server from cfg, its log level included.
+func temporalOptions(cfg config.Config) temporalserver.Options {
+	return temporalserver.Options{
+		DBPath:       cfg.TemporalDBPath(),
+		FrontendPort: cfg.Temporal.Port,
+		Namespaces:   []string{cfg.Temporal.Namespace},
+		LogLevel:     cfg.LogLevel,
+	}
+}
+
+// gatewayOptions configure the embedded S3 gateway from cfg: versitygw has one log knob, its
+// request log, which log_level debug turns on.
+func gatewayOptions(cfg config.Config, creds s3gw.Credentials) s3gw.Options {
+	return s3gw.Options{
+		Root: cfg.GatewayRoot(), Port: cfg.Store.GatewayPort, Credentials: creds, Buckets: []string{config.DefaultBucket},
+		Debug: cfg.LogLevel == "debug",
+	}
 }

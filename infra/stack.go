@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -59,7 +60,8 @@ type StartOptions struct {
 	// UI serves the Temporal Web UI next to the embedded server (port Config.Temporal.UIPort;
 	// 0 disables it).
 	UI bool
-	// Logger receives the SDK client's log lines (default: warnings and errors to stderr).
+	// Logger receives the SDK client's and workers' log lines (default: NewLogger(os.Stderr,
+	// cfg), at the configured log_level).
 	Logger *slog.Logger
 }
 
@@ -98,7 +100,7 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	}
 	logger := opts.Logger
 	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		logger = NewLogger(os.Stderr, cfg)
 	}
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort:  s.Config.Temporal.Address,
@@ -125,6 +127,11 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	}
 	s.Bucket = b
 	return nil
+}
+
+// NewLogger is the text logger to w at cfg's log_level: asof's own log and the SDK client's.
+func NewLogger(w io.Writer, cfg config.Config) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 }
 
 // EmbeddedStoreURL is the store URL another process uses to reach a gateway at endpoint.

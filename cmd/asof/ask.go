@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
@@ -83,7 +86,10 @@ Modes (--mode):
   hybrid     dense + BM25 without time; dense, bm25: one branch alone
 
 The answer is printed as Markdown (or one JSON object with --json) and stored under
-runs/<workflow-id>/ in the store.`,
+runs/<workflow-id>/ in the store. The Markdown uses the context's numbers throughout: a result
+in the context is marked [n], the summary cites [n], and a Sources list gives each cited [n]'s
+date, sources, title and address. --index and --mode are checked, and the index must exist,
+before the workflow starts.`,
 		Example: `  asof ask --index rtqa --as-of 2023-03-03 "What is the name of Rishi Sunak's new Brexit deal?"
   asof ask --index rtqa --as-of 2023-12-31 "elections in 2015"
   asof ask --index tg --as-of 2025-09-04 --mode evolution "как менялась ключевая ставка"
@@ -115,6 +121,12 @@ runs/<workflow-id>/ in the store.`,
 
 func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	in := workflows.AskInput{Index: f.index, Query: query, Mode: f.mode}
+	if err := checkIndexName(f.index); err != nil {
+		return err
+	}
+	if f.mode != activities.ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(f.mode)) {
+		return fmt.Errorf("--mode %q: use %s or one of %v", f.mode, activities.ModeAuto, retrieve.Modes)
+	}
 	var err error
 	if f.asOf != "" {
 		if in.AsOf, err = corpus.ParseDate(f.asOf); err != nil {
@@ -148,7 +160,10 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	opts.K, opts.WindowDays, opts.TopNEach, opts.MaxPerSource, opts.Sources = f.k, f.windowDays, f.topN, f.maxPerSource, f.sources
 	opts.EvolutionK, opts.ClusterGap = f.evolutionK, f.clusterGap
 	check := opts
-	check.Mode = retrieve.Recency
+	check.Mode, check.From, check.To = retrieve.Mode(in.Mode), in.From, in.To
+	if in.Mode == activities.ModeAuto || (check.Mode == retrieve.Window && in.From.IsZero() && in.To.IsZero()) {
+		check.Mode = retrieve.Recency // the query's words decide (window: its dates)
+	}
 	if err := check.Validate(); err != nil {
 		return err
 	}
@@ -162,6 +177,9 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 	defer stop()
+	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
+		return err
+	}
 	began := time.Now()
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.AskWorkflowID(f.index, began), TaskQueue: workflows.TaskQueue,
@@ -171,7 +189,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	var ans schemas.Answer
 	if err := run.Get(ctx, &ans); err != nil {
-		return fmt.Errorf("ask %s: %w", f.index, unwrapApp(err))
+		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(ans, "", "  ")
@@ -182,7 +200,10 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	return nil
 }
 
-// printAnswer renders an answer as Markdown.
+// printAnswer renders an answer as Markdown. It uses one numbering, the context's: the
+// summary cites [n], the results table marks each result that is in the context with its
+// [n], and the Sources list resolves every [n] the summary cites to its date, sources, title
+// and address.
 func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 	printf(w, "# %s\n\n", ans.Query)
@@ -196,8 +217,15 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	if ans.Message != "" {
 		printf(w, "**%s**\n\n", ans.Message)
 	}
+	inContext := map[string]int{} // doc id → context block number
+	for _, b := range ans.Blocks {
+		if _, ok := inContext[b.DocID]; !ok {
+			inContext[b.DocID] = b.N
+		}
+	}
 	if len(ans.Results) > 0 {
-		printf(w, "## Results\n\n| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		printf(w, "## Results\n\nIn ranked order; [n] is the result's number in the context, which the summary cites (–: not in the context).\n\n")
+		printf(w, "| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range ans.Results {
 			title := r.Title
 			if title == "" {
@@ -210,7 +238,10 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 				}
 				return fmt.Sprint(n)
 			}
-			label := fmt.Sprint(r.Rank)
+			label := "–"
+			if n, ok := inContext[r.DocID]; ok {
+				label = fmt.Sprintf("[%d]", n)
+			}
 			if r.Group != "" {
 				label += " " + r.Group
 			}
@@ -228,6 +259,13 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 		if ans.Brief != nil && ans.Brief.Note != "" {
 			printf(w, "_Note: %s_\n\n", ans.Brief.Note)
 		}
+		if cited := citedBlocks(ans); len(cited) > 0 {
+			printf(w, "## Sources\n\n")
+			for _, b := range cited {
+				printf(w, "%s\n", sourceLine(b))
+			}
+			printf(w, "\n")
+		}
 	}
 	if j := ans.Judge; j != nil {
 		printf(w, "_Judge: %s — %d judged in %d batches, %d kept, %d dropped", j.Method, j.Judged, j.Batches, j.Kept, j.Dropped)
@@ -240,6 +278,51 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)
 }
 
+// citeRe finds citation marks: [3], [3, 9].
+var citeRe = regexp.MustCompile(`\[(\d+(?:\s*,\s*\d+)*)\]`)
+
+// citedBlocks are the context blocks the summary cites (in its text or its claims), by number.
+func citedBlocks(ans schemas.Answer) []schemas.ContextBlock {
+	cited := map[int]bool{}
+	for _, m := range citeRe.FindAllStringSubmatch(ans.Summary, -1) {
+		for _, f := range strings.Split(m[1], ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+				cited[n] = true
+			}
+		}
+	}
+	if b := ans.Brief; b != nil {
+		for _, claims := range [][]schemas.Claim{b.New, b.Earlier, b.Timeline, b.Then, b.Now} {
+			for _, c := range claims {
+				for _, n := range c.Cites {
+					cited[n] = true
+				}
+			}
+		}
+	}
+	var out []schemas.ContextBlock
+	for _, b := range ans.Blocks {
+		if cited[b.N] {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
+}
+
+// sourceLine is one entry of the Sources list: [n] date · sources · title · url.
+func sourceLine(b schemas.ContextBlock) string {
+	title := b.Title
+	if title == "" {
+		title = b.Snippet
+	}
+	parts := []string{fmt.Sprintf("[%d] %s", b.N, b.PublishedAt.UTC().Format(time.DateOnly)), strings.Join(b.Sources, ", "), truncate(title, 120)}
+	if b.URL != "" {
+		parts = append(parts, b.URL)
+	}
+	return "- " + strings.Join(parts, " · ")
+}
+
 func truncate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
@@ -247,19 +330,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// unwrapApp shortens a workflow failure to the activity's own message when there is one
-// ("index "x" does not exist …"), instead of Temporal's chain of wrappers.
-func unwrapApp(err error) error {
-	var inner *temporal.ApplicationError
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if app, ok := e.(*temporal.ApplicationError); ok && app.Message() != "" {
-			inner = app
-		}
-	}
-	if inner == nil {
-		return err
-	}
-	return errors.New(inner.Message())
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +104,7 @@ func TestAskCommandWithModel(t *testing.T) {
 	}
 
 	code, out, _ := runCLI(t, nil, append(append([]string{"ask", "--index", "news"}, common...), "--as-of", "2023-03-03", "Brexit deal")...)
-	if code != 0 || !strings.Contains(out, "| 1 | 2023-0") || !strings.Contains(out, "read as: recency") {
+	if code != 0 || !regexp.MustCompile(`\| \[\d+\] \| 2023-0`).MatchString(out) || !strings.Contains(out, "read as: recency") {
 		t.Fatalf("Markdown answer: exit %d\n%s", code, out)
 	}
 	code, _, errOut := runCLI(t, nil, append(append([]string{"ask", "--index", "missing"}, common...), "x")...)
@@ -118,4 +119,48 @@ func docIDs(a schemas.Answer) []string {
 		ids = append(ids, r.DocID)
 	}
 	return ids
+}
+
+func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
+	two := 2
+	ans := schemas.Answer{
+		Query: "key rate", Index: "news", AsOf: day("2026-04-01"), To: day("2026-04-01"), Interpretation: "recency",
+		Results: []schemas.AnswerResult{
+			{Rank: 1, DocID: "rate-up", PublishedAt: day("2026-03-20"), Sources: []string{"bank", "wire"}, Title: "Bank raises rate", Relevance: &two},
+			{Rank: 2, DocID: "rate-old", PublishedAt: day("2026-01-10"), Sources: []string{"wire"}, Title: "Bank holds rate"},
+			{Rank: 3, DocID: "bridge", PublishedAt: day("2026-03-01"), Sources: []string{"city"}, Title: "Bridge | delayed"},
+		},
+		Blocks: []schemas.ContextBlock{
+			{N: 1, DocID: "rate-old", PublishedAt: day("2026-01-10"), Sources: []string{"wire"}, Title: "Bank holds rate"},
+			{N: 2, DocID: "rate-up", PublishedAt: day("2026-03-20"), Sources: []string{"bank", "wire"}, Title: "Bank raises rate", URL: "https://bank.example/rate", Hot: true},
+			{N: 9, DocID: "drought", PublishedAt: day("2026-02-02"), Sources: []string{"farm"}, Snippet: "The drought cut the harvest forecast"},
+		},
+		Summary:       "The bank raised the rate [2], after a drought [9]. Earlier it held [1, 2].",
+		SummaryMethod: "extractive",
+		Brief:         &schemas.Brief{Timeline: []schemas.Claim{{Text: "held", Cites: []int{1}}}},
+	}
+	var b strings.Builder
+	printAnswer(&b, ans, time.Second)
+	out := b.String()
+	tests := []struct {
+		name, want string
+	}{
+		{"a result in the context has its [n]", "| [2] | 2026-03-20 | bank, wire | Bank raises rate | 0.0000 | – | – | – | 0 | 2 |\n"},
+		{"so does a lower one", "| [1] | 2026-01-10 | wire | Bank holds rate |"},
+		{"one outside the context has none", "| – | 2026-03-01 | city | Bridge \\| delayed |"},
+		{"the sources resolve every cited number", "## Sources\n\n" +
+			"- [1] 2026-01-10 · wire · Bank holds rate\n" +
+			"- [2] 2026-03-20 · bank, wire · Bank raises rate · https://bank.example/rate\n" +
+			"- [9] 2026-02-02 · farm · The drought cut the harvest forecast\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+	if strings.Contains(out, "| 1 |") || strings.Contains(out, "| 3 |") {
+		t.Errorf("the table still numbers rows by rank:\n%s", out)
+	}
 }

@@ -106,7 +106,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now())
 	if err != nil {
-		return fmt.Errorf("index %s: %w", demoIndex, err)
+		return fmt.Errorf("index %s: %w", demoIndex, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	printIndexResult(a.stderr, demoIndex, res, time.Since(began))
 
@@ -121,7 +121,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	}
 	var dres workflows.DigestResult
 	if err := drun.Get(ctx, &dres); err != nil {
-		return fmt.Errorf("digest: %w", unwrapApp(err))
+		return fmt.Errorf("digest: %w", explainFailure(err, drun.GetID(), webUIHint(a.cfg, "")))
 	}
 	if err := showDigest(ctx, a, st.Bucket, dres, out, false, time.Since(dbegin)); err != nil {
 		return err
@@ -150,7 +150,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 		}
 		var ans schemas.Answer
 		if err := arun.Get(ctx, &ans); err != nil {
-			return fmt.Errorf("ask %q: %w", q.Query, unwrapApp(err))
+			return fmt.Errorf("ask %q: %w", q.Query, explainFailure(err, arun.GetID(), webUIHint(a.cfg, "")))
 		}
 		printf(a.stdout, "---\n\n**%s**\n\n", q.Title)
 		printAnswer(a.stdout, ans, time.Since(qbegan))

@@ -28,8 +28,8 @@ func newDevCmd(a *app) *cobra.Command {
   - a worker polling every asof task queue,
   - the Temporal Web UI (--ui-port, 0 disables it),
 then runs the HealthCheck workflow (write, read back and delete an object; ping each task
-queue) and stays up until Ctrl-C. Other processes can use its Temporal and S3 addresses,
-which it prints. --temporal or --store use external servers instead of the embedded ones.`,
+queue) and stays up until Ctrl-C. Other processes can use its Temporal and S3 addresses:
+it prints the export lines (addresses and the gateway's S3 keys) they need. --temporal or --store use external servers instead of the embedded ones.`,
 		Example: `  asof dev                       # stay up; Ctrl-C to stop
   asof dev --once                # start, health-check, stop (exit code tells)
   asof dev --data-dir /tmp/asof --temporal-port 17233 --s3-port 17070`,
@@ -56,9 +56,10 @@ which it prints. --temporal or --store use external servers instead of the embed
 				printf(a.stdout, "  Model     %s (%d-d, sha256 %.12s…)\n", deps.Model.ID, deps.Model.Dim, deps.Model.SHA256)
 				printf(a.stdout, "  Embedding %s\n", embedderLine(st.Config, deps))
 			}
-			if err := healthCheck(ctx, a.stdout, st.Client); err != nil {
+			if err := healthCheck(ctx, a.stdout, st.Client, webUIHint(a.cfg, st.Embedded.UIURL)); err != nil {
 				return err
 			}
+			printAttach(a.stdout, st)
 			if once {
 				return nil
 			}
@@ -101,21 +102,32 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 	}
 }
 
-// printAttach shows the command that connects a worker in another process.
+// printAttach shows the settings another process (a worker, or asof ask/index/eval from
+// another shell) needs to use this stack, the embedded gateway's S3 keys included, and the
+// command that attaches a worker. `asof dev` and `asof server` both print it.
 func printAttach(w io.Writer, st *infra.Stack) {
 	c := st.Config
+	printf(w, "\nOther processes (asof worker, ask, index, eval, ...) use this stack with:\n")
+	printf(w, "  export ASOF_TEMPORAL=%s ASOF_STORE='%s'\n", c.Temporal.Address, c.Store.URL)
+	if st.Embedded.S3Endpoint != "" {
+		printf(w, "  export %s\n", s3KeyEnv(st))
+	}
 	printf(w, "\nStart a worker in another process with:\n")
 	if st.Embedded.S3Endpoint != "" {
-		printf(w, "  ASOF_S3_ACCESS_KEY_ID=%s ASOF_S3_SECRET_ACCESS_KEY=%s \\\n    asof worker --temporal %s --store '%s'\n",
-			st.Embedded.S3AccessKeyID, st.Embedded.S3SecretAccessKey, c.Temporal.Address, c.Store.URL)
+		printf(w, "  %s \\\n    asof worker --temporal %s --store '%s'\n", s3KeyEnv(st), c.Temporal.Address, c.Store.URL)
 		printf(w, "  (the keys are this data dir's own, in %s)\n", c.GatewayCredsPath())
 	} else {
 		printf(w, "  asof worker --temporal %s --store '%s'\n", c.Temporal.Address, c.Store.URL)
 	}
 }
 
+// s3KeyEnv is the environment that hands the embedded gateway's keys to another process.
+func s3KeyEnv(st *infra.Stack) string {
+	return fmt.Sprintf("ASOF_S3_ACCESS_KEY_ID=%s ASOF_S3_SECRET_ACCESS_KEY=%s", st.Embedded.S3AccessKeyID, st.Embedded.S3SecretAccessKey)
+}
+
 // healthCheck runs the HealthCheck workflow and prints its outcome.
-func healthCheck(ctx context.Context, w io.Writer, c client.Client) error {
+func healthCheck(ctx context.Context, w io.Writer, c client.Client, ui string) error {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -129,7 +141,7 @@ func healthCheck(ctx context.Context, w io.Writer, c client.Client) error {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("health check %s did not finish in 2 minutes (is a worker polling %s?)", id, workflows.TaskQueue)
 		}
-		return fmt.Errorf("health check %s failed: %w", id, err)
+		return fmt.Errorf("health check: %w", explainFailure(err, id, ui))
 	}
 	var queues []string
 	for _, q := range res.Queues {

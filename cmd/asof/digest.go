@@ -86,6 +86,9 @@ func (f digestFlags) input() (workflows.DigestInput, error) {
 	if err := activities.ValidateDigestName(f.name); err != nil {
 		return workflows.DigestInput{}, fmt.Errorf("--name: %w", err)
 	}
+	if err := checkIndexName(f.index); err != nil {
+		return workflows.DigestInput{}, err
+	}
 	topics, err := readTopics(f.topics)
 	if err != nil {
 		return workflows.DigestInput{}, err
@@ -118,6 +121,9 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 		return err
 	}
 	defer stop()
+	if err := checkIndexExists(ctx, st.Bucket, in.Index); err != nil {
+		return err
+	}
 	began := time.Now()
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.DigestWorkflowID(in.Name, began), TaskQueue: workflows.TaskQueue,
@@ -128,7 +134,7 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	printf(a.stderr, "digest %s: %d topics on index %s (workflow %s)\n", in.Name, len(in.Topics), in.Index, run.GetID())
 	var res workflows.DigestResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("digest %s: %w", in.Name, unwrapApp(err))
+		return fmt.Errorf("digest %s: %w", in.Name, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -48,6 +49,9 @@ Systems (--systems, each optionally +dedup and/or +judge):
   bm25, dense, hybrid (RRF without time), temporal_rrf (recency mode), decay, auto (the query
   parser picks the mode), bm25_nomask, hybrid_nomask (no as-of mask: what leakage costs);
   +dedup folds near-duplicates first, +judge drops what the offline judge grades 0
+
+The index must exist, and the files must be Parquet with the columns the flags below name,
+before anything is uploaded or started.
 
 Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
 the metric table and charts), also kept under evals/<id>/ in the store.`,
@@ -80,6 +84,9 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 }
 
 func runEval(ctx context.Context, a *app, f evalFlags) error {
+	if err := checkIndexName(f.index); err != nil {
+		return err
+	}
 	for _, s := range f.systems {
 		if _, err := activities.ParseEvalSystem(s); err != nil {
 			return fmt.Errorf("--systems: %w", err)
@@ -110,6 +117,14 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.queries != "" {
+		err = checkParquetColumns[schemas.EvalQuery]("--queries", files[0])
+	} else if err = checkParquetColumns[schemas.EvalQuestion]("--questions", files[0]); err == nil {
+		err = checkParquetColumns[schemas.Qrel]("--qrels", files[1], "days_before") // days_before: not read
+	}
+	if err != nil {
+		return err
+	}
 	out, err := filepath.Abs(f.out)
 	if err != nil {
 		return err
@@ -122,14 +137,14 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 		return err
 	}
 	defer stop()
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
-	if err != nil {
+	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
 		return err
 	}
 	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
-	if errors.Is(err, blob.ErrNotFound) {
-		return fmt.Errorf("index %q does not exist (build it with `asof index --index %s --corpus …`)", f.index, f.index)
+	if err != nil {
+		return err
 	}
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err
 	}
@@ -153,7 +168,7 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	}
 	var res workflows.EvalResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("eval %s: %w", f.index, unwrapApp(err))
+		return fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {

@@ -55,7 +55,9 @@ same input is a no-op. It ends with a table that accounts for every row read:
 read = indexed + quarantined + skipped.
 
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
-source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).`,
+source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).
+Each file is checked here first (Parquet, with the required columns after --map); nothing is
+uploaded or started for a file that fails.`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
   asof index --index tg --corpus 'exports/*.parquet' --telegram --period week
@@ -90,7 +92,7 @@ source_weight, topic, lang (optional); --map maps other names (--telegram for th
 }
 
 func runIndex(ctx context.Context, a *app, f indexFlags) error {
-	if err := activities.ValidateIndexName(f.index); err != nil {
+	if err := checkIndexName(f.index); err != nil {
 		return err
 	}
 	if err := shard.ValidUnit(f.period); err != nil {
@@ -152,6 +154,9 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		}
 		files = append(files, fetched...)
 	}
+	if err := checkCorpusFiles(files, mapping); err != nil {
+		return err
+	}
 
 	began := time.Now()
 	st, stop, err := startServing(ctx, a, a.stderr)
@@ -174,7 +179,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", f.index, err)
+		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(res, "", "  ")

@@ -34,10 +34,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return 130
 		}
-		fmt.Fprintf(stderr, "asof: %s\n", oneLine(err))
+		printError(stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// printError prints err on one line (the AWS SDK's "no credentials" as where the keys come
+// from); a failed workflow run (see explainFailure) gets a second line that names the
+// workflow to look up.
+func printError(w io.Writer, err error) {
+	err = explainNoCredentials(err)
+	fmt.Fprintf(w, "asof: %s\n", oneLine(err))
+	var rf *runFailure
+	if errors.As(err, &rf) && rf.where != "" {
+		fmt.Fprintf(w, "  %s\n", rf.where)
+	}
 }
 
 // oneLine folds a (possibly joined) error into one line.

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/infra/s3gw"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -83,6 +84,16 @@ func TestDevOnceRunsTheHealthCheck(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", i, want, out)
 			}
+		}
+		// Another shell needs the gateway's keys to use this stack (else the AWS SDK looks for
+		// an EC2 role and fails with its IMDS message).
+		creds, err := s3gw.LoadOrCreateCredentials(filepath.Join(dir, "s3-credentials.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "export ASOF_S3_ACCESS_KEY_ID=" + creds.AccessKeyID + " ASOF_S3_SECRET_ACCESS_KEY=" + creds.SecretAccessKey + "\n"
+		if !strings.Contains(out, want) || !strings.Contains(out, "export ASOF_TEMPORAL=127.0.0.1:") {
+			t.Errorf("run %d: output lacks the settings for another process (%q):\n%s", i, want, out)
 		}
 	}
 	for _, f := range []string{"temporal.db", "s3-credentials.json", "s3/asof"} {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 )
@@ -59,7 +61,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "s3-endpoint", "", "custom S3 endpoint (MinIO, versitygw, ...); implies path-style", func(c *config.Config, v string) { c.Store.Endpoint = v })
 	a.str(pf, "s3-region", "", "S3 region (default: from the AWS config chain, else us-east-1)", func(c *config.Config, v string) { c.Store.Region = v })
 	a.str(pf, "model-dir", "", "folder for embedding models (default <data-dir>/models)", func(c *config.Config, v string) { c.ModelDir = v })
-	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error", func(c *config.Config, v string) { c.LogLevel = v })
+	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error: asof's own log, the Temporal SDK's (client and worker) and the embedded servers' (Temporal's log file, versitygw's request log at debug)", func(c *config.Config, v string) { c.LogLevel = v })
 
 	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newAskCmd(a), newEvalCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
 	return root
@@ -101,6 +103,7 @@ func (a *app) load(cmd *cobra.Command) error {
 		}
 	}
 	a.cfg = c
+	slog.SetDefault(infra.NewLogger(a.stderr, c))
 	return nil
 }
 

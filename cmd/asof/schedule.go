@@ -69,9 +69,6 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 		Short: "Create a schedule that writes a digest on a cron",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.asOf != "" {
-				return errors.New("a scheduled digest is always as of the day it runs; --as-of does not apply")
-			}
 			in, err := f.input()
 			if err != nil {
 				return err
@@ -244,7 +241,7 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				printf(a.stderr, "schedule %s: running digest workflow %s\n", args[0], run.WorkflowID)
 				var res workflows.DigestResult
 				if err := st.Client.GetWorkflow(ctx, run.WorkflowID, run.FirstExecutionRunID).Get(ctx, &res); err != nil {
-					return fmt.Errorf("digest %s: %w", args[0], unwrapApp(err))
+					return fmt.Errorf("digest %s: %w", args[0], explainFailure(err, run.WorkflowID, webUIHint(a.cfg, "")))
 				}
 				return showDigest(ctx, a, st.Bucket, res, out, asJSON, time.Since(began))
 			})

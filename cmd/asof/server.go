@@ -14,8 +14,9 @@ func newServerCmd(a *app) *cobra.Command {
 		Use:   "server",
 		Short: "Run the embedded Temporal server and S3 gateway for workers in other processes",
 		Long: `server starts the embedded Temporal server (SQLite under --data-dir) and the embedded S3
-gateway, both on 127.0.0.1 only, and no worker. It prints the command that attaches a worker
-from another process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
+gateway, both on 127.0.0.1 only, and no worker. It prints the export lines (addresses and the
+gateway's S3 keys) other processes need, and the command that attaches a worker from another
+process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
 		Example: `  asof server --data-dir /srv/asof
   asof server --temporal-port 17233 --s3-port 17070`,
 		Args: cobra.NoArgs,

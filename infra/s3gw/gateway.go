@@ -25,6 +25,7 @@ import (
 
 	"github.com/versity/versitygw/backend/meta"
 	"github.com/versity/versitygw/backend/posix"
+	"github.com/versity/versitygw/debuglogger"
 	"github.com/versity/versitygw/embedgw"
 
 	"github.com/asofrag/asof/infra/loopback"
@@ -61,6 +62,10 @@ type Options struct {
 	Region string
 	// Buckets are created at start if they do not exist.
 	Buckets []string
+	// Debug turns on versitygw's request log (a summary line per request, and its debug
+	// logger's request and response details with secrets masked). versitygw writes both to
+	// standard output.
+	Debug bool
 }
 
 // Gateway is a running embedded S3 server.
@@ -146,7 +151,8 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 			MaxRequests:       512,
 			MultipartMaxParts: 10000,
 			HealthPath:        healthPath,
-			Quiet:             true,
+			Quiet:             !opts.Debug,
+			LogLevel:          debugLevel(opts.Debug),
 			KeepAlive:         false,
 		})
 	}()
@@ -213,4 +219,12 @@ func randomHex(n int) string {
 		panic(err) // crypto/rand does not fail on Linux
 	}
 	return hex.EncodeToString(b)
+}
+
+// debugLevel is versitygw's debug logger level for Options.Debug.
+func debugLevel(on bool) debuglogger.Level {
+	if on {
+		return debuglogger.LevelDebug
+	}
+	return debuglogger.LevelSilent
 }

@@ -6,8 +6,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +44,8 @@ type Config struct {
 	// LLM is the OpenAI-compatible endpoint that judges and summarizes on the asof-llm queue;
 	// without a base URL, workers judge with the heuristic and summarize extractively.
 	LLM LLM `yaml:"llm"`
-	// LogLevel is debug, info, warn or error.
+	// LogLevel is debug, info, warn or error (default warn): asof's own log, the SDK client's and
+	// worker's, and the embedded servers' (Temporal's log file; versitygw's request log at debug).
 	LogLevel string `yaml:"log_level"`
 }
 
@@ -174,7 +177,25 @@ func Default() Config {
 		Temporal: Temporal{Namespace: "default", Port: 7233, UIPort: 8233},
 		Store:    Store{GatewayPort: 7070},
 		Worker:   Worker{TaskQueues: append([]string(nil), AllQueues...), ShutdownTimeout: 10 * time.Second},
-		LogLevel: "info",
+		LogLevel: "warn",
+	}
+}
+
+// LogLevels are the names log_level accepts, most verbose first.
+var LogLevels = []string{"debug", "info", "warn", "error"}
+
+// SlogLevel is the slog level log_level names (slog.LevelWarn for a name it does not know,
+// which Validate refuses).
+func (c Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	case "error":
+		return slog.LevelError
+	default:
+		return slog.LevelWarn
 	}
 }
 
@@ -244,9 +265,7 @@ func (c Config) Validate() error {
 	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 {
 		errs = append(errs, errors.New("llm.timeout and llm.max_tokens must not be negative"))
 	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
+	if !slices.Contains(LogLevels, c.LogLevel) {
 		errs = append(errs, fmt.Errorf("log_level (--log-level) %q: use debug, info, warn or error", c.LogLevel))
 	}
 	return errors.Join(errs...)

@@ -150,6 +150,19 @@ type column struct {
 	date  bool          // INT32 days since the epoch
 }
 
+// CheckFile reads only the footer of one Parquet file and checks, as ReadFile does first,
+// that it is Parquet and has every required column (after the mapping) in a readable
+// encoding; a caller checks its files with it before shipping them anywhere. Its errors wrap
+// ErrBadFile or ErrMissingColumn, as ReadFile's do.
+func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
+	}
+	_, err = l.columns(f.Schema(), name)
+	return err
+}
+
 // ReadFile streams the documents of one Parquet file (name identifies it in errors and
 // quarantine rows). emit receives each valid document in range; reject each quarantined row.
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {

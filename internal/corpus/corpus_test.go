@@ -379,3 +379,36 @@ func TestSourceWeights(t *testing.T) {
 }
 
 func fptr(f float64) *float64 { return &f }
+
+func TestCheckFile(t *testing.T) {
+	type noText struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Body        string `parquet:"body"`
+	}
+	good := writeParquet(t, []struct {
+		DocID       string    `parquet:"doc_id"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+		Text        string    `parquet:"text"`
+	}{{"a", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), "x"}})
+	tests := []struct {
+		name    string
+		mapping Mapping
+		r       *bytes.Reader
+		want    error
+	}{
+		{"canonical columns", nil, good, nil},
+		{"no text column", nil, writeParquet(t, []noText{{"a", "2024-01-01", "b"}}), ErrMissingColumn},
+		{"mapped text column", Mapping{"text": "body"}, writeParquet(t, []noText{{"a", "2024-01-01", "b"}}), nil},
+		{"mapped column missing", Mapping{"text": "message"}, writeParquet(t, []noText{{"a", "2024-01-01", "b"}}), ErrMissingColumn},
+		{"not Parquet", nil, bytes.NewReader([]byte("doc_id,published_at,text\na,2024-01-01,x\n")), ErrBadFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := NewLoader(Options{Mapping: tt.mapping}).CheckFile(tt.r, tt.r.Size(), "f.parquet")
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("CheckFile = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
