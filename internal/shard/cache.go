@@ -95,6 +95,7 @@ func (c *Cache[T]) Get(ctx context.Context, id string, load func(context.Context
 	c.mu.Lock()
 	c.lru.MoveToFront(e.elem)
 	c.mu.Unlock()
+	c.evict() // e is held, so it stays
 	return e.val.Value, c.releaser(e), nil
 }
 
@@ -127,7 +128,9 @@ func (c *Cache[T]) load(ctx context.Context, e *entry[T], load func(context.Cont
 	}
 	close(e.ready)
 	c.mu.Unlock()
-	c.evict()
+	// No eviction here: it runs in the callers' goroutines (Get, release), so a caller sees the
+	// cache within its budget when Get returns. A load every caller abandoned is evicted by the
+	// next Get or release.
 }
 
 func (c *Cache[T]) releaser(e *entry[T]) func() {
