@@ -226,21 +226,10 @@ func Fold(cands []retrieve.Candidate, o dedup.Options) ([]Hit, error) {
 	return out, nil
 }
 
-// Cap keeps the first k hits with at most maxPer from one source (0: no cap), in order.
+// Cap keeps the first k hits with at most maxPer from one source (0: no cap), in order
+// (retrieve.CapPerSource).
 func Cap(hits []Hit, k, maxPer int) []Hit {
-	out := make([]Hit, 0, min(k, len(hits)))
-	per := map[string]int{}
-	for _, h := range hits {
-		if len(out) == k {
-			break
-		}
-		if maxPer > 0 && per[h.Chunk.Source] >= maxPer {
-			continue
-		}
-		per[h.Chunk.Source]++
-		out = append(out, h)
-	}
-	return out
+	return retrieve.CapPerSource(hits, k, maxPer, func(h Hit) string { return h.Chunk.Source })
 }
 
 // Pool is what the judge grades: in fused order, the hits a context of max(co.KDocs, n)

@@ -167,20 +167,10 @@ func checkInput(asOf time.Time, newDays int, groups ...[]evidence.Block) (time.T
 	if newDays < 0 {
 		return time.Time{}, fmt.Errorf("%w: new days %d is negative", ErrInput, newDays)
 	}
-	d := day(asOf)
-	seen := map[int]bool{}
-	for _, g := range groups {
-		for _, b := range g {
-			switch {
-			case b.N < 1 || seen[b.N]:
-				return time.Time{}, fmt.Errorf("%w: block number [%d] (doc %q) is not positive or is used twice", ErrInput, b.N, b.Doc.DocID)
-			case !asofday.Allows(asOf, b.Doc.PublishedAt):
-				return time.Time{}, fmt.Errorf("%w: block [%d] doc %q published %s, after the as-of day %s", ErrInput,
-					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), d.Format(evidence.DateLayout))
-			}
-			seen[b.N] = true
-		}
+	if err := evidence.CheckBlocks(asOf, groups...); err != nil {
+		return time.Time{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
+	d := day(asOf)
 	return d, nil
 }
 

@@ -73,6 +73,31 @@ func (o Options) Validate() error {
 // after the end of the as-of day: retrieval leaked it.
 var ErrFuture = errors.New("evidence: document published after the as-of day")
 
+// ErrBlockNumber is returned (wrapped, naming the block) when a block's citation number is
+// not positive or is used twice.
+var ErrBlockNumber = errors.New("evidence: bad block number")
+
+// CheckBlocks reports blocks that a summary cannot be written from or checked against as of
+// asOf: a citation number that is not positive or is used twice across the groups
+// (ErrBlockNumber), or a document published after the as-of day (ErrFuture). The extractive
+// summarizer and the LLM brief both call it.
+func CheckBlocks(asOf time.Time, groups ...[]Block) error {
+	seen := map[int]bool{}
+	for _, g := range groups {
+		for _, b := range g {
+			switch {
+			case b.N < 1 || seen[b.N]:
+				return fmt.Errorf("%w: [%d] (doc %q) is not positive or is used twice", ErrBlockNumber, b.N, b.Doc.DocID)
+			case !asofday.Allows(asOf, b.Doc.PublishedAt):
+				return fmt.Errorf("%w: [%d] doc %q published %s, as of %s", ErrFuture,
+					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), asofday.Start(asOf).Format(DateLayout))
+			}
+			seen[b.N] = true
+		}
+	}
+	return nil
+}
+
 // ErrNoAsOf is returned when the as-of time is zero.
 var ErrNoAsOf = errors.New("evidence: as-of time is zero")
 

@@ -387,3 +387,26 @@ func ExampleBuild() {
 	// Ключевая ставка снижена до 7,5%.
 	// hot 1, history 1
 }
+
+func TestCheckBlocks(t *testing.T) {
+	asOf := time.Date(2024, 6, 30, 0, 0, 0, 0, time.UTC)
+	blk := func(n int, at time.Time) Block { return Block{N: n, Doc: Doc{DocID: "d", PublishedAt: at}} }
+	ok := blk(1, asOf)
+	tests := []struct {
+		name   string
+		groups [][]Block
+		want   error
+	}{
+		{"last instant of the day", [][]Block{{ok, blk(2, asOf.Add(24*time.Hour-time.Nanosecond))}}, nil},
+		{"next midnight", [][]Block{{ok, blk(2, asOf.AddDate(0, 0, 1))}}, ErrFuture},
+		{"zero number", [][]Block{{blk(0, asOf)}}, ErrBlockNumber},
+		{"a number twice across groups", [][]Block{{ok}, {blk(1, asOf)}}, ErrBlockNumber},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := CheckBlocks(asOf, tt.groups...); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+				t.Fatalf("CheckBlocks = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

@@ -559,21 +559,29 @@ func sortByScore(cands []Candidate) {
 	})
 }
 
-// capPerSource keeps the first k candidates with at most maxPer from one source (0: no cap).
-func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
-	out := make([]Candidate, 0, min(k, len(cands)))
+// CapPerSource keeps the first k items with at most maxPer from one source (0: no cap), in
+// order; source names an item's source. Retrieval caps its results with it and the answer
+// pipeline its folded ranking.
+func CapPerSource[T any](items []T, k, maxPer int, source func(T) string) []T {
+	out := make([]T, 0, min(k, len(items)))
 	per := map[string]int{}
-	for _, c := range cands {
+	for _, it := range items {
 		if len(out) == k {
 			break
 		}
-		if maxPer > 0 && per[c.Chunk.Source] >= maxPer {
+		src := source(it)
+		if maxPer > 0 && per[src] >= maxPer {
 			continue
 		}
-		per[c.Chunk.Source]++
-		out = append(out, c)
+		per[src]++
+		out = append(out, it)
 	}
 	return out
+}
+
+// capPerSource caps candidates by their chunk's source (CapPerSource).
+func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
+	return CapPerSource(cands, k, maxPer, func(c Candidate) string { return c.Chunk.Source })
 }
 
 // evolution takes the Pool most relevant candidates (one per document) and returns the oldest

@@ -120,15 +120,15 @@ func (o Options) Validate() error {
 }
 
 // ErrFuture is returned (wrapped, naming the block) when a block was published after the end
-// of the as-of day: retrieval leaked it.
-var ErrFuture = errors.New("summarize: block published after the as-of day")
+// of the as-of day: retrieval leaked it (evidence.CheckBlocks).
+var ErrFuture = evidence.ErrFuture
 
 // ErrNoAsOf is returned when the as-of time is zero.
 var ErrNoAsOf = errors.New("summarize: as-of time is zero")
 
 // ErrBlockNumber is returned (wrapped) when a block's citation number is not positive or is
-// used by two blocks, so that a citation would be ambiguous.
-var ErrBlockNumber = errors.New("summarize: bad block number")
+// used by two blocks, so that a citation would be ambiguous (evidence.CheckBlocks).
+var ErrBlockNumber = evidence.ErrBlockNumber
 
 // Sentence is one selected sentence.
 type Sentence struct {
@@ -237,20 +237,10 @@ func check(asOf time.Time, o Options, groups ...[]evidence.Block) (time.Time, er
 	if asOf.IsZero() {
 		return time.Time{}, ErrNoAsOf
 	}
-	day := asofday.Start(asOf)
-	seen := map[int]bool{}
-	for _, g := range groups {
-		for _, b := range g {
-			switch {
-			case b.N < 1 || seen[b.N]:
-				return time.Time{}, fmt.Errorf("%w: [%d] (doc %q)", ErrBlockNumber, b.N, b.Doc.DocID)
-			case !asofday.Allows(asOf, b.Doc.PublishedAt):
-				return time.Time{}, fmt.Errorf("%w: [%d] doc %q published %s, as of %s", ErrFuture,
-					b.N, b.Doc.DocID, b.Doc.PublishedAt.UTC().Format(time.RFC3339), day.Format(evidence.DateLayout))
-			}
-			seen[b.N] = true
-		}
+	if err := evidence.CheckBlocks(asOf, groups...); err != nil {
+		return time.Time{}, err
 	}
+	day := asofday.Start(asOf)
 	return day, nil
 }
 
