@@ -309,16 +309,22 @@ func (h *Hugot) Dim() int {
 func (h *Hugot) ModelID() string { return h.cfg.ID }
 
 // EmbedQueries implements Embedder.
+//
+// Each query is a model call of its own, so its vector never depends on the queries embedded
+// with it: padding changes the arithmetic, and an int8 model quantizes activations per call.
+// `asof eval` embeds questions in batches and `asof ask` one at a time; with per-call batches
+// their rankings could differ on near ties (seen: neighbour swaps in the top 50).
 func (h *Hugot) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
-	return h.embed(ctx, h.cfg.QueryPrefix, texts)
+	return h.embed(ctx, h.cfg.QueryPrefix, texts, 1)
 }
 
 // EmbedPassages implements Embedder.
 func (h *Hugot) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	return h.embed(ctx, h.cfg.PassagePrefix, texts)
+	return h.embed(ctx, h.cfg.PassagePrefix, texts, h.cfg.BatchSize)
 }
 
-func (h *Hugot) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
+// embed embeds texts with prefix, at most perCall texts per model call.
+func (h *Hugot) embed(ctx context.Context, prefix string, texts []string, perCall int) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
@@ -339,7 +345,7 @@ func (h *Hugot) embed(ctx context.Context, prefix string, texts []string) ([][]f
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for _, call := range PlanBatches(lengths, h.cfg.BatchSize, h.cfg.BatchTokens) {
+	for _, call := range PlanBatches(lengths, perCall, h.cfg.BatchTokens) {
 		acquired := false
 		select {
 		case h.slots <- struct{}{}:

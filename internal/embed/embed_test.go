@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,38 @@ func TestBatchingKeepsVectorsWithModel(t *testing.T) {
 			}
 		}
 		h.Close()
+	}
+}
+
+// TestQueriesAloneOrTogetherWithModel: a query's vector is the same, to the bit, embedded
+// alone (as ask does) or among others (as eval does), on the default int8 model with the
+// default batching: queries are one model call each.
+func TestQueriesAloneOrTogetherWithModel(t *testing.T) {
+	cfg := testmodel.ConfigOf(t, "e5-small-v2-q")
+	h, err := embed.NewHugot(cfg)
+	if err != nil {
+		t.Skipf("int8 model: %v", err) // the pure-Go backend refuses it (TestQuantizedModelOnPureGoWithModel)
+	}
+	defer h.Close()
+	texts := []string{
+		"Who won the 2023 NBA Finals?",
+		"What is the name of Rishi Sunak's new Brexit deal with the European Union?",
+		"ключевая ставка",
+		"Who was voted No. 1 in the “Top 100 players of 2022” by his peers in the NFL?",
+		strings.Repeat("a long question about rates and inflation ", 30),
+	}
+	together, err := h.EmbedQueries(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		alone, err := h.EmbedQueries(context.Background(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(alone[0], together[i]) {
+			t.Errorf("query %d embedded with others differs from itself alone (cosine %.9f)", i, vecindex.Dot(alone[0], together[i]))
+		}
 	}
 }
 
