@@ -232,15 +232,18 @@ func (r *Remote) Probe(ctx context.Context) (int, error) {
 
 // EmbedQueries implements Embedder with QueryPrefix and QueryInputType.
 func (r *Remote) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
-	return r.embed(ctx, r.cfg.QueryPrefix, r.cfg.QueryInputType, texts)
+	return r.embed(ctx, r.cfg.QueryPrefix, r.cfg.QueryInputType, texts, 1)
 }
 
 // EmbedPassages implements Embedder with PassagePrefix and PassageInputType.
 func (r *Remote) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
-	return r.embed(ctx, r.cfg.PassagePrefix, r.cfg.PassageInputType, texts)
+	return r.embed(ctx, r.cfg.PassagePrefix, r.cfg.PassageInputType, texts, r.cfg.BatchSize)
 }
 
-func (r *Remote) embed(ctx context.Context, prefix, inputType string, texts []string) ([][]float32, error) {
+// embed sends texts in requests of at most perRequest. Queries go one per request (up to
+// Concurrency at once), as the local model embeds them, so that a server that batches or
+// quantizes per request gives a query the same vector in eval's batches as in one ask.
+func (r *Remote) embed(ctx context.Context, prefix, inputType string, texts []string, perRequest int) ([][]float32, error) {
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
@@ -254,7 +257,7 @@ func (r *Remote) embed(ctx context.Context, prefix, inputType string, texts []st
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for start := 0; start < len(texts); start += r.cfg.BatchSize {
+	for start := 0; start < len(texts); start += perRequest {
 		acquired := false
 		select {
 		case r.slots <- struct{}{}:
@@ -267,7 +270,7 @@ func (r *Remote) embed(ctx context.Context, prefix, inputType string, texts []st
 			}
 			break
 		}
-		end := min(start+r.cfg.BatchSize, len(texts))
+		end := min(start+perRequest, len(texts))
 		wg.Go(func() {
 			defer func() { <-r.slots }()
 			vecs, err := r.batch(ctx, prefix, extra, texts[start:end], start)

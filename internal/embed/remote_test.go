@@ -135,7 +135,7 @@ func TestRemoteConcurrencyBound(t *testing.T) {
 					for i := range in {
 						in[i] = fmt.Sprintf("call %d %s", call, in[i])
 					}
-					got, err := r.EmbedQueries(context.Background(), in)
+					got, err := r.EmbedPassages(context.Background(), in)
 					if err != nil {
 						t.Error(err)
 						return
@@ -153,6 +153,14 @@ func TestRemoteConcurrencyBound(t *testing.T) {
 			}
 			if got := srv.MaxInFlight(); got != conc {
 				t.Errorf("at most %d requests in flight at the server, want %d", got, conc)
+			}
+			// Queries go one per request, whatever BatchSize says (a query's vector must not
+			// depend on the queries sent with it).
+			if _, err := r.EmbedQueries(context.Background(), texts(3)); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(srv.Requests()); n != 13 {
+				t.Errorf("3 queries took %d requests, want 3", n-10)
 			}
 		})
 	}
