@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	commonpb "go.temporal.io/api/common/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
@@ -185,15 +183,7 @@ func TestRecordedPayloadsDecodeWithoutLoss(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer data.Close()
-			hist, err := client.HistoryFromJSON(data, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			hist := readHistory(t, f)
 			for _, ev := range hist.Events {
 				if a := ev.GetWorkflowExecutionStartedEventAttributes(); a != nil {
 					fn, ok := reg.funcs[a.GetWorkflowType().GetName()]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -29,15 +30,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	logger := log.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer data.Close()
-			hist, err := client.HistoryFromJSON(data, client.HistoryJSONOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			hist := readHistory(t, f)
 			// The workflow uses its own IDs (probe key and content), so replay under the
 			// recorded ones: the file is named after the workflow ID; the run ID is in the history.
 			exec := workflow.Execution{
@@ -85,4 +78,19 @@ func TestEveryWorkflowHasARecordedHistory(t *testing.T) {
 			t.Errorf("workflow %s has no recorded history in testdata/ (record one: go test ./worker -update-history)", n)
 		}
 	}
+}
+
+// readHistory reads a recorded history (JSON, as the Web UI and the CLI export it).
+func readHistory(t *testing.T, path string) *historypb.History {
+	t.Helper()
+	data, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	hist, err := client.HistoryFromJSON(data, client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hist
 }
