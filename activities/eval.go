@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,7 +37,10 @@ var DefaultEvalSystems = []string{"bm25_nomask", "bm25", "bm25_time", "dense", "
 
 // evalSystem is how one system retrieves.
 type evalSystem struct {
-	name    string
+	name string
+	// params are fusion parameters given after "@" (a sweep's variant): applied to ask's
+	// options; such a system stores no ranked lists and scores the strict results only.
+	params  []evalParam
 	mode    retrieve.Mode
 	nomask  bool // no as-of mask at all: what leakage costs
 	noDense bool // recency fusion of BM25 and time only (the docs/design.md reference system)
@@ -45,9 +49,90 @@ type evalSystem struct {
 	judge   bool // drop the candidates the offline judge grades 0 (judge.Heuristic)
 }
 
-// ParseEvalSystem reads a system name such as "temporal_rrf+dedup".
+// evalParam is one "key=value" of a system's parameters.
+type evalParam struct {
+	key   string
+	num   float64
+	style string
+}
+
+// EvalParams are the keys a system name may set after "@" (e.g.
+// "temporal_rrf@wt=1.2,k=30,tr=days"), each a field of retrieve.Options.
+var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "fb", "alpha", "lambda"}
+
+// apply sets the parameters on o.
+func (s evalSystem) apply(o *retrieve.Options) {
+	for _, p := range s.params {
+		switch p.key {
+		case "wd":
+			o.Weights.Dense = p.num
+		case "wb":
+			o.Weights.BM25 = p.num
+		case "wt":
+			o.Weights.Time = p.num
+		case "ws":
+			o.Weights.Source = p.num
+		case "k":
+			o.KRRF = p.num
+		case "win":
+			o.WindowDays = int(p.num)
+		case "top":
+			o.TopNEach = int(p.num)
+		case "tr":
+			o.TimeRank = p.style
+		case "fb":
+			o.FreshBoost = p.num
+		case "alpha":
+			o.Alpha = p.num
+		case "lambda":
+			o.Lambda = p.num
+		}
+	}
+}
+
+// parseParams reads "key=value,…" (EvalParams).
+func parseParams(name, list string) ([]evalParam, error) {
+	var out []evalParam
+	for kv := range strings.SplitSeq(list, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !slices.Contains(EvalParams, k) || slices.ContainsFunc(out, func(p evalParam) bool { return p.key == k }) {
+			return nil, fmt.Errorf("system %q: %q is not key=value with a known, unrepeated key (%s)", name, kv, strings.Join(EvalParams, ", "))
+		}
+		p := evalParam{key: k}
+		if k == "tr" {
+			if v != retrieve.TimeRankCompetition && v != retrieve.TimeRankDays {
+				return nil, fmt.Errorf("system %q: tr=%q (%s or %s)", name, v, retrieve.TimeRankCompetition, retrieve.TimeRankDays)
+			}
+			p.style = v
+		} else {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(n) || math.IsInf(n, 0) || n < 0 {
+				return nil, fmt.Errorf("system %q: %s=%q is not a number ≥ 0", name, k, v)
+			}
+			p.num = n
+		}
+		out = append(out, p)
+	}
+	o := retrieve.DefaultOptions()
+	(evalSystem{params: out}).apply(&o)
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("system %q: %w", name, err)
+	}
+	return out, nil
+}
+
+// ParseEvalSystem reads a system name such as "temporal_rrf+dedup" or
+// "temporal_rrf@wt=1,tr=days".
 func ParseEvalSystem(name string) (evalSystem, error) {
 	s := evalSystem{name: name}
+	name, params, hasParams := strings.Cut(name, "@")
+	if hasParams {
+		ps, err := parseParams(s.name, params)
+		if err != nil {
+			return s, err
+		}
+		s.params = ps
+	}
 	base, suffixes, found := strings.Cut(name, "+")
 	if found {
 		for _, suffix := range strings.Split(suffixes, "+") {
@@ -81,7 +166,7 @@ func ParseEvalSystem(name string) (evalSystem, error) {
 	case "hybrid_nomask":
 		s.mode, s.nomask = retrieve.Hybrid, true
 	default:
-		return s, fmt.Errorf("unknown system %q (known: %s, each optionally +dedup and +judge)", name, strings.Join(EvalSystems, ", "))
+		return s, fmt.Errorf("unknown system %q (known: %s, each optionally +dedup and +judge, then @key=value,…)", s.name, strings.Join(EvalSystems, ", "))
 	}
 	return s, nil
 }
@@ -300,15 +385,24 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{}, err
 	}
 	defer release()
+	// One question's systems share what retrieval gathered when only fusion differs (a sweep's
+	// variants): gathered once, as deep as the deepest system's branches.
+	deepest := 0
+	for _, s := range systems {
+		o := retrieve.DefaultOptions()
+		s.apply(&o)
+		deepest = max(deepest, o.TopNEach)
+	}
 	var rows []schemas.EvalRow
 	for qi, q := range in.Questions {
+		cache := &retrieve.Cache{MinTopN: deepest}
 		for _, s := range systems {
 			began := time.Now()
 			vec := in.Vectors[qi]
 			if s.auto && autoVec[qi] != nil {
 				vec = autoVec[qi]
 			}
-			ranked, ctxDates, err := evalRun(shards, s, q, vec)
+			ranked, ctxDates, err := evalRun(cache, shards, s, q, vec)
 			if err != nil {
 				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
@@ -322,6 +416,9 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 			}
 			row.CtxDistinctDates, row.CtxDocs = int32(fr.DistinctDates), int32(fr.Docs)
 			for i, r := range ranked {
+				if len(s.params) > 0 {
+					break // a sweep's variants: hundreds per question, metrics only
+				}
 				if i < eval.K10 {
 					row.Top10 = append(row.Top10, r.DocID)
 				}
@@ -344,8 +441,13 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 // no fold (systems without +dedup keep every copy in the ranking; the context is folded as
 // served), no mask (*_nomask: an anchor past every document), no dense branch (bm25_time), the
 // offline judge's grade-0 candidates leaving the ranking and the context (+judge).
-func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
+//
+// A sweep's variant (parameters after "@") changes ask's options by them; when it neither folds
+// nor judges, only its strict results are computed (answer.RankStrict: no pool, no context).
+// cache shares gathered candidates between the systems of one question.
+func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
 	o := retrieve.DefaultOptions()
+	s.apply(&o)
 	o.K = eval.K50
 	mode := string(s.mode)
 	if s.auto {
@@ -367,7 +469,14 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 	if s.judge {
 		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
 	}
-	r, err := answer.Rank(shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
+	if len(s.params) > 0 && !s.dedup && !s.judge && read.Mode != string(retrieve.Evolution) {
+		hits, err := answer.RankStrict(cache, shards, read, vec, asOf, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return rankedOf(hits), nil, nil
+	}
+	r, err := answer.RankCached(cache, shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,11 +490,7 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		results = results[:min(eval.K50, len(results))]
 		pool = judged(read.Text, pool)
 	}
-	var ranked []eval.Ranked
-	for _, h := range results {
-		ranked = append(ranked, eval.Ranked{DocID: h.Chunk.DocID, PublishedAt: h.Chunk.PublishedAt})
-	}
-	ranked = eval.Collapse(ranked)
+	ranked := rankedOf(results)
 	var dates []time.Time
 	if len(pool) > 0 {
 		cx, err := answer.Select(answer.Docs(pool), asOf, evidence.DefaultOptions(), r.Evolution())
@@ -397,6 +502,16 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 		}
 	}
 	return ranked, dates, nil
+}
+
+// rankedOf is hits as the documents eval scores (collapsed: a document's rank is its best
+// chunk's), each with the documents folded into it for group credit.
+func rankedOf(hits []answer.Hit) []eval.Ranked {
+	ranked := make([]eval.Ranked, 0, len(hits))
+	for _, h := range hits {
+		ranked = append(ranked, eval.Ranked{DocID: h.Chunk.DocID, PublishedAt: h.Chunk.PublishedAt, Group: h.Folded})
+	}
+	return eval.Collapse(ranked)
 }
 
 // judged drops the hits the offline judge grades 0 for query, keeping the order (what the
@@ -507,10 +622,19 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	// the age of retrieved results.
 	rep := report.EvalReport{Title: "asof eval — index " + in.Index, Generated: in.Generated, Index: in.Index, Questions: in.Questions, Rows: rows,
 		Notes: []string{fmt.Sprintf("Each judged question is a query as of its question_date; a document's rank is its best chunk's. Evaluation %s.", in.EvalID)}}
+	variants := 0
 	for _, name := range in.Systems {
+		if strings.Contains(name, "@") {
+			variants++ // a sweep's variants: summary.json and `asof tune`'s report hold them
+			continue
+		}
 		if !in.Unlabelled {
 			rep.Systems = append(rep.Systems, sum.Systems[name])
 		}
+	}
+	if variants > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d parameter variants are left out of this report: see summary.json (or `asof tune`'s report).", variants))
+		rep.Rows = slices.DeleteFunc(slices.Clone(rows), func(r schemas.EvalRow) bool { return strings.Contains(r.System, "@") })
 	}
 	if in.Unlabelled {
 		rep.Notes = append(rep.Notes, "Unlabelled queries: no relevance metrics; see summary.json for the context freshness of each system.")
@@ -539,14 +663,15 @@ func evalRow(system string, q EvalQuestionRef, pq eval.PerQuery) schemas.EvalRow
 	}
 	return schemas.EvalRow{System: system, QuestionID: q.ID, AsOf: q.AsOf, Valid: pq.Valid, HasGrade2: pq.HasGrade2,
 		NDCG10: pq.NDCG10, Recall10: pq.Recall10, Recall50: pq.Recall50, MRR: pq.MRR, P10: pq.P10, Leakage10: pq.Leakage10,
-		Leaked: int32(pq.Leaked), FreshDays: fresh, LatencyMS: pq.LatencyMS}
+		Leaked: int32(pq.Leaked), FreshDays: fresh, LatencyMS: pq.LatencyMS,
+		NDCG10Group: pq.NDCG10Group, Recall10Group: pq.Recall10Group, MRRGroup: pq.MRRGroup}
 }
 
 // perQueryOf reads a row back for aggregation.
 func perQueryOf(r schemas.EvalRow) eval.PerQuery {
 	return eval.PerQuery{ID: r.QuestionID, Valid: r.Valid, HasGrade2: r.HasGrade2, NDCG10: r.NDCG10, Recall10: r.Recall10,
 		Recall50: r.Recall50, MRR: r.MRR, P10: r.P10, Leakage10: r.Leakage10, Leaked: int(r.Leaked), FreshDays: int(r.FreshDays), HasFresh: r.FreshDays >= 0,
-		LatencyMS: r.LatencyMS}
+		LatencyMS: r.LatencyMS, NDCG10Group: r.NDCG10Group, Recall10Group: r.Recall10Group, MRRGroup: r.MRRGroup}
 }
 
 func noModel() error {

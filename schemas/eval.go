@@ -49,6 +49,11 @@ type EvalRow struct {
 	// FreshDays is the age at the anchor of the freshest top-10 result (-1: none).
 	FreshDays float64 `parquet:"fresh_days" json:"fresh_days"`
 	LatencyMS float64 `parquet:"latency_ms" json:"latency_ms"`
+	// NDCG10Group, Recall10Group and MRRGroup credit a folded result with its best member's
+	// grade (internal/eval); equal to the strict figures for systems that fold nothing.
+	NDCG10Group   float64 `parquet:"ndcg10_group" json:"ndcg@10_group"`
+	Recall10Group float64 `parquet:"recall10_group" json:"recall@10_group"`
+	MRRGroup      float64 `parquet:"mrr_group" json:"mrr_group"`
 	// Context freshness: the built context (deduplicated, 30 documents, 75% hot) as of the
 	// anchor: the freshest document's age (-1: empty context), the shares within 7 and 30
 	// days, distinct publication days and documents.

@@ -47,6 +47,9 @@ type Reading struct {
 	// Text is what BM25 and the embedder see: the query without its date phrases.
 	Text           string `json:"text"`
 	Interpretation string `json:"interpretation"`
+	// Fresh is set when auto read a request for fresh news ("latest", "this week"): Rank
+	// multiplies the time weight by retrieve.Options.FreshBoost.
+	Fresh bool `json:"fresh"`
 }
 
 // Read decides the mode and dates of a question as of asOf: auto runs the English/Russian
@@ -79,7 +82,10 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		out.Interpretation = fmt.Sprintf("%s %s (dates given)", out.Mode, Span(from, to))
 	case mode == Auto:
 		out.Mode = string(r.Mode) // intent's modes are retrieve's names
-		out.From, out.To, out.Text = r.From, r.To, r.Text
+		out.Text, out.Fresh = r.Text, r.Fresh
+		if r.Mode != intent.Recency { // a recent period ("this week") prefers, never filters
+			out.From, out.To = r.From, r.To
+		}
 		out.Interpretation = r.Explain()
 	case mode == string(retrieve.Window) && !explicit:
 		if r.From.IsZero() && r.To.IsZero() {
@@ -132,6 +138,9 @@ type Hit struct {
 	Duplicates int
 	// Sources are the sources of its cluster, its own first.
 	Sources []string
+	// Folded are the documents of the other chunks folded into it (distinct, not its own),
+	// for evaluation's group credit.
+	Folded []string
 }
 
 // Ranking is one question's retrieval as of its anchor.
@@ -159,13 +168,17 @@ func (r Ranking) Evolution() bool { return r.Mode == retrieve.Evolution }
 // only), folds near-duplicates, applies the per-source cap to the whole list and keeps the first
 // K as results. noFold keeps every copy in the results instead (evaluation's strict systems,
 // without +dedup); Ranked is folded either way. o's Mode, From and To are taken from read.
+//
+// A Fresh reading (auto read "latest", "this week") has its time weight multiplied by
+// o.FreshBoost.
 func Rank(shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
-	o.Mode = retrieve.Mode(read.Mode)
-	o.From, o.To = read.From, read.To
-	if err := o.Validate(); err != nil {
-		return Ranking{}, fmt.Errorf("%w: %w", ErrInput, err)
-	}
-	res, err := retrieve.Search(shards, read.Text, vec, asOf, o)
+	return RankCached(nil, shards, read, vec, asOf, o, d, noFold)
+}
+
+// RankCached is Rank, searching through c when it is not nil (evaluation ranks one question
+// many ways; the result is the same).
+func RankCached(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
+	o, res, err := search(c, shards, read, vec, asOf, o)
 	if err != nil {
 		return Ranking{}, err
 	}
@@ -191,13 +204,50 @@ func Rank(shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time,
 	if noFold {
 		// Every copy stays in the results (the strict evaluation systems); the pool and the
 		// context are still drawn from the folded clusters, as served.
-		var all []Hit
-		for _, c := range res.Candidates {
-			all = append(all, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
-		}
-		r.Results = Cap(all, o.K, o.MaxPerSource)
+		r.Results = strict(res, o)
 	}
 	return r, nil
+}
+
+// RankStrict is Rank's results with noFold, without the folding that only Ranked (the judge
+// pool and the context) needs: what a parameter sweep scores, hundreds of times per question.
+func RankStrict(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options) ([]Hit, error) {
+	o, res, err := search(c, shards, read, vec, asOf, o)
+	if err != nil {
+		return nil, err
+	}
+	if read.Mode == string(retrieve.Evolution) {
+		return nil, fmt.Errorf("%w: strict results of an evolution search", ErrInput)
+	}
+	return strict(res, o), nil
+}
+
+// search runs retrieval for read with o (mode, dates and the fresh boost from read), through c
+// when it is not nil, and returns the options it searched with.
+func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options) (retrieve.Options, retrieve.Result, error) {
+	o.Mode = retrieve.Mode(read.Mode)
+	o.From, o.To = read.From, read.To
+	if read.Fresh && o.FreshBoost > 0 {
+		o.Weights.Time *= o.FreshBoost
+	}
+	if err := o.Validate(); err != nil {
+		return o, retrieve.Result{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	run := retrieve.Search
+	if c != nil {
+		run = c.Search
+	}
+	res, err := run(shards, read.Text, vec, asOf, o)
+	return o, res, err
+}
+
+// strict is every candidate as its own hit, capped per source, the first K.
+func strict(res retrieve.Result, o retrieve.Options) []Hit {
+	all := make([]Hit, 0, len(res.Candidates))
+	for _, c := range res.Candidates {
+		all = append(all, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
+	}
+	return Cap(all, o.K, o.MaxPerSource)
 }
 
 // Fold groups candidates into near-duplicate clusters (dedup) and keeps each cluster's best, in
@@ -221,7 +271,13 @@ func Fold(cands []retrieve.Candidate, o dedup.Options) ([]Hit, error) {
 				sources = append(sources, s)
 			}
 		}
-		out = append(out, Hit{Candidate: best, Duplicates: len(cl.Members) - 1, Sources: sources})
+		var folded []string
+		for _, m := range cl.Members {
+			if id := cands[m].Chunk.DocID; id != best.Chunk.DocID && !slices.Contains(folded, id) {
+				folded = append(folded, id)
+			}
+		}
+		out = append(out, Hit{Candidate: best, Duplicates: len(cl.Members) - 1, Sources: sources, Folded: folded})
 	}
 	return out, nil
 }

@@ -46,6 +46,11 @@ type Summary struct {
 	// LeakedQuestions is how many queries, Valid or not, retrieved at least one document
 	// published after their anchor day anywhere in the list; it must be 0.
 	LeakedQuestions int `json:"leaked_questions"`
+	// NDCG10Group, Recall10Group (over Valid queries) and MRRGroup (over MRRQuestions) are
+	// the group-credit means (see the package comment).
+	NDCG10Group   float64 `json:"ndcg@10_group"`
+	Recall10Group float64 `json:"recall@10_group"`
+	MRRGroup      float64 `json:"mrr_group"`
 }
 
 // Aggregate summarizes the per-query scores qs of the system name (see Summary for which
@@ -68,9 +73,12 @@ func Aggregate(name string, qs []PerQuery) Summary {
 		s.Recall50 += q.Recall50
 		s.P10 += q.P10
 		s.Leakage10 += q.Leakage10
+		s.NDCG10Group += q.NDCG10Group
+		s.Recall10Group += q.Recall10Group
 		if q.HasGrade2 {
 			s.MRRQuestions++
 			s.MRR += q.MRR
+			s.MRRGroup += q.MRRGroup
 		}
 		if q.HasFresh {
 			fresh = append(fresh, float64(q.FreshDays))
@@ -82,9 +90,12 @@ func Aggregate(name string, qs []PerQuery) Summary {
 		s.Recall50 /= n
 		s.P10 /= n
 		s.Leakage10 /= n
+		s.NDCG10Group /= n
+		s.Recall10Group /= n
 	}
 	if s.MRRQuestions > 0 {
 		s.MRR /= float64(s.MRRQuestions)
+		s.MRRGroup /= float64(s.MRRQuestions)
 	}
 	if len(fresh) > 0 {
 		s.FreshDaysMedian = Median(fresh)

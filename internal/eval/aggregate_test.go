@@ -104,7 +104,8 @@ func TestAggregate(t *testing.T) {
 func TestSummaryJSONKeys(t *testing.T) {
 	want := []string{
 		"fresh_days_median", "latency_ms_p50", "latency_ms_p95", "leakage@10", "leaked_questions",
-		"mrr", "mrr_questions", "ndcg@10", "p@10", "questions", "recall@10", "recall@50", "skipped", "system",
+		"mrr", "mrr_group", "mrr_questions", "ndcg@10", "ndcg@10_group", "p@10", "questions", "recall@10", "recall@10_group",
+		"recall@50", "skipped", "system",
 	}
 	if got := jsonKeys(t, Summary{}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Summary keys = %v, want %v", got, want)

@@ -22,6 +22,14 @@
 //   - P@10 = relevant documents in the top 10 / 10, even when fewer than 10 were retrieved.
 //   - leakage@10 = documents of the top 10 published after the end of A's UTC calendar day /
 //     min(10, retrieved); 0 for an empty list. A correct as-of system always scores 0.
+//   - Group credit (NDCG10Group, Recall10Group, MRRGroup): a ranked item that stands for a
+//     folded group of near-duplicates (Ranked.Group: the other documents folded into it) is
+//     credited with its best member's grade, each judged document at most once. The ideal
+//     ranking counts the relevant judged documents of one retrieved group as one unit with
+//     their best grade (documents never retrieved stay units of their own), and recall counts
+//     units with a member in the top 10. Without groups they equal the strict figures. They
+//     measure what a reader of the folded context gets: realtimeqa judges each outlet's copy
+//     of a story separately, so strict metrics charge folding for every copy it hides.
 //   - freshest age = min over the top 10 documents not published after A's day of (A's UTC
 //     day − the publication's UTC day), in whole days; absent (HasFresh false, −1) when the
 //     top 10 holds no such document.
@@ -54,6 +62,9 @@ type Ranked struct {
 	// PublishedAt is when the document was published; its UTC calendar day is compared
 	// with the anchor's.
 	PublishedAt time.Time
+	// Group lists the other documents folded into this one (near-duplicates), for the
+	// group-credit metrics; empty when nothing was folded.
+	Group []string
 }
 
 // Query is one evaluated query: its anchor, its judgments and what a system returned.
@@ -117,6 +128,11 @@ type PerQuery struct {
 	HasFresh bool `json:"has_fresh"`
 	// LatencyMS is copied from the query.
 	LatencyMS float64 `json:"latency_ms"`
+	// NDCG10Group, Recall10Group and MRRGroup are nDCG@10, Recall@10 and MRR with group
+	// credit (see the package comment).
+	NDCG10Group   float64 `json:"ndcg@10_group"`
+	Recall10Group float64 `json:"recall@10_group"`
+	MRRGroup      float64 `json:"mrr_group"`
 }
 
 // Collapse keeps the first occurrence of each DocID, in order: a document's rank becomes that
@@ -202,7 +218,62 @@ func Score(q Query) PerQuery {
 		p.Recall10 = float64(rel10) / float64(p.Relevant)
 		p.Recall50 = float64(rel50) / float64(p.Relevant)
 	}
+	p.NDCG10Group, p.Recall10Group, p.MRRGroup = groupCredit(grade, res)
 	return p
+}
+
+// groupCredit is nDCG@10, Recall@10 and MRR with each ranked item credited with the best
+// grade among itself and its Group, each judged document once; the ideal and the recall count
+// the relevant documents of one retrieved group as one unit. All are 0 without a relevant
+// judged document.
+func groupCredit(grade map[string]int, res []Ranked) (ndcg, recall10, mrr float64) {
+	unit := map[string]int{} // retrieved relevant judged document → its unit: the first item holding it
+	for i, r := range res {
+		for _, id := range append([]string{r.DocID}, r.Group...) {
+			if _, seen := unit[id]; !seen && grade[id] >= 1 {
+				unit[id] = i
+			}
+		}
+	}
+	units := map[int]int{} // retrieved unit → best grade
+	var ideal []int
+	for id, g := range grade {
+		if g < 1 {
+			continue
+		}
+		i, ok := unit[id]
+		if !ok {
+			ideal = append(ideal, g) // never retrieved: a unit of its own
+			continue
+		}
+		units[i] = max(units[i], g)
+	}
+	if len(ideal)+len(units) == 0 {
+		return 0, 0, 0
+	}
+	var dcg float64
+	found10 := 0
+	for i := range res {
+		g, ok := units[i]
+		if !ok {
+			continue
+		}
+		ideal = append(ideal, g)
+		rank := i + 1
+		if g >= HighGrade && mrr == 0 {
+			mrr = 1 / float64(rank)
+		}
+		if rank <= K10 {
+			dcg += gain(g) / math.Log2(float64(rank+1))
+			found10++
+		}
+	}
+	slices.SortFunc(ideal, func(a, b int) int { return b - a })
+	var idcg float64
+	for i, g := range ideal[:min(K10, len(ideal))] {
+		idcg += gain(g) / math.Log2(float64(i+2))
+	}
+	return dcg / idcg, float64(found10) / float64(len(ideal)), mrr
 }
 
 // gain is 2^grade − 1, 0 for grade ≤ 0.

@@ -87,8 +87,13 @@ func TestNDCG(t *testing.T) {
 }
 
 // check compares every field of a PerQuery, floats within eps.
+// check compares a score with the expected one. An expectation without group-credit figures
+// means a list without groups, whose group figures must equal the strict ones.
 func check(t *testing.T, got, want PerQuery) {
 	t.Helper()
+	if want.NDCG10Group == 0 && want.Recall10Group == 0 && want.MRRGroup == 0 {
+		want.NDCG10Group, want.Recall10Group, want.MRRGroup = want.NDCG10, want.Recall10, want.MRR
+	}
 	floats := []struct {
 		name      string
 		got, want float64
@@ -100,6 +105,9 @@ func check(t *testing.T, got, want PerQuery) {
 		{"P10", got.P10, want.P10},
 		{"Leakage10", got.Leakage10, want.Leakage10},
 		{"LatencyMS", got.LatencyMS, want.LatencyMS},
+		{"NDCG10Group", got.NDCG10Group, want.NDCG10Group},
+		{"Recall10Group", got.Recall10Group, want.Recall10Group},
+		{"MRRGroup", got.MRRGroup, want.MRRGroup},
 	}
 	for _, f := range floats {
 		if !near(f.got, f.want) {
@@ -109,6 +117,7 @@ func check(t *testing.T, got, want PerQuery) {
 	g, w := got, want
 	g.NDCG10, g.Recall10, g.Recall50, g.MRR, g.P10, g.Leakage10, g.LatencyMS = 0, 0, 0, 0, 0, 0, 0
 	w.NDCG10, w.Recall10, w.Recall50, w.MRR, w.P10, w.Leakage10, w.LatencyMS = 0, 0, 0, 0, 0, 0, 0
+	g.NDCG10Group, g.Recall10Group, g.MRRGroup, w.NDCG10Group, w.Recall10Group, w.MRRGroup = 0, 0, 0, 0, 0, 0
 	if g != w {
 		t.Errorf("counts and flags:\n got %+v\nwant %+v", g, w)
 	}
@@ -129,7 +138,7 @@ func TestScore(t *testing.T) {
 		{
 			"fewer than 10 results",
 			Query{ID: "q", AsOf: anchor, Judged: []Judged{{"a", 2}, {"b", 1}, {"c", 1}}, Results: []Ranked{
-				{"a", ago(1)}, {"x", ago(3)}, {"b", ago(0)},
+				{"a", ago(1), nil}, {"x", ago(3), nil}, {"b", ago(0), nil},
 			}},
 			PerQuery{
 				ID: "q", Valid: true, HasGrade2: true, Relevant: 3, Retrieved: 3,
@@ -140,7 +149,7 @@ func TestScore(t *testing.T) {
 		{
 			"duplicate doc ids collapse",
 			Query{ID: "q", AsOf: anchor, Judged: []Judged{{"a", 2}, {"b", 1}}, Results: []Ranked{
-				{"x", ago(5)}, {"a", ago(4)}, {"a", ago(4)}, {"b", ago(2)}, {"x", ago(5)}, {"b", ago(2)},
+				{"x", ago(5), nil}, {"a", ago(4), nil}, {"a", ago(4), nil}, {"b", ago(2), nil}, {"x", ago(5), nil}, {"b", ago(2), nil},
 			}},
 			PerQuery{
 				ID: "q", Valid: true, HasGrade2: true, Relevant: 2, Retrieved: 3,
@@ -187,19 +196,19 @@ func TestScore(t *testing.T) {
 		},
 		{
 			"everything leaked: no fresh document",
-			Query{ID: "q", AsOf: anchor, Judged: []Judged{{"a", 1}}, Results: []Ranked{{"x", ago(-1)}, {"y", ago(-30)}}},
+			Query{ID: "q", AsOf: anchor, Judged: []Judged{{"a", 1}}, Results: []Ranked{{"x", ago(-1), nil}, {"y", ago(-30), nil}}},
 			PerQuery{ID: "q", Valid: true, Relevant: 1, Retrieved: 2, Leakage10: 1, Leaked: 2, FreshDays: -1},
 		},
 		{
 			"leak beyond the top 10 counts only in Leaked",
-			Query{ID: "q", AsOf: anchor, Results: append(list(fillers(10)...), Ranked{"late", ago(-1)})},
+			Query{ID: "q", AsOf: anchor, Results: append(list(fillers(10)...), Ranked{"late", ago(-1), nil})},
 			PerQuery{ID: "q", Retrieved: 11, Leaked: 1, FreshDays: 1, HasFresh: true},
 		},
 		{
 			"freshest among the top 10 only",
 			Query{ID: "q", AsOf: anchor, Results: append(
-				[]Ranked{{"old", ago(40)}, {"older", ago(90)}, {"leak", ago(-2)}},
-				append(list(fillers(7)...), Ranked{"fresh-but-11th", ago(0)})...)},
+				[]Ranked{{"old", ago(40), nil}, {"older", ago(90), nil}, {"leak", ago(-2), nil}},
+				append(list(fillers(7)...), Ranked{"fresh-but-11th", ago(0), nil})...)},
 			PerQuery{ID: "q", Retrieved: 11, Leakage10: 0.1, Leaked: 1, FreshDays: 1, HasFresh: true},
 		},
 		{
@@ -257,6 +266,63 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// TestGroupCredit: a folded item is credited with its best member's grade, each judged
+// document once; the ideal counts one retrieved group as one unit.
+func TestGroupCredit(t *testing.T) {
+	anchor := time.Date(2024, 5, 15, 0, 0, 0, 0, time.UTC)
+	at := anchor.AddDate(0, 0, -1)
+	l2 := math.Log2
+	judged := []Judged{{"a", 2}, {"a2", 2}, {"b", 1}, {"c", 1}}
+	tests := []struct {
+		name                string
+		results             []Ranked
+		ndcg, recall10, mrr float64
+		strictNDCG          float64
+	}{
+		{
+			// Strict: a (3) at 1, x (0) at 2; ideal 3,3,1,1. Group: a+a2 one unit (3) at 1;
+			// ideal 3,1,1 (b, c never retrieved).
+			name:       "a copy folded into the first item",
+			results:    []Ranked{{"a", at, []string{"a2"}}, {"x", at, nil}},
+			ndcg:       3 / (3 + 1/l2(3) + 1/l2(4)),
+			recall10:   1.0 / 3,
+			mrr:        1,
+			strictNDCG: 3 / (3 + 3/l2(3) + 1/l2(4) + 1/l2(5)),
+		},
+		{
+			// An irrelevant representative with a grade-2 member is credited 2.
+			name:       "the best member's grade counts",
+			results:    []Ranked{{"x", at, []string{"a"}}, {"b", at, nil}},
+			ndcg:       (3 + 1/l2(3)) / (3 + 3/l2(3) + 1/l2(4) + 1/l2(5)),
+			recall10:   2.0 / 4,
+			mrr:        1,
+			strictNDCG: (1 / l2(3)) / (3 + 3/l2(3) + 1/l2(4) + 1/l2(5)),
+		},
+		{
+			// A document credited in an earlier group earns nothing again.
+			name:       "each judged document once",
+			results:    []Ranked{{"b", at, []string{"c"}}, {"y", at, []string{"c"}}, {"a", at, nil}},
+			ndcg:       (1 + 3/l2(4)) / (3 + 3/l2(3) + 1/l2(4)),
+			recall10:   2.0 / 3,
+			mrr:        1.0 / 3,
+			strictNDCG: (1 + 3/l2(4)) / (3 + 3/l2(3) + 1/l2(4) + 1/l2(5)),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Score(Query{ID: "q", AsOf: anchor, Judged: judged, Results: tt.results})
+			for _, f := range []struct {
+				name      string
+				got, want float64
+			}{{"NDCG10Group", p.NDCG10Group, tt.ndcg}, {"Recall10Group", p.Recall10Group, tt.recall10}, {"MRRGroup", p.MRRGroup, tt.mrr}, {"NDCG10", p.NDCG10, tt.strictNDCG}} {
+				if !near(f.got, f.want) {
+					t.Errorf("%s = %.6f, want %.6f", f.name, f.got, f.want)
+				}
+			}
+		})
+	}
+}
+
 func TestCollapse(t *testing.T) {
 	tests := []struct {
 		name string
@@ -267,8 +333,8 @@ func TestCollapse(t *testing.T) {
 		{"no duplicates", list("a", "b"), list("a", "b")},
 		{
 			"first occurrence wins, in order",
-			[]Ranked{{"a", ago(1)}, {"b", ago(2)}, {"a", ago(9)}, {"c", ago(3)}, {"b", ago(9)}},
-			[]Ranked{{"a", ago(1)}, {"b", ago(2)}, {"c", ago(3)}},
+			[]Ranked{{"a", ago(1), nil}, {"b", ago(2), nil}, {"a", ago(9), nil}, {"c", ago(3), nil}, {"b", ago(9), nil}},
+			[]Ranked{{"a", ago(1), nil}, {"b", ago(2), nil}, {"c", ago(3), nil}},
 		},
 		{"all the same", list("a", "a", "a"), list("a")},
 	}

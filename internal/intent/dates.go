@@ -35,6 +35,14 @@ func (p *parser) dateExpr(i int) (int, span, bool) {
 	return i, span{}, false
 }
 
+// dateExprRel is dateExpr, with p.rel telling whether the match was a period relative to A.
+func (p *parser) dateExprRel(i int) (int, span, bool) {
+	p.rel = false
+	j, s, ok := p.dateExpr(i)
+	p.rel = ok && p.rel
+	return j, s, ok
+}
+
 // preps skips a preposition and "the"; bare reports one of the prepositions that let a bare
 // number read as a year ("in 2015", but not "2015 companies" or "over 2000 companies").
 func (p *parser) preps(i int) (k int, bare bool) {
@@ -322,6 +330,13 @@ var numberWords = map[string]int{
 // relative matches a period relative to A: today, yesterday, this/last/past unit, or the
 // past/last N units.
 func (p *parser) relative(i int) (int, span, bool) {
+	j, s, ok := p.relativeSpan(i)
+	p.rel = p.rel || ok
+	return j, s, ok
+}
+
+// relativeSpan is relative without the bookkeeping.
+func (p *parser) relativeSpan(i int) (int, span, bool) {
 	for k, w := range []string{"позавчера", "yesterday|вчера", "today|сегодня"} {
 		if p.is(i, w) {
 			return i + 1, p.calendar(day1, k-2), true

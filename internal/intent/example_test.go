@@ -14,6 +14,7 @@ func ExampleParse() {
 		"how has the key rate changed since 2020",
 		"инфляция в четвёртом квартале 2023 года",
 		"latest key rate decision",
+		"who won the election this week?",
 		"elections in 2030",
 	} {
 		r := intent.Parse(q, asOf)
@@ -23,6 +24,7 @@ func ExampleParse() {
 	// window 2015-01-01..2015-12-31 (from "in 2015") | "inflation"
 	// evolution since 2020-01-01 (from "how has", "changed", "since 2020") | "the key rate"
 	// window 2023-10-01..2023-12-31 (from "в четвёртом квартале 2023 года") | "инфляция"
-	// recency (from "latest") | "key rate decision"
+	// recency, fresher preferred (from "latest") | "key rate decision"
+	// recency, fresher preferred since 2024-05-13 (from "this week") | "who won the election?"
 	// window 2030-01-01..2030-12-31: no documents, after 2024-05-15 (from "in 2030") | "elections"
 }

@@ -8,7 +8,13 @@
 //     "past week" / "за последнюю неделю" is the rolling seven days A−6..A. Likewise "last
 //     month/quarter/year" are previous calendar periods, while "past month" and "last 3
 //     months" are rolling: they start the day after A shifted back by the period.
-//   - "today" is a window on A's day; "today's", "as of today" and "на сегодня" are recency cues.
+//   - "today" is A's day; "today's", "as of today" and "на сегодня" are recency cues.
+//   - A period of at most seven days relative to A, and nothing else dated ("this week", "past 7
+//     days", "yesterday", "на этой неделе"), asks for fresh news: it is read as recency with
+//     Fresh set, not as a window. The article that answers "what happened this week" is often
+//     older than the week (realtimeqa's weekly quizzes: up to 14 days), and a window would cut
+//     it. Explicit dates, months, years, ranges and longer relative periods ("this year",
+//     "past 3 months") stay hard windows.
 //   - A month, quarter or half without a year ("in March", "в первом квартале") needs a
 //     preposition and is its latest occurrence begun by A; English month abbreviations
 //     ("Mar") need a year.
@@ -50,7 +56,9 @@ type Reading struct {
 	Mode Mode
 	// From and To bound the documents' publication days (UTC, inclusive, both at 00:00 UTC
 	// meaning whole days). Zero From is unbounded below. To is never after AsOf unless Empty.
-	// They are set for Window, and for Evolution when the query names a range ("since 2020").
+	// They are set for Window, for Evolution when the query names a range ("since 2020"), and
+	// for a Fresh Recency reading, where they are the recent period the query named ("this
+	// week"), to explain it: recency does not filter by them.
 	From, To time.Time
 	// Cues are the exact phrases (as found in the query, original case, in query order) that
 	// decided the reading: the date phrases for Window, the change cues and any date phrases
@@ -66,6 +74,10 @@ type Reading struct {
 	Text string
 	// AsOf is the anchor's UTC calendar day (00:00 UTC) the query was read against.
 	AsOf time.Time
+	// Fresh reports a query that asks for what is fresh: a recency cue ("latest",
+	// "recently") or a recent relative period read as recency ("this week"). Retrieval may
+	// weigh time more for it (retrieve.Options.FreshBoost).
+	Fresh bool
 }
 
 // Explain returns one human-readable line, e.g. `window 2015-01-01..2015-12-31 (from "in
@@ -74,6 +86,9 @@ type Reading struct {
 func (r Reading) Explain() string {
 	const d = time.DateOnly
 	s := string(r.Mode)
+	if r.Fresh {
+		s += ", fresher preferred"
+	}
 	switch {
 	case r.To.IsZero():
 	case r.From.IsZero():
@@ -108,6 +123,13 @@ func Parse(query string, asOf time.Time) Reading {
 	p.scan()
 	r := Reading{Mode: Recency, AsOf: p.a, Text: p.text()}
 	switch dates, change := p.has(dateCue), p.has(changeCue); {
+	case dates && !change && p.recent():
+		// The period is kept to explain the reading; it is not a filter.
+		r.Mode, r.From, r.To, r.Fresh = Recency, p.hull.from, p.hull.to, true
+		if r.To.After(p.a) {
+			r.To = p.a
+		}
+		r.Cues = p.phrases(dateCue, recencyCue)
 	case dates:
 		r.Mode, r.From, r.To = Window, p.hull.from, p.hull.to
 		if change {
@@ -123,8 +145,24 @@ func Parse(query string, asOf time.Time) Reading {
 		r.Mode, r.Cues = Evolution, p.phrases(changeCue)
 	default:
 		r.Cues = p.phrases(recencyCue)
+		r.Fresh = len(r.Cues) > 0
 	}
 	return r
+}
+
+// recentDays is the longest relative period, in days, read as a recency cue rather than a window.
+const recentDays = 7
+
+// recent reports that every date cue is a period relative to A ("this week", "past 7 days",
+// "yesterday") and that together they span at most recentDays days (A included) starting no later than A.
+func (p *parser) recent() bool {
+	for _, c := range p.cues {
+		if c.kind == dateCue && !c.rel {
+			return false
+		}
+	}
+	h := p.hull
+	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < recentDays*24*time.Hour
 }
 
 // token is a run of letters (an inner apostrophe included: "today's"), a run of ASCII digits,
@@ -166,8 +204,11 @@ const (
 	recencyCue
 )
 
-// cue is a matched phrase: tokens [i, j).
-type cue struct{ i, j, kind int }
+// cue is a matched phrase: tokens [i, j); rel marks a date phrase relative to A.
+type cue struct {
+	i, j, kind int
+	rel        bool
+}
 
 type parser struct {
 	q    string
@@ -175,6 +216,7 @@ type parser struct {
 	a    time.Time // the anchor day
 	cues []cue
 	hull span // smallest span covering every date cue
+	rel  bool // the last date expression matched a period relative to A
 }
 
 // scan walks the tokens left to right and records cues. At each token it tries, in order:
@@ -184,18 +226,18 @@ func (p *parser) scan() {
 		if p.taken(i) {
 			i++
 		} else if j, ok := p.phrase(i, recencyPhrases); ok {
-			p.cues, i = append(p.cues, cue{i, j, recencyCue}), j
-		} else if j, s, ok := p.dateExpr(i); ok {
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: recencyCue}), j
+		} else if j, s, ok := p.dateExprRel(i); ok {
 			if !p.has(dateCue) {
 				p.hull = s
 			}
 			p.hull = hull(p.hull, s)
-			p.cues, i = append(p.cues, cue{i, j, dateCue}), j
+			p.cues, i = append(p.cues, cue{i, j, dateCue, p.rel}), j
 		} else if cs := p.change(i); len(cs) > 0 {
 			p.cues, i = append(p.cues, cs...), cs[0].j
 		} else {
 			if p.is(i, recencyWords) {
-				p.cues = append(p.cues, cue{i, i + 1, recencyCue})
+				p.cues = append(p.cues, cue{i: i, j: i + 1, kind: recencyCue})
 			}
 			i++
 		}
@@ -347,7 +389,7 @@ var changePhrases = [][]string{
 // when they touch; the verb must be within 12 words.
 func (p *parser) change(i int) []cue {
 	if j, ok := p.phrase(i, changePhrases); ok {
-		return []cue{{i, j, changeCue}}
+		return []cue{{i: i, j: j, kind: changeCue}}
 	}
 	k, verbs := i+1, ""
 	switch {
@@ -365,9 +407,9 @@ func (p *parser) change(i int) []cue {
 	for v := k; v < len(p.toks) && v < k+12; v++ {
 		if p.is(v, verbs) && !p.taken(v) {
 			if v == k {
-				return []cue{{i, v + 1, changeCue}}
+				return []cue{{i: i, j: v + 1, kind: changeCue}}
 			}
-			return []cue{{i, k, changeCue}, {v, v + 1, changeCue}}
+			return []cue{{i: i, j: k, kind: changeCue}, {i: v, j: v + 1, kind: changeCue}}
 		}
 	}
 	return nil

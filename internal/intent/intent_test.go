@@ -138,11 +138,11 @@ func TestParse(t *testing.T) {
 		{"ru since last year", "ставка с прошлого года", "", W, "2023-01-01", "2024-05-15", false, "ставка"},
 
 		// Relative ranges.
-		{"today", "rates today", "", W, "2024-05-15", "2024-05-15", false, "rates"},
-		{"yesterday", "rates yesterday", "", W, "2024-05-14", "2024-05-14", false, "rates"},
-		{"this week", "news this week", "", W, "2024-05-13", "2024-05-15", false, "news"},
-		{"past week", "news over the past week", "", W, "2024-05-09", "2024-05-15", false, "news"},
-		{"last week", "news last week", "", W, "2024-05-06", "2024-05-12", false, "news"},
+		{"today", "rates today", "", R, "2024-05-15", "2024-05-15", false, "rates"},
+		{"yesterday", "rates yesterday", "", R, "2024-05-14", "2024-05-14", false, "rates"},
+		{"this week", "news this week", "", R, "2024-05-13", "2024-05-15", false, "news"},
+		{"past week", "news over the past week", "", R, "2024-05-09", "2024-05-15", false, "news"},
+		{"last week", "news last week", "", R, "2024-05-06", "2024-05-12", false, "news"},
 		{"past 30 days", "news in the past 30 days", "", W, "2024-04-16", "2024-05-15", false, "news"},
 		{"last 3 months", "news in the last 3 months", "", W, "2024-02-16", "2024-05-15", false, "news"},
 		{"past two weeks", "news for the past two weeks", "", W, "2024-05-02", "2024-05-15", false, "news"},
@@ -155,11 +155,11 @@ func TestParse(t *testing.T) {
 		{"last year", "news last year", "", W, "2023-01-01", "2023-12-31", false, "news"},
 		{"this quarter", "sales this quarter", "", W, "2024-04-01", "2024-05-15", false, "sales"},
 		{"last quarter", "sales last quarter", "", W, "2024-01-01", "2024-03-31", false, "sales"},
-		{"ru today", "новости сегодня", "", W, "2024-05-15", "2024-05-15", false, "новости"},
-		{"ru yesterday", "что было вчера", "", W, "2024-05-14", "2024-05-14", false, "что было"},
-		{"ru this week", "новости на этой неделе", "", W, "2024-05-13", "2024-05-15", false, "новости"},
-		{"ru past week", "новости за последнюю неделю", "", W, "2024-05-09", "2024-05-15", false, "новости"},
-		{"ru last week", "новости на прошлой неделе", "", W, "2024-05-06", "2024-05-12", false, "новости"},
+		{"ru today", "новости сегодня", "", R, "2024-05-15", "2024-05-15", false, "новости"},
+		{"ru yesterday", "что было вчера", "", R, "2024-05-14", "2024-05-14", false, "что было"},
+		{"ru this week", "новости на этой неделе", "", R, "2024-05-13", "2024-05-15", false, "новости"},
+		{"ru past week", "новости за последнюю неделю", "", R, "2024-05-09", "2024-05-15", false, "новости"},
+		{"ru last week", "новости на прошлой неделе", "", R, "2024-05-06", "2024-05-12", false, "новости"},
 		{"ru past 30 days", "новости за последние 30 дней", "", W, "2024-04-16", "2024-05-15", false, "новости"},
 		{"ru past three years words", "ставка за последние три года", "", W, "2021-05-16", "2024-05-15", false, "ставка"},
 		{"ru this month", "новости в этом месяце", "", W, "2024-05-01", "2024-05-15", false, "новости"},
@@ -181,13 +181,13 @@ func TestParse(t *testing.T) {
 		{"this quarter on its last day", "sales this quarter", "2024-03-31", W, "2024-01-01", "2024-03-31", false, "sales"},
 		{"this quarter on its first day", "sales this quarter", "2024-04-01", W, "2024-04-01", "2024-04-01", false, "sales"},
 		{"last year on January 1", "news last year", "2024-01-01", W, "2023-01-01", "2023-12-31", false, "news"},
-		{"this week on Monday", "news this week", "2024-05-13", W, "2024-05-13", "2024-05-13", false, "news"},
-		{"last week on Monday", "news last week", "2024-05-13", W, "2024-05-06", "2024-05-12", false, "news"},
-		{"this week on Sunday", "news this week", "2024-05-19", W, "2024-05-13", "2024-05-19", false, "news"},
-		{"last week on Sunday", "news last week", "2024-05-19", W, "2024-05-06", "2024-05-12", false, "news"},
-		{"last week across new year", "news last week", "2025-01-01", W, "2024-12-23", "2024-12-29", false, "news"},
-		{"this week across new year", "news this week", "2025-01-01", W, "2024-12-30", "2025-01-01", false, "news"},
-		{"yesterday across new year", "news yesterday", "2024-01-01", W, "2023-12-31", "2023-12-31", false, "news"},
+		{"this week on Monday", "news this week", "2024-05-13", R, "2024-05-13", "2024-05-13", false, "news"},
+		{"last week on Monday", "news last week", "2024-05-13", R, "2024-05-06", "2024-05-12", false, "news"},
+		{"this week on Sunday", "news this week", "2024-05-19", R, "2024-05-13", "2024-05-19", false, "news"},
+		{"last week on Sunday", "news last week", "2024-05-19", R, "2024-05-06", "2024-05-12", false, "news"},
+		{"last week across new year", "news last week", "2025-01-01", R, "2024-12-23", "2024-12-29", false, "news"},
+		{"this week across new year", "news this week", "2025-01-01", R, "2024-12-30", "2025-01-01", false, "news"},
+		{"yesterday across new year", "news yesterday", "2024-01-01", R, "2023-12-31", "2023-12-31", false, "news"},
 
 		// Recency cues.
 		{"latest", "latest key rate decision", "", R, "", "", false, "key rate decision"},
@@ -283,17 +283,55 @@ func TestExplain(t *testing.T) {
 	tests := []struct{ q, want string }{
 		{"inflation in 2015", `window 2015-01-01..2015-12-31 (from "in 2015")`},
 		{"key rate", `recency (no date in query)`},
-		{"latest key rate", `recency (from "latest")`},
+		{"latest key rate", `recency, fresher preferred (from "latest")`},
 		{"how has the key rate changed since 2020", `evolution since 2020-01-01 (from "how has", "changed", "since 2020")`},
 		{"как менялась ставка", `evolution (from "как менялась")`},
 		{"rates before 2020", `window until 2019-12-31 (from "before 2020")`},
-		{"rates yesterday", `window 2024-05-14 (from "yesterday")`},
+		{"rates yesterday", `recency, fresher preferred 2024-05-14 (from "yesterday")`},
+		{"rates in the past 10 days", `window since 2024-05-06 (from "in the past 10 days")`},
+		{"rates this week", `recency, fresher preferred since 2024-05-13 (from "this week")`},
+		{"rates this week in 2023", `window since 2023-01-01 (from "this week", "in 2023")`},
 		{"elections in 2030", `window 2030-01-01..2030-12-31: no documents, after 2024-05-15 (from "in 2030")`},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.q, anchor).Explain(); got != tt.want {
 			t.Errorf("Parse(%q).Explain() =\n  %s\nwant\n  %s", tt.q, got, tt.want)
 		}
+	}
+}
+
+// TestFresh: recency cues and relative periods of at most seven days ask for fresh news (recency
+// with Fresh, never a window: the weekly quiz's answer is often older than the week); longer or
+// explicit periods stay windows.
+func TestFresh(t *testing.T) {
+	tests := []struct {
+		name, q string
+		mode    Mode
+		fresh   bool
+	}{
+		{"plain", "key rate", Recency, false},
+		{"latest", "latest key rate", Recency, true},
+		{"recently", "which company recently announced layoffs", Recency, true},
+		{"this week", "who won the election this week?", Recency, true},
+		{"past week", "news over the past week", Recency, true},
+		{"last week", "news last week", Recency, true},
+		{"today", "rates today", Recency, true},
+		{"ru this week", "новости на этой неделе", Recency, true},
+		{"past 7 days", "news in the past 7 days", Recency, true},
+		{"past 8 days", "news in the past 8 days", Window, false},
+		{"past two weeks", "news for the past two weeks", Window, false},
+		{"this month", "news this month", Window, false},
+		{"explicit year", "elections in 2015", Window, false},
+		{"this week and a year", "rates this week in 2023", Window, false},
+		{"change this week", "how has the rate changed this week", Evolution, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Parse(tt.q, anchor)
+			if r.Mode != tt.mode || r.Fresh != tt.fresh {
+				t.Errorf("Parse(%q) = %s fresh=%v, want %s fresh=%v (%s)", tt.q, r.Mode, r.Fresh, tt.mode, tt.fresh, r.Explain())
+			}
+		})
 	}
 }
 
@@ -320,8 +358,10 @@ func checkInvariants(t *testing.T, q string, asOf time.Time) {
 		t.Fatalf("Parse(%q, %s): From %s after To %s", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To))
 	case r.Mode == Window && r.To.IsZero():
 		t.Fatalf("Parse(%q, %s): window without To", q, fmtDay(a))
-	case r.Mode == Recency && (!r.From.IsZero() || !r.To.IsZero()):
+	case r.Mode == Recency && !r.Fresh && (!r.From.IsZero() || !r.To.IsZero()):
 		t.Fatalf("Parse(%q, %s): recency with bounds", q, fmtDay(a))
+	case r.Mode == Recency && !r.From.IsZero() && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
+		t.Fatalf("Parse(%q, %s): recency with a period %s..%s longer than %d days", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To), recentDays)
 	case strings.TrimSpace(q) != "" && r.Text == "":
 		t.Fatalf("Parse(%q, %s): empty Text", q, fmtDay(a))
 	}

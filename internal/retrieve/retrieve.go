@@ -13,9 +13,11 @@
 //   - recency (default): weighted reciprocal rank fusion
 //     w_dense/(k+r_dense) + w_bm25/(k+r_bm25) + w_time/(k+r_time) [+ w_source·source_weight],
 //     where r_time ranks the union of candidates by publication day, freshest first, and
-//     candidates of the same day share a rank (competition ranking: 1 + the number of
-//     candidates from strictly fresher days). A branch that did not return a candidate adds
-//     nothing for it.
+//     candidates of the same day share a rank: by default 1 + the number of candidates from
+//     strictly fresher days (competition ranking, TimeRank "competition"), or 1 + the number of
+//     strictly fresher days that have candidates (TimeRank "days": a day with 30 candidates
+//     pushes the next day to rank 2, not 31). A branch that did not return a candidate adds
+//     nothing for it. FreshBoost multiplies w_time for queries that ask for fresh news.
 //   - decay: (1−α)·cos + α/(1+λ·Δt_years) over the same candidates, Δt from the end of A's day.
 //   - hybrid: dense + BM25 RRF without time (the "relevance only" baseline; also used inside
 //     hard windows and for the evolution pool).
@@ -32,6 +34,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,7 +118,21 @@ type Options struct {
 	// every same-day item of a source would merge.
 	ClusterGap   time.Duration `json:"ClusterGap"`
 	DensityBonus float64       `json:"DensityBonus"`
+	// TimeRank is how the time rank counts candidates of one day: TimeRankCompetition ("" is
+	// the same) or TimeRankDays.
+	TimeRank string `json:"TimeRank"`
+	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
+	// "this week": answer.Reading.Fresh); 0 and 1 leave it. Search itself never applies it.
+	FreshBoost float64 `json:"FreshBoost"`
 }
+
+// Time rank styles (Options.TimeRank).
+const (
+	// TimeRankCompetition: 1 + the number of candidates on strictly fresher days.
+	TimeRankCompetition = "competition"
+	// TimeRankDays: 1 + the number of strictly fresher days that have candidates.
+	TimeRankDays = "days"
+)
 
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto
 // source weight, decay α 0.5 λ 1, 10 results; evolution: the 50 most relevant, 3 per group.
@@ -149,6 +166,12 @@ func (o Options) Validate() error {
 	}
 	if o.KRRF <= 0 {
 		errs = append(errs, fmt.Errorf("RRF constant %v must be > 0", o.KRRF))
+	}
+	if o.TimeRank != "" && o.TimeRank != TimeRankCompetition && o.TimeRank != TimeRankDays {
+		errs = append(errs, fmt.Errorf("unknown time rank %q (%s, %s)", o.TimeRank, TimeRankCompetition, TimeRankDays))
+	}
+	if o.FreshBoost < 0 || math.IsNaN(o.FreshBoost) {
+		errs = append(errs, fmt.Errorf("fresh boost %v must not be negative", o.FreshBoost))
 	}
 	if o.ClusterGap < 0 || o.DensityBonus < 0 {
 		errs = append(errs, fmt.Errorf("cluster gap %v and density bonus %v must not be negative", o.ClusterGap, o.DensityBonus))
@@ -240,27 +263,51 @@ type Result struct {
 }
 
 // Search runs one as-of query over shards. query is the text for BM25 (may be empty: dense
-// only), qvec its embedding (may be nil: BM25 only).
+// only), qvec its embedding (may be nil: BM25 only). It is Gather then Fuse.
 func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options) (Result, error) {
-	if err := o.Validate(); err != nil {
+	g, err := Gather(shards, query, qvec, asOf, o)
+	if err != nil {
 		return Result{}, err
 	}
+	return g.Fuse(o)
+}
+
+// Gathered is a search's evidence before fusion: the as-of mask applied, and each branch's top
+// N (dense by inner product, BM25) as ranked candidates. Fuse turns it into a ranking; one
+// Gathered can be fused with several weightings, rank constants, time-rank styles and any
+// branch depth up to its own (what a parameter sweep does, see Cache).
+type Gathered struct {
+	// Bounds is the time mask; Allowed the chunks that passed it in the searched shards.
+	Bounds  Bounds
+	Allowed int
+	// TopN is the branch depth gathered.
+	TopN int
+	asOf time.Time
+	// cands have RankDense, RankBM25, Cos and BM25 set; sorted by (Shard, Row).
+	cands []Candidate
+}
+
+// Gather applies the mask and runs both branches to depth o.TopNEach.
+func Gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options) (*Gathered, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if asOf.IsZero() {
-		return Result{}, fmt.Errorf("%w: no anchor date", ErrOptions)
+		return nil, fmt.Errorf("%w: no anchor date", ErrOptions)
 	}
 	b := BoundsOf(asOf, o)
-	res := Result{Mode: o.Mode, Bounds: b}
+	g := &Gathered{Bounds: b, TopN: o.TopNEach, asOf: asOf}
 	if b.Empty || len(shards) == 0 {
-		return res, nil
+		return g, nil
 	}
 	masks := make([]vecindex.Mask, len(shards))
 	var live []int // shards that can hold allowed chunks
 	for si, s := range shards {
 		if s.Vectors != nil && s.Vectors.Count != len(s.Chunks) {
-			return Result{}, fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
+			return nil, fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
 		}
 		if qvec != nil && s.Vectors != nil && s.Vectors.Dim != len(qvec) {
-			return Result{}, fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
+			return nil, fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
 		}
 		m := vecindex.NewMask(len(s.Chunks))
 		n := 0
@@ -272,13 +319,13 @@ func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 			}
 		}
 		masks[si] = m
-		res.Allowed += n
+		g.Allowed += n
 		if n > 0 {
 			live = append(live, si)
 		}
 	}
-	if res.Allowed == 0 {
-		return res, nil
+	if g.Allowed == 0 {
+		return g, nil
 	}
 	pool := map[[2]int]*Candidate{}
 	get := func(si, row int) *Candidate {
@@ -297,12 +344,11 @@ func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		pool[k] = c
 		return c
 	}
-	useDense := qvec != nil && o.Mode != BM25
-	useBM25 := query != "" && o.Mode != Dense
+	useDense, useBM25, _ := branches(query, qvec, o.Mode)
 	if useDense {
 		hits, err := denseTop(shards, live, masks, qvec, o.TopNEach)
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		for r, h := range hits {
 			get(h.shard, h.row).RankDense = r + 1
@@ -310,19 +356,55 @@ func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	}
 	if useBM25 {
 		if err := bm25Top(shards, live, masks, query, b, o, get); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 	}
-	cands := make([]Candidate, 0, len(pool))
+	g.cands = make([]Candidate, 0, len(pool))
 	for _, c := range pool {
-		cands = append(cands, *c)
+		g.cands = append(g.cands, *c)
 	}
 	// Map order is random: fix it before anything depends on order.
-	slices.SortFunc(cands, func(a, b Candidate) int {
+	slices.SortFunc(g.cands, func(a, b Candidate) int {
 		return cmp.Or(cmp.Compare(a.Shard, b.Shard), cmp.Compare(a.Row, b.Row))
 	})
-	timeRanks(cands)
-	score(cands, asOf, o)
+	return g, nil
+}
+
+// branches says which branches a search runs, and whether BM25 keeps only hits in the
+// query's language (fused modes).
+func branches(query string, qvec []float32, mode Mode) (dense, bm25, sameLang bool) {
+	return qvec != nil && mode != BM25, query != "" && mode != Dense, mode != BM25
+}
+
+// Fuse ranks the gathered candidates with o: each branch cut to o.TopNEach (at most the depth
+// gathered), the time rank over what is left, the mode's score, the time-gap rerank, then the
+// per-source cap and K. o must have the mode, mask and sources the candidates were gathered
+// with (Cache keys on them); only the fusion's own parameters may differ.
+func (g *Gathered) Fuse(o Options) (Result, error) {
+	if err := o.Validate(); err != nil {
+		return Result{}, err
+	}
+	if o.TopNEach > g.TopN {
+		return Result{}, fmt.Errorf("%w: fusing %d per branch from candidates gathered %d deep", ErrOptions, o.TopNEach, g.TopN)
+	}
+	res := Result{Mode: o.Mode, Bounds: g.Bounds, Allowed: g.Allowed}
+	if len(g.cands) == 0 {
+		return res, nil
+	}
+	cands := make([]Candidate, 0, len(g.cands))
+	for _, c := range g.cands {
+		if c.RankDense > o.TopNEach {
+			c.RankDense = 0
+		}
+		if c.RankBM25 > o.TopNEach {
+			c.RankBM25, c.BM25 = 0, 0
+		}
+		if c.RankDense > 0 || c.RankBM25 > 0 {
+			cands = append(cands, c)
+		}
+	}
+	timeRanks(cands, o.TimeRank)
+	score(cands, g.asOf, o)
 	if o.ClusterGap > 0 && o.Mode != Evolution {
 		cands = mergeFragments(cands, o.ClusterGap, o.DensityBonus)
 	}
@@ -334,6 +416,62 @@ func Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		res.Results = capPerSource(cands, o.K, o.MaxPerSource)
 	}
 	return res, nil
+}
+
+// Cache reuses gathered candidates across searches of one question that differ only in how
+// they fuse (weights, rank constant, time-rank style, K, branch depth up to MinTopN): what
+// evaluation's parameter sweep runs hundreds of times per question. It keys on the query,
+// the query vector's identity, the anchor, the mask and the branches, so a search it answers
+// equals Search with the same options. Not safe for concurrent use.
+type Cache struct {
+	// MinTopN is the branch depth to gather at least, so that shallower searches reuse it.
+	MinTopN int
+	m       map[cacheKey]*Gathered
+}
+
+type cacheKey struct {
+	query                 string
+	vec                   *float32
+	dim                   int
+	asOf                  int64
+	lo, hi                int64
+	empty                 bool
+	sources               string
+	dense, bm25, sameLang bool
+	shards                *Shard
+	nShards               int
+}
+
+// Search is Search, gathering only when no earlier search of the cache gathered the same
+// evidence deep enough.
+func (c *Cache) Search(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options) (Result, error) {
+	if err := o.Validate(); err != nil {
+		return Result{}, err
+	}
+	b := BoundsOf(asOf, o)
+	k := cacheKey{query: query, dim: len(qvec), asOf: asOf.UnixNano(), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), empty: b.Empty,
+		sources: strings.Join(o.Sources, "\x00"), nShards: len(shards)}
+	k.dense, k.bm25, k.sameLang = branches(query, qvec, o.Mode)
+	if len(qvec) > 0 {
+		k.vec = &qvec[0]
+	}
+	if len(shards) > 0 {
+		k.shards = shards[0]
+	}
+	if g, ok := c.m[k]; ok && g.TopN >= o.TopNEach {
+		return g.Fuse(o)
+	}
+	deep := o
+	deep.TopNEach = max(o.TopNEach, c.MinTopN)
+	g, err := Gather(shards, query, qvec, asOf, deep)
+	if err != nil {
+		return Result{}, err
+	}
+	if c.m == nil {
+		c.m = map[cacheKey]*Gathered{}
+	}
+	c.m[k] = g
+	return g.Fuse(o)
 }
 
 type shardHit struct {
@@ -430,8 +568,10 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 	return nil
 }
 
-// timeRanks ranks candidates by publication day, freshest first; one day shares one rank.
-func timeRanks(cands []Candidate) {
+// timeRanks ranks candidates by publication day, freshest first; one day shares one rank:
+// 1 + the candidates on strictly fresher days (competition), or 1 + the strictly fresher days
+// that have candidates (TimeRankDays).
+func timeRanks(cands []Candidate, style string) {
 	days := make([]int64, len(cands))
 	for i, c := range cands {
 		days[i] = asofday.Number(c.Chunk.PublishedAt)
@@ -439,8 +579,10 @@ func timeRanks(cands []Candidate) {
 	sorted := slices.Clone(days)
 	slices.Sort(sorted)
 	slices.Reverse(sorted)
+	if style == TimeRankDays {
+		sorted = slices.Compact(sorted)
+	}
 	for i, d := range days {
-		// 1 + number of candidates on strictly fresher days.
 		cands[i].RankTime = 1 + firstIndexDesc(sorted, d)
 	}
 }

@@ -144,18 +144,20 @@ func TestTimeRanksShareSameDay(t *testing.T) {
 		return out
 	}
 	tests := []struct {
-		name string
-		in   []Candidate
-		want []int
+		name, style string
+		in          []Candidate
+		want        []int
 	}{
-		{"distinct days", mk("2024-01-01 00:00:00", "2024-01-03 00:00:00", "2024-01-02 00:00:00"), []int{3, 1, 2}},
-		{"same day at different hours shares a rank", mk("2024-01-03 09:00:00", "2024-01-03 18:00:00", "2024-01-01 00:00:00"), []int{1, 1, 3}},
-		{"competition ranking after a tie", mk("2024-01-02 00:00:00", "2024-01-03 00:00:00", "2024-01-03 01:00:00", "2024-01-01 00:00:00"), []int{3, 1, 1, 4}},
-		{"order of input does not matter", mk("2024-01-01 00:00:00", "2024-01-01 12:00:00"), []int{1, 1}},
+		{"distinct days", "", mk("2024-01-01 00:00:00", "2024-01-03 00:00:00", "2024-01-02 00:00:00"), []int{3, 1, 2}},
+		{"same day at different hours shares a rank", "", mk("2024-01-03 09:00:00", "2024-01-03 18:00:00", "2024-01-01 00:00:00"), []int{1, 1, 3}},
+		{"competition ranking after a tie", TimeRankCompetition, mk("2024-01-02 00:00:00", "2024-01-03 00:00:00", "2024-01-03 01:00:00", "2024-01-01 00:00:00"), []int{3, 1, 1, 4}},
+		{"days: the next day after a tie is the next rank", TimeRankDays, mk("2024-01-02 00:00:00", "2024-01-03 00:00:00", "2024-01-03 01:00:00", "2024-01-01 00:00:00"), []int{2, 1, 1, 3}},
+		{"days: a busy day does not push the next one down", TimeRankDays, mk("2024-01-03 00:00:00", "2024-01-03 01:00:00", "2024-01-03 02:00:00", "2024-01-02 00:00:00"), []int{1, 1, 1, 2}},
+		{"order of input does not matter", "", mk("2024-01-01 00:00:00", "2024-01-01 12:00:00"), []int{1, 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			timeRanks(tc.in)
+			timeRanks(tc.in, tc.style)
 			var got []int
 			for _, c := range tc.in {
 				got = append(got, c.RankTime)
@@ -576,5 +578,65 @@ func TestMergeFragments(t *testing.T) {
 	// Gap 0 merges only simultaneous posts.
 	if out := mergeFragments(slices.Clone(in), 0, 0.1); len(out) != 5 {
 		t.Fatalf("gap 0: %d", len(out))
+	}
+}
+
+// TestCacheEqualsSearch: a search answered from gathered candidates (another weighting, rank
+// constant, time-rank style or a shallower branch depth of the same question) equals Search.
+func TestCacheEqualsSearch(t *testing.T) {
+	words := []string{"zork", "quix", "blat", "frob"}
+	rng := rand.New(rand.NewPCG(11, 5))
+	var shards []*Shard
+	for s := range 2 {
+		var fx []fixture
+		for i := range 60 {
+			v := make([]float32, 8)
+			for j := range v {
+				v[j] = float32(rng.NormFloat64())
+			}
+			text := words[rng.IntN(4)] + " " + words[rng.IntN(4)]
+			date := d("2022-01-01").AddDate(0, 0, rng.IntN(400)).Format(time.DateOnly)
+			fx = append(fx, fixture{fmt.Sprintf("s%d-%d", s, i), text, "src", date, unit(v...), nil})
+		}
+		shards = append(shards, makeShard(t, fmt.Sprint("shard", s), fx))
+	}
+	for q := range 6 {
+		qv := make([]float32, 8)
+		for j := range qv {
+			qv[j] = float32(rng.NormFloat64())
+		}
+		qv = unit(qv...)
+		a := d("2022-06-01").AddDate(0, 0, rng.IntN(200))
+		query := words[rng.IntN(4)]
+		c := &Cache{MinTopN: 40}
+		for v := range 12 {
+			o := DefaultOptions()
+			o.Mode = []Mode{Recency, Hybrid, Decay}[v%3]
+			o.TopNEach = []int{5, 20, 40}[rng.IntN(3)]
+			o.KRRF = []float64{10, 60}[rng.IntN(2)]
+			o.Weights.Time = []float64{0, 0.6, 2}[rng.IntN(3)]
+			o.TimeRank = []string{TimeRankCompetition, TimeRankDays}[rng.IntN(2)]
+			o.K = 15
+			want, err := Search(shards, query, qv, a, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Search(shards, query, qv, a, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := func(cs []Candidate) (out []string) {
+				for _, c := range cs {
+					out = append(out, fmt.Sprintf("%s r%d/%d/%d %.6f", c.Chunk.ChunkID, c.RankDense, c.RankBM25, c.RankTime, c.Score))
+				}
+				return out
+			}
+			if !slices.Equal(ids(got.Candidates), ids(want.Candidates)) || !slices.Equal(ids(got.Results), ids(want.Results)) {
+				t.Fatalf("question %d, variant %d (%+v): cached search differs:\n got %v\nwant %v", q, v, o, ids(got.Results), ids(want.Results))
+			}
+		}
+		if len(c.m) != 1 {
+			t.Fatalf("question %d: %d gathers, want 1 (every variant shares the mask and branches)", q, len(c.m))
+		}
 	}
 }
