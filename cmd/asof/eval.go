@@ -84,38 +84,56 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 }
 
 func runEval(ctx context.Context, a *app, f evalFlags) error {
-	if err := checkIndexName(f.index); err != nil {
+	began := time.Now()
+	res, out, err := evaluate(ctx, a, f)
+	if err != nil {
 		return err
+	}
+	if f.asJSON {
+		data, _ := json.MarshalIndent(res.Finish.Summary, "", "  ")
+		printf(a.stdout, "%s\n", data)
+		return nil
+	}
+	printEval(a.stdout, res, out, time.Since(began))
+	return nil
+}
+
+// evaluate checks the inputs, runs the Eval workflow (resuming an equal earlier run) and copies
+// its files to f.out, which it returns as an absolute path.
+func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, string, error) {
+	var none workflows.EvalResult
+	if err := checkIndexName(f.index); err != nil {
+		return none, "", err
 	}
 	for _, s := range f.systems {
 		if _, err := activities.ParseEvalSystem(s); err != nil {
-			return fmt.Errorf("--systems: %w", err)
+			return none, "", fmt.Errorf("--systems: %w", err)
 		}
 	}
 	var from, to time.Time
 	var err error
 	if f.from != "" {
 		if from, err = corpus.ParseDate(f.from); err != nil {
-			return fmt.Errorf("--from: %w", err)
+			return none, "", fmt.Errorf("--from: %w", err)
 		}
 	}
 	if f.to != "" {
 		if to, err = corpus.ParseDate(f.to); err != nil {
-			return fmt.Errorf("--to: %w", err)
+			return none, "", fmt.Errorf("--to: %w", err)
 		}
 	}
 	specs := []string{f.questions, f.qrels}
 	switch {
 	case f.queries != "" && (f.questions != "" || f.qrels != ""):
-		return errors.New("--queries (unlabelled) or --questions with --qrels (judged), not both")
+		return none, "", errors.New("--queries (unlabelled) or --questions with --qrels (judged), not both")
 	case f.queries != "":
 		specs = []string{f.queries}
 	case f.questions == "" || f.qrels == "":
-		return errors.New("name --questions and --qrels (judged questions), or --queries (unlabelled queries with anchor dates)")
+		return none, "", errors.New("name --questions and --qrels (judged questions), or --queries (unlabelled queries with anchor dates)")
 	}
 	files, err := expandCorpora(specs)
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	if f.queries != "" {
 		err = checkParquetColumns[schemas.EvalQuery]("--queries", files[0])
@@ -123,30 +141,30 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 		err = checkParquetColumns[schemas.Qrel]("--qrels", files[1], "days_before") // days_before: not read
 	}
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	out, err := filepath.Abs(f.out)
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		return none, "", err
 	}
 	st, stop, err := startServing(ctx, a, nil)
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	defer stop()
 	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
-		return err
+		return none, "", err
 	}
 	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
-		return err
+		return none, "", err
 	}
 	in := workflows.EvalInput{Index: f.index, QuestionsKey: inputs[0].Key, Systems: f.systems, Unlabelled: f.queries != "",
 		Limit: f.limit, Seed: f.seed, From: from, To: to, BatchSize: f.batch, Concurrency: f.concurrency}
@@ -160,28 +178,21 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 		Current string
 	}{in, string(cur)})
 	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
-	began := time.Now()
 	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, strings.Join(f.systems, ", "), in.EvalID)
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.Eval, in)
 	if err != nil {
-		return fmt.Errorf("start eval: %w", err)
+		return none, "", fmt.Errorf("start eval: %w", err)
 	}
 	var res workflows.EvalResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return none, "", fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
-			return err
+			return none, "", err
 		}
 	}
-	if f.asJSON {
-		data, _ := json.MarshalIndent(res.Finish.Summary, "", "  ")
-		printf(a.stdout, "%s\n", data)
-		return nil
-	}
-	printEval(a.stdout, res, out, time.Since(began))
-	return nil
+	return res, out, nil
 }
 
 func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {

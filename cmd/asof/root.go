@@ -63,7 +63,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "model-dir", "", "folder for embedding models (default <data-dir>/models)", func(c *config.Config, v string) { c.ModelDir = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error: asof's own log, the Temporal SDK's (client and worker) and the embedded servers' (Temporal's log file, versitygw's request log at debug)", func(c *config.Config, v string) { c.LogLevel = v })
 
-	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newAskCmd(a), newEvalCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
+	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newAskCmd(a), newEvalCmd(a), newTuneCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newVersionCmd(a))
 	return root
 }
 

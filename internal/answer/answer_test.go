@@ -2,6 +2,7 @@ package answer
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestRead(t *testing.T) {
 		{name: "auto plain", query: "key rate", wantMode: "recency", wantText: "key rate"},
 		{name: "auto year", query: "elections in 2015", wantMode: "window", wantFrom: "2015-01-01", wTo: "2015-12-31", wantText: "elections"},
 		{name: "auto change", query: "how has the key rate changed", wantMode: "evolution"},
+		{name: "auto this week prefers, never filters", query: "key rate this week", wantMode: "recency", wantText: "key rate", wantInterprets: "fresher preferred"},
 		{name: "auto with explicit dates", query: "key rate", from: day("2020-01-01"), to: day("2020-12-31"), wantMode: "window", wantFrom: "2020-01-01", wTo: "2020-12-31", wantText: "key rate", wantInterprets: "(dates given)"},
 		{name: "window from the text", query: "rates in Q4 2023", mode: "window", wantMode: "window", wantFrom: "2023-10-01", wTo: "2023-12-31", wantText: "rates", wantInterprets: "read from the query"},
 		{name: "window without dates", query: "rates", mode: "window", wantErr: "window mode needs"},
@@ -60,6 +62,12 @@ func TestRead(t *testing.T) {
 			}
 			if tt.wantText != "" && r.Text != tt.wantText {
 				t.Fatalf("text %q, want %q", r.Text, tt.wantText)
+			}
+			if tt.wantFrom == "" && (!r.From.IsZero() || !r.To.IsZero()) {
+				t.Fatalf("range %v..%v, want none", r.From, r.To)
+			}
+			if fresh := strings.Contains(tt.wantInterprets, "fresher"); r.Fresh != fresh {
+				t.Fatalf("fresh %v, want %v", r.Fresh, fresh)
 			}
 		})
 	}
@@ -152,6 +160,36 @@ func TestRankFoldsCapsAndCuts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFreshBoost: "this week" keeps last month's answer (no window), and the boost puts the
+// fresher report first; without the boost, relevance decides.
+func TestFreshBoost(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("key rate held this week", asOf, "", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vec := unit(0.8, 0.2, 0) // a3's vector: the relevance favourite, 25 days old
+	o := retrieve.DefaultOptions()
+	o.Weights.Time = 0.2
+	plain, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := docIDs(plain.Results); got[0] != "a3" {
+		t.Fatalf("without a boost: %v, want a3 (older than the week, kept and first)", got)
+	}
+	o.FreshBoost = 10
+	boosted, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := docIDs(boosted.Results)
+	if got[0] == "a3" || !slices.Contains(got, "a3") {
+		t.Fatalf("with a boost: %v, want a fresher report first and a3 still there", got)
 	}
 }
 
