@@ -58,7 +58,7 @@ type evalParam struct {
 
 // EvalParams are the keys a system name may set after "@" (e.g.
 // "temporal_rrf@wt=1.2,k=30,tr=days"), each a field of retrieve.Options.
-var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "fb", "alpha", "lambda"}
+var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "fb", "alpha", "lambda", "rm3", "fbdocs"}
 
 // apply sets the parameters on o.
 func (s evalSystem) apply(o *retrieve.Options) {
@@ -86,6 +86,10 @@ func (s evalSystem) apply(o *retrieve.Options) {
 			o.Alpha = p.num
 		case "lambda":
 			o.Lambda = p.num
+		case "rm3":
+			o.Expand = int(p.num)
+		case "fbdocs":
+			o.FeedbackDocs = int(p.num)
 		}
 	}
 }

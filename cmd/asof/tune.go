@@ -51,7 +51,9 @@ the defaults; one that does not is overfitting. Judged questions dated 2024 and 
 
 Grid axes (--grid key=v1,v2,…, repeatable): wd, wb, wt (dense, BM25, time weights), k (RRF
 constant), top (candidates per branch), tr (time rank: competition or days), win (window days),
-fb (time-weight boost for queries that ask for fresh news; auto only), alpha, lambda (decay).
+fb (time-weight boost for queries that ask for fresh news; auto only), alpha, lambda (decay),
+rm3 (words added by pseudo-relevance feedback on the BM25 branch; 0 off), fbdocs (its feedback
+documents).
 
 Writes DIR/tune.md (the table), DIR/tune.json (every variant on both spans), and the Eval
 workflow's summary.json and per_query.parquet.`,

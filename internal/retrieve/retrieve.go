@@ -121,6 +121,11 @@ type Options struct {
 	// TimeRank is how the time rank counts candidates of one day: TimeRankCompetition ("" is
 	// the same) or TimeRankDays.
 	TimeRank string `json:"TimeRank"`
+	// Expand turns on pseudo-relevance feedback on the BM25 branch (RM3-style, expand.go):
+	// this many words from the top FeedbackDocs BM25 hits (0: DefaultFeedbackDocs) are added
+	// to the query, which is searched again. 0 is off.
+	Expand       int `json:"Expand"`
+	FeedbackDocs int `json:"FeedbackDocs"`
 	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
 	// "this week": answer.Reading.Fresh); 0 and 1 leave it. Search itself never applies it.
 	FreshBoost float64 `json:"FreshBoost"`
@@ -169,6 +174,9 @@ func (o Options) Validate() error {
 	}
 	if o.TimeRank != "" && o.TimeRank != TimeRankCompetition && o.TimeRank != TimeRankDays {
 		errs = append(errs, fmt.Errorf("unknown time rank %q (%s, %s)", o.TimeRank, TimeRankCompetition, TimeRankDays))
+	}
+	if o.Expand < 0 || o.FeedbackDocs < 0 {
+		errs = append(errs, fmt.Errorf("expansion terms %d and feedback documents %d must not be negative", o.Expand, o.FeedbackDocs))
 	}
 	if o.FreshBoost < 0 || math.IsNaN(o.FreshBoost) {
 		errs = append(errs, fmt.Errorf("fresh boost %v must not be negative", o.FreshBoost))
@@ -438,6 +446,7 @@ type cacheKey struct {
 	empty                 bool
 	sources               string
 	dense, bm25, sameLang bool
+	expand, feedback      int
 	shards                *Shard
 	nShards               int
 }
@@ -452,6 +461,7 @@ func (c *Cache) Search(shards []*Shard, query string, qvec []float32, asOf time.
 	k := cacheKey{query: query, dim: len(qvec), asOf: asOf.UnixNano(), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), empty: b.Empty,
 		sources: strings.Join(o.Sources, "\x00"), nShards: len(shards)}
 	k.dense, k.bm25, k.sameLang = branches(query, qvec, o.Mode)
+	k.expand, k.feedback = o.Expand, o.FeedbackDocs
 	if len(qvec) > 0 {
 		k.vec = &qvec[0]
 	}
@@ -549,15 +559,36 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 	if o.Mode != BM25 {
 		qlang = textnorm.Lang(query)
 	}
+	usable := func(h lexical.ShardHit) bool {
+		si := back[h.Shard]
+		l := shards[si].Chunks[h.Row].Lang
+		return masks[si].Allowed(h.Row) && (qlang == "" || l == "" || l == qlang)
+	}
+	if o.Expand > 0 {
+		n := cmp.Or(o.FeedbackDocs, DefaultFeedbackDocs)
+		var fb []feedbackDoc
+		for _, h := range hits {
+			if len(fb) == n {
+				break
+			}
+			if usable(h) {
+				c := &shards[back[h.Shard]].Chunks[h.Row]
+				fb = append(fb, feedbackDoc{text: c.Title + " " + c.Text, weight: h.Score})
+			}
+		}
+		if terms := expansionTerms(query, fb, o.Expand); len(terms) > 0 {
+			hits, err = lexical.SearchAll(idx, query+" "+strings.Join(terms, " "), k, lexical.Window{From: b.Lo, To: b.Hi})
+			if err != nil {
+				return fmt.Errorf("retrieve: expanded query: %w", err)
+			}
+		}
+	}
 	r := 0
 	for _, h := range hits {
+		if !usable(h) {
+			continue
+		}
 		si := back[h.Shard]
-		if !masks[si].Allowed(h.Row) {
-			continue
-		}
-		if l := shards[si].Chunks[h.Row].Lang; qlang != "" && l != "" && l != qlang {
-			continue
-		}
 		r++
 		c := get(si, h.Row)
 		c.RankBM25, c.BM25 = r, h.Score
