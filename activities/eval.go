@@ -308,7 +308,9 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 			if s.auto && autoVec[qi] != nil {
 				vec = autoVec[qi]
 			}
-			ranked, ctxDates, err := evalRun(shards, s, q, vec)
+			ranked, ctxDates, err := evalRun(shards, s, q, vec, func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
+				return a.rerankRanking(ctx, query, o, r)
+			})
 			if err != nil {
 				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
@@ -344,7 +346,9 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 // no fold (systems without +dedup keep every copy in the ranking; the context is folded as
 // served), no mask (*_nomask: an anchor past every document), no dense branch (bm25_time), the
 // offline judge's grade-0 candidates leaving the ranking and the context (+judge).
-func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
+//
+// rerank, when not nil, reorders the ranking as ask's does (the worker's reranker).
+func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32, rerank func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)) ([]eval.Ranked, []time.Time, error) {
 	o := retrieve.DefaultOptions()
 	o.K = eval.K50
 	mode := string(s.mode)
@@ -370,6 +374,11 @@ func evalRun(shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []fl
 	r, err := answer.Rank(shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rerank != nil {
+		if r, err = rerank(q.Question, o, r); err != nil {
+			return nil, nil, err
+		}
 	}
 	results := r.Results
 	pool, err := answer.Pool(r, asOf, evidence.DefaultOptions(), answer.DefaultPool)

@@ -25,7 +25,7 @@ func TestEvalRunCountsANextDayDocumentAsALeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ranked, dates, err := evalRun(shards, s, q, retrievetest.Unit(1, 0))
+			ranked, dates, err := evalRun(shards, s, q, retrievetest.Unit(1, 0), nil)
 			if err != nil {
 				t.Fatalf("the batch failed: %v", err)
 			}
