@@ -25,8 +25,8 @@ var ErrModelFolder = errors.New("rerank: not a cross-encoder model folder")
 // LocalConfig configures a [Local] reranker.
 type LocalConfig struct {
 	// Dir is the model folder: an ONNX cross-encoder (one relevance logit per pair: output
-	// [batch, 1], as ms-marco-MiniLM and bge-reranker exports have) with its tokenizer.json
-	// and config.json, as downloaded from a hub.
+	// [batch, 1], as ms-marco-MiniLM and bge-reranker exports have) with its tokenizer.json,
+	// special_tokens_map.json and config.json, as downloaded from a hub.
 	Dir string
 	// ONNXFile is the model file's name under Dir (default: model.onnx, else the only .onnx
 	// file in Dir or Dir/onnx).
@@ -72,6 +72,11 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Dir, "tokenizer.json")); err != nil {
 		return nil, fmt.Errorf("%w: %s has no tokenizer.json", ErrModelFolder, cfg.Dir)
+	}
+	// hugot joins query and document with the model's separator token, which it reads from
+	// special_tokens_map.json (sep_token) only.
+	if _, err := os.Stat(filepath.Join(cfg.Dir, "special_tokens_map.json")); err != nil {
+		return nil, fmt.Errorf("%w: %s has no special_tokens_map.json (the hub's copy names sep_token, which joins query and document)", ErrModelFolder, cfg.Dir)
 	}
 	cfg.ONNXFile = onnx
 	session, backend, release, err := embed.Session(embed.Config{Backend: cfg.Backend, ORTDir: cfg.ORTDir, Threads: cfg.Threads, Device: cfg.Device})

@@ -93,7 +93,29 @@ func TestLocalRefusesWithModel(t *testing.T) {
 	}{
 		{"no folder", func(*testing.T) string { return filepath.Join(empty, "nope") }, "is not a folder"},
 		{"no onnx file", func(*testing.T) string { return empty }, "no .onnx file"},
-		{"an embedding model", func(t *testing.T) string { return testmodel.Config(t).Dir }, "cross encoder"},
+		{"no special tokens", func(t *testing.T) string {
+			d := t.TempDir()
+			for _, f := range []string{"model.onnx", "tokenizer.json"} {
+				if err := os.WriteFile(filepath.Join(d, f), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return d
+		}, "no special_tokens_map.json"},
+		{"an embedding model", func(t *testing.T) string {
+			// E5's files, with the special tokens a hub folder has: hugot loads the model and
+			// refuses its output (one vector per token, not one logit per pair).
+			e5, d := testmodel.Config(t).Dir, t.TempDir()
+			for _, f := range []string{"model.onnx", "tokenizer.json", "config.json"} {
+				if err := os.Symlink(filepath.Join(e5, f), filepath.Join(d, f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(d, "special_tokens_map.json"), []byte(`{"sep_token": "[SEP]"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}, "cross encoder must have 2 dimensional output"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
