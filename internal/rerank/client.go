@@ -86,7 +86,7 @@ func (c ClientConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("rerank: %w: "+format, append([]any{llm.ErrConfig}, args...)...))
 	}
 	if u, err := url.Parse(c.BaseURL); strings.TrimSpace(c.BaseURL) == "" || err != nil {
-		bad("base URL %q is empty or does not parse", c.BaseURL)
+		bad("base URL is empty or does not parse")
 	} else {
 		if u.Scheme != "http" && u.Scheme != "https" {
 			bad("base URL scheme must be http or https")
