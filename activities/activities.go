@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -32,6 +33,10 @@ type Activities struct {
 	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge and the
 	// extractive summary.
 	LLM *llm.Client
+	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
+	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
+	Reranker      rerank.Reranker
+	RerankOptions rerank.Options
 	// Identity names the worker process in results (host:pid by default).
 	Identity string
 	// Shards caches loaded shards between queries (LRU by shard id); nil creates one of

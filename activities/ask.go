@@ -151,6 +151,9 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	if err != nil {
 		return ans, r, invalid(err)
 	}
+	if r, err = a.rerankRanking(ctx, in.Query, o, r); err != nil {
+		return ans, r, err
+	}
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
 	ans.Message = r.Message
 	for i, h := range r.Results {

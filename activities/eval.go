@@ -397,6 +397,12 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		s.apply(&o)
 		deepest = max(deepest, o.TopNEach)
 	}
+	var rerank func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)
+	if a.Reranker != nil { // every system reranks, as ask does with the same configuration
+		rerank = func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
+			return a.rerankRanking(ctx, query, o, r)
+		}
+	}
 	var rows []schemas.EvalRow
 	for qi, q := range in.Questions {
 		cache := &retrieve.Cache{MinTopN: deepest}
@@ -406,7 +412,7 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 			if s.auto && autoVec[qi] != nil {
 				vec = autoVec[qi]
 			}
-			ranked, ctxDates, err := evalRun(cache, shards, s, q, vec)
+			ranked, ctxDates, err := evalRun(cache, shards, s, q, vec, rerank)
 			if err != nil {
 				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
@@ -447,9 +453,11 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 // offline judge's grade-0 candidates leaving the ranking and the context (+judge).
 //
 // A sweep's variant (parameters after "@") changes ask's options by them; when it neither folds
-// nor judges, only its strict results are computed (answer.RankStrict: no pool, no context).
-// cache shares gathered candidates between the systems of one question.
-func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32) ([]eval.Ranked, []time.Time, error) {
+// nor judges (and no reranker is configured), only its strict results are computed
+// (answer.RankStrict: no pool, no context). cache shares gathered candidates between the
+// systems of one question. rerank, when not nil, reorders the ranking as ask's does (the
+// worker's reranker).
+func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32, rerank func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)) ([]eval.Ranked, []time.Time, error) {
 	o := retrieve.DefaultOptions()
 	s.apply(&o)
 	o.K = eval.K50
@@ -473,7 +481,7 @@ func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q Ev
 	if s.judge {
 		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
 	}
-	if len(s.params) > 0 && !s.dedup && !s.judge && read.Mode != string(retrieve.Evolution) {
+	if len(s.params) > 0 && !s.dedup && !s.judge && rerank == nil && read.Mode != string(retrieve.Evolution) {
 		hits, err := answer.RankStrict(cache, shards, read, vec, asOf, o)
 		if err != nil {
 			return nil, nil, err
@@ -483,6 +491,11 @@ func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q Ev
 	r, err := answer.RankCached(cache, shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rerank != nil {
+		if r, err = rerank(q.Question, o, r); err != nil {
+			return nil, nil, err
+		}
 	}
 	results := r.Results
 	pool, err := answer.Pool(r, asOf, evidence.DefaultOptions(), answer.DefaultPool)

@@ -27,7 +27,7 @@ func TestEvalRunCountsANextDayDocumentAsALeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ranked, dates, err := evalRun(nil, shards, s, q, retrievetest.Unit(1, 0))
+			ranked, dates, err := evalRun(nil, shards, s, q, retrievetest.Unit(1, 0), nil)
 			if err != nil {
 				t.Fatalf("the batch failed: %v", err)
 			}
@@ -103,7 +103,7 @@ func TestEvalVariantScoresWhatAskRanks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ranked, _, err := evalRun(cache, shards, s, q, vec)
+		ranked, _, err := evalRun(cache, shards, s, q, vec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -31,6 +32,10 @@ type Deps struct {
 	Model schemas.ModelRef
 	// LLM judges and summarizes (nil: heuristic judge, extractive summaries).
 	LLM *llm.Client
+	// Reranker reorders the head of every answer's ranking with RerankOptions (nil: no
+	// reranking); activities.RerankerFromConfig builds both from the configuration.
+	Reranker      rerank.Reranker
+	RerankOptions rerank.Options
 	// Identity names this worker process in results (default host:pid).
 	Identity string
 }
@@ -57,7 +62,8 @@ func NewActivities(deps Deps) *activities.Activities {
 	if id == "" {
 		id = DefaultIdentity()
 	}
-	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, LLM: deps.LLM, Identity: id}
+	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, LLM: deps.LLM,
+		Reranker: deps.Reranker, RerankOptions: deps.RerankOptions, Identity: id}
 }
 
 // DefaultIdentity is host:pid.

@@ -116,6 +116,7 @@ before the workflow starts.`,
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
 	a.embedFlags(cmd)
+	a.rerankFlags(cmd)
 	return cmd
 }
 

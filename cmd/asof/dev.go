@@ -44,6 +44,11 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 			defer st.Close()
 			deps, release, merr := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
 			defer release()
+			deps, closeRerank, err := withReranker(st.Config, deps)
+			if err != nil {
+				return err
+			}
+			defer closeRerank()
 			wctx, stopWorker := context.WithCancel(ctx)
 			werr := make(chan error, 1)
 			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
@@ -55,6 +60,9 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 			} else {
 				printf(a.stdout, "  Model     %s (%d-d, sha256 %.12s…)\n", deps.Model.ID, deps.Model.Dim, deps.Model.SHA256)
 				printf(a.stdout, "  Embedding %s\n", embedderLine(st.Config, deps))
+			}
+			if deps.Reranker != nil {
+				printf(a.stdout, "  Reranking %s\n", rerankerLine(deps))
 			}
 			if err := healthCheck(ctx, a.stdout, st.Client, webUIHint(a.cfg, st.Embedded.UIURL)); err != nil {
 				return err

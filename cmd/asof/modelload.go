@@ -8,14 +8,44 @@ import (
 	"slices"
 	"time"
 
+	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 )
+
+// withReranker fills deps with the reranker rerank.* configures (none by default), when the
+// worker serves the default queue, where answers are ranked. A reranker that cannot be built
+// is an error: answers must not be served unreranked when reranking was asked for.
+func withReranker(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+	if !cfg.Rerank.Enabled() || !slices.Contains(cfg.Worker.TaskQueues, config.QueueDefault) {
+		return deps, func() {}, nil
+	}
+	r, o, closeFn, err := activities.RerankerFromConfig(cfg)
+	if err != nil {
+		return deps, func() {}, err
+	}
+	deps.Reranker, deps.RerankOptions = r, o
+	return deps, func() { closeFn() }, nil
+}
+
+// rerankerLine says which reranker reorders answers and how.
+func rerankerLine(deps worker.Deps) string {
+	o := deps.RerankOptions
+	top, fuse := o.TopN, o.Fuse
+	if top == 0 {
+		top = rerank.DefaultTopN
+	}
+	if fuse == "" {
+		fuse = rerank.FuseRRF
+	}
+	return fmt.Sprintf("%s; the first %d reranked, fuse %s", deps.Reranker.Describe(), top, fuse)
+}
 
 // withModel fills deps with the embedding model: its reference (every worker: planning names
 // shards by it) and, when the worker serves the embed queue, the loaded embedder; and, when it
@@ -98,13 +128,21 @@ func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (s
 	if err != nil {
 		return func() {}, err
 	}
+	deps, closeRerank, err := withReranker(st.Config, deps)
+	if err != nil {
+		release()
+		return func() {}, err
+	}
 	if announce != nil {
 		printf(announce, "embedding: %s\n", embedderLine(st.Config, deps))
+		if deps.Reranker != nil {
+			printf(announce, "reranking: %s\n", rerankerLine(deps))
+		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	werr := make(chan error, 1)
 	go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
-	return func() { cancel(); <-werr; release() }, nil
+	return func() { cancel(); <-werr; release(); closeRerank() }, nil
 }
 
 // startServing starts (or connects to) Temporal and the store and, on the embedded server, a

@@ -178,6 +178,17 @@ func (a *app) embedFlags(cmd *cobra.Command) {
 	a.num(fs, "embed-batch-tokens", 0, "most padded tokens per local model call, texts sorted by length first (0: 2048)", func(c *config.Config, v int) { c.Embed.BatchTokens = v })
 }
 
+// rerankFlags adds the reranker settings to cmd (docs/rerank.md); they configure the worker
+// the command runs in process, or serves.
+func (a *app) rerankFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	a.str(fs, "rerank-url", "", "rerank answers with a server speaking the rerank API at this root (POST <url>/rerank: TEI, vLLM, llama.cpp, Jina, Cohere, Voyage); off by default", func(c *config.Config, v string) { c.Rerank.BaseURL = v })
+	a.str(fs, "rerank-api", "", "the rerank server's request shape: cohere (default; also Jina, vLLM, llama.cpp), voyage or tei", func(c *config.Config, v string) { c.Rerank.API = v })
+	a.str(fs, "rerank-model", "", "with --rerank-url the model name the server serves; without it, a cross-encoder model folder (ONNX + tokenizer.json) run in process", func(c *config.Config, v string) { c.Rerank.Model = v })
+	a.num(fs, "rerank-top", 0, "how many of the ranking's first results are reranked (0: 50)", func(c *config.Config, v int) { c.Rerank.Top = v })
+	a.str(fs, "rerank-fuse", "", "rrf (default: the reranker's rank is one more list of the fusion, so the time preference stays) or replace (the reranker's order)", func(c *config.Config, v string) { c.Rerank.Fuse = v })
+}
+
 // modelFlag adds --embed-model to cmd.
 func (a *app) modelFlag(cmd *cobra.Command) {
 	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
@@ -191,6 +202,7 @@ func (a *app) workerFlags(cmd *cobra.Command) {
 	a.num(fs, "max-concurrent-activities", 0, "activities run at once per queue (0: SDK default)", func(c *config.Config, v int) { c.Worker.MaxConcurrentActivities = v })
 	a.dur(fs, "shutdown-timeout", def.Worker.ShutdownTimeout, "time running activities get to finish on stop", func(c *config.Config, v time.Duration) { c.Worker.ShutdownTimeout = v })
 	a.embedFlags(cmd)
+	a.rerankFlags(cmd)
 }
 
 func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }

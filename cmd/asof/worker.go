@@ -38,10 +38,18 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 			defer st.Close()
 			deps, release, merr := withModel(a.cfg, worker.Deps{Bucket: st.Bucket})
 			defer release()
+			deps, closeRerank, err := withReranker(a.cfg, deps)
+			if err != nil {
+				return err
+			}
+			defer closeRerank()
 			if merr != nil {
 				printf(a.stderr, "asof worker: no embedding model, index work will fail on this worker: %v\n", merr)
 			} else {
 				printf(a.stdout, "asof worker: embedding %s\n", embedderLine(a.cfg, deps))
+			}
+			if deps.Reranker != nil {
+				printf(a.stdout, "asof worker: reranking %s\n", rerankerLine(deps))
 			}
 			printf(a.stdout, "asof worker polling %s on %s (namespace %s), store %s. Ctrl-C to stop.\n",
 				strings.Join(a.cfg.Worker.TaskQueues, ", "), a.cfg.Temporal.Address, a.cfg.Temporal.Namespace, st.Bucket)

@@ -44,6 +44,9 @@ type Config struct {
 	// LLM is the OpenAI-compatible endpoint that judges and summarizes on the asof-llm queue;
 	// without a base URL, workers judge with the heuristic and summarize extractively.
 	LLM LLM `yaml:"llm"`
+	// Rerank is the reranker that reorders the head of every answer's ranking, in ask and
+	// eval alike; off unless base_url or model is set.
+	Rerank Rerank `yaml:"rerank"`
 	// LogLevel is debug, info, warn or error (default warn): asof's own log, the SDK client's and
 	// worker's, and the embedded servers' (Temporal's log file; versitygw's request log at debug).
 	LogLevel string `yaml:"log_level"`
@@ -170,6 +173,46 @@ type LLM struct {
 // Enabled reports whether an LLM endpoint is configured.
 func (l LLM) Enabled() bool { return strings.TrimSpace(l.BaseURL) != "" }
 
+// Rerank configures the reranker (docs/rerank.md): a server speaking the rerank API, or a
+// cross-encoder model folder run in process. Workers serving the default queue load it.
+type Rerank struct {
+	// BaseURL is the server's API root; asof posts to base_url + "/rerank"
+	// (http://127.0.0.1:8080 for TEI, http://127.0.0.1:8000/v1 for vLLM). Empty: no server.
+	BaseURL string `yaml:"base_url"`
+	// API is the server's request shape: cohere (default: Cohere, Jina, vLLM, llama.cpp
+	// server), voyage, or tei.
+	API string `yaml:"api"`
+	// Model is, with base_url, the model name sent (cohere and voyage); without base_url, a
+	// folder holding an ONNX cross-encoder and its tokenizer.json, run through hugot.
+	Model string `yaml:"model"`
+	// ONNXFile names the model file in a local folder holding several (default model.onnx,
+	// else the only .onnx file).
+	ONNXFile string `yaml:"onnx_file"`
+	// APIKeyEnv names the environment variable holding the server's key (default
+	// RERANK_API_KEY); the key itself never appears in config, logs or payloads.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Timeout bounds one request (0: 30s).
+	Timeout time.Duration `yaml:"timeout"`
+	// BatchSize is the most documents per request or model call (0: one request, TEI 32,
+	// local 8).
+	BatchSize int `yaml:"batch_size"`
+	// Top is how many of the folded ranking's first items are reranked (0: 50).
+	Top int `yaml:"top"`
+	// Fuse is rrf (default: the reranker's rank is one more list of the RRF, so the time
+	// preference stays) or replace (the reranked items in the reranker's order).
+	Fuse string `yaml:"fuse"`
+	// Weight is the reranker list's weight in rrf fusion (0: 1).
+	Weight float64 `yaml:"weight"`
+}
+
+// Enabled reports whether a reranker is configured.
+func (r Rerank) Enabled() bool {
+	return strings.TrimSpace(r.BaseURL) != "" || strings.TrimSpace(r.Model) != ""
+}
+
+// Local reports whether the reranker is a model folder run in process.
+func (r Rerank) Local() bool { return strings.TrimSpace(r.BaseURL) == "" && r.Enabled() }
+
 // Default returns the configuration of a fresh machine: everything embedded under ./.asof.
 func Default() Config {
 	return Config{
@@ -265,6 +308,22 @@ func (c Config) Validate() error {
 	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 {
 		errs = append(errs, errors.New("llm.timeout and llm.max_tokens must not be negative"))
 	}
+	switch c.Rerank.API {
+	case "", "cohere", "voyage", "tei":
+	default:
+		errs = append(errs, fmt.Errorf("rerank.api (ASOF_RERANK_API) %q: use cohere, voyage or tei", c.Rerank.API))
+	}
+	switch c.Rerank.Fuse {
+	case "", "rrf", "replace":
+	default:
+		errs = append(errs, fmt.Errorf("rerank.fuse (ASOF_RERANK_FUSE) %q: use rrf or replace", c.Rerank.Fuse))
+	}
+	if c.Rerank.BaseURL != "" && c.Rerank.API != "tei" && strings.TrimSpace(c.Rerank.Model) == "" {
+		errs = append(errs, errors.New("rerank.base_url needs rerank.model (ASOF_RERANK_MODEL): the model name the server serves (or set rerank.api tei)"))
+	}
+	if c.Rerank.Top < 0 || c.Rerank.Weight < 0 || c.Rerank.Timeout < 0 || c.Rerank.BatchSize < 0 {
+		errs = append(errs, errors.New("rerank.top, weight, timeout and batch_size must not be negative (0: the default)"))
+	}
 	if !slices.Contains(LogLevels, c.LogLevel) {
 		errs = append(errs, fmt.Errorf("log_level (--log-level) %q: use debug, info, warn or error", c.LogLevel))
 	}
@@ -328,6 +387,16 @@ func EnvVars() []Env {
 			return nil
 		}
 	}
+	float := func(f func(c *Config) *float64) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("not a number: %q", v)
+			}
+			*f(c) = x
+			return nil
+		}
+	}
 	return []Env{
 		{"ASOF_DATA_DIR", "data_dir", str(func(c *Config) *string { return &c.DataDir })},
 		{"ASOF_TEMPORAL", "temporal.address", str(func(c *Config) *string { return &c.Temporal.Address })},
@@ -382,6 +451,16 @@ func EnvVars() []Env {
 			c.LLM.NoJSONMode = b
 			return nil
 		}},
+		{"ASOF_RERANK_BASE_URL", "rerank.base_url", str(func(c *Config) *string { return &c.Rerank.BaseURL })},
+		{"ASOF_RERANK_API", "rerank.api", str(func(c *Config) *string { return &c.Rerank.API })},
+		{"ASOF_RERANK_MODEL", "rerank.model", str(func(c *Config) *string { return &c.Rerank.Model })},
+		{"ASOF_RERANK_ONNX_FILE", "rerank.onnx_file", str(func(c *Config) *string { return &c.Rerank.ONNXFile })},
+		{"ASOF_RERANK_API_KEY_ENV", "rerank.api_key_env", str(func(c *Config) *string { return &c.Rerank.APIKeyEnv })},
+		{"ASOF_RERANK_TIMEOUT", "rerank.timeout", dur(func(c *Config) *time.Duration { return &c.Rerank.Timeout })},
+		{"ASOF_RERANK_BATCH_SIZE", "rerank.batch_size", num(func(c *Config) *int { return &c.Rerank.BatchSize })},
+		{"ASOF_RERANK_TOP", "rerank.top", num(func(c *Config) *int { return &c.Rerank.Top })},
+		{"ASOF_RERANK_FUSE", "rerank.fuse", str(func(c *Config) *string { return &c.Rerank.Fuse })},
+		{"ASOF_RERANK_WEIGHT", "rerank.weight", float(func(c *Config) *float64 { return &c.Rerank.Weight })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 	}
 }

@@ -44,6 +44,13 @@ func TestValidate(t *testing.T) {
 		{"url without openai", func(c *Config) { c.Embed.BaseURL = "http://h/v1" }, "set embed.backend (--embed-backend) to openai"},
 		{"unknown backend", func(c *Config) { c.Embed.Backend = "tei" }, "use auto, go, ort or openai"},
 		{"negative batch", func(c *Config) { c.Embed.BatchTokens = -1 }, "must not be negative"},
+		{"rerank server", func(c *Config) { c.Rerank.BaseURL, c.Rerank.Model = "http://127.0.0.1:8000/v1", "bge-reranker-v2-m3" }, ""},
+		{"rerank tei needs no model", func(c *Config) { c.Rerank.BaseURL, c.Rerank.API = "http://127.0.0.1:8080", "tei" }, ""},
+		{"rerank local folder", func(c *Config) { c.Rerank.Model, c.Rerank.Fuse = "/models/ms-marco-MiniLM-L-6-v2", "replace" }, ""},
+		{"rerank server without model", func(c *Config) { c.Rerank.BaseURL = "http://127.0.0.1:8000/v1" }, "needs rerank.model"},
+		{"rerank unknown api", func(c *Config) { c.Rerank.BaseURL, c.Rerank.Model, c.Rerank.API = "http://h", "m", "openai" }, "rerank.api"},
+		{"rerank unknown fuse", func(c *Config) { c.Rerank.Model, c.Rerank.Fuse = "/m", "max" }, "rerank.fuse"},
+		{"rerank negative top", func(c *Config) { c.Rerank.Model, c.Rerank.Top = "/m", -1 }, "rerank.top"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +82,12 @@ func TestApplyEnv(t *testing.T) {
 		"ASOF_EMBED_MODEL":          "e5-small-v2-q",
 		"ASOF_EMBED_TIMEOUT":        "90s",
 		"ASOF_EMBED_BATCH_TOKENS":   "2048",
+		"ASOF_RERANK_BASE_URL":      "http://127.0.0.1:8080",
+		"ASOF_RERANK_API":           "tei",
+		"ASOF_RERANK_TOP":           "30",
+		"ASOF_RERANK_FUSE":          "replace",
+		"ASOF_RERANK_WEIGHT":        "0.5",
+		"ASOF_RERANK_TIMEOUT":       "5s",
 	}
 	c := Default()
 	if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
@@ -82,14 +95,16 @@ func TestApplyEnv(t *testing.T) {
 	}
 	if c.Temporal.Address != "tmprl:7233" || c.Store.URL != "s3://bkt/pre" || !c.Store.PathStyle ||
 		c.Temporal.Port != 17233 || strings.Join(c.Worker.TaskQueues, ",") != "asof-embed,asof-llm" ||
-		c.Embed.Model != "e5-small-v2-q" || c.Embed.Timeout != 90*time.Second || c.Embed.BatchTokens != 2048 {
+		c.Embed.Model != "e5-small-v2-q" || c.Embed.Timeout != 90*time.Second || c.Embed.BatchTokens != 2048 ||
+		c.Rerank.BaseURL != "http://127.0.0.1:8080" || c.Rerank.API != "tei" || c.Rerank.Top != 30 || c.Rerank.Fuse != "replace" ||
+		c.Rerank.Weight != 0.5 || c.Rerank.Timeout != 5*time.Second || !c.Rerank.Enabled() || c.Rerank.Local() {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 
-	for name, bad := range map[string]string{"ASOF_TEMPORAL_PORT": "seven", "ASOF_S3_PATH_STYLE": "maybe", "ASOF_EMBED_TIMEOUT": "soon"} {
+	for name, bad := range map[string]string{"ASOF_TEMPORAL_PORT": "seven", "ASOF_S3_PATH_STYLE": "maybe", "ASOF_EMBED_TIMEOUT": "soon", "ASOF_RERANK_WEIGHT": "heavy"} {
 		c := Default()
 		err := c.ApplyEnv(func(k string) (string, bool) { return bad, k == name })
 		if err == nil || !strings.Contains(err.Error(), name) {
