@@ -1,0 +1,241 @@
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/parquet-go/parquet-go"
+)
+
+// bleveRequest is the query as bleve ran it before score.go: both language fields, the
+// window as a conjunction with a date range, ties by id.
+func bleveRequest(q string, k int, w Window) *bleve.SearchRequest {
+	mEN := bleve.NewMatchQuery(q)
+	mEN.SetField("text_en")
+	mEN.Analyzer = en.AnalyzerName
+	mRU := bleve.NewMatchQuery(q)
+	mRU.SetField("text_ru")
+	mRU.Analyzer = ru.AnalyzerName
+	var qq query.Query = bleve.NewDisjunctionQuery(mEN, mRU)
+	if !w.From.IsZero() || !w.To.IsZero() {
+		incl := true
+		dr := bleve.NewDateRangeInclusiveQuery(w.From.UTC(), w.To.UTC(), &incl, &incl)
+		dr.SetField("published_at")
+		qq = bleve.NewConjunctionQuery(qq, dr)
+	}
+	req := bleve.NewSearchRequestOptions(qq, k, 0, false)
+	req.SortBy([]string{"-_score", "_id"})
+	return req
+}
+
+// bleveSearchAll is the oracle: bleve's own search, through an index alias with global
+// scoring for several shards, as SearchAll ran before score.go.
+func bleveSearchAll(t testing.TB, indexes []*Index, q string, k int, w Window) []ShardHit {
+	t.Helper()
+	byName := map[string]int{}
+	var members []bleve.Index
+	for i, x := range indexes {
+		name := fmt.Sprintf("shard-%d-%p", i, x)
+		x.idx.SetName(name)
+		byName[name] = i
+		members = append(members, x.idx)
+	}
+	var res *bleve.SearchResult
+	var err error
+	if len(indexes) == 1 {
+		res, err = indexes[0].idx.Search(bleveRequest(q, k, w))
+	} else {
+		alias := bleve.NewIndexAlias(members...)
+		if err := alias.SetIndexMapping(newMapping()); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.WithValue(context.Background(), search.SearchTypeKey, search.GlobalScoring)
+		res, err = alias.SearchInContext(ctx, bleveRequest(q, k, w))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ShardHit
+	for _, h := range res.Hits {
+		row, err := strconv.Atoi(h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ShardHit{Shard: byName[h.Index], Row: row, Score: h.Score})
+	}
+	return out
+}
+
+// sameRanking reports how got differs from want: the same documents in the same order, scores
+// equal to 1e-9 (relative); documents whose scores are equal to that precision may swap (bleve
+// sums a document's clause scores in another order).
+func sameRanking(got, want []ShardHit) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d hits, want %d", len(got), len(want))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+	for i := range got {
+		if !near(got[i].Score, want[i].Score) {
+			return fmt.Errorf("rank %d: score %v, want %v (%+v vs %+v)", i, got[i].Score, want[i].Score, got[i], want[i])
+		}
+		if (got[i].Shard != want[i].Shard || got[i].Row != want[i].Row) && !(i+1 < len(got) && near(got[i].Score, got[i+1].Score)) && !(i > 0 && near(got[i].Score, got[i-1].Score)) {
+			return fmt.Errorf("rank %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+// syntheticDocs are n documents in both languages over a small vocabulary (many shared terms,
+// repeated words, duplicate texts), published over two years.
+func syntheticDocs(seed uint64, n int) []Doc {
+	enWords := strings.Fields("bank rate inflation report central key raise cut market price oil gas election vote minister war peace trade deal court ruling")
+	ruWords := strings.Fields("банк ставка инфляция отчёт центральный ключевой рынок цена нефть газ выборы министр война мир торговля сделка суд решение")
+	rng := rand.New(rand.NewPCG(seed, 1))
+	docs := make([]Doc, n)
+	for i := range docs {
+		lang, words := "en", enWords
+		if rng.IntN(4) == 0 {
+			lang, words = "ru", ruWords
+		}
+		var b strings.Builder
+		for range 3 + rng.IntN(40) {
+			b.WriteString(words[rng.IntN(len(words))] + " ")
+		}
+		text := b.String()
+		if i > 0 && rng.IntN(20) == 0 { // a duplicate: equal scores, ties by row
+			text, lang = docs[i-1].Text, docs[i-1].Lang
+		}
+		docs[i] = Doc{Row: i, Text: text, Lang: lang, PublishedAt: day(2022, 1, 1).Add(time.Duration(rng.IntN(730*24)) * time.Hour)}
+	}
+	return docs
+}
+
+// TestSearchMatchesBleve: the term-at-a-time scorer ranks as bleve's own search does, on one
+// shard and on several searched as one, in English, Russian and mixed queries, with repeated
+// words and tied documents; with a window, the same documents match (bleve added a date-term
+// score of its own, score.go's one deliberate difference, so only the sets are compared).
+func TestSearchMatchesBleve(t *testing.T) {
+	docs := syntheticDocs(3, 3000)
+	one := build(t, docs)
+	var parts []*Index
+	for i := 0; i < 3; i++ {
+		var part []Doc
+		for _, d := range docs[i*1000 : (i+1)*1000] {
+			d.Row -= i * 1000
+			part = append(part, d)
+		}
+		parts = append(parts, build(t, part))
+	}
+	queries := []string{
+		"bank rate", "inflation report inflation", "the central bank raised its key rate", "ставка банк",
+		"ключевая ставка инфляция", "oil банк war", "deal", "court ruling on the trade deal minister vote",
+		"nothingmatches", "the of and",
+	}
+	w := Window{From: day(2022, 6, 1), To: day(2023, 3, 31)}
+	for _, q := range queries {
+		for _, tc := range []struct {
+			name    string
+			indexes []*Index
+		}{{"one shard", []*Index{one}}, {"three shards", parts}} {
+			t.Run(tc.name+"/"+q, func(t *testing.T) {
+				for _, k := range []int{1, 10, 100} {
+					got, err := SearchAll(tc.indexes, q, k, Window{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := sameRanking(got, bleveSearchAll(t, tc.indexes, q, k, Window{})); err != nil {
+						t.Fatalf("k=%d: %v", k, err)
+					}
+				}
+				got, err := SearchAll(tc.indexes, q, 5000, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := bleveSearchAll(t, tc.indexes, q, 5000, w)
+				if fmt.Sprint(hitSet(got)) != fmt.Sprint(hitSet(want)) {
+					t.Fatalf("window: %d hits, bleve %d", len(got), len(want))
+				}
+			})
+		}
+	}
+}
+
+// hitRows is hits' (shard, row) pairs in order.
+func hitRows(hits []ShardHit) [][2]int {
+	var out [][2]int
+	for _, h := range hits {
+		out = append(out, [2]int{h.Shard, h.Row})
+	}
+	return out
+}
+
+// hitSet is hits' (shard, row) pairs, sorted.
+func hitSet(hits []ShardHit) map[[2]int]bool {
+	m := map[[2]int]bool{}
+	for _, h := range hits {
+		m[[2]int{h.Shard, h.Row}] = true
+	}
+	return m
+}
+
+// TestSearchMatchesBleveRealtimeQA: the top 10 of the first 200 realtimeqa questions over the
+// first 10,000 articles (BenchmarkSearchTop10's data) are bleve's. Skipped without
+// ../shared/data.
+func TestSearchMatchesBleveRealtimeQA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 10,000-article index")
+	}
+	dir := filepath.Join("..", "..", "..", "shared", "data", "realtimeqa")
+	type doc struct {
+		Title       string    `parquet:"title"`
+		Text        string    `parquet:"text"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+	}
+	type question struct {
+		Question string `parquet:"question"`
+	}
+	rows, err := parquet.ReadFile[doc](filepath.Join(dir, "docs.parquet"))
+	if err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	qs, err := parquet.ReadFile[question](filepath.Join(dir, "questions.parquet"))
+	if err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	rows, qs = rows[:min(10000, len(rows))], qs[:min(200, len(qs))]
+	docs := make([]Doc, len(rows))
+	for i, r := range rows {
+		docs[i] = Doc{Row: i, Text: r.Title + "\n" + r.Text, Lang: "en", PublishedAt: r.PublishedAt}
+	}
+	x := build(t, docs)
+	t.Logf("%d segments", len(x.r.segs))
+	swaps, bits := 0, 0
+	for _, q := range qs {
+		got, err := SearchAll([]*Index{x}, q.Question, 10, Window{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bleveSearchAll(t, []*Index{x}, q.Question, 10, Window{})
+		if err := sameRanking(got, want); err != nil {
+			t.Errorf("%q: %v", q.Question, err)
+		}
+		if fmt.Sprint(hitRows(got)) != fmt.Sprint(hitRows(want)) {
+			swaps++
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			bits++
+		}
+	}
+	t.Logf("of %d top-10 lists, %d order equal scores differently, %d differ in a score's last bits only", len(qs), swaps, bits)
+}
