@@ -239,3 +239,41 @@ func TestSearchMatchesBleveRealtimeQA(t *testing.T) {
 	}
 	t.Logf("of %d top-10 lists, %d order equal scores differently, %d differ in a score's last bits only", len(qs), swaps, bits)
 }
+
+// TestSearchConcurrent: searches running at once on the same shards (each with its own pooled
+// scratch and dictionaries) return what they return alone.
+func TestSearchConcurrent(t *testing.T) {
+	docs := syntheticDocs(5, 2000)
+	a, b := build(t, docs[:1000]), build(t, docs[1000:])
+	queries := []string{"bank rate", "ставка банк", "oil war deal", "inflation report minister", "суд решение court"}
+	want := make([]string, len(queries))
+	for i, q := range queries {
+		hits, err := SearchAll([]*Index{a, b}, q, 20, Window{To: day(2023, 1, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = fmt.Sprint(hits)
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for n := range 50 {
+				i := (g + n) % len(queries)
+				hits, err := SearchAll([]*Index{a, b}, queries[i], 20, Window{To: day(2023, 1, 1)})
+				if err == nil && fmt.Sprint(hits) != want[i] {
+					err = fmt.Errorf("%q: concurrent %v, alone %s", queries[i], hits, want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

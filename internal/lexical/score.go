@@ -345,7 +345,12 @@ func (r *reader) search(cls []clause, n [2]int, st stats, k int, from, to int64)
 						break
 					}
 					d := off + int32(post.Number())
-					s := termScore(p.idf, p.avgLen, post.Frequency(), post.Norm())
+					var s float64
+					if nb, ok := post.(normBits); ok && p.avgLen > 0 && nb.NormUint64() < uint64(len(fieldLengths)) {
+						s = bm25(p.idf, p.avgLen, post.Frequency(), fieldLengths[nb.NormUint64()])
+					} else {
+						s = termScore(p.idf, p.avgLen, post.Frequency(), post.Norm())
+					}
 					if weight != 1.0 {
 						s *= weight
 					}
@@ -385,21 +390,43 @@ func (r *reader) search(cls []clause, n [2]int, st stats, k int, from, to int64)
 }
 
 // termScore is bleve's BM25 weight of one posting (scorer.TermQueryScorer.docScore with its
-// square-root cache).
+// square-root cache), from the posting's norm.
 func termScore(idf, avgLen float64, freq uint64, norm float64) float64 {
-	var tf float64
-	if freq < scorer.MaxSqrtCache {
-		tf = scorer.SqrtCache[int(freq)]
-	} else {
-		tf = math.Sqrt(float64(freq))
-	}
 	if avgLen > 0 {
-		fieldLength := 1 / (norm * norm)
-		return idf * (tf * search.BM25_k1) /
-			(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/avgLen)))
+		return bm25(idf, avgLen, freq, 1/(norm*norm))
 	}
-	return tf * norm * idf
+	return sqrtFreq(freq) * norm * idf
 }
+
+// bm25 is termScore for a field length already decoded from the norm.
+func bm25(idf, avgLen float64, freq uint64, fieldLength float64) float64 {
+	tf := sqrtFreq(freq)
+	return idf * (tf * search.BM25_k1) /
+		(tf + search.BM25_k1*(1-search.BM25_b+(search.BM25_b*fieldLength/avgLen)))
+}
+
+// sqrtFreq is bleve's tf, the square root of the term's frequency.
+func sqrtFreq(freq uint64) float64 {
+	if freq < scorer.MaxSqrtCache {
+		return scorer.SqrtCache[int(freq)]
+	}
+	return math.Sqrt(float64(freq))
+}
+
+// normBits is zapx's posting, whose norm is the field length in tokens (Norm returns it as
+// 1/√length rounded to float32, which the scorer turns back into a length).
+type normBits interface{ NormUint64() uint64 }
+
+// fieldLengths[n] is the field length bleve's scorer sees for a field of n tokens: the
+// round trip through Norm's float32, computed once instead of per posting.
+var fieldLengths = func() []float64 {
+	t := make([]float64, 1<<14)
+	for n := range len(t) {
+		norm := float64(float32(1.0 / math.Sqrt(float64(n)))) // zapx Posting.Norm
+		t[n] = 1 / (norm * norm)
+	}
+	return t
+}()
 
 // topK keeps the k best documents seen (score, then lower row) in a heap, worst on top.
 type topK struct {
