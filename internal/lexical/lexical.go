@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"time"
@@ -142,22 +141,6 @@ type Hit struct {
 // Window bounds publication times, inclusive; a zero bound is open.
 type Window struct{ From, To time.Time }
 
-// bounds is w in Unix nanoseconds, open ends at the extremes; a document without a date
-// (math.MinInt64) is outside every window but the fully open one.
-func (w Window) bounds() (int64, int64) {
-	if w.From.IsZero() && w.To.IsZero() {
-		return math.MinInt64, math.MaxInt64
-	}
-	from, to := int64(math.MinInt64+1), int64(math.MaxInt64)
-	if !w.From.IsZero() {
-		from = w.From.UnixNano()
-	}
-	if !w.To.IsZero() {
-		to = w.To.UnixNano()
-	}
-	return from, to
-}
-
 // ErrEmptyQuery is returned for a query with no searchable words.
 var ErrEmptyQuery = errors.New("lexical: empty query")
 
@@ -201,14 +184,13 @@ func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) 
 	var st stats
 	for _, x := range indexes {
 		st.docs += x.r.stats.docs
-		for f := range fields {
+		for f := range st.card {
 			st.card[f] += x.r.stats.card[f]
 		}
 	}
-	from, to := w.bounds()
 	var out []ShardHit
 	for si, x := range indexes {
-		top, err := x.r.search(cls, n, st, k, from, to)
+		top, err := x.r.search(cls, n, st, k, w)
 		if err != nil {
 			return nil, fmt.Errorf("lexical: search shard %d: %w", si, err)
 		}
