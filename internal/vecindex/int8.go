@@ -1,7 +1,6 @@
 package vecindex
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -48,11 +47,11 @@ func quantize(dst []int8, v []float32) float32 {
 	return m / 127
 }
 
-// DotInt8 is the inner product of a row's codes and a query's codes (held as int16, equal
-// length): the AVX2 kernel (VPMADDWD on sign-extended int8, 32 values a step) where the CPU has
-// it, the portable loop otherwise. It is exact: no rounding, no overflow for codes in
-// [-127, 127] and fewer than 133,000 values.
-func DotInt8(a []int8, q []int16) int32 {
+// DotInt8 is the inner product of a row's codes and a query's codes (equal length, values in
+// [-127, 127]): the AVX2 kernel (VPSIGNB, VPABSB, VPMADDUBSW, VPMADDWD: 32 values a step)
+// where the CPU has it, the portable loop otherwise. It is exact: no rounding, and no overflow
+// for fewer than 133,000 values.
+func DotInt8(a, q []int8) int32 {
 	q = q[:len(a)]
 	if n := len(a) &^ 31; useAVX2 && n > 0 {
 		s := dotInt8AVX2(&a[0], &q[0], n)
@@ -64,8 +63,53 @@ func DotInt8(a []int8, q []int16) int32 {
 	return dotInt8Generic(a, q)
 }
 
+// DotsInt8 writes out[r] = DotInt8(row r of codes, q) for every r < len(out), where codes
+// holds rows of dim values: one kernel call for all of them where the CPU has AVX2 and dim is a
+// multiple of 32.
+func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
+	codes, q = codes[:len(out)*dim], q[:dim]
+	if useAVX2 && dim > 0 && dim%32 == 0 && len(out) > 0 {
+		dotsInt8AVX2(&codes[0], &q[0], dim, len(out), &out[0])
+		return
+	}
+	for r := range out {
+		out[r] = DotInt8(codes[r*dim:(r+1)*dim], q)
+	}
+}
+
+// up and down restore the heap property after h[i] was added or replaced (container/heap's,
+// without the interface calls).
+func (h minHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.Less(i, p) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h minHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && h.Less(r, l) {
+			c = r
+		}
+		if !h.Less(c, i) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
 // dotInt8Generic is the portable int8 inner product.
-func dotInt8Generic(a []int8, q []int16) int32 {
+func dotInt8Generic(a, q []int8) int32 {
 	q = q[:len(a)]
 	var s0, s1 int32
 	i := 0
@@ -97,29 +141,30 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 	}
 	codes := make([]int8, f.Dim)
 	quantize(codes, q)
-	q16 := make([]int16, f.Dim)
-	for i, c := range codes {
-		q16[i] = int16(c)
-	}
 	m := k * rerank
 	h := make(minHeap, 0, m)
-	for i := 0; i < f.Count; i++ {
+	var dots [64]int32
+	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word, one kernel call
+		n := min(64, f.Count-b0)
+		w := ^uint64(0)
 		if mask != nil {
-			w := mask[i>>6]
-			if w == 0 {
-				i |= 63
-				continue
-			}
-			if w&(1<<(i&63)) == 0 {
+			if w = mask[b0>>6]; w == 0 { // an as-of window masks long runs
 				continue
 			}
 		}
-		s := x.Scales[i] * float32(DotInt8(x.Codes[i*f.Dim:(i+1)*f.Dim], q16))
-		if len(h) < m {
-			heap.Push(&h, Hit{i, s})
-		} else if s > h[0].Score {
-			h[0] = Hit{i, s}
-			heap.Fix(&h, 0)
+		DotsInt8(x.Codes[b0*f.Dim:(b0+n)*f.Dim], f.Dim, codes, dots[:n])
+		for j := range n {
+			if w&(1<<j) == 0 {
+				continue
+			}
+			s := x.Scales[b0+j] * float32(dots[j])
+			if len(h) < m {
+				h = append(h, Hit{b0 + j, s})
+				h.up(len(h) - 1)
+			} else if s > h[0].Score { // rows come in ascending order: a tie never beats the kept row
+				h[0] = Hit{b0 + j, s}
+				h.down(0)
+			}
 		}
 	}
 	for j := range h { // re-score the candidates in float32

@@ -14,11 +14,11 @@ import (
 // extremes (±127 everywhere: the largest pair sums).
 func TestDotInt8KernelMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	a, q := make([]int8, 1200), make([]int16, 1200)
+	a, q := make([]int8, 1200), make([]int8, 1200)
 	for i := range a {
-		a[i], q[i] = int8(rng.IntN(255)-127), int16(rng.IntN(255)-127)
+		a[i], q[i] = int8(rng.IntN(255)-127), int8(rng.IntN(255)-127)
 	}
-	ext, extQ := make([]int8, 1024), make([]int16, 1024)
+	ext, extQ := make([]int8, 1024), make([]int8, 1024)
 	for i := range ext {
 		ext[i], extQ[i] = -127, -127
 		if i%3 == 0 {
@@ -28,7 +28,7 @@ func TestDotInt8KernelMatchesGeneric(t *testing.T) {
 	tests := []struct {
 		name string
 		a    []int8
-		q    []int16
+		q    []int8
 	}{
 		{"extremes", ext, extQ},
 	}
@@ -37,7 +37,7 @@ func TestDotInt8KernelMatchesGeneric(t *testing.T) {
 			tests = append(tests, struct {
 				name string
 				a    []int8
-				q    []int16
+				q    []int8
 			}{name: fmt.Sprintf("n%d+%d", n, off), a: a[off : off+n], q: q[100+off : 100+off+n]})
 		}
 	}
@@ -54,6 +54,63 @@ func TestDotInt8KernelMatchesGeneric(t *testing.T) {
 		})
 	}
 	t.Logf("AVX2 kernel in use: %v", useAVX2)
+}
+
+// TestDotsInt8MatchesRows: the many-rows kernel gives each row's DotInt8, for dims on and off
+// the 32-value step (off it, the per-row loop) and for 0, 1 and 64 rows.
+func TestDotsInt8MatchesRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, dim := range []int{32, 64, 384, 33, 7} {
+		for _, rows := range []int{0, 1, 64} {
+			t.Run(fmt.Sprintf("dim%d/rows%d", dim, rows), func(t *testing.T) {
+				codes, q := make([]int8, rows*dim), make([]int8, dim)
+				for i := range codes {
+					codes[i] = int8(rng.IntN(255) - 127)
+				}
+				for i := range q {
+					q[i] = int8(rng.IntN(255) - 127)
+				}
+				out := make([]int32, rows)
+				DotsInt8(codes, dim, q, out)
+				for r := range rows {
+					if want := dotInt8Generic(codes[r*dim:(r+1)*dim], q); out[r] != want {
+						t.Fatalf("row %d: %d, want %d", r, out[r], want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestInt8SearchRescoringAll: with every row a candidate (rerank ≥ rows/k), Int8.Search is
+// Flat.Search exactly, hits, scores and order, with and without masks, on dims on and off the
+// kernel's step.
+func TestInt8SearchRescoringAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for iter := range 100 {
+		n, dim := 1+rng.IntN(300), []int{384, 64, 1 + rng.IntN(40)}[rng.IntN(3)]
+		f := randomFlat(rng, n, dim)
+		x := QuantizeInt8(f)
+		q := randomFlat(rng, 1, dim).Row(0)
+		var mask Mask
+		if rng.IntN(4) > 0 {
+			mask = NewMask(n)
+			for i := range n {
+				if rng.IntN(3) == 0 {
+					mask.Allow(i)
+				}
+			}
+		}
+		k := 1 + rng.IntN(50)
+		want, _ := f.Search(q, k, mask)
+		got, err := x.Search(q, k, mask, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("iter %d (n %d dim %d k %d): %v, want %v", iter, n, dim, k, got, want)
+		}
+	}
 }
 
 // TestQuantize: every value is within half a step of its code times the scale, the largest
@@ -207,9 +264,9 @@ func BenchmarkSearchInt8100k(b *testing.B) {
 
 // BenchmarkDotInt8384 is one 384-value int8 inner product (kernel and portable loop).
 func BenchmarkDotInt8384(b *testing.B) {
-	a, q := make([]int8, 384), make([]int16, 384)
+	a, q := make([]int8, 384), make([]int8, 384)
 	for i := range a {
-		a[i], q[i] = int8(i%7), int16(i%5)
+		a[i], q[i] = int8(i%7), int8(i%5)
 	}
 	b.Run("kernel", func(b *testing.B) {
 		for b.Loop() {
