@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,20 +79,27 @@ func bleveSearchAll(t testing.TB, indexes []*Index, q string, k int, w Window) [
 	return out
 }
 
-// sameRanking reports how got differs from want: the same documents in the same order, scores
-// equal to 1e-9 (relative); documents whose scores are equal to that precision may swap (bleve
-// sums a document's clause scores in another order).
-func sameRanking(got, want []ShardHit) error {
+// sameRanking reports how got differs from want, bleve's top k (wider is bleve's top k+20): the
+// same scores rank by rank, to 1e-9 (relative), and every hit of got is a document bleve
+// ranks near there with the same score. Where the documents at a rank differ, they tie in exact
+// arithmetic and the last bits break the tie one way or the other (bleve sums a document's
+// clause scores in another order), also at the cut after rank k (duplicate chunks in real
+// shards).
+func sameRanking(got, want, wider []ShardHit) error {
 	if len(got) != len(want) {
 		return fmt.Errorf("%d hits, want %d", len(got), len(want))
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+	score := map[[2]int]float64{}
+	for _, h := range wider {
+		score[[2]int{h.Shard, h.Row}] = h.Score
+	}
 	for i := range got {
 		if !near(got[i].Score, want[i].Score) {
 			return fmt.Errorf("rank %d: score %v, want %v (%+v vs %+v)", i, got[i].Score, want[i].Score, got[i], want[i])
 		}
-		if (got[i].Shard != want[i].Shard || got[i].Row != want[i].Row) && !(i+1 < len(got) && near(got[i].Score, got[i+1].Score)) && !(i > 0 && near(got[i].Score, got[i-1].Score)) {
-			return fmt.Errorf("rank %d: %+v, want %+v", i, got[i], want[i])
+		if s, ok := score[[2]int{got[i].Shard, got[i].Row}]; !ok || !near(s, got[i].Score) {
+			return fmt.Errorf("rank %d: %+v, which bleve scores %v (ranked: %v)", i, got[i], s, ok)
 		}
 	}
 	return nil
@@ -163,7 +171,7 @@ func TestSearchMatchesBleve(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := sameRanking(got, bleveSearchAll(t, tc.indexes, q, k, Window{})); err != nil {
+					if err := sameRanking(got, bleveSearchAll(t, tc.indexes, q, k, Window{}), bleveSearchAll(t, tc.indexes, q, k+20, Window{})); err != nil {
 						t.Fatalf("k=%d: %v", k, err)
 					}
 				}
@@ -173,7 +181,7 @@ func TestSearchMatchesBleve(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if err := sameRanking(got, bleveSearchAll(t, tc.indexes, q, k, w)); err != nil {
+						if err := sameRanking(got, bleveSearchAll(t, tc.indexes, q, k, w), bleveSearchAll(t, tc.indexes, q, k+20, w)); err != nil {
 							t.Fatalf("window %v, k=%d: %v", w, k, err)
 						}
 					}
@@ -241,7 +249,7 @@ func TestSearchMatchesBleveRealtimeQA(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := bleveSearchAll(t, []*Index{x}, q.Question, 10, w)
-			if err := sameRanking(got, want); err != nil {
+			if err := sameRanking(got, want, bleveSearchAll(t, []*Index{x}, q.Question, 30, w)); err != nil {
 				t.Errorf("%s, %q: %v", name, q.Question, err)
 			}
 			if fmt.Sprint(hitRows(got)) != fmt.Sprint(hitRows(want)) {
@@ -290,4 +298,52 @@ func TestSearchConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestSearchMatchesBleveOnShards opens shards built by an index run (ASOF_TEST_BM25_DIRS: a
+// glob of unzipped bm25 folders) and checks every realtimeqa question's top 10 over them as
+// one (and over the first alone) against bleve's own search, without a window and with the
+// question's as-of window. Skipped when unset.
+func TestSearchMatchesBleveOnShards(t *testing.T) {
+	glob := os.Getenv("ASOF_TEST_BM25_DIRS")
+	if glob == "" {
+		t.Skip("ASOF_TEST_BM25_DIRS not set")
+	}
+	dirs, err := filepath.Glob(glob)
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("ASOF_TEST_BM25_DIRS %q: %v, %d folders", glob, err, len(dirs))
+	}
+	var xs []*Index
+	for _, d := range dirs {
+		x, err := Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		xs = append(xs, x)
+	}
+	type question struct {
+		QuestionDate time.Time `parquet:"question_date,timestamp(millisecond)"`
+		Question     string    `parquet:"question"`
+	}
+	qs, err := parquet.ReadFile[question](filepath.Join("..", "..", "..", "shared", "data", "realtimeqa", "questions.parquet"))
+	if err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	n := 0
+	for _, q := range qs[:min(300, len(qs))] {
+		for _, w := range []Window{{}, {To: q.QuestionDate.UTC().Truncate(24 * time.Hour).Add(24*time.Hour - 1)}} {
+			for _, set := range [][]*Index{xs, xs[:1]} {
+				got, err := SearchAll(set, q.Question, 10, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameRanking(got, bleveSearchAll(t, set, q.Question, 10, w), bleveSearchAll(t, set, q.Question, 30, w)); err != nil {
+					t.Fatalf("%q, window %v, %d shards: %v", q.Question, w, len(set), err)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d shards: %d searches rank as bleve's", len(xs), n)
 }
