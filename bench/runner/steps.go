@@ -97,6 +97,17 @@ func (r *runner) bm25(ctx context.Context) []row {
 		}
 	}
 	notes := "first 10,000 realtimeqa articles (title + text), first 200 questions, no date window, 1 thread"
+	// CPU time per query (all threads) moves far less than wall time on a shared machine.
+	var cpus []string
+	if v, ok := res.Results["BenchmarkSearchTop10"].Metrics["cpu-ms/query"]; ok {
+		cpus = append(cpus, "asof "+trimFloat(v))
+	}
+	if v, ok := num(bs, "cpu_ms_per_query"); ok {
+		cpus = append(cpus, "bm25s "+trimFloat(v))
+	}
+	if cpus != nil {
+		notes += "; CPU ms/query: " + strings.Join(cpus, ", ")
+	}
 	if builds != nil {
 		notes += "; index build: " + strings.Join(builds, ", ")
 	}

@@ -2,26 +2,24 @@
 //
 // Each chunk is indexed under its row number in the shard, with its text in text_en or text_ru
 // (analyzed by bleve's English or Russian analyzer, chosen per chunk by language) and its
-// publication time as a datetime field. Search scores with BM25 and applies the as-of date
-// range inside the query, so chunks outside the window are never ranked at all.
+// publication time as a datetime field. Search scores bleve's BM25 term at a time over the
+// index's postings (score.go) and applies the as-of date range before ranking, so chunks
+// outside the window are never ranked at all.
 package lexical
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -92,8 +90,11 @@ func Build(dir string, docs []Doc) error {
 	return nil
 }
 
-// Index is an open shard index.
-type Index struct{ idx bleve.Index }
+// Index is an open shard index, with its snapshot held open and searched directly (score.go).
+type Index struct {
+	idx bleve.Index
+	r   *reader
+}
 
 // Open opens an index built by Build, read-only.
 func Open(dir string) (*Index, error) {
@@ -101,12 +102,35 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lexical: open %s: %w", dir, err)
 	}
-	idx.SetName(dir) // unique per open index: SearchAll tells shards apart by name
-	return &Index{idx: idx}, nil
+	ai, err := idx.Advanced()
+	if err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("lexical: open %s: %w", dir, err)
+	}
+	ir, err := ai.Reader()
+	if err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("lexical: open %s: reader: %w", dir, err)
+	}
+	snap, ok := ir.(*scorch.IndexSnapshot)
+	if !ok {
+		ir.Close()
+		idx.Close()
+		return nil, fmt.Errorf("lexical: open %s: not a scorch index (%T)", dir, ir)
+	}
+	r, err := newReader(snap)
+	if err != nil {
+		snap.Close()
+		idx.Close()
+		return nil, fmt.Errorf("lexical: open %s: %w", dir, err)
+	}
+	return &Index{idx: idx, r: r}, nil
 }
 
 // Close releases the index.
-func (x *Index) Close() error { return x.idx.Close() }
+func (x *Index) Close() error {
+	return errors.Join(x.r.snap.Close(), x.idx.Close())
+}
 
 // Hit is one result.
 type Hit struct {
@@ -122,25 +146,15 @@ var ErrEmptyQuery = errors.New("lexical: empty query")
 
 // Search returns up to k rows matching q inside w, best BM25 score first (ties: lower row).
 func (x *Index) Search(q string, k int, w Window) ([]Hit, error) {
-	if k <= 0 {
-		return nil, nil
-	}
-	if q == "" {
-		return nil, ErrEmptyQuery
-	}
-	res, err := x.idx.Search(request(q, k, w))
+	hits, err := SearchAll([]*Index{x}, q, k, w)
 	if err != nil {
-		return nil, fmt.Errorf("lexical: search: %w", err)
+		return nil, err
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		row, err := strconv.Atoi(h.ID)
-		if err != nil {
-			return nil, fmt.Errorf("lexical: bad document id %q", h.ID)
-		}
-		hits = append(hits, Hit{Row: row, Score: h.Score})
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		out[i] = Hit{Row: h.Row, Score: h.Score}
 	}
-	return hits, nil
+	return out, nil
 }
 
 // ShardHit is one result of SearchAll: a row of indexes[Shard].
@@ -150,11 +164,12 @@ type ShardHit struct {
 	Score float64
 }
 
-// SearchAll searches several indexes as one (a bleve index alias with global scoring): BM25's
-// document count and average field length are those of all the shards together. A term's
-// document frequency stays per shard (bleve's global scoring does not carry it), so a term
-// that is rare in one period weighs more there: a mild burst bonus, not a leak. It returns up
-// to k hits inside w, best first (ties: lower shard, then lower row).
+// SearchAll searches several indexes as one, as bleve's global scoring does: BM25's document
+// count and average field length are those of all the shards together. A term's document
+// frequency stays per shard (bleve's global scoring does not carry it), so a term that is rare
+// in one period weighs more there: a mild burst bonus, not a leak. It returns up to k hits
+// inside w, best first (ties: lower shard, then lower row). Documents outside w are never
+// ranked.
 func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) {
 	if k <= 0 || len(indexes) == 0 {
 		return nil, nil
@@ -162,76 +177,31 @@ func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) 
 	if q == "" {
 		return nil, ErrEmptyQuery
 	}
-	if len(indexes) == 1 {
-		hits, err := indexes[0].Search(q, k, w)
-		out := make([]ShardHit, len(hits))
-		for i, h := range hits {
-			out[i] = ShardHit{Row: h.Row, Score: h.Score}
-		}
-		return out, err
-	}
-	byName := make(map[string]int, len(indexes))
-	members := make([]bleve.Index, len(indexes))
-	for i, x := range indexes {
-		byName[x.idx.Name()] = i
-		members[i] = x.idx
-	}
-	if len(byName) != len(indexes) {
-		return nil, errors.New("lexical: two indexes share a name")
-	}
-	alias := bleve.NewIndexAlias(members...)
-	if err := alias.SetIndexMapping(newMapping()); err != nil { // the alias needs the mapping to see BM25 is on
-		return nil, fmt.Errorf("lexical: alias mapping: %w", err)
-	}
-	// GlobalScoring makes the alias collect BM25 statistics from every member first.
-	ctx := context.WithValue(context.Background(), search.SearchTypeKey, search.GlobalScoring)
-	res, err := alias.SearchInContext(ctx, request(q, k, w))
+	cls, n, err := analyze(q)
 	if err != nil {
-		return nil, fmt.Errorf("lexical: search %d shards: %w", len(indexes), err)
+		return nil, err
 	}
-	out := make([]ShardHit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		row, err := strconv.Atoi(h.ID)
+	var st stats
+	for _, x := range indexes {
+		st.docs += x.r.stats.docs
+		for f := range st.card {
+			st.card[f] += x.r.stats.card[f]
+		}
+	}
+	var out []ShardHit
+	for si, x := range indexes {
+		top, err := x.r.search(cls, n, st, k, w)
 		if err != nil {
-			return nil, fmt.Errorf("lexical: bad document id %q", h.ID)
+			return nil, fmt.Errorf("lexical: search shard %d: %w", si, err)
 		}
-		shard, ok := byName[h.Index]
-		if !ok {
-			return nil, fmt.Errorf("lexical: hit from unknown index %q", h.Index)
+		for _, h := range top {
+			out = append(out, ShardHit{Shard: si, Row: h.row, Score: h.score})
 		}
-		out = append(out, ShardHit{Shard: shard, Row: row, Score: h.Score})
 	}
-	// The alias merges by score; make equal scores deterministic.
-	slices.SortStableFunc(out, func(a, b ShardHit) int {
-		if a.Score != b.Score {
-			return cmp.Compare(b.Score, a.Score)
-		}
-		if a.Shard != b.Shard {
-			return cmp.Compare(a.Shard, b.Shard)
-		}
-		return cmp.Compare(a.Row, b.Row)
+	slices.SortFunc(out, func(a, b ShardHit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Shard, b.Shard), cmp.Compare(a.Row, b.Row))
 	})
-	return out, nil
-}
-
-// request is the search: the query through both language fields, inside w.
-func request(q string, k int, w Window) *bleve.SearchRequest {
-	mEN := bleve.NewMatchQuery(q)
-	mEN.SetField("text_en")
-	mEN.Analyzer = en.AnalyzerName
-	mRU := bleve.NewMatchQuery(q)
-	mRU.SetField("text_ru")
-	mRU.Analyzer = ru.AnalyzerName
-	var qq query.Query = bleve.NewDisjunctionQuery(mEN, mRU)
-	if !w.From.IsZero() || !w.To.IsZero() {
-		incl := true
-		dr := bleve.NewDateRangeInclusiveQuery(w.From.UTC(), w.To.UTC(), &incl, &incl)
-		dr.SetField("published_at")
-		qq = bleve.NewConjunctionQuery(qq, dr)
-	}
-	req := bleve.NewSearchRequestOptions(qq, k, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
-	return req
+	return out[:min(k, len(out))], nil
 }
 
 // rowID zero-pads the row so bleve's id order (the tie-break) is numeric order.

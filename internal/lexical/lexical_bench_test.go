@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 // BenchmarkSearchTop10 is the side-by-side with bm25s (bench/bm25_peer.py, `make bench`): the
 // first 10,000 realtimeqa articles (title + "\n" + text) in one shard, and the first 200
 // question strings of questions.parquet, each searched for its top 10 with no date window
-// (bm25s has none). It reports ms/query over the 200 questions (after one warm-up pass) and
-// the build rate (build-docs/s). ASOF_BENCH_BM25=FILE also writes the documents and queries as
+// (bm25s has none). It reports ms/query over the 200 questions (after one warm-up pass), the
+// process's CPU time per query (cpu-ms/query: user + system, all threads, garbage collection
+// included; steadier than wall time on a shared machine) and the build rate (build-docs/s). ASOF_BENCH_BM25=FILE also writes the documents and queries as
 // JSON ({"docs": [...], "queries": [...]}) for the peer: the same texts on both sides. Skipped
 // without ../shared/data.
 func BenchmarkSearchTop10(b *testing.B) {
@@ -63,6 +65,7 @@ func BenchmarkSearchTop10(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	cpu0 := cpuTime(b)
 	n := 0
 	for b.Loop() {
 		if _, err := x.Search(queries[n%len(queries)], 10, Window{}); err != nil {
@@ -71,5 +74,15 @@ func BenchmarkSearchTop10(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(n), "ms/query")
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()*1e3/float64(n), "cpu-ms/query")
 	b.ReportMetric(float64(len(docs))/built.Seconds(), "build-docs/s")
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,0 +1,183 @@
+package vecindex
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Int8 is a shard's vectors quantized to int8 with one scale per vector (symmetric: row i ≈
+// Scales[i]·Codes[i], Scales[i] = max|row i|/127), kept next to the float32 rows it re-scores
+// with. It is built in memory from a Flat (QuantizeInt8); the shard file is unchanged.
+type Int8 struct {
+	Flat   *Flat
+	Codes  []int8    // Count rows of Dim codes
+	Scales []float32 // one per row
+}
+
+// DefaultRerank is the re-scoring factor of Int8.Search: k·DefaultRerank candidates by the
+// int8 score are re-scored in float32 (recall@10 and @500 ≥ 0.99 on realtimeqa's E5 vectors,
+// docs/kernels.md).
+const DefaultRerank = 4
+
+// QuantizeInt8 quantizes every row of f.
+func QuantizeInt8(f *Flat) *Int8 {
+	x := &Int8{Flat: f, Codes: make([]int8, f.Count*f.Dim), Scales: make([]float32, f.Count)}
+	for i := range f.Count {
+		x.Scales[i] = quantize(x.Codes[i*f.Dim:(i+1)*f.Dim], f.Row(i))
+	}
+	return x
+}
+
+// quantize writes v's codes into dst (same length) and returns the scale: the largest |v| maps
+// to ±127, each value to its nearest code. A zero vector has scale 0 and zero codes.
+func quantize(dst []int8, v []float32) float32 {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	if m == 0 || math.IsInf(float64(m), 0) || math.IsNaN(float64(m)) {
+		clear(dst)
+		return 0
+	}
+	inv := 127 / m
+	for i, x := range v {
+		dst[i] = int8(max(-127, min(127, math.Round(float64(x*inv)))))
+	}
+	return m / 127
+}
+
+// DotInt8 is the inner product of a row's codes and a query's codes (equal length, values in
+// [-127, 127]): the AVX2 kernel (VPSIGNB, VPABSB, VPMADDUBSW, VPMADDWD: 32 values a step)
+// where the CPU has it, the portable loop otherwise. It is exact: no rounding, and no overflow
+// for fewer than 133,000 values.
+func DotInt8(a, q []int8) int32 {
+	q = q[:len(a)]
+	if n := len(a) &^ 31; useAVX2 && n > 0 {
+		s := dotInt8AVX2(&a[0], &q[0], n)
+		for i := n; i < len(a); i++ {
+			s += int32(a[i]) * int32(q[i])
+		}
+		return s
+	}
+	return dotInt8Generic(a, q)
+}
+
+// DotsInt8 writes out[r] = DotInt8(row r of codes, q) for every r < len(out), where codes
+// holds rows of dim values: one kernel call for all of them where the CPU has AVX2 and dim is a
+// multiple of 32.
+func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
+	codes, q = codes[:len(out)*dim], q[:dim]
+	if useAVX2 && dim > 0 && dim%32 == 0 && len(out) > 0 {
+		dotsInt8AVX2(&codes[0], &q[0], dim, len(out), &out[0])
+		return
+	}
+	for r := range out {
+		out[r] = DotInt8(codes[r*dim:(r+1)*dim], q)
+	}
+}
+
+// up and down restore the heap property after h[i] was added or replaced (container/heap's,
+// without the interface calls).
+func (h minHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.Less(i, p) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (h minHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && h.Less(r, l) {
+			c = r
+		}
+		if !h.Less(c, i) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// dotInt8Generic is the portable int8 inner product.
+func dotInt8Generic(a, q []int8) int32 {
+	q = q[:len(a)]
+	var s0, s1 int32
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		s0 += int32(a[i]) * int32(q[i])
+		s1 += int32(a[i+1]) * int32(q[i+1])
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(q[i])
+	}
+	return s0 + s1
+}
+
+// Search returns up to k allowed rows with the highest inner product with q, best first (ties:
+// lower row), as Flat.Search does, scanning the int8 codes: the k·rerank rows with the best
+// int8 scores are re-scored in float32, and their float scores rank them. A row's int8 score is
+// Scales[i]·(codes·query codes), so the result is exact unless a true top-k row falls outside
+// the k·rerank candidates (rerank ≤ 0 means DefaultRerank). Masked rows are never scored.
+func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) {
+	f := x.Flat
+	if len(q) != f.Dim {
+		return nil, fmt.Errorf("vecindex: query has %d values, shard dim is %d", len(q), f.Dim)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	if rerank <= 0 {
+		rerank = DefaultRerank
+	}
+	codes := make([]int8, f.Dim)
+	quantize(codes, q)
+	m := k * rerank
+	h := make(minHeap, 0, m)
+	var dots [64]int32
+	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word, one kernel call
+		n := min(64, f.Count-b0)
+		w := ^uint64(0)
+		if mask != nil {
+			if w = mask[b0>>6]; w == 0 { // an as-of window masks long runs
+				continue
+			}
+		}
+		DotsInt8(x.Codes[b0*f.Dim:(b0+n)*f.Dim], f.Dim, codes, dots[:n])
+		for j := range n {
+			if w&(1<<j) == 0 {
+				continue
+			}
+			s := x.Scales[b0+j] * float32(dots[j])
+			if len(h) < m {
+				h = append(h, Hit{b0 + j, s})
+				h.up(len(h) - 1)
+			} else if s > h[0].Score { // rows come in ascending order: a tie never beats the kept row
+				h[0] = Hit{b0 + j, s}
+				h.down(0)
+			}
+		}
+	}
+	for j := range h { // re-score the candidates in float32
+		h[j].Score = Dot(q, f.Row(h[j].Row))
+	}
+	slices.SortFunc(h, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return slices.Clone(h[:min(k, len(h))]), nil
+}
