@@ -113,11 +113,19 @@ type WriteDigestKeys struct {
 	JSON     string `json:"json"`
 	Markdown string `json:"markdown"`
 	HTML     string `json:"html"`
+	// Archive is the name's archive page, digests/<name>/index.html, rewritten with each digest.
+	Archive string `json:"archive,omitempty"`
+}
+
+// DigestArchiveKey is the archive page of the digests of one name.
+func DigestArchiveKey(name string) string {
+	return path.Join("digests", name, digest.ArchiveFile)
 }
 
 // WriteDigest reads each topic's answer (runs/<ask-run-id>/answer.json), boils it down to what
 // a digest shows (the brief, the cited sources, their freshness, how they were judged), and
-// writes digest.json, digest.md and digest.html under digests/<name>/<day>/.
+// writes digest.json, digest.md and digest.html under digests/<name>/<day>/, then rewrites the
+// name's archive page, digests/<name>/index.html, from every day's digest.json in the store.
 func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (WriteDigestKeys, error) {
 	d := schemas.Digest{Version: schemas.DigestVersion, Name: in.Name, Index: in.Index, AsOf: in.AsOf.UTC(),
 		TimeZone: in.TimeZone, RunID: in.RunID}
@@ -154,7 +162,53 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 			return keys, err
 		}
 	}
+	archive, err := a.writeDigestArchive(ctx, in.Name)
+	if err != nil {
+		return keys, fmt.Errorf("digest archive: %w", err)
+	}
+	keys.Archive = archive
 	return keys, nil
+}
+
+// writeDigestArchive renders digests/<name>/index.html from every digests/<name>/<day>/digest.json
+// and stores it. A day whose digest.json does not parse is listed with one failed topic that
+// says so, rather than failing every later digest of the name. Two digests of one name saved
+// at once may each miss the other's day; the next save lists both.
+func (a *Activities) writeDigestArchive(ctx context.Context, name string) (string, error) {
+	prefix := path.Join("digests", name) + "/"
+	var keys []string
+	err := a.Bucket.Iter(ctx, prefix, func(o blob.ObjectInfo) error {
+		day, file, ok := strings.Cut(strings.TrimPrefix(o.Key, prefix), "/")
+		if ok && file == "digest.json" && !strings.Contains(day, "/") {
+			keys = append(keys, o.Key)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", prefix, err)
+	}
+	var ds []schemas.Digest
+	for _, key := range keys {
+		data, err := blob.ReadAll(ctx, a.Bucket, key)
+		if err != nil {
+			return "", err
+		}
+		var d schemas.Digest
+		if err := json.Unmarshal(data, &d); err != nil {
+			day, _ := time.Parse(time.DateOnly, path.Base(path.Dir(key)))
+			d = schemas.Digest{Name: name, AsOf: day, Topics: []schemas.DigestTopic{{Name: "digest.json", Error: fmt.Sprintf("%s does not parse: %v", key, err)}}}
+		}
+		ds = append(ds, d)
+	}
+	var page bytes.Buffer
+	if err := digest.WriteArchive(&page, name, ds); err != nil {
+		return "", err
+	}
+	key := DigestArchiveKey(name)
+	if _, err := a.Bucket.Put(ctx, key, &page); err != nil {
+		return "", err
+	}
+	return key, nil
 }
 
 // digestTopic fills a digest topic from its answer: the brief, the blocks it cites (all blocks

@@ -52,12 +52,17 @@ func Heuristic(query string, docs []Doc) []Verdict {
 				rel = 1
 			}
 		} else {
-			cov := coverage(q, textnorm.Terms(d.Title+"\n"+d.Text))
+			n := matched(q, textnorm.Terms(d.Title+"\n"+d.Text))
+			cov := float64(n) / float64(len(q))
+			// One word of several shared, with a known cosine below CosineDirect, is a
+			// coincidence ("ministry" in a grain forecast for "finance minister"), not a
+			// neighbouring subject.
+			words := cov >= CoverageRelated && (n >= 2 || len(q) == 1 || cos == 0 || cos >= CosineDirect)
 			switch {
 			case cov >= CoverageDirect && (cos == 0 || cos >= CosineDirect),
 				cov >= CoverageRelated && cos >= CosineStrong:
 				rel = 2
-			case cov >= CoverageRelated || cos >= CosineRelated:
+			case words || cos >= CosineRelated:
 				rel = 1
 			}
 		}
@@ -67,16 +72,16 @@ func Heuristic(query string, docs []Doc) []Verdict {
 	return out
 }
 
-// coverage returns the share of q (sorted distinct keys, not empty) that
-// matches a key of doc (sorted distinct keys).
-func coverage(q, doc []string) float64 {
+// matched returns how many keys of q (sorted distinct keys) match a key of doc
+// (sorted distinct keys).
+func matched(q, doc []string) int {
 	n := 0
 	for _, k := range q {
 		if matches(k, doc) {
 			n++
 		}
 	}
-	return float64(n) / float64(len(q))
+	return n
 }
 
 // matches reports whether key k equals a key of doc or, when the shorter of

@@ -64,19 +64,27 @@
 // "europe", so "Europe" meets "European"; "bank" does not meet "bankrupt").
 // Then, with Q the distinct query keys,
 //
-//	coverage = |{q ∈ Q : q matches a document key}| / |Q|
+//	matched  = |{q ∈ Q : q matches a document key}|
+//	coverage = matched / |Q|
 //	cosine   = Doc.Cosine, where 0 (or NaN, ±Inf) means unknown
+//	agrees   = cosine unknown or cosine ≥ CosineDirect
 //
-//	grade 2  if coverage ≥ CoverageDirect and (cosine unknown or cosine ≥ CosineDirect),
+//	grade 2  if coverage ≥ CoverageDirect and agrees,
 //	         or coverage ≥ CoverageRelated and cosine ≥ CosineStrong
-//	grade 1  else if coverage ≥ CoverageRelated or cosine ≥ CosineRelated
+//	grade 1  else if coverage ≥ CoverageRelated and (matched ≥ 2 or |Q| = 1 or agrees),
+//	         or cosine ≥ CosineRelated
 //	grade 0  otherwise
 //
 // with CoverageDirect 0.6, CoverageRelated 0.3, CosineDirect 0.80,
 // CosineRelated 0.83 and CosineStrong 0.88 (E5 cosines of a query and a
 // passage mostly lie in 0.7..0.95). Words alone give 2 only when the meaning
 // agrees too; a high cosine alone gives at most 1; a strong cosine with some
-// of the words gives 2, for paraphrases.
+// of the words gives 2, for paraphrases. One shared word of a query of several
+// gives 1 only when the meaning agrees too: with a light stemmer one word is
+// often a coincidence ("ministry" in the agriculture ministry's grain forecast
+// shares the key "minist" with "finance minister", at cosine 0.76), while a
+// neighbouring subject ("Ставки по ипотеке" for "ключевая ставка ЦБ", cosine
+// 0.81) stays related.
 //
 // A query with no content terms (only stop-words, e.g. "what's new?") has no
 // coverage and is graded by cosine only: 1 if cosine ≥ CosineRelated, else 0.

@@ -113,9 +113,11 @@ type Options struct {
 	Sources []string `json:"Sources"`
 	// ClusterGap, when positive, turns on the time-gap cluster rerank: candidates of one
 	// source published at most ClusterGap apart (a Telegram post split into several messages,
-	// a live blog's updates) merge into their best-scored one, whose score grows by
-	// DensityBonus·ln(fragments). Off by default: with day-granular dates (most news feeds)
-	// every same-day item of a source would merge.
+	// a live blog's updates) merge into one candidate, the best-scored fragment carrying all
+	// the fragments' texts, scored mean(fragment scores) + DensityBonus·ln(1 + density), where
+	// density is the number of other fragments in the run (0 for a lone candidate, which keeps
+	// its score). DensityBonus is in the mode's score units. Off by default: with day-granular
+	// dates (most news feeds) every same-day item of a source would merge.
 	ClusterGap   time.Duration `json:"ClusterGap"`
 	DensityBonus float64       `json:"DensityBonus"`
 	// TimeRank is how the time rank counts candidates of one day: TimeRankCompetition ("" is
@@ -139,13 +141,18 @@ const (
 	TimeRankDays = "days"
 )
 
+// DefaultDensityBonus is the time-gap rerank's weight of ln(1 + density): about the
+// difference between ranks 1 and 10 of one RRF branch (1/61 − 1/70), so that a run of posts
+// lifts its merged candidate a few places, not above every lone better match.
+const DefaultDensityBonus = 0.002
+
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 60, weights 1/1/0.6, auto
 // source weight, decay α 0.5 λ 1, 10 results; evolution: the 50 most relevant, 3 per group.
 func DefaultOptions() Options {
 	return Options{
 		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, EvolutionK: 3, KRRF: 60,
 		Weights: Weights{Dense: 1, BM25: 1, Time: 0.6, Source: -1},
-		Alpha:   0.5, Lambda: 1, Pool: 50, DensityBonus: 0.1,
+		Alpha:   0.5, Lambda: 1, Pool: 50, DensityBonus: DefaultDensityBonus,
 	}
 }
 
@@ -256,6 +263,10 @@ type Candidate struct {
 	Group string
 	// Fragments is how many candidates the time-gap rerank merged into this one (1: itself).
 	Fragments int
+	// FragmentIDs are the chunk ids the time-gap rerank merged into this candidate, oldest
+	// first, its own included; nil when it merged nothing. Chunk.Text then holds their texts,
+	// in that order, as one block.
+	FragmentIDs []string
 }
 
 // Result is a search's outcome.
@@ -678,47 +689,6 @@ func sourceBonus(cands []Candidate, w float64) {
 			cands[i].Score += w * *sw
 		}
 	}
-}
-
-// mergeFragments is the time-gap cluster rerank: per source, candidates sorted by time form
-// runs where each is at most gap after the previous one; a run of n ≥ 2 keeps its best-scored
-// candidate with score·(1 + bonus·ln n) and Fragments n, and drops the rest. Candidates keep
-// Fragments 1 otherwise. The input order does not matter; the output is unsorted.
-func mergeFragments(cands []Candidate, gap time.Duration, bonus float64) []Candidate {
-	idx := make([]int, len(cands))
-	for i := range idx {
-		idx[i] = i
-		cands[i].Fragments = 1
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		ca, cb := cands[a].Chunk, cands[b].Chunk
-		return cmp.Or(cmp.Compare(ca.Source, cb.Source), ca.PublishedAt.Compare(cb.PublishedAt), cmp.Compare(ca.ChunkID, cb.ChunkID))
-	})
-	out := make([]Candidate, 0, len(cands))
-	for start := 0; start < len(idx); {
-		end := start + 1
-		for end < len(idx) {
-			prev, next := cands[idx[end-1]].Chunk, cands[idx[end]].Chunk
-			if next.Source != prev.Source || next.PublishedAt.Sub(prev.PublishedAt) > gap {
-				break
-			}
-			end++
-		}
-		best := idx[start]
-		for _, i := range idx[start+1 : end] {
-			if cands[i].Score > cands[best].Score || (cands[i].Score == cands[best].Score && cands[i].Chunk.ChunkID < cands[best].Chunk.ChunkID) {
-				best = i
-			}
-		}
-		c := cands[best]
-		if n := end - start; n > 1 {
-			c.Fragments = n
-			c.Score *= 1 + bonus*math.Log(float64(n))
-		}
-		out = append(out, c)
-		start = end
-	}
-	return out
 }
 
 // sortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).

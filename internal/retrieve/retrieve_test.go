@@ -542,45 +542,6 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
-
-func TestMergeFragments(t *testing.T) {
-	at := func(s string) time.Time {
-		v, err := time.Parse("2006-01-02 15:04", s)
-		if err != nil {
-			panic(err)
-		}
-		return v
-	}
-	c := func(id, source, when string, score float64) Candidate {
-		return Candidate{Score: score, Chunk: &schemas.Chunk{ChunkID: id, Source: source, PublishedAt: at(when)}}
-	}
-	in := []Candidate{
-		c("a1", "chan", "2024-05-01 10:00", 0.5),
-		c("a2", "chan", "2024-05-01 10:20", 0.9),  // 20 min later: same run, best
-		c("a3", "chan", "2024-05-01 10:45", 0.1),  // 25 min after a2: same run (gaps chain)
-		c("a4", "chan", "2024-05-01 12:00", 0.7),  // 75 min gap: new run
-		c("b1", "other", "2024-05-01 10:10", 0.8), // another source never merges
-	}
-	out := mergeFragments(slices.Clone(in), 30*time.Minute, 0.1)
-	got := map[string]Candidate{}
-	for _, c := range out {
-		got[c.Chunk.ChunkID] = c
-	}
-	if len(out) != 3 || got["a2"].Fragments != 3 || got["a4"].Fragments != 1 || got["b1"].Fragments != 1 {
-		t.Fatalf("merged %v", ids(out))
-	}
-	if want := 0.9 * (1 + 0.1*math.Log(3)); math.Abs(got["a2"].Score-want) > 1e-12 {
-		t.Fatalf("density bonus: %v, want %v", got["a2"].Score, want)
-	}
-	if got["a4"].Score != 0.7 {
-		t.Fatalf("a lone fragment keeps its score: %v", got["a4"].Score)
-	}
-	// Gap 0 merges only simultaneous posts.
-	if out := mergeFragments(slices.Clone(in), 0, 0.1); len(out) != 5 {
-		t.Fatalf("gap 0: %d", len(out))
-	}
-}
-
 // TestCacheEqualsSearch: a search answered from gathered candidates (another weighting, rank
 // constant, time-rank style or a shallower branch depth of the same question) equals Search.
 func TestCacheEqualsSearch(t *testing.T) {
