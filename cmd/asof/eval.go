@@ -178,7 +178,11 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 		Current string
 	}{in, string(cur)})
 	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
-	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, strings.Join(f.systems, ", "), in.EvalID)
+	names := strings.Join(f.systems, ", ")
+	if len(f.systems) > 12 {
+		names = fmt.Sprintf("%d systems (%s, …)", len(f.systems), strings.Join(f.systems[:8], ", "))
+	}
+	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, names, in.EvalID)
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.Eval, in)
 	if err != nil {
 		return none, "", fmt.Errorf("start eval: %w", err)
