@@ -32,6 +32,7 @@ type tuneFlags struct {
 	grid, reference []string
 	choose, confirm string
 	show            int
+	objective       string
 }
 
 func newTuneCmd(a *app) *cobra.Command {
@@ -43,8 +44,9 @@ func newTuneCmd(a *app) *cobra.Command {
 point of a parameter grid — the system ask serves (--system, default temporal_rrf) with its
 options changed by the point — and with the --reference systems as they are served today.
 
-The questions are split by date: the grid is ranked on the --choose span (nDCG@10 over the
-questions that have a grade-2 document, then MRR), and every variant is also scored on the
+The questions are split by date: the grid is ranked on the --choose span (--objective: by
+default the mean of nDCG@10 over the questions that have a grade-2 document and over every
+judged question, then MRR), and every variant is also scored on the
 --confirm span, which the choice never saw. A choice that holds on --confirm is a candidate for
 the defaults; one that does not is overfitting. Judged questions dated 2024 and later are not in
 ../shared/data: a held-back set measures the defaults separately.
@@ -74,6 +76,7 @@ workflow's summary.json and per_query.parquet.`,
 	fs.StringVar(&f.choose, "choose", "2020-01-01..2022-12-31", "questions dated in this span choose the parameters")
 	fs.StringVar(&f.confirm, "confirm", "2023-01-01..2023-12-31", "questions dated in this span confirm the choice")
 	fs.IntVar(&f.show, "show", 15, "variants in the printed table")
+	fs.StringVar(&f.objective, "objective", eval.ObjectiveBoth, "what the choose span maximizes: both (mean of nDCG@10 over grade-2 questions and over all judged ones), g2, or all")
 	fs.IntVar(&f.batch, "batch-size", 25, "questions per batch activity")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "batches at once")
 	for _, n := range []string{"index", "questions", "qrels", "out"} {
@@ -115,6 +118,9 @@ func runTune(ctx context.Context, a *app, f tuneFlags) error {
 	}
 	if !choose.To.Before(confirm.From) && !confirm.To.Before(choose.From) {
 		return fmt.Errorf("--choose %s and --confirm %s overlap: the confirming questions must be unseen", f.choose, f.confirm)
+	}
+	if !slices.Contains(eval.Objectives, f.objective) {
+		return fmt.Errorf("--objective %q: one of %s", f.objective, strings.Join(eval.Objectives, ", "))
 	}
 	var axes []eval.Axis
 	for _, g := range f.grid {
@@ -160,10 +166,10 @@ func runTune(ctx context.Context, a *app, f tuneFlags) error {
 		scored[i] = eval.Scored{System: r.System, AsOf: r.AsOf, PerQuery: eval.PerQuery{ID: r.QuestionID, Valid: r.Valid, HasGrade2: r.HasGrade2,
 			NDCG10: r.NDCG10, Recall10: r.Recall10, MRR: r.MRR, Leakage10: r.Leakage10, NDCG10Group: r.NDCG10Group}}
 	}
-	ranked := eval.Tune(scored, variants, choose, confirm)
-	refs := eval.Tune(scored, f.reference, choose, confirm)
+	ranked := eval.Tune(scored, variants, choose, confirm, f.objective)
+	refs := eval.Tune(scored, f.reference, choose, confirm, f.objective)
 	rep := tuneReport{Index: f.index, System: f.system, Grid: f.grid, Choose: f.choose, Confirm: f.confirm, EvalID: res.Finish.Summary.EvalID,
-		Questions: res.Finish.Summary.Questions, Took: time.Since(began).Round(time.Second).String(), Variants: ranked, References: refs}
+		Questions: res.Finish.Summary.Questions, Took: time.Since(began).Round(time.Second).String(), Objective: f.objective, Variants: ranked, References: refs}
 	if len(ranked) > 0 {
 		rep.Delta = pairedDelta(scored, ranked[0].System, f.system, confirm)
 	}
@@ -194,6 +200,7 @@ type tuneReport struct {
 	EvalID     string       `json:"eval_id"`
 	Questions  int          `json:"questions"`
 	Took       string       `json:"took"`
+	Objective  string       `json:"objective"`
 	Variants   []eval.Tuned `json:"variants"`
 	References []eval.Tuned `json:"references"`
 	// Delta is the best variant minus the system as served, on the confirm span's grade-2
@@ -230,12 +237,12 @@ func pairedDelta(rows []eval.Scored, of, against string, sp eval.Span) *tuneDelt
 	for i, id := range ids {
 		a[i], b[i] = per[of][id], per[against][id]
 	}
-	mean, lo, hi := eval.PairedDelta(a, b, 0, 1)
+	mean, lo, hi := eval.PairedDelta(b, a, 0, 1) // the mean of a[i] − b[i]
 	return &tuneDelta{Of: of, Against: against, Questions: len(ids), Mean: mean, Lo95: lo, Hi95: hi, MetricAndQuestions: "nDCG@10, " + sp.Name + " questions with a grade-2 document"}
 }
 
 func writeTune(w io.Writer, r tuneReport, show int) {
-	printf(w, "Sweep of %s on index %s (%d judged questions, eval %s, %s): chosen on %s, confirmed on %s.\n\n", r.System, r.Index, r.Questions, r.EvalID, r.Took, r.Choose, r.Confirm)
+	printf(w, "Sweep of %s on index %s (%d judged questions, eval %s, %s): chosen on %s (objective %s), confirmed on %s.\n\n", r.System, r.Index, r.Questions, r.EvalID, r.Took, r.Choose, r.Objective, r.Confirm)
 	printf(w, "| system | choose nDCG@10 (grade-2 q.) | choose nDCG@10 (all) | choose MRR | confirm nDCG@10 (grade-2 q.) | confirm nDCG@10 (all) | confirm MRR | confirm R@10 | confirm nDCG@10 group credit |\n")
 	printf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	row := func(t eval.Tuned, mark string) {
@@ -256,7 +263,7 @@ func writeTune(w io.Writer, r tuneReport, show int) {
 		printf(w, "%s − %s on %s (%d): %+.3f (95%% CI %+.3f … %+.3f).\n", d.Of, d.Against, d.MetricAndQuestions, d.Questions, d.Mean, d.Lo95, d.Hi95)
 	}
 	if len(r.Variants) > 1 {
-		worst := slices.MinFunc(r.Variants, func(a, b eval.Tuned) int { return cmp.Compare(a.Choose.NDCG10G2, b.Choose.NDCG10G2) })
-		printf(w, "Range over the grid (choose, grade-2 nDCG@10): %.3f … %.3f.\n", worst.Choose.NDCG10G2, r.Variants[0].Choose.NDCG10G2)
+		worst := slices.MinFunc(r.Variants, func(a, b eval.Tuned) int { return cmp.Compare(a.Choose.Objective(r.Objective), b.Choose.Objective(r.Objective)) })
+		printf(w, "Range of the objective over the grid (choose): %.3f … %.3f.\n", worst.Choose.Objective(r.Objective), r.Variants[0].Choose.Objective(r.Objective))
 	}
 }

@@ -90,6 +90,31 @@ type SplitScore struct {
 	Leakage10   float64 `json:"leakage@10"`
 }
 
+// Objectives of Tune: what the choose span's ranking maximizes.
+const (
+	// ObjectiveBoth is the mean of nDCG@10 over grade-2 questions and over every judged
+	// question: the issue's two goals at once (the default).
+	ObjectiveBoth = "both"
+	// ObjectiveG2 is nDCG@10 over questions with a grade-2 document.
+	ObjectiveG2 = "g2"
+	// ObjectiveAll is nDCG@10 over every judged question.
+	ObjectiveAll = "all"
+)
+
+// Objectives lists the objectives.
+var Objectives = []string{ObjectiveBoth, ObjectiveG2, ObjectiveAll}
+
+// Objective is the figure objective names, of s.
+func (s SplitScore) Objective(objective string) float64 {
+	switch objective {
+	case ObjectiveG2:
+		return s.NDCG10G2
+	case ObjectiveAll:
+		return s.NDCG10
+	}
+	return (s.NDCG10G2 + s.NDCG10) / 2
+}
+
 // Tuned is a system scored on the span it is chosen on and the span that confirms it.
 type Tuned struct {
 	System  string     `json:"system"`
@@ -97,10 +122,10 @@ type Tuned struct {
 	Confirm SplitScore `json:"confirm"`
 }
 
-// Tune scores every system on both spans and orders them by the choose span's nDCG@10 over
-// grade-2 questions, then its MRR, then name: the first is the one to choose, and its
+// Tune scores every system on both spans and orders them by the choose span's objective (see
+// the Objective constants), then its MRR, then name: the first is the one to choose, and its
 // Confirm figures say whether the choice holds on questions it was not chosen on.
-func Tune(rows []Scored, systems []string, choose, confirm Span) []Tuned {
+func Tune(rows []Scored, systems []string, choose, confirm Span, objective string) []Tuned {
 	by := map[string][]Scored{}
 	for _, r := range rows {
 		by[r.System] = append(by[r.System], r)
@@ -110,7 +135,7 @@ func Tune(rows []Scored, systems []string, choose, confirm Span) []Tuned {
 		out = append(out, Tuned{System: s, Choose: splitScore(by[s], choose), Confirm: splitScore(by[s], confirm)})
 	}
 	slices.SortStableFunc(out, func(a, b Tuned) int {
-		return cmp.Or(cmp.Compare(b.Choose.NDCG10G2, a.Choose.NDCG10G2), cmp.Compare(b.Choose.MRR, a.Choose.MRR), cmp.Compare(a.System, b.System))
+		return cmp.Or(cmp.Compare(b.Choose.Objective(objective), a.Choose.Objective(objective)), cmp.Compare(b.Choose.MRR, a.Choose.MRR), cmp.Compare(a.System, b.System))
 	})
 	return out
 }

@@ -56,7 +56,10 @@ func TestTune(t *testing.T) {
 		row("a", "2022-05-01", 0.1, 0, false), row("b", "2022-05-01", 0.9, 0, false), // no grade 2: all-judged only
 		row("a", "2021-06-01", 1, 1, true), // outside both spans
 	}
-	got := Tune(rows, []string{"b", "a"}, choose, confirm)
+	if all := Tune(rows, []string{"a", "b"}, choose, confirm, ObjectiveAll); all[0].System != "b" {
+		t.Fatalf("on every judged question b (0.73) leads a (0.5), got %s first", all[0].System)
+	}
+	got := Tune(rows, []string{"b", "a"}, choose, confirm, ObjectiveG2)
 	if got[0].System != "a" || got[1].System != "b" {
 		t.Fatalf("order %s, %s; want a (choose grade-2 nDCG 0.70) before b (0.65)", got[0].System, got[1].System)
 	}
