@@ -196,7 +196,20 @@ func TestFreshBoost(t *testing.T) {
 func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	s := []*retrieve.Shard{rateShard(t)}
 	asOf := day("2024-05-15")
-	read, err := Read("key rate in 2030", asOf, Auto, time.Time{}, time.Time{})
+	// Auto reads a future year as what was said before it; nothing after the anchor comes.
+	auto, err := Read("key rate in 2030", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := Rank(s, auto, unit(1, 0, 0), asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Mode != "recency" || len(ra.Results) == 0 || slices.Contains(docIDs(ra.Results), "future") {
+		t.Fatalf("auto read %q (%s): %v", auto.Mode, auto.Interpretation, docIDs(ra.Results))
+	}
+	// A window asked for explicitly is the period itself: nothing, and says so.
+	read, err := Read("key rate in 2030", asOf, "window", time.Time{}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

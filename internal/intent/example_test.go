@@ -26,5 +26,5 @@ func ExampleParse() {
 	// window 2023-10-01..2023-12-31 (from "в четвёртом квартале 2023 года") | "инфляция"
 	// recency, fresher preferred (from "latest") | "key rate decision"
 	// recency, fresher preferred since 2024-05-13 (from "this week") | "who won the election?"
-	// window 2030-01-01..2030-12-31: no documents, after 2024-05-15 (from "in 2030") | "elections"
+	// recency 2030-01-01..2030-12-31: after 2024-05-15, so what was published by then (from "in 2030") | "elections in 2030"
 }

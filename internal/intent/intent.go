@@ -9,6 +9,10 @@
 //     month/quarter/year" are previous calendar periods, while "past month" and "last 3
 //     months" are rolling: they start the day after A shifted back by the period.
 //   - "today" is A's day; "today's", "as of today" and "на сегодня" are recency cues.
+//   - A period wholly after A, and no change cue ("which candidate left the 2024 race" as of
+//     2023), is read as recency over what was published up to A, with Empty set and the date
+//     words kept in Text: what is known of a future period comes from before it. A window
+//     mode asked for explicitly still answers "no documents in that period".
 //   - A period of at most seven days relative to A, and nothing else dated ("this week", "past 7
 //     days", "yesterday", "на этой неделе"), asks for fresh news: it is read as recency with
 //     Fresh set, not as a window. The article that answers "what happened this week" is often
@@ -100,7 +104,10 @@ func (r Reading) Explain() string {
 	default:
 		s += " " + r.From.Format(d) + ".." + r.To.Format(d)
 	}
-	if r.Empty {
+	switch {
+	case r.Empty && r.Mode == Recency:
+		s += ": after " + r.AsOf.Format(d) + ", so what was published by then"
+	case r.Empty:
 		s += ": no documents, after " + r.AsOf.Format(d)
 	}
 	if len(r.Cues) == 0 {
@@ -123,6 +130,12 @@ func Parse(query string, asOf time.Time) Reading {
 	p.scan()
 	r := Reading{Mode: Recency, AsOf: p.a, Text: p.text()}
 	switch dates, change := p.has(dateCue), p.has(changeCue); {
+	case dates && !change && p.hull.from.After(p.a):
+		// A period wholly after A ("the 2024 race" as of 2023): what is known of it was
+		// published before it, so it is read as recency over everything up to A, the date
+		// words kept in the text; an explicit window request still gets "no documents".
+		r.Mode, r.From, r.To, r.Empty, r.Text = Recency, p.hull.from, p.hull.to, true, strings.TrimSpace(p.q)
+		r.Cues = p.phrases(dateCue)
 	case dates && !change && p.recent():
 		// The period is kept to explain the reading; it is not a filter.
 		r.Mode, r.From, r.To, r.Fresh = Recency, p.hull.from, p.hull.to, true

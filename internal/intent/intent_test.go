@@ -48,7 +48,7 @@ func TestParse(t *testing.T) {
 		{"на a count is not a year", "скидка на 2000 рублей", "", R, "", "", false, "скидка на 2000 рублей"},
 		{"на year with год", "бюджет на 2025 год", "2025-06-01", W, "2025-01-01", "2025-06-01", false, "бюджет"},
 		{"only a date keeps text", "in 2015", "", W, "2015-01-01", "2015-12-31", false, "in 2015"},
-		{"future year is empty", "elections in 2030", "", W, "2030-01-01", "2030-12-31", true, "elections"},
+		{"future year is what was said before it", "elections in 2030", "", R, "2030-01-01", "2030-12-31", true, "elections in 2030"},
 		{"two ranges merge", "rates in 2015 and in 2020", "", W, "2015-01-01", "2020-12-31", false, "rates and"},
 		{"from year alone", "articles from 2020", "", W, "2020-01-01", "2020-12-31", false, "articles"},
 		{"ru year locative", "инфляция в 2015 году", "", W, "2015-01-01", "2015-12-31", false, "инфляция"},
@@ -56,7 +56,7 @@ func TestParse(t *testing.T) {
 		{"ru bare year after preposition", "ВВП в 2015", "", W, "2015-01-01", "2015-12-31", false, "ВВП"},
 		{"ru year with г.", "отчёт за 2015 г. опубликован", "", W, "2015-01-01", "2015-12-31", false, "отчёт опубликован"},
 		{"ru glued г", "выборы 2018г", "", W, "2018-01-01", "2018-12-31", false, "выборы"},
-		{"ru future year", "в 2030 году", "", W, "2030-01-01", "2030-12-31", true, "в 2030 году"},
+		{"ru future year", "в 2030 году", "", R, "2030-01-01", "2030-12-31", true, "в 2030 году"},
 
 		// Quarters and halves.
 		{"Q4", "inflation Q4 2023", "", W, "2023-10-01", "2023-12-31", false, "inflation"},
@@ -66,8 +66,8 @@ func TestParse(t *testing.T) {
 		{"Q1 boundary", "Q1 2024", "", W, "2024-01-01", "2024-03-31", false, "Q1 2024"},
 		{"Q1 ends on anchor", "Q1 2024 sales", "2024-03-31", W, "2024-01-01", "2024-03-31", false, "sales"},
 		{"Q1 clamped", "Q1 2024 sales", "2024-03-30", W, "2024-01-01", "2024-03-30", false, "sales"},
-		{"Q2 after anchor", "Q2 2024 sales", "2024-03-31", W, "2024-04-01", "2024-06-30", true, "sales"},
-		{"Q3 future", "in Q3 2024", "", W, "2024-07-01", "2024-09-30", true, "in Q3 2024"},
+		{"Q2 after anchor", "Q2 2024 sales", "2024-03-31", R, "2024-04-01", "2024-06-30", true, "Q2 2024 sales"},
+		{"Q3 future", "in Q3 2024", "", R, "2024-07-01", "2024-09-30", true, "in Q3 2024"},
 		{"ru quarter", "4 квартал 2023", "", W, "2023-10-01", "2023-12-31", false, "4 квартал 2023"},
 		{"ru quarter ё", "выручка в четвёртом квартале 2023 года", "", W, "2023-10-01", "2023-12-31", false, "выручка"},
 		{"ru quarter е", "выручка в четвертом квартале 2023 года", "", W, "2023-10-01", "2023-12-31", false, "выручка"},
@@ -126,7 +126,7 @@ func TestParse(t *testing.T) {
 		{"range into future", "plan from 2023 to 2030", "", W, "2023-01-01", "2024-05-15", false, "plan"},
 		{"since year", "rates since 2020", "", W, "2020-01-01", "2024-05-15", false, "rates"},
 		{"since month", "rates since March 2024", "", W, "2024-03-01", "2024-05-15", false, "rates"},
-		{"since future", "rates since 2030", "", W, "2030-01-01", "2024-05-15", true, "rates"},
+		{"since future", "rates since 2030", "", R, "2030-01-01", "2024-05-15", true, "rates since 2030"},
 		{"from year onwards", "rates from 2020 onwards", "", W, "2020-01-01", "2024-05-15", false, "rates"},
 		{"after year", "rates after 2022", "", W, "2023-01-01", "2024-05-15", false, "rates"},
 		{"before year", "rates before 2020", "", W, "", "2019-12-31", false, "rates"},
@@ -291,7 +291,7 @@ func TestExplain(t *testing.T) {
 		{"rates in the past 10 days", `window since 2024-05-06 (from "in the past 10 days")`},
 		{"rates this week", `recency, fresher preferred since 2024-05-13 (from "this week")`},
 		{"rates this week in 2023", `window since 2023-01-01 (from "this week", "in 2023")`},
-		{"elections in 2030", `window 2030-01-01..2030-12-31: no documents, after 2024-05-15 (from "in 2030")`},
+		{"elections in 2030", `recency 2030-01-01..2030-12-31: after 2024-05-15, so what was published by then (from "in 2030")`},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.q, anchor).Explain(); got != tt.want {
@@ -358,9 +358,9 @@ func checkInvariants(t *testing.T, q string, asOf time.Time) {
 		t.Fatalf("Parse(%q, %s): From %s after To %s", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To))
 	case r.Mode == Window && r.To.IsZero():
 		t.Fatalf("Parse(%q, %s): window without To", q, fmtDay(a))
-	case r.Mode == Recency && !r.Fresh && (!r.From.IsZero() || !r.To.IsZero()):
+	case r.Mode == Recency && !r.Fresh && !r.Empty && (!r.From.IsZero() || !r.To.IsZero()):
 		t.Fatalf("Parse(%q, %s): recency with bounds", q, fmtDay(a))
-	case r.Mode == Recency && !r.From.IsZero() && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
+	case r.Mode == Recency && r.Fresh && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
 		t.Fatalf("Parse(%q, %s): recency with a period %s..%s longer than %d days", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To), recentDays)
 	case strings.TrimSpace(q) != "" && r.Text == "":
 		t.Fatalf("Parse(%q, %s): empty Text", q, fmtDay(a))
