@@ -263,7 +263,9 @@ func writeTune(w io.Writer, r tuneReport, show int) {
 		printf(w, "%s − %s on %s (%d): %+.3f (95%% CI %+.3f … %+.3f).\n", d.Of, d.Against, d.MetricAndQuestions, d.Questions, d.Mean, d.Lo95, d.Hi95)
 	}
 	if len(r.Variants) > 1 {
-		worst := slices.MinFunc(r.Variants, func(a, b eval.Tuned) int { return cmp.Compare(a.Choose.Objective(r.Objective), b.Choose.Objective(r.Objective)) })
+		worst := slices.MinFunc(r.Variants, func(a, b eval.Tuned) int {
+			return cmp.Compare(a.Choose.Objective(r.Objective), b.Choose.Objective(r.Objective))
+		})
 		printf(w, "Range of the objective over the grid (choose): %.3f … %.3f.\n", worst.Choose.Objective(r.Objective), r.Variants[0].Choose.Objective(r.Objective))
 	}
 }

@@ -543,6 +543,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
 // TestCacheEqualsSearch: a search answered from gathered candidates (another weighting, rank
 // constant, time-rank style or a shallower branch depth of the same question) equals Search.
 func TestCacheEqualsSearch(t *testing.T) {
