@@ -2,7 +2,10 @@ package sumeval
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Rubric is the study's five 1–5 scores of one summary; a nil score is missing (not judged,
@@ -179,4 +182,43 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// Markdown renders the systems side by side: the date figures, the citation checks and the
+// rubric ("not judged" for a system without one). Missing figures are "–".
+func Markdown(aggs []Aggregate) string {
+	var b strings.Builder
+	b.WriteString("| system | answers | with dates | dates per summary | freshest context doc, days | freshest summary date, days | gap, days | summary dates ≤7 d | ≤30 d | claims cited | bad citations | dates unsupported | overall (judged) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range aggs {
+		unsupported := num(g.UnsupportedShare(), 3)
+		if g.WholeContext {
+			unsupported += " (vs whole context)"
+		}
+		overall := "not judged"
+		if g.Judged {
+			overall = fmt.Sprintf("%s (%d)", num(g.Overall.Value(), 3), g.Overall.N)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n", g.System, g.Answers,
+			num(g.HasDates.Value(), 3), num(g.DatesPerSummary.Value(), 2), num(g.MinAgeContext.Value(), 2), num(g.MinAgeSummary.Value(), 2),
+			num(g.Gap.Value(), 2), num(g.Within7.Value(), 3), num(g.Within30.Value(), 3), num(g.CitedShare(), 3), g.BadCitations, unsupported, overall)
+	}
+	b.WriteString("\n| system | relevance | groundedness | facts_numbers | dates_timeline | recency | overall | judged | missing |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range aggs {
+		if !g.Judged {
+			fmt.Fprintf(&b, "| %s | not judged | | | | | | 0 | |\n", g.System)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", g.System, num(g.Relevance.Value(), 3), num(g.Groundedness.Value(), 3),
+			num(g.FactsNumbers.Value(), 3), num(g.DatesTimeline.Value(), 3), num(g.Recency.Value(), 3), num(g.Overall.Value(), 3), g.Overall.N, g.RubricMissing)
+	}
+	return b.String()
+}
+
+// num formats x with prec decimals, "–" for NaN.
+func num(x float64, prec int) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', prec, 64)
 }

@@ -74,3 +74,16 @@ func TestReproduceStudy(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyTable prints the study's systems under the default rules (every date form, only
+// the header dropped) and checks the table has their rows and rubric.
+func TestStudyTable(t *testing.T) {
+	aggs := sumeval.Summarize(studyRows(readStudy(t), sumeval.DefaultRules()))
+	md := sumeval.Markdown(aggs)
+	t.Log("\n" + md)
+	for _, g := range aggs {
+		if !g.Judged || g.Overall.N+g.RubricMissing != 200 || !g.WholeContext || g.Claims == 0 || g.Cited != 0 {
+			t.Errorf("%s: judged %v, overall n %d + missing %d, whole context %v, claims %d, cited %d", g.System, g.Judged, g.Overall.N, g.RubricMissing, g.WholeContext, g.Claims, g.Cited)
+		}
+	}
+}
