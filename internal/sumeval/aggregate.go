@@ -48,10 +48,11 @@ type Row struct {
 	Rubric *Rubric
 }
 
-// Mean is a running mean that skips missing values; its JSON is {"mean": x or null, "n": n}.
+// Mean is a running mean that skips missing values. Its JSON is {"mean": x or null, "n": n,
+// "sum": s}; it decodes from "sum" and "n", exactly.
 type Mean struct {
-	Sum float64
-	N   int
+	Sum float64 `json:"sum"`
+	N   int     `json:"n"`
 }
 
 // Add adds x unless it is NaN.
@@ -70,7 +71,7 @@ func (m Mean) Value() float64 {
 	return m.Sum / float64(m.N)
 }
 
-// MarshalJSON writes {"mean": x, "n": n}, with null for no value.
+// MarshalJSON writes {"mean": x, "n": n, "sum": s}, with null for no value.
 func (m Mean) MarshalJSON() ([]byte, error) {
 	var v *float64
 	if m.N > 0 {
@@ -80,7 +81,22 @@ func (m Mean) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Mean *float64 `json:"mean"`
 		N    int      `json:"n"`
-	}{v, m.N})
+		Sum  float64  `json:"sum"`
+	}{v, m.N, m.Sum})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes ("mean" is derived and ignored).
+func (m *Mean) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Mean *float64 `json:"mean"`
+		N    int      `json:"n"`
+		Sum  float64  `json:"sum"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	m.Sum, m.N = v.Sum, v.N
+	return nil
 }
 
 // Aggregate is a system's figures over its answers. Date figures are means over the answers

@@ -1,6 +1,7 @@
 package sumeval_test
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -189,5 +190,19 @@ func TestCitations(t *testing.T) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMeanJSON: a Mean crosses a workflow boundary (activity result) and must come back equal.
+func TestMeanJSON(t *testing.T) {
+	for _, m := range []sumeval.Mean{{}, {Sum: 0.1 + 0.2, N: 3}} {
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back sumeval.Mean
+		if err := json.Unmarshal(data, &back); err != nil || back != m {
+			t.Errorf("%s decoded to %+v (%v), want %+v", data, back, err, m)
+		}
 	}
 }
