@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
@@ -99,6 +101,10 @@ type FinishSummariesInput struct {
 	// StudyKey is the study's answers (study-answers.parquet); empty: asof alone. Only the
 	// study's rows for the queries above are scored.
 	StudyKey string `json:"study_key,omitempty"`
+	// Rubric is RubricLLM when asof's answers were graded; Rubrics then holds the scores by
+	// query id (an answer without scores counts as missing).
+	Rubric  string                    `json:"rubric,omitempty"`
+	Rubrics map[string]sumeval.Rubric `json:"rubrics,omitempty"`
 }
 
 // SummariesReport is summary.json.
@@ -149,6 +155,10 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
 		row := sumeval.Row{System: SummariesSystem, QueryID: q.QueryID}
+		if in.Rubric == RubricLLM {
+			rb := in.Rubrics[q.QueryID]
+			row.Rubric = &rb
+		}
 		sa := AsofAnswer(ans)
 		row.Dates, row.Citations = sumeval.DateMetricsOf(sa, sumeval.DefaultRules()), sumeval.CitationsOf(sa)
 		rows = append(rows, row)
@@ -175,7 +185,10 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
 		Rules:   "every date form; the header that repeats the anchor dropped",
-		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(studyRulesRows), Rubric: "none"}
+		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(studyRulesRows), Rubric: in.Rubric}
+	if rep.Rubric == "" {
+		rep.Rubric = "none"
+	}
 	prefix := SummariesPrefix(in.EvalID)
 	res := FinishSummariesResult{SummaryKey: path.Join(prefix, "summary.json"), TableKey: path.Join(prefix, "table.md"),
 		PerAnswerKey: path.Join(prefix, "per_answer.parquet"), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
@@ -224,4 +237,65 @@ func summaryRow(r sumeval.Row, query, runID string) schemas.SummaryEvalRow {
 		}
 	}
 	return row
+}
+
+// RubricLLM is the summaries evaluation's --rubric that asks the LLM for the study's scores.
+const RubricLLM = "llm"
+
+// RubricInput names one stored answer (runs/<run-id>/answer.json) to grade.
+type RubricInput struct {
+	RunID string `json:"run_id"`
+}
+
+// RubricResult is the LLM's five scores of the answer's summary.
+type RubricResult struct {
+	Rubric sumeval.Rubric `json:"rubric"`
+	// Method is "llm:<model>".
+	Method string `json:"method"`
+}
+
+// RubricSummary asks the LLM (asof-llm queue) for the study's five 1–5 scores of a stored
+// answer's summary against its context (sumeval.JudgeRubric: strict JSON, one repair turn),
+// and keeps them in runs/<run-id>/rubric.json; when that file exists it is returned without
+// a call, so a rerun does not grade again. A worker without an LLM fails for good.
+func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricResult, error) {
+	if in.RunID == "" {
+		return RubricResult{}, invalid(errors.New("no run id"))
+	}
+	if a.LLM == nil {
+		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+	}
+	key := path.Join(RunPrefix(in.RunID), "rubric.json")
+	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
+		return RubricResult{}, err
+	} else if ok {
+		data, err := blob.ReadAll(ctx, a.Bucket, key)
+		if err != nil {
+			return RubricResult{}, err
+		}
+		var res RubricResult
+		if err := json.Unmarshal(data, &res); err != nil {
+			return RubricResult{}, fmt.Errorf("read %s: %w", key, err)
+		}
+		return res, nil
+	}
+	data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(in.RunID), "answer.json"))
+	if err != nil {
+		return RubricResult{}, invalidIfMissing(err, "answer")
+	}
+	var ans schemas.Answer
+	if err := json.Unmarshal(data, &ans); err != nil {
+		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
+	}
+	sa := AsofAnswer(ans)
+	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, ans.AsOf, sa.Blocks, ans.Summary)
+	if err != nil {
+		return RubricResult{}, llmError(err)
+	}
+	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	if _, err := a.Bucket.Put(ctx, key, bytes.NewReader(out)); err != nil {
+		return RubricResult{}, err
+	}
+	return res, nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -95,4 +97,45 @@ func readAll(t *testing.T, b blob.Bucket, key string) (*bytes.Reader, int64) {
 		t.Fatal(err)
 	}
 	return bytes.NewReader(data), int64(len(data))
+}
+
+// TestRubricSummary: the LLM (a loopback server) grades a stored answer's summary once; the
+// scores are kept in rubric.json and a second call returns them without asking; a worker
+// without an LLM fails with a configuration error.
+func TestRubricSummary(t *testing.T) {
+	ctx := context.Background()
+	b, _ := blob.NewLocal(t.TempDir())
+	ans := schemas.Answer{RunID: "r1", Query: "ставка", AsOf: time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC), Summary: "- 2025-09-01 — Ставка 18%. [1]",
+		Blocks: []schemas.ContextBlock{{N: 1, PublishedAt: time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC), Snippet: "Ставка 18%."}}}
+	data, _ := json.Marshal(ans)
+	if _, err := b.Put(ctx, "runs/r1/answer.json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":3}`))
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Bucket: b, LLM: c}
+	env.RegisterActivity(acts)
+	for range 2 {
+		res := run[activities.RubricResult](t, env, acts.RubricSummary, activities.RubricInput{RunID: "r1"})
+		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 3 {
+			t.Fatalf("rubric %+v", res)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 (the second call reads rubric.json)", n)
+	}
+	if !strings.Contains(srv.Requests()[0].Messages[1].Content, "Ставка 18%.") {
+		t.Errorf("the prompt lacks the context: %+v", srv.Requests()[0].Messages)
+	}
+	env2 := s.NewTestActivityEnvironment()
+	none := &activities.Activities{Bucket: b}
+	env2.RegisterActivity(none)
+	if _, err := env2.ExecuteActivity(none.RubricSummary, activities.RubricInput{RunID: "r1"}); err == nil || !strings.Contains(err.Error(), "no LLM") {
+		t.Fatalf("without an LLM: %v", err)
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/sumeval"
 )
 
 // EvalSummariesInput is one summaries evaluation: asof's answers to a set of dated queries,
@@ -23,6 +25,9 @@ type EvalSummariesInput struct {
 	Limit    int    `json:"limit"`
 	// Concurrency is how many Asks run at once (default 2).
 	Concurrency int `json:"concurrency"`
+	// Rubric is activities.RubricLLM to have the LLM grade asof's summaries (the study's five
+	// scores), else empty: not judged.
+	Rubric string `json:"rubric,omitempty"`
 }
 
 // EvalSummariesResult is the table and where its files are.
@@ -49,7 +54,9 @@ func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {
 // EvalSummaries plans the queries, answers each one not answered yet with a child Ask
 // (SummariesAskInput; id activities.SummariesRunID, a few at a time), then scores asof's
 // answers and the study's in one activity that writes summary.json, table.md and
-// per_answer.parquet. An Ask that fails is reported in its row; the others still count.
+// per_answer.parquet. An Ask that fails is reported in its row; the others still count. With
+// Rubric llm each answer is then graded by RubricSummary on asof-llm: a grade that fails after
+// its retries counts as missing, and a worker without an LLM fails the evaluation.
 func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesResult, error) {
 	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
@@ -67,33 +74,65 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 	if conc < 1 {
 		conc = 2
 	}
-	var out EvalSummariesResult
-	errs, _ := fanOut(ctx, len(plan.Queries), conc, func(ctx workflow.Context, i int) (string, error) {
-		q := plan.Queries[i]
-		if q.Done {
-			return "", nil
-		}
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: q.RunID, TaskQueue: TaskQueue})
-		if err := workflow.ExecuteChildWorkflow(cctx, Ask, SummariesAskInput(in.Index, q)).Get(ctx, nil); err != nil {
-			return "ask: " + rootMessage(err), nil // reported in its row; no job fails
-		}
-		return "", nil
+	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueLLM,
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: 4, NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
 	})
+	type done struct {
+		err    string
+		rubric *activities.RubricResult
+	}
+	var out EvalSummariesResult
+	var configErr error
+	results, _ := fanOut(ctx, len(plan.Queries), conc, func(ctx workflow.Context, i int) (done, error) {
+		q := plan.Queries[i]
+		if !q.Done {
+			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: q.RunID, TaskQueue: TaskQueue})
+			if err := workflow.ExecuteChildWorkflow(cctx, Ask, SummariesAskInput(in.Index, q)).Get(ctx, nil); err != nil {
+				return done{err: "ask: " + rootMessage(err)}, nil // reported in its row; no job fails
+			}
+		}
+		if in.Rubric != activities.RubricLLM {
+			return done{}, nil
+		}
+		var r activities.RubricResult
+		if err := workflow.ExecuteActivity(llmCtx, a.RubricSummary, activities.RubricInput{RunID: q.RunID}).Get(ctx, &r); err != nil {
+			if isConfigError(err) {
+				configErr = err
+				return done{}, err // no answer can be graded: stop starting more
+			}
+			return done{}, nil // this answer's rubric counts as missing
+		}
+		return done{rubric: &r}, nil
+	})
+	if configErr != nil {
+		return EvalSummariesResult{}, fmt.Errorf("rubric: %w", configErr)
+	}
 	failed := map[string]string{}
+	var rubrics map[string]sumeval.Rubric
+	if in.Rubric == activities.RubricLLM {
+		rubrics = map[string]sumeval.Rubric{}
+	}
 	for i, q := range plan.Queries {
 		switch {
 		case q.Done:
 			out.Resumed++
-		case errs[i] != "":
+		case results[i].err != "":
 			out.Asked++
-			failed[q.QueryID] = errs[i]
+			failed[q.QueryID] = results[i].err
 		default:
 			out.Asked++
+		}
+		if r := results[i].rubric; r != nil {
+			rubrics[q.QueryID] = r.Rubric
 		}
 	}
 	out.Failed = len(failed)
 	if err := workflow.ExecuteActivity(quick, a.FinishSummaries, activities.FinishSummariesInput{
 		EvalID: in.EvalID, Index: in.Index, Queries: plan.Queries, Errors: failed, StudyKey: in.StudyKey,
+		Rubric: in.Rubric, Rubrics: rubrics,
 	}).Get(ctx, &out.Finish); err != nil {
 		return EvalSummariesResult{}, fmt.Errorf("finish: %w", err)
 	}

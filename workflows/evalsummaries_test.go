@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -77,4 +79,58 @@ func TestEvalSummariesAsksWhatIsNotAnswered(t *testing.T) {
 		t.Fatalf("finish input %+v", finished)
 	}
 	env.AssertExpectations(t)
+}
+
+// TestEvalSummariesRubric: with --rubric llm every answered query (asked now or before) is
+// graded on asof-llm and the scores reach the finish step; a grade that fails counts as
+// missing; a worker without an LLM fails the evaluation.
+func TestEvalSummariesRubric(t *testing.T) {
+	anchor := time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC)
+	qs := []activities.SummaryQuery{
+		{QueryID: "q000", Query: "курс", AnchorDate: anchor, RunID: "r0", Done: true},
+		{QueryID: "q001", Query: "ставка", AnchorDate: anchor, RunID: "r1"},
+		{QueryID: "q002", Query: "нефть", AnchorDate: anchor, RunID: "r2"},
+	}
+	five := 5.0
+	for _, noLLM := range []bool{false, true} {
+		env := newEnv(t)
+		env.RegisterWorkflow(Ask)
+		env.OnActivity(a.PlanSummaries, mock.Anything, mock.Anything).Return(activities.PlanSummariesResult{Queries: qs}, nil)
+		env.OnWorkflow(Ask, mock.Anything, mock.Anything).Return(schemas.Answer{}, nil)
+		graded := map[string]bool{}
+		env.OnActivity(a.RubricSummary, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, in activities.RubricInput) (activities.RubricResult, error) {
+				graded[in.RunID] = true
+				switch {
+				case noLLM:
+					return activities.RubricResult{}, temporal.NewNonRetryableApplicationError("no LLM", activities.ErrTypeConfig, nil)
+				case in.RunID == "r2":
+					return activities.RubricResult{}, temporal.NewNonRetryableApplicationError("bad reply", "BadResponse", nil)
+				}
+				return activities.RubricResult{Rubric: sumeval.Rubric{Relevance: &five, Groundedness: &five, FactsNumbers: &five, DatesTimeline: &five, Recency: &five}}, nil
+			})
+		var finished activities.FinishSummariesInput
+		env.OnActivity(a.FinishSummaries, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, in activities.FinishSummariesInput) (activities.FinishSummariesResult, error) {
+				finished = in
+				return activities.FinishSummariesResult{}, nil
+			}).Maybe()
+		env.ExecuteWorkflow(EvalSummaries, EvalSummariesInput{EvalID: "e1", Index: "tg", QueriesKey: "q", Rubric: activities.RubricLLM, Concurrency: 1})
+		err := env.GetWorkflowError()
+		if noLLM {
+			if err == nil || !strings.Contains(err.Error(), "no LLM") || len(graded) != 1 {
+				t.Fatalf("without an LLM: %v, graded %v", err, graded)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(graded) != 3 || finished.Rubric != activities.RubricLLM || len(finished.Rubrics) != 2 || finished.Rubrics["q000"].Recency == nil {
+			t.Fatalf("graded %v, finish %+v", graded, finished)
+		}
+		if _, ok := finished.Rubrics["q002"]; ok {
+			t.Errorf("a failed grade reached the finish step")
+		}
+	}
 }
