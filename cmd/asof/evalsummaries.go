@@ -49,7 +49,8 @@ the gap, share of summary dates within 7 and 30 days), with citation checks (cla
 existing block, dates absent from the cited blocks). --study adds the study's three systems
 for the same queries, with its judge's rubric; --rubric llm has the configured LLM grade asof's
 summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged". Writes DIR/summary.json, DIR/table.md and
-DIR/per_answer.parquet (also under evals/summaries/<id>/); a rerun asks only what is missing.`
+DIR/per_answer.parquet (also under evals/summaries/<id>/); a rerun asks only what is missing.
+--limit N keeps the first N queries. See docs/summaries.md.`
 
 func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags) error {
 	if err := checkIndexName(f.index); err != nil {
