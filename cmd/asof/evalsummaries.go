@@ -107,19 +107,20 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return err
 	}
 	in := workflows.EvalSummariesInput{Index: f.index, QueriesKey: inputs[0].Key, Limit: f.limit, Concurrency: f.concurrency}
-	if s.rubric == activities.RubricLLM {
-		in.Rubric = activities.RubricLLM
-	}
 	if s.study != "" {
 		in.StudyKey = inputs[1].Key
 	}
-	// Equal inputs on the same index version give the same id: a rerun resumes.
+	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
+	// not part of it, so --rubric llm after a plain run grades the answers already there.
 	h := sha256.New()
 	json.NewEncoder(h).Encode(struct {
 		In      workflows.EvalSummariesInput
 		Current string
 	}{in, string(cur)})
 	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
+	if s.rubric == activities.RubricLLM {
+		in.Rubric = activities.RubricLLM
+	}
 	began := time.Now()
 	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", f.queries, f.index, in.EvalID)
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalSummariesWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.EvalSummaries, in)
