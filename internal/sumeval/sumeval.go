@@ -30,8 +30,9 @@
 // is a bad citation. Every date a claim states is checked against its support: the blocks it
 // cites, or — for a format without markers (the study), where nothing is cited — every block
 // of the context. A date is supported when it is a support block's publication day or a day
-// the block's text states (read with the block's day as anchor). An asof claim without a
-// marker has no support, so every date in it is unsupported.
+// the block's text states (read with the block's day as anchor; a day without a year in the
+// claim is also read as of the block's day, so "15 марта" matches whichever year both mean).
+// An asof claim without a marker has no support, so every date in it is unsupported.
 package sumeval
 
 import (
@@ -293,7 +294,7 @@ func CitationsOf(a Answer) CitationMetrics {
 			m.DatesChecked++
 			found := false
 			for _, b := range support {
-				if days(b)[d.Day] {
+				if days(b)[d.Day] || days(b)[reread(d, b.Date)] {
 					found = true
 					break
 				}
@@ -304,6 +305,16 @@ func CitationsOf(a Answer) CitationMetrics {
 		}
 	}
 	return m
+}
+
+// reread is d read as of day instead of the anchor: a day without a year ("15 марта") that a
+// block dated 2025-03-01 states means 2024-03-15 there, and 2025-03-15 in a summary written on
+// 2025-09-04; both name the same statement. A date with a year is itself.
+func reread(d Date, day time.Time) time.Time {
+	if ds := Dates(d.Text, day, false); len(ds) == 1 {
+		return ds[0].Day
+	}
+	return d.Day
 }
 
 // studyBlock matches the head line of one block of the study's context.

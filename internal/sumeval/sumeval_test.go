@@ -178,6 +178,11 @@ func TestCitations(t *testing.T) {
 		{"asof: several markers",
 			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Summary: "- 2025-08-20 — Курс 18 августа. [1, 2]\n- 2025-09-03 — Ставка. [1][2]"},
 			sumeval.CitationMetrics{Claims: 2, Cited: 2, DatesChecked: 3}},
+		{"asof: a day without a year means the same day in the block and in the summary",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: []sumeval.Block{{N: 1, Date: day("2025-03-01"), Text: "Выплата 15 марта."}},
+				Summary: "- 2025-03-01 — Выплата 15 марта. [1]"},
+			// "15 марта" is 2025-03-15 as of 2025-09-04 and 2024-03-15 as of the block's 2025-03-01.
+			sumeval.CitationMetrics{Claims: 1, Cited: 1, DatesChecked: 2}},
 		{"study: no markers, dates checked against the whole context",
 			sumeval.Answer{Format: sumeval.FormatStudy, Anchor: day("2025-09-04"), Blocks: sumeval.ParseStudyContext(studyContext), Summary: studySummary},
 			// claims: 2 digest sentences + 3 timeline bullets (header dropped); dates 05-29 (block 5
