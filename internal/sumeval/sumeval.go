@@ -11,13 +11,14 @@
 //     prompt text, "[n] date=YYYY-MM-DD channel(s)=… document=…" blocks (ParseStudyContext).
 //   - FormatAsof: asof's summaries (extractive, or an LLM brief): "### …" sections of
 //     "- YYYY-MM-DD — sentence [n]" bullets, or "Not enough information in the documents up to
-//     <anchor> to answer." Citations are [n] markers ("[2]", "[2, 5]", "[2][5]") that name
+//     <anchor> to answer.", or an empty answer's "No documents in that period (…) as of
+//     <anchor>.". Citations are [n] markers ("[2]", "[2, 5]", "[2][5]") that name
 //     context blocks by number.
 //
 // Date metrics (DateMetricsOf, the study's Table 3). The summary's dates are every day it
 // states (Dates, all forms) outside its header: the study's header section, and asof's "Not
-// enough information … up to <anchor>" line, which repeat the anchor and say nothing about
-// the evidence. Ages are whole days, anchor day − stated day; a day after the anchor (a
+// enough information … up to <anchor>" and "No documents in that period (…) as of <anchor>."
+// lines, which repeat the anchor (and the query's window) and say nothing about the evidence. Ages are whole days, anchor day − stated day; a day after the anchor (a
 // forecast, a deadline) counts as a date but has no age. The study's own rules (StudyRules)
 // read ISO dates only and drop every one equal to the anchor, wherever it is; with them the
 // study's published figures reproduce from its file.
@@ -162,7 +163,8 @@ const studyHeader = "### 1) Запрос и актуальная дата"
 // Body is the summary without the header that repeats the anchor: for FormatStudy the first
 // section when it is the study's "### 1) Запрос и актуальная дата" (up to the next "###"
 // heading); for FormatAsof the line "Not enough information in the documents up to <anchor>
-// to answer.".
+// to answer." and an empty answer's message "No documents in that period (<from>..<to>) as of
+// <anchor>." (it names the query's window, not evidence).
 func Body(f Format, summary string, anchor time.Time) string {
 	switch f {
 	case FormatStudy:
@@ -177,11 +179,14 @@ func Body(f Format, summary string, anchor time.Time) string {
 		return ""
 	case FormatAsof:
 		line := notEnoughLine(anchor)
+		empty := "as of " + asofday.Start(anchor).Format(time.DateOnly) + "."
 		var kept []string
 		for l := range strings.SplitSeq(summary, "\n") {
-			if strings.TrimSpace(l) != line {
-				kept = append(kept, l)
+			t := strings.TrimSpace(l)
+			if t == line || strings.HasPrefix(t, "No documents in that period (") && strings.HasSuffix(t, empty) {
+				continue
 			}
+			kept = append(kept, l)
 		}
 		return strings.Join(kept, "\n")
 	}
