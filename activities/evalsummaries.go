@@ -116,8 +116,8 @@ type SummariesReport struct {
 	// Rules say how summary dates were read (see sumeval): every form, header dropped.
 	Rules   string              `json:"rules"`
 	Systems []sumeval.Aggregate `json:"systems"`
-	// StudyRules are the study's systems under the study's own rules (ISO dates, every date
-	// equal to the anchor dropped): its published Table 3.
+	// StudyRules are every system under the study's own rules (ISO dates, every date equal to
+	// the anchor dropped): for the study's systems, its published Table 3.
 	StudyRules []sumeval.Aggregate `json:"study_rules,omitempty"`
 	Rubric     string              `json:"rubric"`
 }
@@ -138,7 +138,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		return FinishSummariesResult{}, invalid(errors.New("no eval id or no queries"))
 	}
 	wanted := map[string]SummaryQuery{}
-	var rows []sumeval.Row
+	var rows, asofStudyRules []sumeval.Row
 	var out []schemas.SummaryEvalRow
 	for _, q := range in.Queries {
 		wanted[q.QueryID] = q
@@ -163,6 +163,8 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		row.Dates, row.Citations = sumeval.DateMetricsOf(sa, sumeval.DefaultRules()), sumeval.CitationsOf(sa)
 		rows = append(rows, row)
 		out = append(out, summaryRow(row, q.Query, q.RunID))
+		row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
+		asofStudyRules = append(asofStudyRules, row)
 	}
 	var studyRows, studyRulesRows []sumeval.Row
 	if in.StudyKey != "" {
@@ -185,7 +187,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
 		Rules:   "every date form; the header that repeats the anchor dropped",
-		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(studyRulesRows), Rubric: in.Rubric}
+		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(append(studyRulesRows, asofStudyRules...)), Rubric: in.Rubric}
 	if rep.Rubric == "" {
 		rep.Rubric = "none"
 	}

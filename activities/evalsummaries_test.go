@@ -74,6 +74,9 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 	if g := sys[0]; g.MinAgeSummary.Value() != 7 || !g.Judged || g.Overall.Value() != 4 {
 		t.Errorf("rag %+v", g)
 	}
+	if sr := res.Report.StudyRules; len(sr) != 2 || sr[1].System != "asof" || sr[1].Answers != 1 {
+		t.Errorf("study rules %+v", sr)
+	}
 	if !strings.Contains(res.Markdown, "| asof | 1 |") || !strings.Contains(res.Markdown, "not judged") {
 		t.Errorf("table:\n%s", res.Markdown)
 	}
