@@ -15,4 +15,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(Ask, workflow.RegisterOptions{Name: "Ask"})
 	r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
 	r.RegisterWorkflowWithOptions(Digest, workflow.RegisterOptions{Name: "Digest"})
+	r.RegisterWorkflowWithOptions(EvalSummaries, workflow.RegisterOptions{Name: "EvalSummaries"})
 }

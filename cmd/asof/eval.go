@@ -35,6 +35,7 @@ type evalFlags struct {
 
 func newEvalCmd(a *app) *cobra.Command {
 	var f evalFlags
+	var sf *summariesFlags
 	cmd := &cobra.Command{
 		Use:   "eval --index NAME --questions FILE --qrels FILE --out DIR",
 		Short: "Evaluate retrieval systems as of each question's date against graded judgements",
@@ -59,9 +60,16 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
       --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
   asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd.Context(), a, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sf.on {
+				return runEvalSummaries(cmd.Context(), a, f, *sf)
+			}
+			return runEval(cmd.Context(), a, f)
+		},
 	}
+	cmd.Long += summariesHelp
 	fs := cmd.Flags()
+	sf = addSummariesFlags(fs)
 	fs.StringVar(&f.index, "index", "", "index to evaluate (required)")
 	fs.StringVar(&f.questions, "questions", "", "questions Parquet (question_id, question_date, question)")
 	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade)")

@@ -1,0 +1,303 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/sumeval"
+	"github.com/asofrag/asof/schemas"
+)
+
+// SummariesSystem is the name of asof's answers in the summaries evaluation.
+const SummariesSystem = "asof"
+
+// SummariesPrefix is where one summaries evaluation writes: evals/summaries/<id>/.
+func SummariesPrefix(evalID string) string { return path.Join("evals", "summaries", evalID) }
+
+// SummariesRunID is the Ask run (and child workflow) id of one query of a summaries
+// evaluation: its answer is runs/<id>/answer.json, so a rerun finds it and does not ask again.
+func SummariesRunID(evalID, queryID string) string {
+	return "asof-sumeval-" + evalID + "-" + queryID
+}
+
+// SummaryQuery is one query to answer, and whether its answer is already stored.
+type SummaryQuery struct {
+	QueryID    string    `json:"query_id"`
+	Query      string    `json:"query"`
+	AnchorDate time.Time `json:"anchor_date"`
+	// RunID is the Ask run that answers it (SummariesRunID).
+	RunID string `json:"run_id"`
+	// Done: runs/<RunID>/answer.json exists (a rerun resumes).
+	Done bool `json:"done"`
+}
+
+// PlanSummariesInput names the queries of a summaries evaluation.
+type PlanSummariesInput struct {
+	EvalID     string `json:"eval_id"`
+	QueriesKey string `json:"queries_key"`
+	// Limit keeps the first Limit queries (0: all).
+	Limit int `json:"limit"`
+}
+
+// PlanSummariesResult lists the queries in file order.
+type PlanSummariesResult struct {
+	Queries []SummaryQuery `json:"queries"`
+}
+
+// PlanSummaries reads the queries (query_id, query, anchor_date), checks them and marks the
+// ones already answered by an earlier run of the same evaluation.
+func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (PlanSummariesResult, error) {
+	if in.EvalID == "" {
+		return PlanSummariesResult{}, invalid(errors.New("no eval id"))
+	}
+	rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QueriesKey)
+	if err != nil {
+		return PlanSummariesResult{}, invalidIfMissing(err, "queries")
+	}
+	if in.Limit > 0 && in.Limit < len(rows) {
+		rows = rows[:in.Limit]
+	}
+	if len(rows) == 0 {
+		return PlanSummariesResult{}, invalid(errors.New("no queries"))
+	}
+	seen := map[string]bool{}
+	var out PlanSummariesResult
+	for i, r := range rows {
+		switch {
+		case r.QueryID == "" || strings.ContainsAny(r.QueryID, "/ "):
+			return PlanSummariesResult{}, invalid(fmt.Errorf("query %d: query_id %q must be non-empty, without / or spaces", i+1, r.QueryID))
+		case seen[r.QueryID]:
+			return PlanSummariesResult{}, invalid(fmt.Errorf("query_id %q twice", r.QueryID))
+		case strings.TrimSpace(r.Query) == "" || r.AnchorDate.IsZero():
+			return PlanSummariesResult{}, invalid(fmt.Errorf("query %s: needs a query and an anchor_date", r.QueryID))
+		}
+		seen[r.QueryID] = true
+		q := SummaryQuery{QueryID: r.QueryID, Query: r.Query, AnchorDate: r.AnchorDate.UTC(), RunID: SummariesRunID(in.EvalID, r.QueryID)}
+		if q.Done, err = a.Bucket.Exists(ctx, path.Join(RunPrefix(q.RunID), "answer.json")); err != nil {
+			return PlanSummariesResult{}, err
+		}
+		out.Queries = append(out.Queries, q)
+	}
+	return out, nil
+}
+
+// FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
+type FinishSummariesInput struct {
+	EvalID  string         `json:"eval_id"`
+	Index   string         `json:"index"`
+	Queries []SummaryQuery `json:"queries"`
+	// Errors maps a query id to why its Ask failed (its row says so; no metrics).
+	Errors map[string]string `json:"errors,omitempty"`
+	// StudyKey is the study's answers (study-answers.parquet); empty: asof alone. Only the
+	// study's rows for the queries above are scored.
+	StudyKey string `json:"study_key,omitempty"`
+	// Rubric is RubricLLM when asof's answers were graded; Rubrics then holds the scores by
+	// query id (an answer without scores counts as missing).
+	Rubric  string                    `json:"rubric,omitempty"`
+	Rubrics map[string]sumeval.Rubric `json:"rubrics,omitempty"`
+}
+
+// SummariesReport is summary.json.
+type SummariesReport struct {
+	EvalID  string `json:"eval_id"`
+	Index   string `json:"index"`
+	Queries int    `json:"queries"`
+	Failed  int    `json:"failed"`
+	// Rules say how summary dates were read (see sumeval): every form, header dropped.
+	Rules   string              `json:"rules"`
+	Systems []sumeval.Aggregate `json:"systems"`
+	// StudyRules are every system under the study's own rules (ISO dates, every date equal to
+	// the anchor dropped): for the study's systems, its published Table 3.
+	StudyRules []sumeval.Aggregate `json:"study_rules,omitempty"`
+	Rubric     string              `json:"rubric"`
+}
+
+// FinishSummariesResult names the written files and carries the table.
+type FinishSummariesResult struct {
+	SummaryKey   string          `json:"summary_key"`
+	TableKey     string          `json:"table_key"`
+	PerAnswerKey string          `json:"per_answer_key"`
+	Report       SummariesReport `json:"report"`
+	Markdown     string          `json:"markdown"`
+}
+
+// FinishSummaries scores asof's answers and the study's for the same queries and writes
+// evals/summaries/<id>/summary.json, table.md and per_answer.parquet.
+func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInput) (FinishSummariesResult, error) {
+	if in.EvalID == "" || len(in.Queries) == 0 {
+		return FinishSummariesResult{}, invalid(errors.New("no eval id or no queries"))
+	}
+	wanted := map[string]SummaryQuery{}
+	var rows, asofStudyRules []sumeval.Row
+	var out []schemas.SummaryEvalRow
+	for _, q := range in.Queries {
+		wanted[q.QueryID] = q
+		if msg, failed := in.Errors[q.QueryID]; failed {
+			out = append(out, schemas.SummaryEvalRow{System: SummariesSystem, QueryID: q.QueryID, Query: q.Query, RunID: q.RunID, Error: msg})
+			continue
+		}
+		data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(q.RunID), "answer.json"))
+		if err != nil {
+			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
+		}
+		var ans schemas.Answer
+		if err := json.Unmarshal(data, &ans); err != nil {
+			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
+		}
+		row := sumeval.Row{System: SummariesSystem, QueryID: q.QueryID}
+		if in.Rubric == RubricLLM {
+			rb := in.Rubrics[q.QueryID]
+			row.Rubric = &rb
+		}
+		sa := AsofAnswer(ans)
+		row.Dates, row.Citations = sumeval.DateMetricsOf(sa, sumeval.DefaultRules()), sumeval.CitationsOf(sa)
+		rows = append(rows, row)
+		out = append(out, summaryRow(row, q.Query, q.RunID))
+		row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
+		asofStudyRules = append(asofStudyRules, row)
+	}
+	var studyRows, studyRulesRows []sumeval.Row
+	if in.StudyKey != "" {
+		study, err := getParquet[schemas.StudyAnswer](ctx, a, in.StudyKey)
+		if err != nil {
+			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
+		}
+		for _, r := range study {
+			if _, ok := wanted[r.QueryID]; !ok {
+				continue
+			}
+			sa := sumeval.StudyAnswer(r)
+			row := sumeval.Row{System: r.System, QueryID: r.QueryID, Dates: sumeval.DateMetricsOf(sa, sumeval.DefaultRules()),
+				Citations: sumeval.CitationsOf(sa), Rubric: sumeval.StudyRubric(r)}
+			studyRows = append(studyRows, row)
+			out = append(out, summaryRow(row, r.Query, ""))
+			row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
+			studyRulesRows = append(studyRulesRows, row)
+		}
+	}
+	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
+		Rules:   "every date form; the header that repeats the anchor dropped",
+		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(append(studyRulesRows, asofStudyRules...)), Rubric: in.Rubric}
+	if rep.Rubric == "" {
+		rep.Rubric = "none"
+	}
+	prefix := SummariesPrefix(in.EvalID)
+	res := FinishSummariesResult{SummaryKey: path.Join(prefix, "summary.json"), TableKey: path.Join(prefix, "table.md"),
+		PerAnswerKey: path.Join(prefix, "per_answer.parquet"), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
+	if err := putParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
+		return FinishSummariesResult{}, err
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return FinishSummariesResult{}, err
+	}
+	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+		return FinishSummariesResult{}, err
+	}
+	if _, err := a.Bucket.Put(ctx, res.TableKey, strings.NewReader(res.Markdown)); err != nil {
+		return FinishSummariesResult{}, err
+	}
+	return res, nil
+}
+
+// AsofAnswer is an answer of asof as sumeval reads it: its blocks (title and snippet as
+// text) and its Markdown summary.
+func AsofAnswer(ans schemas.Answer) sumeval.Answer {
+	sa := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: ans.AsOf, Summary: ans.Summary}
+	for _, b := range ans.Blocks {
+		sa.Blocks = append(sa.Blocks, sumeval.Block{N: b.N, Date: b.PublishedAt, Text: strings.TrimSpace(b.Title + "\n" + b.Snippet)})
+	}
+	return sa
+}
+
+// summaryRow is a scored row as written to per_answer.parquet.
+func summaryRow(r sumeval.Row, query, runID string) schemas.SummaryEvalRow {
+	opt := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	d, c := r.Dates, r.Citations
+	row := schemas.SummaryEvalRow{System: r.System, QueryID: r.QueryID, Query: query, RunID: runID, Dates: int32(d.Dates),
+		MinAgeContext: opt(d.MinAgeContext), MinAgeSummary: opt(d.MinAgeSummary), Gap: opt(d.Gap), Within7: opt(d.Within7), Within30: opt(d.Within30),
+		Claims: int32(c.Claims), Cited: int32(c.Cited), BadCitations: int32(c.BadCitations), DatesChecked: int32(c.DatesChecked), DatesUnsupported: int32(c.DatesUnsupported)}
+	if rb := r.Rubric; rb != nil {
+		row.Relevance, row.Groundedness, row.FactsNumbers, row.DatesTimeline, row.Recency = rb.Relevance, rb.Groundedness, rb.FactsNumbers, rb.DatesTimeline, rb.Recency
+		if o, ok := rb.Overall(); ok {
+			row.Overall = &o
+		}
+	}
+	return row
+}
+
+// RubricLLM is the summaries evaluation's --rubric that asks the LLM for the study's scores.
+const RubricLLM = "llm"
+
+// RubricInput names one stored answer (runs/<run-id>/answer.json) to grade.
+type RubricInput struct {
+	RunID string `json:"run_id"`
+}
+
+// RubricResult is the LLM's five scores of the answer's summary.
+type RubricResult struct {
+	Rubric sumeval.Rubric `json:"rubric"`
+	// Method is "llm:<model>".
+	Method string `json:"method"`
+}
+
+// RubricSummary asks the LLM (asof-llm queue) for the study's five 1–5 scores of a stored
+// answer's summary against its context (sumeval.JudgeRubric: strict JSON, one repair turn),
+// and keeps them in runs/<run-id>/rubric.json; when that file exists it is returned without
+// a call, so a rerun does not grade again. A worker without an LLM fails for good.
+func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricResult, error) {
+	if in.RunID == "" {
+		return RubricResult{}, invalid(errors.New("no run id"))
+	}
+	if a.LLM == nil {
+		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+	}
+	key := path.Join(RunPrefix(in.RunID), "rubric.json")
+	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
+		return RubricResult{}, err
+	} else if ok {
+		data, err := blob.ReadAll(ctx, a.Bucket, key)
+		if err != nil {
+			return RubricResult{}, err
+		}
+		var res RubricResult
+		if err := json.Unmarshal(data, &res); err != nil {
+			return RubricResult{}, fmt.Errorf("read %s: %w", key, err)
+		}
+		return res, nil
+	}
+	data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(in.RunID), "answer.json"))
+	if err != nil {
+		return RubricResult{}, invalidIfMissing(err, "answer")
+	}
+	var ans schemas.Answer
+	if err := json.Unmarshal(data, &ans); err != nil {
+		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
+	}
+	sa := AsofAnswer(ans)
+	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, ans.AsOf, sa.Blocks, ans.Summary)
+	if err != nil {
+		return RubricResult{}, llmError(err)
+	}
+	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
+	out, _ := json.MarshalIndent(res, "", "  ")
+	if _, err := a.Bucket.Put(ctx, key, bytes.NewReader(out)); err != nil {
+		return RubricResult{}, err
+	}
+	return res, nil
+}

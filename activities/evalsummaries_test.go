@@ -1,0 +1,144 @@
+package activities_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/llm/llmtest"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestPlanAndFinishSummaries: the plan marks a query whose answer is stored as done; the
+// finish step scores asof's stored answer and the study's rows for the same queries (not the
+// others), reports a failed Ask in its row, and writes summary.json, table.md and
+// per_answer.parquet.
+func TestPlanAndFinishSummaries(t *testing.T) {
+	ctx := context.Background()
+	b, _ := blob.NewLocal(t.TempDir())
+	d := func(s string) time.Time { v, _ := time.Parse(time.DateOnly, s); return v }
+	putParquet := func(key string, write func(*bytes.Buffer) error) {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Put(ctx, key, &buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	putParquet("q.parquet", func(w *bytes.Buffer) error {
+		return parquet.Write(w, []schemas.EvalQuery{{QueryID: "q000", Query: "ставка", AnchorDate: d("2025-09-04")}, {QueryID: "q001", Query: "нефть", AnchorDate: d("2025-09-04")}})
+	})
+	sum := "### 1) Запрос и актуальная дата\n* Актуальная дата: 2025-09-04\n\n### 3) Таймлайн\n* 2025-08-28 — ставка 18%"
+	score := 4.0
+	putParquet("s.parquet", func(w *bytes.Buffer) error {
+		return parquet.Write(w, []schemas.StudyAnswer{
+			{System: "rag", QueryID: "q000", Query: "ставка", AnchorDate: d("2025-09-04"), Context: "[1] date=2025-08-28 channel=РБК\n document=Ставка 18%.", Summary: &sum,
+				Relevance: &score, Groundedness: &score, FactsNumbers: &score, DatesTimeline: &score, Recency: &score},
+			{System: "rag", QueryID: "q999", Query: "другое", AnchorDate: d("2025-09-04"), Context: "[1] date=2025-01-01 channel=РБК\n document=x", Summary: &sum},
+		})
+	})
+	runID := activities.SummariesRunID("e1", "q000")
+	ans := schemas.Answer{RunID: runID, Query: "ставка", AsOf: d("2025-09-04"), Summary: "### Earlier context\n- 2025-09-01 — Ставка 18% сохранена. [1]",
+		Blocks: []schemas.ContextBlock{{N: 1, PublishedAt: d("2025-09-01"), Snippet: "Ставка 18% сохранена."}}}
+	data, _ := json.Marshal(ans)
+	if _, err := b.Put(ctx, "runs/"+runID+"/answer.json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Bucket: b}
+	env.RegisterActivity(acts)
+	plan := run[activities.PlanSummariesResult](t, env, acts.PlanSummaries, activities.PlanSummariesInput{EvalID: "e1", QueriesKey: "q.parquet"})
+	if len(plan.Queries) != 2 || !plan.Queries[0].Done || plan.Queries[1].Done || plan.Queries[1].RunID != "asof-sumeval-e1-q001" {
+		t.Fatalf("plan %+v", plan)
+	}
+	res := run[activities.FinishSummariesResult](t, env, acts.FinishSummaries, activities.FinishSummariesInput{
+		EvalID: "e1", Index: "tg", Queries: plan.Queries, Errors: map[string]string{"q001": "ask: boom"}, StudyKey: "s.parquet"})
+	sys := res.Report.Systems
+	if len(sys) != 2 || sys[0].System != "rag" || sys[0].Answers != 1 || sys[1].System != "asof" || sys[1].Answers != 1 || res.Report.Failed != 1 {
+		t.Fatalf("systems %+v", sys)
+	}
+	if g := sys[1]; g.MinAgeContext.Value() != 3 || g.MinAgeSummary.Value() != 3 || g.Cited != 1 || g.Claims != 1 || g.DatesUnsupported != 0 || g.Judged {
+		t.Errorf("asof %+v", g)
+	}
+	if g := sys[0]; g.MinAgeSummary.Value() != 7 || !g.Judged || g.Overall.Value() != 4 {
+		t.Errorf("rag %+v", g)
+	}
+	if sr := res.Report.StudyRules; len(sr) != 2 || sr[1].System != "asof" || sr[1].Answers != 1 {
+		t.Errorf("study rules %+v", sr)
+	}
+	if !strings.Contains(res.Markdown, "| asof | 1 |") || !strings.Contains(res.Markdown, "not judged") {
+		t.Errorf("table:\n%s", res.Markdown)
+	}
+	rows, err := parquet.Read[schemas.SummaryEvalRow](readAll(t, b, res.PerAnswerKey))
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("per answer rows %d: %v", len(rows), err)
+	}
+	if rows[1].Error != "ask: boom" || rows[0].RunID != runID || *rows[0].MinAgeSummary != 3 {
+		t.Errorf("rows %+v", rows)
+	}
+	if ok, _ := b.Exists(ctx, res.SummaryKey); !ok {
+		t.Error("no summary.json")
+	}
+}
+
+// readAll reads one object for parquet.Read.
+func readAll(t *testing.T, b blob.Bucket, key string) (*bytes.Reader, int64) {
+	t.Helper()
+	data, err := blob.ReadAll(context.Background(), b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(data), int64(len(data))
+}
+
+// TestRubricSummary: the LLM (a loopback server) grades a stored answer's summary once; the
+// scores are kept in rubric.json and a second call returns them without asking; a worker
+// without an LLM fails with a configuration error.
+func TestRubricSummary(t *testing.T) {
+	ctx := context.Background()
+	b, _ := blob.NewLocal(t.TempDir())
+	ans := schemas.Answer{RunID: "r1", Query: "ставка", AsOf: time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC), Summary: "- 2025-09-01 — Ставка 18%. [1]",
+		Blocks: []schemas.ContextBlock{{N: 1, PublishedAt: time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC), Snippet: "Ставка 18%."}}}
+	data, _ := json.Marshal(ans)
+	if _, err := b.Put(ctx, "runs/r1/answer.json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":3}`))
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Bucket: b, LLM: c}
+	env.RegisterActivity(acts)
+	for range 2 {
+		res := run[activities.RubricResult](t, env, acts.RubricSummary, activities.RubricInput{RunID: "r1"})
+		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 3 {
+			t.Fatalf("rubric %+v", res)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 (the second call reads rubric.json)", n)
+	}
+	if !strings.Contains(srv.Requests()[0].Messages[1].Content, "Ставка 18%.") {
+		t.Errorf("the prompt lacks the context: %+v", srv.Requests()[0].Messages)
+	}
+	env2 := s.NewTestActivityEnvironment()
+	none := &activities.Activities{Bucket: b}
+	env2.RegisterActivity(none)
+	if _, err := env2.ExecuteActivity(none.RubricSummary, activities.RubricInput{RunID: "r1"}); err == nil || !strings.Contains(err.Error(), "no LLM") {
+		t.Fatalf("without an LLM: %v", err)
+	}
+}

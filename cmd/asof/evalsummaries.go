@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/workflows"
+)
+
+// summariesFlags are eval's flags of the summaries mode.
+type summariesFlags struct {
+	on     bool
+	study  string
+	rubric string
+}
+
+// addSummariesFlags adds the summaries mode's flags to eval.
+func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
+	var s summariesFlags
+	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries as `asof ask` does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), beside --study's answers")
+	fs.StringVar(&s.study, "study", "", "with --summaries: the study's answers Parquet (tg-finance-ru study-answers.parquet) to compare with")
+	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries on the study's five 1-5 criteria) or none (\"not judged\")")
+	return &s
+}
+
+// summariesHelp is appended to eval's long help.
+const summariesHelp = `
+
+Summaries mode (--summaries --queries FILE [--study FILE]): every query is answered as of its
+anchor_date by the Ask workflow exactly as ` + "`asof ask`" + ` serves it (default options, heuristic judge,
+extractive summary), a few at a time (--concurrency), and each summary is measured like the
+Telegram study measured its own (its Table 3: share of summaries with dates, dates per
+summary, age of the freshest context document and of the freshest date the summary states,
+the gap, share of summary dates within 7 and 30 days), with citation checks (claims citing an
+existing block, dates absent from the cited blocks). --study adds the study's three systems
+for the same queries, with its judge's rubric; --rubric llm has the configured LLM grade asof's
+summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged". Writes DIR/summary.json, DIR/table.md and
+DIR/per_answer.parquet (also under evals/summaries/<id>/); a rerun asks only what is missing.
+--limit N keeps the first N queries. See docs/summaries.md.`
+
+func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags) error {
+	if err := checkIndexName(f.index); err != nil {
+		return err
+	}
+	switch {
+	case f.queries == "":
+		return errors.New("--summaries needs --queries (query_id, query, anchor_date)")
+	case f.questions != "" || f.qrels != "":
+		return errors.New("--summaries reads --queries, not --questions/--qrels")
+	case s.rubric != "none" && s.rubric != activities.RubricLLM:
+		return fmt.Errorf("--rubric %q: use llm or none", s.rubric)
+	}
+	specs := []string{f.queries}
+	if s.study != "" {
+		specs = append(specs, s.study)
+	}
+	files, err := expandCorpora(specs)
+	if err != nil {
+		return err
+	}
+	if len(files) != len(specs) {
+		return errors.New("--queries and --study each name one Parquet file")
+	}
+	if err := checkParquetColumns[schemas.EvalQuery]("--queries", files[0]); err != nil {
+		return err
+	}
+	if s.study != "" {
+		if err := checkParquetColumns[schemas.StudyAnswer]("--study", files[1]); err != nil {
+			return err
+		}
+	}
+	out, err := filepath.Abs(f.out)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	st, stop, err := startServing(ctx, a, nil)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
+		return err
+	}
+	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
+	if err != nil {
+		return err
+	}
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	if err != nil {
+		return err
+	}
+	in := workflows.EvalSummariesInput{Index: f.index, QueriesKey: inputs[0].Key, Limit: f.limit, Concurrency: f.concurrency}
+	if s.study != "" {
+		in.StudyKey = inputs[1].Key
+	}
+	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
+	// not part of it, so --rubric llm after a plain run grades the answers already there.
+	h := sha256.New()
+	json.NewEncoder(h).Encode(struct {
+		In      workflows.EvalSummariesInput
+		Current string
+	}{in, string(cur)})
+	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
+	if s.rubric == activities.RubricLLM {
+		in.Rubric = activities.RubricLLM
+	}
+	began := time.Now()
+	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", f.queries, f.index, in.EvalID)
+	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalSummariesWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.EvalSummaries, in)
+	if err != nil {
+		return fmt.Errorf("start summaries eval: %w", err)
+	}
+	var res workflows.EvalSummariesResult
+	if err := run.Get(ctx, &res); err != nil {
+		return fmt.Errorf("summaries eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+	}
+	for _, k := range []string{res.Finish.SummaryKey, res.Finish.TableKey, res.Finish.PerAnswerKey} {
+		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		data, _ := json.MarshalIndent(res.Finish.Report, "", "  ")
+		printf(a.stdout, "%s\n", data)
+		return nil
+	}
+	printf(a.stdout, "Summaries of %s as of each query's anchor: %d queries (%d asked, %d resumed, %d failed), %s\n\n%s\n",
+		f.index, res.Finish.Report.Queries, res.Asked, res.Resumed, res.Failed, time.Since(began).Round(time.Second), res.Finish.Markdown)
+	printf(a.stdout, "wrote %s, %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "table.md"), filepath.Join(out, "per_answer.parquet"))
+	return nil
+}

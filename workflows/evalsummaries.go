@@ -1,0 +1,140 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/sumeval"
+)
+
+// EvalSummariesInput is one summaries evaluation: asof's answers to a set of dated queries,
+// measured like the Telegram study measured its summaries, beside the study's own answers.
+type EvalSummariesInput struct {
+	// EvalID names the evaluation (evals/summaries/<id>/ and its Ask runs); equal inputs give
+	// equal ids, so a rerun finds the answers already stored and asks only the rest.
+	EvalID     string `json:"eval_id"`
+	Index      string `json:"index"`
+	QueriesKey string `json:"queries_key"`
+	// StudyKey is the study's answers (empty: asof alone).
+	StudyKey string `json:"study_key,omitempty"`
+	Limit    int    `json:"limit"`
+	// Concurrency is how many Asks run at once (default 2).
+	Concurrency int `json:"concurrency"`
+	// Rubric is activities.RubricLLM to have the LLM grade asof's summaries (the study's five
+	// scores), else empty: not judged.
+	Rubric string `json:"rubric,omitempty"`
+}
+
+// EvalSummariesResult is the table and where its files are.
+type EvalSummariesResult struct {
+	Finish activities.FinishSummariesResult `json:"finish"`
+	// Asked counts the Asks this run started; Resumed the answers found from an earlier run;
+	// Failed the Asks that failed (their rows say why).
+	Asked   int `json:"asked"`
+	Resumed int `json:"resumed"`
+	Failed  int `json:"failed"`
+}
+
+// EvalSummariesWorkflowID names a summaries evaluation's run.
+func EvalSummariesWorkflowID(evalID string) string { return "asof-eval-summaries-" + evalID }
+
+// SummariesAskInput is the Ask a summaries evaluation runs for one query: what `asof ask`
+// serves with default options, the heuristic judge and the extractive summary.
+func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {
+	jo := DefaultJudgeOptions()
+	jo.Mode = activities.JudgeHeuristic
+	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: "extractive"}
+}
+
+// EvalSummaries plans the queries, answers each one not answered yet with a child Ask
+// (SummariesAskInput; id activities.SummariesRunID, a few at a time), then scores asof's
+// answers and the study's in one activity that writes summary.json, table.md and
+// per_answer.parquet. An Ask that fails is reported in its row; the others still count. With
+// Rubric llm each answer is then graded by RubricSummary on asof-llm: a grade that fails after
+// its retries counts as missing, and a worker without an LLM fails the evaluation.
+func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesResult, error) {
+	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: 10 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5,
+			NonRetryableErrorTypes: []string{activities.ErrTypeInvalidInput}},
+	})
+	var plan activities.PlanSummariesResult
+	if err := workflow.ExecuteActivity(quick, a.PlanSummaries, activities.PlanSummariesInput{
+		EvalID: in.EvalID, QueriesKey: in.QueriesKey, Limit: in.Limit,
+	}).Get(ctx, &plan); err != nil {
+		return EvalSummariesResult{}, fmt.Errorf("plan: %w", err)
+	}
+	conc := in.Concurrency
+	if conc < 1 {
+		conc = 2
+	}
+	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueLLM,
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			MaximumAttempts: 4, NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
+	})
+	type done struct {
+		err    string
+		rubric *activities.RubricResult
+	}
+	var out EvalSummariesResult
+	var configErr error
+	results, _ := fanOut(ctx, len(plan.Queries), conc, func(ctx workflow.Context, i int) (done, error) {
+		q := plan.Queries[i]
+		if !q.Done {
+			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: q.RunID, TaskQueue: TaskQueue})
+			if err := workflow.ExecuteChildWorkflow(cctx, Ask, SummariesAskInput(in.Index, q)).Get(ctx, nil); err != nil {
+				return done{err: "ask: " + rootMessage(err)}, nil // reported in its row; no job fails
+			}
+		}
+		if in.Rubric != activities.RubricLLM {
+			return done{}, nil
+		}
+		var r activities.RubricResult
+		if err := workflow.ExecuteActivity(llmCtx, a.RubricSummary, activities.RubricInput{RunID: q.RunID}).Get(ctx, &r); err != nil {
+			if isConfigError(err) {
+				configErr = err
+				return done{}, err // no answer can be graded: stop starting more
+			}
+			return done{}, nil // this answer's rubric counts as missing
+		}
+		return done{rubric: &r}, nil
+	})
+	if configErr != nil {
+		return EvalSummariesResult{}, fmt.Errorf("rubric: %w", configErr)
+	}
+	failed := map[string]string{}
+	var rubrics map[string]sumeval.Rubric
+	if in.Rubric == activities.RubricLLM {
+		rubrics = map[string]sumeval.Rubric{}
+	}
+	for i, q := range plan.Queries {
+		switch {
+		case q.Done:
+			out.Resumed++
+		case results[i].err != "":
+			out.Asked++
+			failed[q.QueryID] = results[i].err
+		default:
+			out.Asked++
+		}
+		if r := results[i].rubric; r != nil {
+			rubrics[q.QueryID] = r.Rubric
+		}
+	}
+	out.Failed = len(failed)
+	if err := workflow.ExecuteActivity(quick, a.FinishSummaries, activities.FinishSummariesInput{
+		EvalID: in.EvalID, Index: in.Index, Queries: plan.Queries, Errors: failed, StudyKey: in.StudyKey,
+		Rubric: in.Rubric, Rubrics: rubrics,
+	}).Get(ctx, &out.Finish); err != nil {
+		return EvalSummariesResult{}, fmt.Errorf("finish: %w", err)
+	}
+	return out, nil
+}
