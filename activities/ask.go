@@ -90,6 +90,9 @@ type AnswerInput struct {
 	Dedup   dedup.Options     `json:"dedup"`
 	Context evidence.Options  `json:"context"`
 	Summary summarize.Options `json:"summary"`
+	// Variants are the LLM's rephrasings and hypothetical answer with their vectors
+	// (ExpandQuery, EmbedVariants): searched too and fused by reciprocal rank, never shown.
+	Variants []answer.Variant `json:"variants,omitempty"`
 }
 
 // Answer retrieves as of the anchor (only shards that overlap the time mask are loaded, through
@@ -147,7 +150,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	}
 	defer release()
 	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
-	r, err := answer.Rank(shards, in.Read, in.Vector, in.AsOf, in.Options, in.Dedup, false)
+	r, err := answer.RankVariants(nil, shards, in.Read, in.Vector, in.Variants, in.AsOf, in.Options, in.Dedup, false)
 	if err != nil {
 		return ans, r, invalid(err)
 	}

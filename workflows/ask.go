@@ -42,7 +42,21 @@ type AskInput struct {
 	// Summarizer is auto (the LLM on asof-llm when its worker has one, else extractive) or
 	// extractive.
 	Summarizer string `json:"summarizer,omitempty"`
+	// Expand asks the LLM for rephrasings and a hypothetical answer, searched too (nil or
+	// zero: off, the default; not measured on a real LLM yet, see docs/retrieval.md).
+	Expand *ExpandOptions `json:"expand,omitempty"`
 }
+
+// ExpandOptions turn on LLM query expansion (internal/expand).
+type ExpandOptions struct {
+	// Queries is how many rephrasings to search with (0..5); HyDE adds a hypothetical answer
+	// passage, embedded as a passage and searched by the dense branch.
+	Queries int  `json:"queries"`
+	HyDE    bool `json:"hyde"`
+}
+
+// on reports whether the options ask for anything.
+func (o *ExpandOptions) on() bool { return o != nil && (o.Queries > 0 || o.HyDE) }
 
 // JudgeOptions shape the judge fan-out of one answer.
 type JudgeOptions struct {
@@ -134,6 +148,16 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	if in.Summary != nil {
 		so = *in.Summary
 	}
+	var variants []answer.Variant
+	if in.Expand.on() && read.Mode != string(retrieve.BM25) && read.Mode != string(retrieve.Evolution) &&
+		workflow.GetVersion(ctx, "ask-expand", workflow.DefaultVersion, 1) == 1 {
+		v, note, err := expandQuery(ctx, embedCtx, in.Expand, read.Text, asOf)
+		if err != nil {
+			return schemas.Answer{}, err
+		}
+		variants = v
+		read.Interpretation += note
+	}
 	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: 30 * time.Minute,
@@ -142,7 +166,7 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	})
 	ai := activities.AnswerInput{
 		RunID: workflow.GetInfo(ctx).WorkflowExecution.ID, Index: in.Index, Query: in.Query, AsOf: asOf, Read: read,
-		Vector: emb.Vector, Model: emb.Model, Options: opts, Dedup: dd, Context: co, Summary: so,
+		Vector: emb.Vector, Model: emb.Model, Options: opts, Dedup: dd, Context: co, Summary: so, Variants: variants,
 	}
 	// Version 1 added the judge fan-out and the LLM summary; runs started before replay the
 	// single Answer step.
@@ -272,4 +296,35 @@ func rootMessage(err error) string {
 		}
 		err = next
 	}
+}
+
+// expandQuery asks the LLM (asof-llm) for the question's variants and embeds them (asof-embed).
+// A worker without an LLM, or an LLM that keeps failing, leaves the answer to the question
+// alone, and the returned note says so; a configuration error fails the run.
+func expandQuery(ctx, embedCtx workflow.Context, o *ExpandOptions, text string, asOf time.Time) ([]answer.Variant, string, error) {
+	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueLLM,
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: 3, NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
+	})
+	var ex activities.ExpandQueryResult
+	err := workflow.ExecuteActivity(llmCtx, a.ExpandQuery, activities.ExpandQueryInput{Query: text, AsOf: asOf, Queries: o.Queries, HyDE: o.HyDE}).Get(ctx, &ex)
+	switch {
+	case isConfigError(err):
+		return nil, "", fmt.Errorf("expand query: %w", err)
+	case err != nil:
+		return nil, "; query expansion failed (" + rootMessage(err) + "), the question alone was searched", nil
+	case ex.Skipped:
+		return nil, "; no LLM for query expansion, the question alone was searched", nil
+	}
+	var ev activities.EmbedVariantsResult
+	if err := workflow.ExecuteActivity(embedCtx, a.EmbedVariants, activities.EmbedVariantsInput{Queries: ex.Queries, Passage: ex.Passage}).Get(ctx, &ev); err != nil {
+		return nil, "", fmt.Errorf("embed query variants: %w", err)
+	}
+	note := fmt.Sprintf("; also searched with %d LLM rephrasing(s)", len(ex.Queries))
+	if ex.Passage != "" {
+		note += " and a hypothetical answer (HyDE)"
+	}
+	return ev.Variants, note + ", fused by reciprocal rank", nil
 }

@@ -23,8 +23,9 @@ import (
 // Compose recording what it got, Summarize and SaveAnswer.
 type judgeFixture struct {
 	mu        sync.Mutex
-	composed  activities.ComposeInput
-	saved     schemas.Answer
+	composed   activities.ComposeInput
+	candidates activities.CandidatesInput
+	saved      schemas.Answer
 	queues    map[string]string
 	summarize func() (activities.SummarizeResult, error)
 }
@@ -41,6 +42,9 @@ func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *ju
 	env.OnActivity(a.Candidates, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CandidatesInput) (activities.CandidatesResult, error) {
 			record(ctx, "candidates")
+			f.mu.Lock()
+			f.candidates = in
+			f.mu.Unlock()
 			if in.Pool != 40 && in.Pool != pool {
 				t.Errorf("pool %d", in.Pool)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
@@ -32,6 +33,8 @@ type askFlags struct {
 	sources                     []string
 	asJSON                      bool
 	judge                       judgeFlags
+	expandQueries               int
+	hyde                        bool
 }
 
 // judgeFlags are the judge and summarizer flags of ask and digest.
@@ -115,6 +118,8 @@ before the workflow starts.`,
 	f.judge.register(fs)
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
+	fs.IntVar(&f.expandQueries, "expand-queries", 0, "with an LLM: also search with this many of its rephrasings of the question (0..5), fused by reciprocal rank; off by default (not measured on a real LLM yet)")
+	fs.BoolVar(&f.hyde, "hyde", false, "with an LLM: also search with a hypothetical answer it writes, embedded as a passage (HyDE); never shown or cited")
 	a.embedFlags(cmd)
 	a.rerankFlags(cmd)
 	return cmd
@@ -124,6 +129,12 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	in := workflows.AskInput{Index: f.index, Query: query, Mode: f.mode}
 	if err := checkIndexName(f.index); err != nil {
 		return err
+	}
+	if f.expandQueries < 0 || f.expandQueries > expand.MaxQueries {
+		return fmt.Errorf("--expand-queries %d: 0..%d", f.expandQueries, expand.MaxQueries)
+	}
+	if f.expandQueries > 0 || f.hyde {
+		in.Expand = &workflows.ExpandOptions{Queries: f.expandQueries, HyDE: f.hyde}
 	}
 	if f.mode != activities.ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(f.mode)) {
 		return fmt.Errorf("--mode %q: use %s or one of %v", f.mode, activities.ModeAuto, retrieve.Modes)

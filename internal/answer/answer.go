@@ -178,9 +178,40 @@ func Rank(shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time,
 // RankCached is Rank, searching through c when it is not nil (evaluation ranks one question
 // many ways; the result is the same).
 func RankCached(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
+	return RankVariants(c, shards, read, vec, nil, asOf, o, d, noFold)
+}
+
+// Variant is another search for the same question: an LLM's rephrasing (Text and its query
+// vector) or hypothetical answer (no Text: its passage vector searches the dense branch alone),
+// see internal/expand. Its text is never shown or cited.
+type Variant struct {
+	// Kind is "query" or "hyde".
+	Kind string    `json:"kind"`
+	Text string    `json:"text"`
+	Vec  []float32 `json:"vec"`
+}
+
+// RankVariants is RankCached with the question's variants searched too, with the same mode,
+// mask and options, and every search's fused list combined by reciprocal rank (k = o.KRRF):
+// a candidate scores Σ 1/(k + its rank in each list). Evolution ignores variants (its groups are
+// chosen by date). Nothing a variant finds can fall outside the mask: every search applies it.
+func RankVariants(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, variants []Variant, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
 	o, res, err := search(c, shards, read, vec, asOf, o)
 	if err != nil {
 		return Ranking{}, err
+	}
+	if len(variants) > 0 && o.Mode != retrieve.Evolution && len(res.Candidates) > 0 {
+		lists := []retrieve.Result{res}
+		for _, v := range variants {
+			vr := read
+			vr.Text = v.Text
+			_, r, err := search(c, shards, vr, v.Vec, asOf, o)
+			if err != nil {
+				return Ranking{}, fmt.Errorf("variant %q: %w", v.Kind, err)
+			}
+			lists = append(lists, r)
+		}
+		res = fuseLists(lists, o)
 	}
 	r := Ranking{Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
 	if res.Bounds.Empty || res.Allowed == 0 {
@@ -239,6 +270,32 @@ func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []flo
 	}
 	res, err := run(shards, read.Text, vec, asOf, o)
 	return o, res, err
+}
+
+// fuseLists combines several searches' candidate lists by reciprocal rank; a candidate keeps
+// the evidence of the first list that has it (the question's own search first).
+func fuseLists(lists []retrieve.Result, o retrieve.Options) retrieve.Result {
+	type key struct{ shard, row int }
+	at := map[key]int{}
+	var fused []retrieve.Candidate
+	for _, l := range lists {
+		for r, c := range l.Candidates {
+			k := key{c.Shard, c.Row}
+			i, ok := at[k]
+			if !ok {
+				i = len(fused)
+				at[k] = i
+				c.Score = 0
+				fused = append(fused, c)
+			}
+			fused[i].Score += 1 / (o.KRRF + float64(r+1))
+		}
+	}
+	retrieve.SortByScore(fused)
+	out := lists[0]
+	out.Candidates = fused
+	out.Results = retrieve.CapPerSource(fused, o.K, o.MaxPerSource, func(c retrieve.Candidate) string { return c.Chunk.Source })
+	return out
 }
 
 // strict is every candidate as its own hit, capped per source, the first K.

@@ -265,3 +265,33 @@ func TestComposeEvolution(t *testing.T) {
 		t.Fatalf("blocks %d by group %v (a context of every group member whatever KDocs)", len(c.Blocks), groups)
 	}
 }
+
+// TestRankVariants: a variant's search (here a hypothetical answer's vector pointing at the
+// pie recipe) lifts what it finds in the fused ranking, the question's own evidence is kept,
+// and nothing after the anchor comes in through any search.
+func TestRankVariants(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("key rate", asOf, "recency", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := func(vs []Variant) []string {
+		r, err := RankVariants(nil, s, read, unit(1, 0, 0), vs, asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(docIDs(r.Ranked), "future") {
+			t.Fatalf("a document after the anchor: %v", docIDs(r.Ranked))
+		}
+		return docIDs(r.Results)
+	}
+	plain := rank(nil)
+	fused := rank([]Variant{{Kind: "hyde", Vec: unit(0, 0, 1)}, {Kind: "query", Text: "apple pie", Vec: unit(0, 0.2, 1)}})
+	if slices.Index(fused, "pie") >= slices.Index(plain, "pie") {
+		t.Fatalf("pie at %d with variants, %d without: %v / %v", slices.Index(fused, "pie"), slices.Index(plain, "pie"), fused, plain)
+	}
+	if !slices.Contains(fused, "a1") {
+		t.Fatalf("the question's own best result left the ranking: %v", fused)
+	}
+}

@@ -697,6 +697,9 @@ func sourceBonus(cands []Candidate, w float64) {
 	}
 }
 
+// SortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).
+func SortByScore(cands []Candidate) { sortByScore(cands) }
+
 // sortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).
 func sortByScore(cands []Candidate) {
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
