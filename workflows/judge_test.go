@@ -22,12 +22,12 @@ import (
 // judgeFixture mocks every Ask step before and after judging: a pool of `pool` candidates,
 // Compose recording what it got, Summarize and SaveAnswer.
 type judgeFixture struct {
-	mu        sync.Mutex
+	mu         sync.Mutex
 	composed   activities.ComposeInput
 	candidates activities.CandidatesInput
 	saved      schemas.Answer
-	queues    map[string]string
-	summarize func() (activities.SummarizeResult, error)
+	queues     map[string]string
+	summarize  func() (activities.SummarizeResult, error)
 }
 
 func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *judgeFixture {
