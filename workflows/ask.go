@@ -42,6 +42,11 @@ type AskInput struct {
 	// Summarizer is auto (the LLM on asof-llm when its worker has one, else extractive) or
 	// extractive.
 	Summarizer string `json:"summarizer,omitempty"`
+	// Quiet returns only the answer's run id, query, anchor, mode and summary method; the
+	// whole answer is in runs/<run-id>/answer.json. Bulk callers that run many Asks as child
+	// workflows (the summaries evaluation) keep their own history small with it: a child's
+	// result is recorded in its parent's history.
+	Quiet bool `json:"quiet,omitempty"`
 	// Expand asks the LLM for rephrasings and a hypothetical answer, searched too (nil or
 	// zero: off, the default; not measured on a real LLM yet, see docs/retrieval.md).
 	Expand *ExpandOptions `json:"expand,omitempty"`
@@ -226,6 +231,10 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	}
 	if err := workflow.ExecuteActivity(quick, a.SaveAnswer, ans).Get(ctx, nil); err != nil {
 		return schemas.Answer{}, fmt.Errorf("save answer: %w", err)
+	}
+	if in.Quiet {
+		return schemas.Answer{Version: ans.Version, RunID: ans.RunID, Index: ans.Index, Query: ans.Query, AsOf: ans.AsOf, Mode: ans.Mode,
+			SummaryMethod: ans.SummaryMethod}, nil
 	}
 	return ans, nil
 }

@@ -48,7 +48,9 @@ func EvalSummariesWorkflowID(evalID string) string { return "asof-eval-summaries
 func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {
 	jo := DefaultJudgeOptions()
 	jo.Mode = activities.JudgeHeuristic
-	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: "extractive"}
+	// Quiet: the answer is read back from the store, and 200 whole answers returned into this
+	// workflow's history made it 8–10 MB, near Temporal's limits.
+	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: "extractive", Quiet: true}
 }
 
 // EvalSummaries plans the queries, answers each one not answered yet with a child Ask

@@ -13,6 +13,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/schemas"
 )
 
 // TestAskExpandsTheQuery: with Expand on, the LLM's rephrasings and hypothetical answer are
@@ -76,5 +77,28 @@ func TestAskExpandsTheQuery(t *testing.T) {
 				t.Fatalf("queues %v", queues)
 			}
 		})
+	}
+}
+
+// TestAskQuietReturnsAStub: a quiet Ask saves the whole answer and returns only its id and
+// reading, so a parent running many of them keeps a small history.
+func TestAskQuietReturnsAStub(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		env := newEnv(t)
+		f := mockAsk(t, env, 4)
+		env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Quiet: quiet, Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 2}})
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		var got schemas.Answer
+		if err := env.GetWorkflowResult(&got); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.saved.Blocks) != 1 || f.saved.Summary == "" {
+			t.Fatalf("quiet %v: saved %+v, want the whole answer", quiet, f.saved)
+		}
+		if whole := len(got.Blocks) == 1 && got.Summary != ""; whole == quiet || got.Query != "key rate" {
+			t.Fatalf("quiet %v: returned %+v", quiet, got)
+		}
 	}
 }
