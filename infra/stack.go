@@ -129,9 +129,14 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	return nil
 }
 
-// NewLogger is the text logger to w at cfg's log_level: asof's own log and the SDK client's.
+// NewLogger is the logger to w at cfg's log_level, in its log_format (text, or json: one
+// object a line): asof's own log and the SDK client's.
 func NewLogger(w io.Writer, cfg config.Config) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	opts := &slog.HandlerOptions{Level: cfg.SlogLevel()}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // EmbeddedStoreURL is the store URL another process uses to reach a gateway at endpoint.

@@ -3,6 +3,7 @@ package infra
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -47,5 +48,28 @@ func TestNewLoggerTakesTheConfiguredLevel(t *testing.T) {
 				t.Errorf("log_level %s: its own level is not enabled", tt.level)
 			}
 		})
+	}
+}
+
+// TestNewLoggerJSON: log_format json writes one JSON object a line, with the level, message
+// and attributes as fields a collector can index.
+func TestNewLoggerJSON(t *testing.T) {
+	cfg := config.Default()
+	cfg.LogFormat, cfg.LogLevel = "json", "info"
+	var b bytes.Buffer
+	l := NewLogger(&b, cfg)
+	l.Debug("hidden")
+	l.Info("shard built", "shard", "2023-06", "chunks", 412)
+	l.Warn("retrying", "attempt", 2)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 (debug filtered):\n%s", len(lines), b.String())
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatalf("not JSON: %q: %v", lines[0], err)
+	}
+	if rec["level"] != "INFO" || rec["msg"] != "shard built" || rec["shard"] != "2023-06" || rec["chunks"] != float64(412) {
+		t.Fatalf("record %v", rec)
 	}
 }

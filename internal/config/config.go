@@ -50,6 +50,9 @@ type Config struct {
 	// LogLevel is debug, info, warn or error (default warn): asof's own log, the SDK client's and
 	// worker's, and the embedded servers' (Temporal's log file; versitygw's request log at debug).
 	LogLevel string `yaml:"log_level"`
+	// LogFormat is text (default, for people) or json (one JSON object a line, for log
+	// collectors): asof's own log and the SDK client's and worker's.
+	LogFormat string `yaml:"log_format"`
 }
 
 // Temporal configures the orchestration server.
@@ -216,11 +219,12 @@ func (r Rerank) Local() bool { return strings.TrimSpace(r.BaseURL) == "" && r.En
 // Default returns the configuration of a fresh machine: everything embedded under ./.asof.
 func Default() Config {
 	return Config{
-		DataDir:  ".asof",
-		Temporal: Temporal{Namespace: "default", Port: 7233, UIPort: 8233},
-		Store:    Store{GatewayPort: 7070},
-		Worker:   Worker{TaskQueues: append([]string(nil), AllQueues...), ShutdownTimeout: 10 * time.Second},
-		LogLevel: "warn",
+		DataDir:   ".asof",
+		Temporal:  Temporal{Namespace: "default", Port: 7233, UIPort: 8233},
+		Store:     Store{GatewayPort: 7070},
+		Worker:    Worker{TaskQueues: append([]string(nil), AllQueues...), ShutdownTimeout: 10 * time.Second},
+		LogLevel:  "warn",
+		LogFormat: "text",
 	}
 }
 
@@ -323,6 +327,9 @@ func (c Config) Validate() error {
 	}
 	if c.Rerank.Top < 0 || c.Rerank.Weight < 0 || c.Rerank.Timeout < 0 || c.Rerank.BatchSize < 0 {
 		errs = append(errs, errors.New("rerank.top, weight, timeout and batch_size must not be negative (0: the default)"))
+	}
+	if c.LogFormat != "" && c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("log_format (--log-format) %q: use text or json", c.LogFormat))
 	}
 	if !slices.Contains(LogLevels, c.LogLevel) {
 		errs = append(errs, fmt.Errorf("log_level (--log-level) %q: use debug, info, warn or error", c.LogLevel))
@@ -462,6 +469,7 @@ func EnvVars() []Env {
 		{"ASOF_RERANK_FUSE", "rerank.fuse", str(func(c *Config) *string { return &c.Rerank.Fuse })},
 		{"ASOF_RERANK_WEIGHT", "rerank.weight", float(func(c *Config) *float64 { return &c.Rerank.Weight })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
+		{"ASOF_LOG_FORMAT", "log_format", str(func(c *Config) *string { return &c.LogFormat })},
 	}
 }
 

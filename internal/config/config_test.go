@@ -32,6 +32,8 @@ func TestValidate(t *testing.T) {
 		{"unknown queue", func(c *Config) { c.Worker.TaskQueues = []string{"asof-gpu"} }, `unknown queue "asof-gpu"`},
 		{"no queue", func(c *Config) { c.Worker.TaskQueues = nil }, "at least one queue"},
 		{"bad log level", func(c *Config) { c.LogLevel = "loud" }, "log_level"},
+		{"bad log format", func(c *Config) { c.LogFormat = "xml" }, "log_format"},
+		{"json logs", func(c *Config) { c.LogFormat = "json" }, ""},
 		{"empty namespace", func(c *Config) { c.Temporal.Namespace = "" }, "namespace"},
 		{"openai ok", func(c *Config) {
 			c.Embed.Backend, c.Embed.BaseURL, c.Embed.Model = "openai", "http://127.0.0.1:8000/v1", "multilingual-e5-small-q4"
