@@ -7,9 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/schemas"
-	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -21,15 +19,7 @@ func TestEvalSummariesThroughRealServer(t *testing.T) {
 	integration(t)
 	b := s3Bucket(t, "sumeval-it")
 	publishToyIndex(t, b, "toy", 12)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	cfg := config.Default().Worker
-	cfg.ShutdownTimeout = 2 * time.Second
-	model := schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12}
-	go func() {
-		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: toyEmbedder{dim: 12}, Model: model, Identity: "sumeval-it"})
-	}()
-	defer func() { cancel(); <-done }()
+	ctx := runToyWorker(t, b, "sumeval-it")
 	rctx, rcancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer rcancel()
 	anchor := time.Date(2024, 3, 10, 0, 0, 0, 0, time.UTC)

@@ -21,6 +21,21 @@ import (
 
 // toyEmbedder embeds a text as the unit vector of its hash bucket, in the toy index's
 // dimension: enough for the dense branch to run, without the model.
+// runToyWorker runs a worker with the toy embedder (12 dimensions) on b until the test ends;
+// the context it returns ends with it.
+func runToyWorker(t *testing.T, b blob.Bucket, identity string) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	cfg := config.Default().Worker
+	cfg.ShutdownTimeout = 2 * time.Second
+	model := schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12}
+	go func() {
+		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: toyEmbedder{dim: 12}, Model: model, Identity: identity})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx
+}
+
 type toyEmbedder struct{ dim int }
 
 func (e toyEmbedder) embed(texts []string) [][]float32 {
@@ -57,15 +72,7 @@ func TestDigestAndEvalThroughRealServer(t *testing.T) {
 	integration(t)
 	b := s3Bucket(t, "history-it")
 	publishToyIndex(t, b, "toy", 12)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	cfg := config.Default().Worker
-	cfg.ShutdownTimeout = 2 * time.Second
-	model := schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12}
-	go func() {
-		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: toyEmbedder{dim: 12}, Model: model, Identity: "history-it"})
-	}()
-	defer func() { cancel(); <-done }()
+	ctx := runToyWorker(t, b, "history-it")
 	rctx, rcancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer rcancel()
 

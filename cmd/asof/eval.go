@@ -179,13 +179,7 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	if !in.Unlabelled {
 		in.QrelsKey = inputs[1].Key
 	}
-	// Equal inputs on the same index version give the same id: a rerun resumes.
-	h := sha256.New()
-	json.NewEncoder(h).Encode(struct {
-		In      workflows.EvalInput
-		Current string
-	}{in, string(cur)})
-	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
+	in.EvalID = resumeID(in, cur)
 	names := strings.Join(f.systems, ", ")
 	if len(f.systems) > 12 {
 		names = fmt.Sprintf("%d systems (%s, …)", len(f.systems), strings.Join(f.systems[:8], ", "))
@@ -205,6 +199,18 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 		}
 	}
 	return res, out, nil
+}
+
+// resumeID names an evaluation by its inputs and the index version it runs on (the index's
+// CURRENT): equal inputs on the same version give the same id, so a rerun finds the finished
+// work and resumes.
+func resumeID[T any](in T, current []byte) string {
+	h := sha256.New()
+	json.NewEncoder(h).Encode(struct {
+		In      T
+		Current string
+	}{in, string(current)})
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {

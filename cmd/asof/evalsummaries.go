@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,12 +110,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	}
 	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
 	// not part of it, so --rubric llm after a plain run grades the answers already there.
-	h := sha256.New()
-	json.NewEncoder(h).Encode(struct {
-		In      workflows.EvalSummariesInput
-		Current string
-	}{in, string(cur)})
-	in.EvalID = hex.EncodeToString(h.Sum(nil))[:16]
+	in.EvalID = resumeID(in, cur)
 	if s.rubric == activities.RubricLLM {
 		in.Rubric = activities.RubricLLM
 	}
