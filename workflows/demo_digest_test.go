@@ -41,21 +41,29 @@ func demoIndex(t *testing.T) (*activities.Activities, *blob.Local) {
 	t.Setenv("TMPDIR", t.TempDir()) // loaded shards unpack here
 	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}
 	t.Cleanup(func() { acts.Close() })
+	indexDocs(t, acts, "demo", demo.Documents(), 100)
+	return acts, b
+}
+
+// indexDocs writes docs as Parquet to the store and indexes them through the real IndexBuild
+// workflow (monthly shards, chunks of 1,600 runes, at least minChunk).
+func indexDocs(t *testing.T, acts *activities.Activities, index string, docs []schemas.Document, minChunk int) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := demo.WriteParquet(&buf, demo.Documents()); err != nil {
+	if err := demo.WriteParquet(&buf, docs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Put(context.Background(), "corpora/demo/nordavia-news.parquet", &buf); err != nil {
+	key := "corpora/" + index + "/docs.parquet"
+	if _, err := acts.Bucket.Put(context.Background(), key, &buf); err != nil {
 		t.Fatal(err)
 	}
 	env := realEnv(acts)
-	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "demo", Period: "month",
-		Inputs: []activities.InputFile{{Key: "corpora/demo/nordavia-news.parquet", Name: "nordavia-news.parquet"}},
-		Chunk:  schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}})
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: index, Period: "month",
+		Inputs: []activities.InputFile{{Key: key, Name: "docs.parquet"}},
+		Chunk:  schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: minChunk}})
 	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("index the demo: %v", err)
+		t.Fatalf("index %s: %v", index, err)
 	}
-	return acts, b
 }
 
 // realEnv is a workflow test environment that runs every workflow and the real activities.

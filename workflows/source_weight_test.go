@@ -1,15 +1,12 @@
 package workflows
 
 import (
-	"bytes"
-	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/demo"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/testmodel"
@@ -53,20 +50,7 @@ func TestSourceWeightMovesAskRankingWithModel(t *testing.T) {
 		docs[i].DocID = "sw-" + string(rune('1'+i))
 		docs[i].URL = "https://example.invalid/" + docs[i].DocID
 	}
-	var buf bytes.Buffer
-	if err := demo.WriteParquet(&buf, docs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Put(context.Background(), "corpora/sw/news.parquet", &buf); err != nil {
-		t.Fatal(err)
-	}
-	env := realEnv(acts)
-	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "sw", Period: "month",
-		Inputs: []activities.InputFile{{Key: "corpora/sw/news.parquet", Name: "news.parquet"}},
-		Chunk:  schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10}})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("index: %v", err)
-	}
+	indexDocs(t, acts, "sw", docs, 10)
 	ask := func(source float64) []string {
 		t.Helper()
 		o := retrieve.DefaultOptions()
