@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs vecindex's assembly kernels on emulated Intel CPUs with AVX-512 (Bochs, through the
-# bochscpu-python wheel from PyPI), then again with the AVX-512 kernels broken on purpose,
-# which must fail. Usage: internal/vecindex/emu/run.sh (from the repository root).
+# bochscpu-python wheel from PyPI), then Dot/DotInt8/DotsInt8 whole at every kernel level,
+# then the kernels again broken on purpose, which must fail. Usage: internal/vecindex/emu/run.sh (from the repository root).
 set -euo pipefail
 cd "$(dirname "$0")"
 venv=../../../.asof/bochs-venv
@@ -20,7 +20,11 @@ go test -c -o "$bin" ..
 filter() { grep -v -E 'leaked|nanobind' || true; }
 echo "== the kernels on emulated CPUs (every line must say ok, or #UD where the model lacks the feature)"
 LD_PRELOAD=$preload "$venv/bin/python" bochs_kernels.py "$bin" skylake_x icelake_u sapphire_rapids haswell 2> >(filter >&2) | filter
-echo "== the same, AVX-512 kernels broken on purpose (each must say WRONG)"
+echo "== Dot, DotInt8 and DotsInt8 (the Go code and the kernels) at every level, by the register ABI"
+for model in haswell skylake_x icelake_u sapphire_rapids; do
+	LD_PRELOAD=$preload "$venv/bin/python" go_level.py "$bin" $model 2> >(filter >&2) | filter
+done
+echo "== the kernels again, AVX-512 ones broken on purpose (each must say WRONG)"
 out=$(LD_PRELOAD=$preload "$venv/bin/python" bochs_kernels.py --mutate "$bin" skylake_x icelake_u 2>/dev/null | filter) || true
 echo "$out"
 if echo "$out" | grep -E 'AVX512|VNNI' | grep -v -q -E 'WRONG|#UD'; then
