@@ -48,11 +48,24 @@ func quantize(dst []int8, v []float32) float32 {
 }
 
 // DotInt8 is the inner product of a row's codes and a query's codes (equal length, values in
-// [-127, 127]): the AVX2 kernel (VPSIGNB, VPABSB, VPMADDUBSW, VPMADDWD: 32 values a step)
-// where the CPU has it, the portable loop otherwise. It is exact: no rounding, and no overflow
-// for fewer than 133,000 values.
+// [-127, 127]): the best kernel the CPU has (Kernel): AVX-512 with VNNI (VPDPBUSD) or without
+// (VPMADDUBSW, VPMADDWD), 64 values a step; AVX2 (VPSIGNB, VPABSB, VPMADDUBSW, VPMADDWD: 32
+// values a step); or the portable loop. It is exact: no rounding, and no overflow for fewer
+// than 133,000 values.
 func DotInt8(a, q []int8) int32 {
 	q = q[:len(a)]
+	if n := len(a) &^ 63; useAVX512 && n > 0 {
+		var s int32
+		if useVNNI {
+			s = dotInt8VNNI(&a[0], &q[0], n)
+		} else {
+			s = dotInt8AVX512(&a[0], &q[0], n)
+		}
+		for i := n; i < len(a); i++ {
+			s += int32(a[i]) * int32(q[i])
+		}
+		return s
+	}
 	if n := len(a) &^ 31; useAVX2 && n > 0 {
 		s := dotInt8AVX2(&a[0], &q[0], n)
 		for i := n; i < len(a); i++ {
@@ -64,10 +77,18 @@ func DotInt8(a, q []int8) int32 {
 }
 
 // DotsInt8 writes out[r] = DotInt8(row r of codes, q) for every r < len(out), where codes
-// holds rows of dim values: one kernel call for all of them where the CPU has AVX2 and dim is a
-// multiple of 32.
+// holds rows of dim values: one kernel call for all of them where the CPU has AVX-512 and dim
+// is a multiple of 64, or AVX2 and dim is a multiple of 32.
 func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
 	codes, q = codes[:len(out)*dim], q[:dim]
+	if useAVX512 && dim > 0 && dim%64 == 0 && len(out) > 0 {
+		if useVNNI {
+			dotsInt8VNNI(&codes[0], &q[0], dim, len(out), &out[0])
+		} else {
+			dotsInt8AVX512(&codes[0], &q[0], dim, len(out), &out[0])
+		}
+		return
+	}
 	if useAVX2 && dim > 0 && dim%32 == 0 && len(out) > 0 {
 		dotsInt8AVX2(&codes[0], &q[0], dim, len(out), &out[0])
 		return
