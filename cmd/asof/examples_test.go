@@ -21,8 +21,8 @@ import (
 	"github.com/asofrag/asof/workflows"
 )
 
-// repoRoot is the repository's root, seen from this package's tests.
-func repoRoot(t *testing.T) string {
+// examplesRepoRoot is the repository's root, seen from this package's tests.
+func examplesRepoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -35,7 +35,7 @@ func repoRoot(t *testing.T) string {
 // documented JSON (docs/api.md) is enough to use asof, so it may import Temporal's SDK and the
 // standard library, never one of asof's packages.
 func TestGoExampleImportsNoAsofPackage(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "go", "*.go"))
+	files, err := filepath.Glob(filepath.Join(examplesRepoRoot(t), "examples", "go", "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go example client: %v", err)
 	}
@@ -68,7 +68,7 @@ func TestExampleClientsWithModel(t *testing.T) {
 		t.Skip("starts the embedded servers")
 	}
 	modelDir := testmodel.ModelsDir(t)
-	root := repoRoot(t)
+	root := examplesRepoRoot(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	corpus := filepath.Join(dir, "nordavia-news.parquet")
@@ -114,16 +114,16 @@ func TestExampleClientsWithModel(t *testing.T) {
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := c.setup(t)
-			out, errOut, err := runClient(cmd, args...)
+			out, errOut, err := runExampleClient(cmd, args...)
 			if err != nil {
 				t.Fatalf("%s: %v\nstderr:\n%s", c.name, err, errOut)
 			}
-			checkClientOutput(t, root, out, len(topics))
+			checkExampleClientOutput(t, root, out, len(topics))
 
 			// A missing index is bad input: the workflow fails at once, non-retryable.
 			bad := append([]string{}, args...)
 			bad[3] = "nope"
-			_, errOut, err = runClient(cmd, bad...)
+			_, errOut, err = runExampleClient(cmd, bad...)
 			if err == nil || !strings.Contains(errOut, "InvalidInput") || !strings.Contains(errOut, `index "nope" does not exist`) {
 				t.Fatalf("asking a missing index: %v, stderr %q; want a failure naming InvalidInput and the index", err, errOut)
 			}
@@ -131,8 +131,8 @@ func TestExampleClientsWithModel(t *testing.T) {
 	}
 }
 
-// runClient runs an example client, bounded by clientTimeout.
-func runClient(cmd []string, args ...string) (stdout []byte, stderr string, err error) {
+// runExampleClient runs an example client, bounded by clientTimeout.
+func runExampleClient(cmd []string, args ...string) (stdout []byte, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, cmd[0], append(cmd[1:], args...)...)
@@ -163,9 +163,9 @@ func pyclient(t *testing.T, root string) string {
 	return py
 }
 
-// checkClientOutput checks what an example client printed with --json against the published
+// checkExampleClientOutput checks what an example client printed with --json against the published
 // schemas and the as-of promise.
-func checkClientOutput(t *testing.T, root string, out []byte, topics int) {
+func checkExampleClientOutput(t *testing.T, root string, out []byte, topics int) {
 	t.Helper()
 	var got struct {
 		APIVersion int               `json:"api_version"`
@@ -191,7 +191,7 @@ func checkClientOutput(t *testing.T, root string, out []byte, topics int) {
 	}
 	validate("answer.json", got.Answer)
 	validate("digest-result.json", got.Digest)
-	checkAnswer(t, "answer", got.Answer)
+	checkExampleAnswer(t, "answer", got.Answer)
 	var dig struct {
 		AsOf   time.Time         `json:"as_of"`
 		Keys   map[string]string `json:"keys"`
@@ -209,15 +209,15 @@ func checkClientOutput(t *testing.T, root string, out []byte, topics int) {
 	}
 	for i, a := range got.Topics {
 		validate("answer.json", a)
-		checkAnswer(t, "topic "+strconv.Itoa(i+1), a)
+		checkExampleAnswer(t, "topic "+strconv.Itoa(i+1), a)
 	}
 }
 
 var summaryCiteRe = regexp.MustCompile(`\[(\d+)\]`)
 
-// checkAnswer checks one answer: as of the demo's anchor, with sources, none dated after the
+// checkExampleAnswer checks one answer: as of the demo's anchor, with sources, none dated after the
 // anchor, and a summary that cites them.
-func checkAnswer(t *testing.T, what string, raw json.RawMessage) {
+func checkExampleAnswer(t *testing.T, what string, raw json.RawMessage) {
 	t.Helper()
 	var a struct {
 		AsOf    time.Time `json:"as_of"`
