@@ -8,7 +8,8 @@ import (
 
 // Int8 is a shard's vectors quantized to int8 with one scale per vector (symmetric: row i ≈
 // Scales[i]·Codes[i], Scales[i] = max|row i|/127), kept next to the float32 rows it re-scores
-// with. It is built in memory from a Flat (QuantizeInt8); the shard file is unchanged.
+// with. QuantizeInt8 builds it from a Flat; shards store it next to their float32 file
+// (Int8.WriteTo, ReadInt8).
 type Int8 struct {
 	Flat   *Flat
 	Codes  []int8    // Count rows of Dim codes
