@@ -423,7 +423,7 @@ func TestNoLeakageAndExactBranches(t *testing.T) {
 				fx = append(fx, fixture{fmt.Sprintf("s%d-%d", s, i), strings.Join(text, " "), sources[rng.IntN(3)], date, unit(v...), nil})
 			}
 			shards = append(shards, makeShard(t, fmt.Sprint("shard", s), fx))
-			if trial%2 == 1 { // int8 codes, re-scoring every row below: still exact
+			if trial%2 == 1 { // int8 codes; TopNEach·Int8Rerank covers every row: still exact
 				shards[s].Int8 = vecindex.QuantizeInt8(shards[s].Vectors)
 			}
 		}
