@@ -219,3 +219,38 @@ func TestWorkerMetricsReconcileWithModel(t *testing.T) {
 	}
 	t.Logf("scraped %d metric families; build: %s", len(mfs), fmt.Sprint(c))
 }
+
+// TestDevServesMetrics: `asof dev --metrics-addr` serves /healthz once its in-process worker
+// polls, and its /metrics counts the health check's workflow run (the SDK's handler reaches
+// the dev worker) next to asof's own metrics.
+func TestDevServesMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers in a subprocess")
+	}
+	addr := "127.0.0.1:" + freePort(t)
+	dev := startProc(t, nil, "dev", "--data-dir", t.TempDir(), "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", "0", "--metrics-addr", addr)
+	dev.waitFor(t, regexp.MustCompile(`asof dev is up`))
+	if !strings.Contains(dev.output(), "asof dev: metrics on http://"+addr+"/metrics") {
+		t.Errorf("dev does not print its metrics address:\n%s", dev.output())
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz after the health check passed: %s", resp.Status)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mfs := scrape(t, "http://"+addr+"/metrics")
+		if metricSum(mfs, "temporal_workflow_completed_total", map[string]string{"workflow_type": "HealthCheck"}) >= 1 && mfs["asof_documents_read_total"] != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no HealthCheck in temporal_workflow_completed_total, or no asof metrics, within 15 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	dev.interrupt(t)
+}
