@@ -395,6 +395,12 @@ func EvalBatchKey(evalID string, n int) string {
 // document's rank is its best chunk's), scores them against the qrels and stores the rows.
 // A batch already stored is not run again.
 func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
+	res, err := a.evalBatch(ctx, in)
+	a.Metrics.EvalBatch(err)
+	return res, err
+}
+
+func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
 	key := EvalBatchKey(in.EvalID, in.Batch)
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return EvalBatchResult{}, err
