@@ -29,6 +29,8 @@ func TestSearchManyMatchesSearch(t *testing.T) {
 		queries int
 		k       int
 		masks   string // none, shared, each, empty, runs
+		// distinct, when set, repeats that many vectors over the rows: ties everywhere.
+		distinct int
 	}{
 		{name: "no mask, 8 queries", rows: 500, dim: 384, queries: 8, k: 10, masks: "none"},
 		{name: "no mask, 4 queries", rows: 500, dim: 384, queries: 4, k: 10, masks: "none"},
@@ -41,11 +43,17 @@ func TestSearchManyMatchesSearch(t *testing.T) {
 		{name: "masked runs of 64 rows", rows: 1000, dim: 384, queries: 8, k: 30, masks: "runs"},
 		{name: "dim off the 32 step", rows: 300, dim: 40, queries: 8, k: 15, masks: "each"},
 		{name: "dim below the 32 step", rows: 100, dim: 7, queries: 5, k: 15, masks: "each"},
+		{name: "duplicate rows: ties go to the lower row", rows: 600, dim: 384, queries: 8, k: 25, masks: "each", distinct: 7},
 		{name: "k zero", rows: 50, dim: 384, queries: 3, k: 0, masks: "none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := randomFlat(rng, tt.rows, tt.dim)
+			if tt.distinct > 0 {
+				for i := tt.distinct; i < tt.rows; i++ {
+					copy(f.Row(i), f.Row(i%tt.distinct))
+				}
+			}
 			qs := make([][]float32, tt.queries)
 			for i := range qs {
 				qs[i] = randomFlat(rng, 1, tt.dim).Data
