@@ -1,0 +1,167 @@
+package retrieve
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asofrag/asof/internal/vecindex"
+)
+
+// DenseQuery is a search whose dense branch DenseMany runs ahead: its query vector, anchor and
+// options, as they will be given to Cache.Search.
+type DenseQuery struct {
+	Vec     []float32
+	AsOf    time.Time
+	Options Options
+}
+
+// DenseBatch is the dense branches of many searches over one list of shards, run ahead in one
+// pass per shard. A Cache whose Dense it is takes a search's dense top N from it (same vector,
+// same mask, depth at least N) instead of scanning again; the result is Search's.
+type DenseBatch struct {
+	first   *Shard // the shards it was computed over (identity, as Cache keys them)
+	nShards int
+	m       map[denseKey]denseEntry
+}
+
+// denseKey identifies a dense branch: the vector (by identity, as Cache keys it) and the mask.
+type denseKey struct {
+	vec     *float32
+	dim     int
+	lo, hi  int64
+	sources string
+}
+
+type denseEntry struct {
+	depth int
+	hits  []shardHit // best first, at most depth
+}
+
+func keyOf(vec []float32, b Bounds, sources []string) denseKey {
+	return denseKey{vec: &vec[0], dim: len(vec), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), sources: strings.Join(sources, "\x00")}
+}
+
+// DenseMany runs the dense branch of every query over shards: the as-of mask of each, then
+// vecindex.Flat.SearchMany on each shard for all the queries that have allowed rows there
+// (blocks of queries per pass over the vectors, not one pass per query), one goroutine per
+// shard and at most GOMAXPROCS at once, as one search's dense branch runs. Queries with the
+// same vector and mask run once, as deep as the deepest; queries without a vector, in bm25
+// mode or with nothing allowed are left out (their searches need no dense branch or scan
+// nothing).
+func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
+	d := &DenseBatch{nShards: len(shards), m: map[denseKey]denseEntry{}}
+	if len(shards) == 0 {
+		return d, nil
+	}
+	d.first = shards[0]
+	type query struct {
+		vec   []float32
+		depth int
+		masks []vecindex.Mask // per shard; nil where nothing is allowed
+	}
+	var uniq []*query
+	at := map[denseKey]int{}
+	for _, q := range qs {
+		if err := q.Options.Validate(); err != nil {
+			return nil, err
+		}
+		b := BoundsOf(q.AsOf, q.Options)
+		if len(q.Vec) == 0 || q.Options.Mode == BM25 || b.Empty || q.AsOf.IsZero() {
+			continue
+		}
+		k := keyOf(q.Vec, b, q.Options.Sources)
+		if i, ok := at[k]; ok {
+			uniq[i].depth = max(uniq[i].depth, q.Options.TopNEach)
+			continue
+		}
+		u := &query{vec: q.Vec, depth: q.Options.TopNEach, masks: make([]vecindex.Mask, len(shards))}
+		for si, s := range shards {
+			if err := checkShard(s, q.Vec); err != nil {
+				return nil, err
+			}
+			if m, n := maskOf(s, b, q.Options.Sources); n > 0 && s.Vectors != nil {
+				u.masks[si] = m
+			}
+		}
+		at[k] = len(uniq)
+		uniq = append(uniq, u)
+	}
+	// Shard by shard, the queries with allowed rows there, in one SearchMany.
+	per := make([][][]vecindex.Hit, len(shards)) // [shard][query]
+	errs := make([]error, len(shards))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for si := range shards {
+		var vecs [][]float32
+		var masks []vecindex.Mask
+		var which []int
+		depth := 0
+		for ui, u := range uniq {
+			if u.masks[si] != nil {
+				vecs, masks, which = append(vecs, u.vec), append(masks, u.masks[si]), append(which, ui)
+				depth = max(depth, u.depth)
+			}
+		}
+		if len(vecs) == 0 {
+			continue
+		}
+		per[si] = make([][]vecindex.Hit, len(uniq))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			hits, err := shards[si].Vectors.SearchMany(vecs, depth, masks)
+			for j, ui := range which {
+				if err == nil {
+					per[si][ui] = hits[j]
+				}
+			}
+			errs[si] = err
+		}()
+	}
+	wg.Wait()
+	for si, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("retrieve: shard %s: %w", shards[si].ID, err)
+		}
+	}
+	for k, ui := range at {
+		var all []shardHit
+		for si := range shards {
+			if per[si] == nil {
+				continue
+			}
+			for _, h := range per[si][ui] {
+				all = append(all, shardHit{si, h.Row, h.Score})
+			}
+		}
+		sortHits(all)
+		d.m[k] = denseEntry{depth: uniq[ui].depth, hits: all[:min(uniq[ui].depth, len(all))]}
+	}
+	return d, nil
+}
+
+// top is the dense top n for qvec under mask (b, sources) if the batch holds it for these
+// shards, as denseTop would return it.
+func (d *DenseBatch) top(shards []*Shard, qvec []float32, b Bounds, sources []string, n int) ([]shardHit, bool) {
+	if d == nil || len(qvec) == 0 || len(shards) != d.nShards || len(shards) == 0 || shards[0] != d.first {
+		return nil, false
+	}
+	e, ok := d.m[keyOf(qvec, b, sources)]
+	if !ok || e.depth < n {
+		return nil, false
+	}
+	return e.hits[:min(n, len(e.hits))], true
+}
+
+// sortHits orders dense hits best first: score, then shard, then row (denseTop's order).
+func sortHits(all []shardHit) {
+	slices.SortFunc(all, func(a, b shardHit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.shard, b.shard), cmp.Compare(a.row, b.row))
+	})
+}
