@@ -50,9 +50,9 @@ func keyOf(vec []float32, b Bounds, sources []string) denseKey {
 // vecindex.Flat.SearchMany on each shard for all the queries that have allowed rows there
 // (blocks of queries per pass over the vectors, not one pass per query), one goroutine per
 // shard and at most GOMAXPROCS at once, as one search's dense branch runs. Queries with the
-// same vector and mask run once, as deep as the deepest; queries without a vector, in bm25
-// mode or with nothing allowed are left out (their searches need no dense branch or scan
-// nothing).
+// same vector and mask run once, as deep as the deepest. Queries without a vector, in bm25
+// mode, with an empty mask or with invalid options are left out (their searches need no dense
+// branch, scan nothing, or report the error themselves).
 func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 	d := &DenseBatch{nShards: len(shards), m: map[denseKey]denseEntry{}}
 	if len(shards) == 0 {
@@ -67,11 +67,8 @@ func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 	var uniq []*query
 	at := map[denseKey]int{}
 	for _, q := range qs {
-		if err := q.Options.Validate(); err != nil {
-			return nil, err
-		}
 		b := BoundsOf(q.AsOf, q.Options)
-		if len(q.Vec) == 0 || q.Options.Mode == BM25 || b.Empty || q.AsOf.IsZero() {
+		if len(q.Vec) == 0 || q.Options.Mode == BM25 || b.Empty || q.AsOf.IsZero() || q.Options.Validate() != nil {
 			continue
 		}
 		k := keyOf(q.Vec, b, q.Options.Sources)
@@ -145,6 +142,9 @@ func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 	}
 	return d, nil
 }
+
+// Len is how many dense branches the batch holds (one per distinct vector and mask).
+func (d *DenseBatch) Len() int { return len(d.m) }
 
 // top is the dense top n for qvec under mask (b, sources) if the batch holds it for these
 // shards, as denseTop would return it.
