@@ -4,6 +4,8 @@ ASOF_BENCH_VECTORS=FILE): exact top 500, at 1 and 2 OpenMP threads. `make bench`
 FAISS parallelises a flat search over queries, not over rows: one query per call runs on one
 thread whatever omp_set_num_threads says, so the two-thread peer of asof's two goroutines is
 two queries per call (rows 321 and 654; one query: row 321, as in asof's benchmark).
+The multi-query settings give FAISS the 8 queries of asof's BenchmarkSearchMany (rows 321, 654,
+then i·9973 mod rows for i = 2..7) in one call, at 1 and 2 threads.
 
 Usage: python bench/search_peer.py FILE DIM [--calls N]
 Prints one JSON line: queries/s and scanned GB/s for each setting (mean over N search calls
@@ -28,7 +30,9 @@ def main():
     index = faiss.IndexFlatIP(args.dim)
     index.add(x)
     out = {"faiss": faiss.__version__, "rows": len(x), "dim": args.dim, "k": K}
-    for name, threads, rows in (("1thread", 1, QUERIES[:1]), ("2threads_2queries", 2, QUERIES), ("2threads_1query", 2, QUERIES[:1])):
+    many = QUERIES + tuple(i * 9973 % len(x) for i in range(2, 8))  # BenchmarkSearchMany's
+    for name, threads, rows in (("1thread", 1, QUERIES[:1]), ("2threads_2queries", 2, QUERIES), ("2threads_1query", 2, QUERIES[:1]),
+                                ("1thread_8queries", 1, many), ("2threads_8queries", 2, many)):
         faiss.omp_set_num_threads(threads)
         q = x[list(rows)].copy()
         index.search(q, K)  # warm up

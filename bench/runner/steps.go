@@ -17,7 +17,7 @@ func (r *runner) dense(ctx context.Context) []row {
 	defer done()
 	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
 	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
-		"^(BenchmarkSearchThreads|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
+		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
 	var fs map[string]any
 	why := "no vectors from the Go benchmark"
 	if _, serr := os.Stat(vec); serr == nil {
@@ -56,6 +56,12 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = peerNum("2threads_1query.queries_per_s")
 	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
 		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
+	for _, t := range []struct{ sub, peer, threads string }{{"1thread/B8", "1thread_8queries", "1 thread"}, {"2thread/B8", "2threads_8queries", "2 threads"}} {
+		a, aw = metric(res, err, "BenchmarkSearchMany/"+t.sub, "queries/s")
+		p, pw = peerNum(t.peer + ".queries_per_s")
+		rows = append(rows, newRow("flat search, multi-query, "+t.threads+", 8 queries per call", "queries/s", higher, a, aw, faiss+", "+t.threads+", 8 queries per call", p, pw,
+			"asof: Flat.SearchMany, the 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); same 8 queries (†1)"))
+	}
 	a, aw = search("1thread", "scan-GB/s")
 	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
 	rows = append(rows, newRow("bytes scanned/s, 1 thread", "GB/s", higher, a, aw, "memcpy: Go copy of 256 MiB, 1 goroutine (bytes read/s)", p/1000, pw,
