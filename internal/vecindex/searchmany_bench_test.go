@@ -73,3 +73,22 @@ func BenchmarkSearchMany(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInt8SearchMany is Int8.SearchMany on the same vectors (top 500, default re-scoring,
+// no mask, one goroutine) with blocks of B = 1, 4 and 8 queries per call.
+func BenchmarkInt8SearchMany(b *testing.B) {
+	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
+	x := QuantizeInt8(f)
+	for _, bs := range []int{1, 4, 8} {
+		qs := multiQueries(f, bs)
+		b.Run(fmt.Sprintf("1thread/B%d", bs), func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				x.SearchMany(qs, 500, nil, 0)
+				n++
+			}
+			b.ReportMetric(float64(n*bs)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
