@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // multiQueries are the query rows of BenchmarkSearchMany and of search_peer.py's multi-query
@@ -23,7 +25,8 @@ func multiQueries(f *Flat, n int) [][]float32 {
 // (1thread) and with the rows split in two halves searched by two goroutines and each
 // query's two lists merged (2threads: how retrieve searches shards). It reports queries/s
 // and the bytes of vectors read per second (scan-GB/s: rows × 384 × 4 per pass, one pass per
-// call and goroutine, whatever B).
+// call and goroutine, whatever B), and the process's CPU time per query (cpu-ms/query: user +
+// system, all threads; steadier than queries/s on a machine shared with other work).
 func BenchmarkSearchMany(b *testing.B) {
 	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
 	if p := os.Getenv("ASOF_BENCH_VECTORS"); p != "" {
@@ -61,10 +64,12 @@ func BenchmarkSearchMany(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("%dthread/B%d", threads, bs), func(b *testing.B) {
 				n := 0
+				cpu0 := cpuTime(b)
 				for b.Loop() {
 					search()
 					n++
 				}
+				b.ReportMetric((cpuTime(b)-cpu0).Seconds()*1e3/float64(n*bs), "cpu-ms/query")
 				sec := b.Elapsed().Seconds()
 				b.ReportMetric(float64(n*bs)/sec, "queries/s")
 				b.ReportMetric(float64(n)*float64(len(f.Data)*4)/sec/1e9, "scan-GB/s")
@@ -75,7 +80,8 @@ func BenchmarkSearchMany(b *testing.B) {
 }
 
 // BenchmarkInt8SearchMany is Int8.SearchMany on the same vectors (top 500, default re-scoring,
-// no mask, one goroutine) with blocks of B = 1, 4 and 8 queries per call.
+// no mask, one goroutine) with blocks of B = 1, 4 and 8 queries per call (queries/s and
+// cpu-ms/query).
 func BenchmarkInt8SearchMany(b *testing.B) {
 	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
 	x := QuantizeInt8(f)
@@ -83,12 +89,23 @@ func BenchmarkInt8SearchMany(b *testing.B) {
 		qs := multiQueries(f, bs)
 		b.Run(fmt.Sprintf("1thread/B%d", bs), func(b *testing.B) {
 			n := 0
+			cpu0 := cpuTime(b)
 			for b.Loop() {
 				x.SearchMany(qs, 500, nil, 0)
 				n++
 			}
+			b.ReportMetric((cpuTime(b)-cpu0).Seconds()*1e3/float64(n*bs), "cpu-ms/query")
 			b.ReportMetric(float64(n*bs)/b.Elapsed().Seconds(), "queries/s")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
