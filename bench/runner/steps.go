@@ -56,11 +56,13 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = peerNum("2threads_1query.queries_per_s")
 	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
 		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
-	for _, t := range []struct{ sub, peer, threads string }{{"1thread/B8", "1thread_8queries", "1 thread"}, {"2thread/B8", "2threads_8queries", "2 threads"}} {
-		a, aw = metric(res, err, "BenchmarkSearchMany/"+t.sub, "queries/s")
-		p, pw = peerNum(t.peer + ".queries_per_s")
-		rows = append(rows, newRow("flat search, multi-query, "+t.threads+", 8 queries per call", "queries/s", higher, a, aw, faiss+", "+t.threads+", 8 queries per call", p, pw,
-			"asof: Flat.SearchMany, the 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); same 8 queries (†1)"))
+	for _, q := range []string{"8", "32"} {
+		for _, t := range [][3]string{{"1thread", "1thread", "1 thread"}, {"2thread", "2threads", "2 threads"}} {
+			a, aw = metric(res, err, "BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s")
+			p, pw = peerNum(t[1] + "_" + q + "queries.queries_per_s")
+			rows = append(rows, newRow("flat search, multi-query, "+t[2]+", "+q+" queries per call", "queries/s", higher, a, aw, faiss+", "+t[2]+", "+q+" queries per call", p, pw,
+				"asof: Flat.SearchMany, blocks of 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); FAISS uses BLAS from 20 queries; same queries (†1)"))
+		}
 	}
 	a, aw = search("1thread", "scan-GB/s")
 	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
