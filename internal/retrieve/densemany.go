@@ -22,7 +22,9 @@ type DenseQuery struct {
 
 // DenseBatch is the dense branches of many searches over one list of shards, run ahead in one
 // pass per shard. A Cache whose Dense it is takes a search's dense top N from it (same vector,
-// same mask, depth at least N) instead of scanning again; the result is Search's.
+// same mask, depth at least N) instead of scanning again; the result is Search's. A shallower
+// list is a prefix of a deeper one because the scan is exact; an approximate scan (int8 with
+// re-scoring) would need the depths to match.
 type DenseBatch struct {
 	first   *Shard // the shards it was computed over (identity, as Cache keys them)
 	nShards int
