@@ -91,7 +91,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+		for _, name := range append(shard.Files(meta), shard.MetaFile) {
 			f, _ := os.Open(filepath.Join(dir, name))
 			if _, err := b.Put(ctx, path.Join(activities.IndexPrefix("toy"), shard.Prefix(period, meta.ID), name), f); err != nil {
 				t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -288,11 +289,17 @@ func invalidIfMissing(err error, what string) error {
 // EmbedTextsInput are texts to embed as queries.
 type EmbedTextsInput struct {
 	Texts []string `json:"texts"`
+	// Key, when set, is where the vectors are stored (vecindex's file format) instead of being
+	// returned. Returned vectors are written into the workflow's history as JSON, about 5 KB a
+	// question and twice (this result and EvalBatch's input): 12 MB for 785 questions, and
+	// Temporal ends a run whose history passes 50 MB.
+	Key string `json:"key"`
 }
 
-// EmbedTextsResult are their vectors, in order, and the model.
+// EmbedTextsResult are the vectors, in order, or the key they were stored at, and the model.
 type EmbedTextsResult struct {
 	Vectors [][]float32      `json:"vectors"`
+	Key     string           `json:"key"`
 	Model   schemas.ModelRef `json:"model"`
 }
 
@@ -305,7 +312,56 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 	if err != nil {
 		return EmbedTextsResult{}, err
 	}
-	return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+	if in.Key == "" {
+		return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+	}
+	if err := a.putVectors(ctx, in.Key, v); err != nil {
+		return EmbedTextsResult{}, err
+	}
+	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
+}
+
+// EvalVectorsKey is where batch n of an evaluation stores its questions' vectors.
+func EvalVectorsKey(evalID string, n int) string {
+	return path.Join(EvalPrefix(evalID), "vectors", fmt.Sprintf("%05d.f32", n))
+}
+
+// putVectors stores vectors (all of one length) at key in vecindex's file format.
+func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) error {
+	dim := 0
+	if len(v) > 0 {
+		dim = len(v[0])
+	}
+	f := vecindex.New(dim, a.Model.ID)
+	for _, x := range v {
+		if err := f.Add(x); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err := a.Bucket.Put(ctx, key, &buf)
+	return err
+}
+
+// getVectors reads the vectors putVectors stored at key.
+func (a *Activities) getVectors(ctx context.Context, key string) ([][]float32, error) {
+	r, err := a.Bucket.Get(ctx, key)
+	if err != nil {
+		return nil, invalidIfMissing(err, "query vectors")
+	}
+	defer r.Close()
+	f, err := vecindex.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("query vectors %s: %w", key, err)
+	}
+	v := make([][]float32, f.Count)
+	for i := range v {
+		v[i] = f.Row(i)
+	}
+	return v, nil
 }
 
 // EvalBatchInput is one batch of questions with their vectors.
@@ -317,7 +373,9 @@ type EvalBatchInput struct {
 	Systems   []string          `json:"systems"`
 	Questions []EvalQuestionRef `json:"questions"`
 	Vectors   [][]float32       `json:"vectors"`
-	Model     schemas.ModelRef  `json:"model"`
+	// VectorsKey, when set, is where EmbedTexts stored the vectors (Vectors is then empty).
+	VectorsKey string           `json:"vectors_key"`
+	Model      schemas.ModelRef `json:"model"`
 }
 
 // EvalBatchResult says where the batch's rows are.
@@ -342,6 +400,13 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{}, err
 	} else if ok {
 		return EvalBatchResult{Key: key, Rows: len(in.Questions) * len(in.Systems), Resumed: true}, nil
+	}
+	if in.VectorsKey != "" {
+		v, err := a.getVectors(ctx, in.VectorsKey)
+		if err != nil {
+			return EvalBatchResult{}, err
+		}
+		in.Vectors = v
 	}
 	systems := make([]evalSystem, len(in.Systems))
 	for i, n := range in.Systems {

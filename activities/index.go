@@ -558,7 +558,7 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 		return WriteShardResult{}, err
 	}
 	prefix := IndexPrefix(in.Index)
-	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+	for _, name := range append(shard.Files(meta), shard.MetaFile) {
 		if _, err := a.upload(ctx, path.Join(prefix, shard.Prefix(in.Period, in.ShardID), name), filepath.Join(dir, "s", name)); err != nil {
 			return WriteShardResult{}, err
 		}

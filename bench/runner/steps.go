@@ -8,16 +8,19 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/asofrag/asof/internal/vecindex"
 )
 
-// dense: flat search at 1 and 2 threads vs FAISS IndexFlatIP on the same vectors, and the
-// bytes scanned per second vs a memcpy.
+// dense: flat search at 1 and 2 threads and the int8 scan with float32 re-scoring at top 10
+// and 500 vs FAISS IndexFlatIP (float32) on the same vectors, and the bytes scanned per second
+// vs a memcpy.
 func (r *runner) dense(ctx context.Context) []row {
 	done := r.step("flat dense search (asof, FAISS) and memcpy")
 	defer done()
 	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
 	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
-		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
+		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkSearchInt8100k|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
 	var fs map[string]any
 	why := "no vectors from the Go benchmark"
 	if _, serr := os.Stat(vec); serr == nil {
@@ -56,6 +59,16 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = peerNum("2threads_1query.queries_per_s")
 	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
 		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
+	for _, k := range []string{"10", "500"} {
+		a, aw := metric(res, err, "BenchmarkSearchInt8100k/k"+k, "queries/s")
+		peerPath := map[string]string{"10": "1thread_k10", "500": "1thread"}[k]
+		p, pw := peerNum(peerPath + ".queries_per_s")
+		notes := fmt.Sprintf("same vectors and query as the float32 rows; int8 codes scanned, the best %s·%d re-scored in float32 (†1)", k, vecindex.DefaultRerank)
+		if v, ok := res.Results["BenchmarkSearchInt8100k/k"+k].Metrics["recall"]; ok {
+			notes += fmt.Sprintf("; recall@%s vs the exact float32 scan %.3f (100 queries)", k, v)
+		}
+		rows = append(rows, newRow("int8 scan + float32 re-scoring, 1 thread, top "+k, "queries/s", higher, a, aw, faiss+" float32, 1 thread, top "+k, p, pw, notes))
+	}
 	for _, q := range []string{"8", "32"} {
 		for _, t := range [][3]string{{"1thread", "1thread", "1 thread"}, {"2thread", "2threads", "2 threads"}} {
 			a, aw = metric(res, err, "BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s")

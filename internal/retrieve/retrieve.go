@@ -67,6 +67,9 @@ type Shard struct {
 	ID      string
 	Chunks  []schemas.Chunk
 	Vectors *vecindex.Flat
+	// Int8 is Vectors' int8 codes (over the same Flat), which the dense branch scans before
+	// re-scoring in float32 (Options.Int8Rerank); nil for a shard written without them.
+	Int8    *vecindex.Int8
 	Lexical *lexical.Index
 	// MinDate and MaxDate bound the chunks' PublishedAt (from the shard's meta).
 	MinDate, MaxDate time.Time
@@ -131,6 +134,11 @@ type Options struct {
 	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
 	// "this week": answer.Reading.Fresh); 0 and 1 leave it. Search itself never applies it.
 	FreshBoost float64 `json:"FreshBoost"`
+	// Int8Rerank is how the dense branch scans a shard that has int8 codes (Shard.Int8): the
+	// best TopNEach·Int8Rerank rows by int8 score are re-scored in float32 and ranked by that
+	// (0: vecindex.DefaultRerank). Negative scans the float32 vectors only, as for a shard
+	// without codes.
+	Int8Rerank int `json:"Int8Rerank,omitempty"`
 }
 
 // Time rank styles (Options.TimeRank).
@@ -365,10 +373,10 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	}
 	useDense, useBM25, _ := branches(query, qvec, o.Mode)
 	if useDense {
-		hits, ok := dense.top(shards, qvec, b, o.Sources, o.TopNEach)
+		hits, ok := dense.top(shards, qvec, b, o.Sources, o.TopNEach, o.Int8Rerank)
 		if !ok {
 			var err error
-			if hits, err = denseTop(shards, live, masks, qvec, o.TopNEach); err != nil {
+			if hits, err = denseTop(shards, live, masks, qvec, o.TopNEach, o.Int8Rerank); err != nil {
 				return nil, err
 			}
 		}
@@ -396,6 +404,9 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 func checkShard(s *Shard, qvec []float32) error {
 	if s.Vectors != nil && s.Vectors.Count != len(s.Chunks) {
 		return fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
+	}
+	if s.Int8 != nil && s.Int8.Flat != s.Vectors {
+		return fmt.Errorf("retrieve: shard %s has int8 codes of other vectors than its own", s.ID)
 	}
 	if qvec != nil && s.Vectors != nil && s.Vectors.Dim != len(qvec) {
 		return fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
@@ -531,9 +542,10 @@ type shardHit struct {
 	score      float32
 }
 
-// denseTop is the exact top n allowed rows by inner product over the live shards, scanned in
-// parallel (one goroutine per shard, at most GOMAXPROCS at once).
-func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n int) ([]shardHit, error) {
+// denseTop is the top n allowed rows by inner product over the live shards, scanned in
+// parallel (one goroutine per shard, at most GOMAXPROCS at once): exact in float32, or over a
+// shard's int8 codes with n·rerank rows re-scored in float32 (Options.Int8Rerank).
+func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n, rerank int) ([]shardHit, error) {
 	per := make([][]vecindex.Hit, len(live))
 	errs := make([]error, len(live))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -546,7 +558,11 @@ func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			per[j], errs[j] = shards[si].Vectors.Search(q, n, masks[si])
+			if x := shards[si].Int8; x != nil && rerank >= 0 {
+				per[j], errs[j] = x.Search(q, n, masks[si], rerank)
+			} else {
+				per[j], errs[j] = shards[si].Vectors.Search(q, n, masks[si])
+			}
 		}()
 	}
 	wg.Wait()

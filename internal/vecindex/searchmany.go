@@ -4,8 +4,6 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"sync"
 )
 
 // MaxBlock is how many queries SearchMany scores per pass over the rows.
@@ -23,9 +21,10 @@ var ErrMasks = errors.New("vecindex: masks must be none, one, or one per query")
 // It reads the rows once per block of up to MaxBlock queries instead of once per query: each
 // row is loaded once and scored against the whole block (an AVX2+FMA kernel that keeps the
 // block's accumulators in registers, dotmulti_amd64.s; elsewhere the row, then in cache, is
-// scored by Dot for each query). A block of one query is Search. The kernel reproduces Dot's
-// accumulation order exactly; if Dot's kernel ever differs from it (checked once, on random
-// vectors), SearchMany scores with Dot per query instead and stays identical.
+// scored by Dot for each query). A block of one query is Search. The kernel reproduces the
+// AVX2 Dot's accumulation order exactly; where Dot uses another kernel (AVX-512, whose order
+// differs), SearchMany scores each row with Dot per query instead, from cache, and stays
+// identical.
 func (f *Flat) SearchMany(qs [][]float32, k int, masks []Mask) ([][]Hit, error) {
 	for i, q := range qs {
 		if len(q) != f.Dim {
@@ -80,7 +79,7 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 	b := len(qs)
 	n := f.Dim &^ 31
 	kernel := 0 // 0: Dot per query; 4 or 8: that kernel, the block padded with zero queries
-	if useAVX2 && n > 0 && multiMatchesDot() {
+	if multiKernel(f.Dim) {
 		kernel = 8
 		if b <= 4 {
 			kernel = 4
@@ -160,40 +159,8 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 	return out
 }
 
-// multiMatchesDot reports whether the multi-query kernels score exactly as Dot does, on random
-// vectors of a few dimensions: true while Dot uses dotAVX2. A Dot that dispatched to another
-// kernel (another summation order) would make it false, and SearchMany would score with Dot.
-var multiMatchesDot = sync.OnceValue(func() bool {
-	rng := rand.New(rand.NewPCG(16, 3))
-	for _, dim := range []int{32, 384, 768, 100} {
-		qs := make([]float32, 8*dim)
-		row := make([]float32, dim)
-		for i := range qs {
-			qs[i] = float32(rng.NormFloat64())
-		}
-		for i := range row {
-			row[i] = float32(rng.NormFloat64())
-		}
-		n := dim &^ 31
-		var acc [MaxBlock * 32]float32
-		var got [MaxBlock]float32
-		for _, kern := range []int{4, 8} {
-			if kern == 4 {
-				dotMulti4AVX2(&row[0], &qs[0], dim, n, &acc[0], &got[0])
-			} else {
-				dotMulti8AVX2(&row[0], &qs[0], dim, n, &acc[0], &got[0])
-			}
-			for j := range kern {
-				q := qs[j*dim : (j+1)*dim]
-				s := got[j]
-				for x := n; x < dim; x++ {
-					s += q[x] * row[x]
-				}
-				if s != Dot(q, row) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-})
+// multiKernel reports whether the multi-query kernels score rows of dim values exactly as Dot
+// does: when Dot runs dotAVX2 on them (AVX2 in use, not AVX-512, at least 32 values).
+func multiKernel(dim int) bool {
+	return useAVX2 && !useAVX512 && dim >= 32
+}

@@ -9,7 +9,8 @@ import (
 // are Search(qs[i], k, mask i, rerank)'s. masks is nil, one shared mask or one per query, as
 // for Flat.SearchMany. The codes are read once per block of 64 rows (24 KB at 384 dimensions)
 // for all the queries, which score that block from cache one after the other with Search's
-// kernel (DotsInt8), instead of one pass over all the codes per query.
+// kernel (DotsInt8), instead of one pass over all the codes per query. A query whose k·rerank
+// covers its allowed rows is searched in float32, as Search does (with Flat.SearchMany).
 func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]Hit, error) {
 	f := x.Flat
 	for i, q := range qs {
@@ -28,24 +29,56 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		rerank = DefaultRerank
 	}
 	m := k * rerank
+	maskOf := func(i int) Mask {
+		switch len(masks) {
+		case 0:
+			return nil
+		case 1:
+			return masks[0]
+		}
+		return masks[i]
+	}
+	// Queries whose candidates would be every allowed row: the float32 scan, as Search.
+	var flat []int
+	var flatQs [][]float32
+	var flatMasks []Mask
+	scan := make([]bool, len(qs))
+	for i, q := range qs {
+		if m >= allowedRows(maskOf(i), f.Count) {
+			flat, flatQs, flatMasks = append(flat, i), append(flatQs, q), append(flatMasks, maskOf(i))
+		} else {
+			scan[i] = true
+		}
+	}
+	if len(flat) > 0 {
+		hits, err := f.SearchMany(flatQs, k, flatMasks)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range flat {
+			out[i] = hits[j]
+		}
+	}
 	codes := make([][]int8, len(qs))
 	hs := make([]minHeap, len(qs))
 	for i, q := range qs {
-		codes[i] = make([]int8, f.Dim)
-		quantize(codes[i], q)
-		hs[i] = make(minHeap, 0, min(m, f.Count))
+		if scan[i] {
+			codes[i] = make([]int8, f.Dim)
+			quantize(codes[i], q)
+			hs[i] = make(minHeap, 0, min(m, f.Count))
+		}
 	}
 	var dots [64]int32
 	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word
 		n := min(64, f.Count-b0)
 		block := x.Codes[b0*f.Dim : (b0+n)*f.Dim]
 		for i := range qs {
+			if !scan[i] {
+				continue
+			}
 			w := ^uint64(0)
-			switch {
-			case len(masks) == 1 && masks[0] != nil:
-				w = masks[0][b0>>6]
-			case len(masks) > 1 && masks[i] != nil:
-				w = masks[i][b0>>6]
+			if mi := maskOf(i); mi != nil {
+				w = mi[b0>>6]
 			}
 			if w == 0 {
 				continue
@@ -69,6 +102,9 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		}
 	}
 	for i, h := range hs { // re-score each query's candidates in float32, as Search does
+		if !scan[i] {
+			continue
+		}
 		for j := range h {
 			h[j].Score = Dot(qs[i], f.Row(h[j].Row))
 		}

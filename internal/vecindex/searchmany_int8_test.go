@@ -8,8 +8,13 @@ import (
 
 // TestInt8SearchManyMatchesSearch: for every query, Int8.SearchMany returns what Int8.Search
 // returns (rows, order, scores), with no mask, a shared mask or one per query, k past the
-// allowed rows and empty masks.
+// allowed rows, empty masks and queries whose candidates cover their allowed rows (the float
+// scan); at every kernel level the CPU offers.
 func TestInt8SearchManyMatchesSearch(t *testing.T) {
+	forEachLevel(t, int8SearchManyMatchesSearch)
+}
+
+func int8SearchManyMatchesSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 16))
 	tests := []struct {
 		name    string
@@ -19,11 +24,15 @@ func TestInt8SearchManyMatchesSearch(t *testing.T) {
 		k       int
 		rerank  int
 		masks   string // none, shared, each, empty
+		// sparse, when set, makes query 1's mask allow only its first rows: k·rerank covers
+		// them, and Search scans that query in float32.
+		sparse int
 	}{
 		{name: "no mask", rows: 700, dim: 384, queries: 5, k: 10, masks: "none"},
 		{name: "shared mask", rows: 700, dim: 384, queries: 9, k: 20, rerank: 2, masks: "shared"},
 		{name: "a mask per query", rows: 1000, dim: 64, queries: 11, k: 30, masks: "each"},
 		{name: "k past the allowed rows", rows: 150, dim: 384, queries: 3, k: 400, masks: "each"},
+		{name: "some queries float, some int8", rows: 2000, dim: 64, queries: 9, k: 40, rerank: 4, masks: "each", sparse: 100},
 		{name: "empty masks", rows: 200, dim: 384, queries: 4, k: 10, masks: "empty"},
 		{name: "dim off the 32 step", rows: 300, dim: 40, queries: 3, k: 10, masks: "each"},
 		{name: "k zero", rows: 50, dim: 384, queries: 2, k: 0, masks: "none"},
@@ -56,6 +65,12 @@ func TestInt8SearchManyMatchesSearch(t *testing.T) {
 			case "empty":
 				for range qs {
 					masks = append(masks, NewMask(tt.rows))
+				}
+			}
+			if tt.sparse > 0 {
+				masks[1] = NewMask(tt.rows)
+				for i := range tt.sparse {
+					masks[1].Allow(i)
 				}
 			}
 			got, err := x.SearchMany(qs, tt.k, masks, tt.rerank)

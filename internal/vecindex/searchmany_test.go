@@ -10,8 +10,25 @@ import (
 // TestSearchManyMatchesSearch: for every query, SearchMany returns what Search returns (same
 // rows, order and scores, bit for bit), with no mask, one shared mask or one mask per query,
 // block sizes that do and do not divide the query count, k past the allowed rows, empty masks,
-// and dimensions on and off the kernel's 32-value step.
+// and dimensions on and off the kernel's 32-value step; at every kernel level the CPU offers.
 func TestSearchManyMatchesSearch(t *testing.T) {
+	forEachLevel(t, searchManyMatchesSearch)
+}
+
+// forEachLevel runs f at every kernel level this CPU offers (sub-tests named after the level;
+// the others are skipped, saying so).
+func forEachLevel(t *testing.T, f func(t *testing.T)) {
+	for _, l := range allLevels {
+		t.Run(l.String(), func(t *testing.T) {
+			if l > cpuLevel {
+				t.Skipf("this CPU lacks %s (its best is %s)", l, cpuLevel)
+			}
+			withLevel(l, func() { f(t) })
+		})
+	}
+}
+
+func searchManyMatchesSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 17))
 	randomMask := func(n int, keep float64) Mask {
 		m := NewMask(n)
@@ -111,14 +128,18 @@ func TestSearchManyMatchesSearch(t *testing.T) {
 
 func head(h []Hit) []Hit { return h[:min(len(h), 5)] }
 
-// TestSearchManyKernelsMatchDot: the 4- and 8-query kernels give Dot's score bit for bit
-// (SearchMany's equivalence depends on it; multiMatchesDot checks it at run time too).
+// TestSearchManyKernelsMatchDot: the 4- and 8-query kernels give the AVX2 Dot's score bit for
+// bit (SearchMany's equivalence depends on it).
 func TestSearchManyKernelsMatchDot(t *testing.T) {
-	if !useAVX2 {
+	if cpuLevel < levelAVX2 {
 		t.Skip("no AVX2+FMA on this CPU: SearchMany scores with Dot")
 	}
-	if !multiMatchesDot() {
-		t.Fatal("the multi-query kernels do not reproduce Dot's sums")
+	withLevel(levelAVX2, func() { checkMultiKernels(t) })
+}
+
+func checkMultiKernels(t *testing.T) {
+	if !multiKernel(384) {
+		t.Fatal("the multi-query kernels are not used at the AVX2 level")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, dim := range []int{32, 64, 384, 1024} {
