@@ -5,6 +5,9 @@ ASOF_BENCH_VECTORS=FILE): exact top 500, at 1 and 2 OpenMP threads, and top 10 a
 FAISS parallelises a flat search over queries, not over rows: one query per call runs on one
 thread whatever omp_set_num_threads says, so the two-thread peer of asof's two goroutines is
 two queries per call (rows 321 and 654; one query: row 321, as in asof's benchmark).
+The multi-query settings give FAISS the 8 or 32 queries of asof's BenchmarkSearchMany (rows 321,
+654, then i·9973 mod rows for i = 2, 3, …) in one call, at 1 and 2 threads. From 20 queries a
+call FAISS scores them with a BLAS matrix product (distance_compute_blas_threshold).
 
 Usage: python bench/search_peer.py FILE DIM [--calls N]
 Prints one JSON line: queries/s and scanned GB/s for each setting (mean over N search calls
@@ -29,8 +32,11 @@ def main():
     index = faiss.IndexFlatIP(args.dim)
     index.add(x)
     out = {"faiss": faiss.__version__, "rows": len(x), "dim": args.dim, "k": K}
+    many = QUERIES + tuple(i * 9973 % len(x) for i in range(2, 32))  # BenchmarkSearchMany's
     for name, threads, rows, k in (("1thread", 1, QUERIES[:1], K), ("2threads_2queries", 2, QUERIES, K),
-                                   ("2threads_1query", 2, QUERIES[:1], K), ("1thread_k10", 1, QUERIES[:1], 10)):
+                                   ("2threads_1query", 2, QUERIES[:1], K), ("1thread_k10", 1, QUERIES[:1], 10),
+                                   ("1thread_8queries", 1, many[:8], K), ("2threads_8queries", 2, many[:8], K),
+                                   ("1thread_32queries", 1, many, K), ("2threads_32queries", 2, many, K)):
         faiss.omp_set_num_threads(threads)
         q = x[list(rows)].copy()
         index.search(q, k)  # warm up

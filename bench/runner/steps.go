@@ -20,7 +20,7 @@ func (r *runner) dense(ctx context.Context) []row {
 	defer done()
 	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
 	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
-		"^(BenchmarkSearchThreads|BenchmarkSearchInt8100k|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
+		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkSearchInt8100k|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
 	var fs map[string]any
 	why := "no vectors from the Go benchmark"
 	if _, serr := os.Stat(vec); serr == nil {
@@ -68,6 +68,14 @@ func (r *runner) dense(ctx context.Context) []row {
 			notes += fmt.Sprintf("; recall@%s vs the exact float32 scan %.3f (100 queries)", k, v)
 		}
 		rows = append(rows, newRow("int8 scan + float32 re-scoring, 1 thread, top "+k, "queries/s", higher, a, aw, faiss+" float32, 1 thread, top "+k, p, pw, notes))
+	}
+	for _, q := range []string{"8", "32"} {
+		for _, t := range [][3]string{{"1thread", "1thread", "1 thread"}, {"2thread", "2threads", "2 threads"}} {
+			a, aw = metric(res, err, "BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s")
+			p, pw = peerNum(t[1] + "_" + q + "queries.queries_per_s")
+			rows = append(rows, newRow("flat search, multi-query, "+t[2]+", "+q+" queries per call", "queries/s", higher, a, aw, faiss+", "+t[2]+", "+q+" queries per call", p, pw,
+				"asof: Flat.SearchMany, blocks of 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); FAISS uses BLAS from 20 queries; same queries (†1)"))
+		}
 	}
 	a, aw = search("1thread", "scan-GB/s")
 	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
