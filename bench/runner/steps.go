@@ -77,6 +77,7 @@ func (r *runner) dense(ctx context.Context) []row {
 				"asof: Flat.SearchMany, blocks of 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); FAISS uses BLAS from 20 queries; same queries (†1)"))
 		}
 	}
+	rows = append(rows, r.kernels(ctx)...)
 	a, aw = search("1thread", "scan-GB/s")
 	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
 	rows = append(rows, newRow("bytes scanned/s, 1 thread", "GB/s", higher, a, aw, "memcpy: Go copy of 256 MiB, 1 goroutine (bytes read/s)", p/1000, pw,
@@ -85,6 +86,29 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = metric(res, err, "BenchmarkMemcpyParallel", "read-GB/s")
 	rows = append(rows, newRow("bytes scanned/s, 2 threads (aggregate)", "GB/s", higher, a, aw, "memcpy: 2 goroutines × 256 MiB (bytes read/s)", p, pw,
 		"two goroutines each scanning every row"))
+	return rows
+}
+
+// kernels: each inner-product kernel level against the portable Go loop, one row per level the
+// code has (a level this CPU lacks is a row that says so). The search rows above run the level
+// vecindex chose at start-up (vecindex.Kernel).
+func (r *runner) kernels(ctx context.Context) []row {
+	res, err := r.goBench(ctx, "kernels", "./internal/vecindex", false, "^BenchmarkKernels$", "200000x")
+	var rows []row
+	for _, k := range []struct{ bench, what string }{
+		{"dot384", "float32 dot, 384 values"},
+		{"dotsInt8-384x64", "int8 dots, 64 rows × 384 codes"},
+	} {
+		p, pw := metric(res, err, "BenchmarkKernels/"+k.bench+"/generic", "ns/op")
+		for _, level := range []string{"avx2", "avx512", "avx512vnni"} {
+			if level == "avx512vnni" && k.bench == "dot384" {
+				continue // VNNI is an integer instruction: the float kernel is avx512's
+			}
+			a, aw := metric(res, err, "BenchmarkKernels/"+k.bench+"/"+level, "ns/op")
+			rows = append(rows, newRow("kernel "+level+": "+k.what, "ns", lower, a, aw, "portable Go loop", p, pw,
+				"one call; the search rows use "+vecindex.Kernel()+" on this CPU (ASOF_KERNEL can only choose a lower level)"))
+		}
+	}
 	return rows
 }
 
