@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,6 +19,9 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/testmodel"
@@ -131,6 +138,16 @@ func (s *chaosStack) startServer(t *testing.T) error {
 
 func (s *chaosStack) client() []string {
 	return []string{"--temporal", s.hostPort, "--store", s.store, "--model-dir", s.modelDir}
+}
+
+// nameOf names a worker process of the stack.
+func (s *chaosStack) nameOf(p *proc) string {
+	for name, w := range s.workers {
+		if w == p {
+			return name
+		}
+	}
+	return "?"
 }
 
 // startWorker starts a worker named name on queues and waits until it polls.
@@ -265,55 +282,103 @@ func watchParts(dir string) *partWatch {
 
 func (w *partWatch) finish() map[string]time.Time { close(w.stop); <-w.done; return w.seen }
 
-// inFlight lists the shards whose staging holds embedding parts and that have no meta.json
-// yet: the shards being embedded now.
-func inFlight(dir string) map[string]int {
-	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
-	out := map[string]int{}
-	got, _ := filepath.Glob(filepath.Join(root, "staging", "*", "vectors", "*.f32"))
-	for _, g := range got {
-		id := filepath.Base(filepath.Dir(filepath.Dir(g)))
-		if m, _ := filepath.Glob(filepath.Join(root, "shards", "*", id, "meta.json")); len(m) == 0 {
-			out[id]++
+// partsOf counts the embedding parts stored for shard id in staging.
+func partsOf(dir, id string) int {
+	got, _ := filepath.Glob(filepath.Join(dir, "s3", "asof", "indexes", chaosIndex, "staging", id, "vectors", "*.f32"))
+	return len(got)
+}
+
+// embedding asks Temporal which shards of the build are in flight and, for those whose
+// EmbedShard activity runs now, which worker runs it (its client identity, pid@host@).
+func (s *chaosStack) embedding() (inFlight []string, worker map[string]string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(client.Options{HostPort: s.hostPort, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	id := workflows.IndexWorkflowID(chaosIndex)
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery)
+	if err != nil {
+		return nil, nil, err
+	}
+	var p workflows.Progress
+	if err := v.Get(&p); err != nil {
+		return nil, nil, err
+	}
+	worker = map[string]string{}
+	for _, sh := range p.InFlight {
+		inFlight = append(inFlight, sh.ShardID)
+		d, err := c.DescribeWorkflowExecution(ctx, id+"/shard-"+sh.ShardID, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, a := range d.GetPendingActivities() {
+			if a.GetActivityType().GetName() == "EmbedShard" && a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
+				worker[sh.ShardID] = a.GetLastWorkerIdentity()
+			}
 		}
 	}
-	return out
+	return inFlight, worker, nil
+}
+
+// awaitEmbedding waits (at most limit) until one of the worker processes runs an EmbedShard
+// activity and returns it with the shard it embeds.
+func (s *chaosStack) awaitEmbedding(t *testing.T, build *proc, limit time.Duration, candidates ...*proc) (*proc, string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	var last error
+	var lastWorker map[string]string
+	for time.Now().Before(deadline) {
+		_, worker, err := s.embedding()
+		last, lastWorker = err, worker
+		for shard, identity := range worker {
+			for _, w := range candidates {
+				if strings.HasPrefix(identity, fmt.Sprintf("%d@", w.cmd.Process.Pid)) { // the SDK's pid@host@
+					return w, shard
+				}
+			}
+		}
+		select {
+		case err := <-build.done:
+			build.done <- err
+			t.Fatalf("the build ended before the fault (too small for it; last seen %v, %v):\n%s", lastWorker, last, build.output())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no worker embedding within %s (last seen %v, %v)", limit, lastWorker, last)
+	return nil, ""
 }
 
 // fault is one injected failure and how long the build took to move again.
 type fault struct {
-	what     string
-	at       time.Time
-	inFlight map[string]int // parts stored per in-flight shard when it struck
-	// recovered is when every shard in flight then had stored another part or finished.
-	recovered time.Time
-	// next is when the next part (of any shard) was stored after it.
-	next time.Time
+	what string
+	at   time.Time
+	// watch holds the parts stored, when it struck, of the shards it hit: the one the killed
+	// worker embedded, or every shard in flight.
+	watch map[string]int
+	// next is when the next part (of any shard) was stored after it; recovered, when every
+	// watched shard had stored another part or finished.
+	next, recovered time.Time
 }
 
-// awaitRecovery waits (at most limit) until every shard in flight at f.at has stored another
-// part or its meta.json, or build has ended, and fills f.next and f.recovered.
+// awaitRecovery waits (at most limit) until every shard f watches has stored another part or
+// its meta.json, or build has ended, and fills f.next and f.recovered.
 func awaitRecovery(t *testing.T, dir string, f *fault, build *proc, limit time.Duration) {
 	t.Helper()
 	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
-	total := func() int {
-		n := 0
-		got, _ := filepath.Glob(filepath.Join(root, "staging", "*", "vectors", "*.f32"))
-		n += len(got)
-		return n
-	}
-	before := total()
+	before := countParts(dir)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		now := time.Now()
-		if f.next.IsZero() && total() > before {
+		if f.next.IsZero() && countParts(dir) > before {
 			f.next = now
 		}
 		moved := true
-		for id, n := range f.inFlight {
-			parts, _ := filepath.Glob(filepath.Join(root, "staging", id, "vectors", "*.f32"))
+		for id, n := range f.watch {
 			meta, _ := filepath.Glob(filepath.Join(root, "shards", "*", id, "meta.json"))
-			if len(meta) == 0 && len(parts) <= n {
+			if len(meta) == 0 && partsOf(dir, id) <= n {
 				moved = false
 			}
 		}
@@ -411,33 +476,44 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 	buildStart := time.Now()
 	build := s.index(t, buildFile, true)
 	var faults []*fault
-	strike := func(what string, do func()) *fault {
-		f := &fault{what: what, inFlight: inFlight(s.dir), at: time.Now()}
+	strike := func(what string, watch []string, do func()) *fault {
+		f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
+		for _, id := range watch {
+			f.watch[id] = partsOf(s.dir, id)
+		}
 		do()
 		faults = append(faults, f)
 		return f
 	}
 
-	// 1. An embed worker dies mid-part: right after the first part is stored, it is embedding
-	// the next one.
+	// 1. An embed worker dies mid-part: the one embedding, once a part is stored.
 	awaitParts(t, s.dir, 1, build, 3*time.Minute)
-	f1 := strike("SIGKILL embed worker 1", func() { kill(t, embed1) })
+	victim, shard := s.awaitEmbedding(t, build, time.Minute, embed1, embed2)
+	other := embed2
+	if victim == embed2 {
+		other = embed1
+	}
+	f1 := strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
 	// Meanwhile, a second append on the same index: 30 rows it already holds, 40 new ones.
 	extra := s.index(t, extraFile, true)
 	awaitRecovery(t, s.dir, f1, build, 2*time.Minute)
 
-	// 2. The other embed worker dies; a fresh one starts.
-	awaitParts(t, s.dir, countParts(s.dir)+1, build, 2*time.Minute)
-	f2 := strike("SIGKILL embed worker 2, start worker 3", func() {
-		kill(t, embed2)
+	// 2. The other embed worker dies mid-part (no embed worker is left); a fresh one starts.
+	_, shard = s.awaitEmbedding(t, build, time.Minute, other)
+	f2 := strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
+		kill(t, other)
 		s.startWorker(t, "embed+llm 3", "asof-embed,asof-llm")
 	})
 	awaitRecovery(t, s.dir, f2, build, 2*time.Minute)
 
 	// 3. The server dies with shards building, and comes back on its SQLite file and folder.
 	awaitParts(t, s.dir, countParts(s.dir)+1, build, 2*time.Minute)
+	inFlight, _, err := s.embedding()
+	if err != nil || len(inFlight) == 0 {
+		t.Fatalf("no shard in flight before the server restart (%v)", err)
+	}
 	var serverBack time.Duration
-	f3 := strike("SIGKILL server, restart it", func() {
+	f3 := strike("SIGKILL server, restart it", inFlight, func() {
 		kill(t, s.server)
 		at := time.Now()
 		if err := s.startServer(t); err != nil {
@@ -467,10 +543,16 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 		}
 	}
 
+	parts := 0
+	for p := range seen {
+		if strings.HasSuffix(p, ".f32") {
+			parts++
+		}
+	}
 	var tbl strings.Builder
-	fmt.Fprintf(&tbl, "recovery times (%d parts stored in all; faulted append %s, %s without faults; server back up in %s):\n",
-		len(seen), buildTook.Round(time.Second), refBuild.Round(time.Second), serverBack.Round(time.Millisecond))
-	fmt.Fprintf(&tbl, "  %-40s %8s %14s %16s\n", "fault", "in flight", "next part", "all in flight moved")
+	fmt.Fprintf(&tbl, "recovery times (%d parts stored; faulted append %s, %s in the reference; server back up in %s):\n",
+		parts, buildTook.Round(time.Second), refBuild.Round(time.Second), serverBack.Round(10*time.Millisecond))
+	fmt.Fprintf(&tbl, "  %-46s %8s %12s %14s\n", "fault", "watched", "next part", "watched moved")
 	for _, f := range faults {
 		d := func(at time.Time) string {
 			if at.IsZero() {
@@ -478,7 +560,7 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 			}
 			return at.Sub(f.at).Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(&tbl, "  %-40s %8d %14s %16s\n", f.what, len(f.inFlight), d(f.next), d(f.recovered))
+		fmt.Fprintf(&tbl, "  %-46s %8d %12s %14s\n", f.what, len(f.watch), d(f.next), d(f.recovered))
 	}
 	t.Log(tbl.String())
 	for _, w := range s.workers {
@@ -507,7 +589,7 @@ func checkCounts(t *testing.T, name string, res workflows.IndexBuildResult, read
 // the published shards: every manifest numbered as its file, CURRENT on the newest, each one
 // keeping its predecessor's shards (appends only add), chunk counts that add up, every object
 // of the live shards present with its recorded size and hash; and every chunk of the slice in
-// exactly one live shard, nothing else. It returns the live shard ids, sorted.
+// exactly one live shard, nothing else, and no shard on disk outside it. It returns the live shard ids, sorted.
 func checkPublished(t *testing.T, dir string, slice chaosSlice) []string {
 	t.Helper()
 	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
@@ -566,9 +648,9 @@ func checkPublished(t *testing.T, dir string, slice chaosSlice) []string {
 	for _, s := range live.Shards {
 		ids = append(ids, s.ID)
 		for _, o := range s.Objects {
-			st, err := os.Stat(filepath.Join(root, filepath.FromSlash(o.Key)))
-			if err != nil || st.Size() != o.Size {
-				t.Errorf("shard %s: object %s: %v (size want %d)", s.ID, o.Key, err, o.Size)
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(o.Key)))
+			if sum := sha256.Sum256(b); err != nil || int64(len(b)) != o.Size || hex.EncodeToString(sum[:]) != o.SHA256 {
+				t.Errorf("shard %s: object %s: %v, %d bytes (want %d and its recorded sha256)", s.ID, o.Key, err, len(b), o.Size)
 			}
 		}
 		chunks, err := parquet.ReadFile[schemas.Chunk](filepath.Join(root, "shards", s.Period, s.ID, "chunks.parquet"))
@@ -610,6 +692,10 @@ func checkPublished(t *testing.T, dir string, slice chaosSlice) []string {
 	}
 	if int64(len(where)) != live.Counts.Chunks || live.Counts.Indexed != int64(len(wantDocs)) {
 		t.Errorf("live manifest counts %+v; shards hold %d chunks of %d documents", live.Counts, len(where), len(docs))
+	}
+	onDisk, _ := filepath.Glob(filepath.Join(root, "shards", "*", "*"))
+	if len(onDisk) != len(live.Shards) {
+		t.Errorf("%d shard folders on disk, the live manifest lists %d: %v", len(onDisk), len(live.Shards), onDisk)
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, "staging", "*")); len(left) > 0 {
 		t.Errorf("staging left behind: %v", left)
