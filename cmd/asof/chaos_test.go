@@ -33,7 +33,7 @@ import (
 const chaosIndex = "rtqa"
 
 // chaosAsOf anchors the fixed questions: after every row of the slice.
-const chaosAsOf = "2023-06-30"
+const chaosAsOf = "2023-08-31"
 
 // chaosQuestions are asked of the faulted index and of the reference; the answers must match.
 var chaosQuestions = []string{
@@ -53,8 +53,9 @@ type chaosSlice struct {
 }
 
 // realtimeqaChaosSlice takes, from ../shared/data, 40 articles of January 2023 (seed), 50 of
-// each month February–May (build: 4 shards of 7 embedding parts at --embed-part-size 8), and
-// for extra 20 seed rows, 10 build rows and 40 new articles of June. It skips without the data.
+// each month February–July (build: 6 shards of 7 embedding parts at --embed-part-size 8), and
+// for extra 20 seed rows, 10 build rows and 40 new articles of August. It skips without the
+// data. The build is sized so that shards are still embedding when the third fault strikes.
 func realtimeqaChaosSlice(t *testing.T) chaosSlice {
 	t.Helper()
 	path := filepath.Join(realtimeqa, "docs.parquet")
@@ -70,7 +71,7 @@ func realtimeqaChaosSlice(t *testing.T) chaosSlice {
 	byMonth := map[time.Month][]schemas.Document{}
 	err = corpus.NewLoader(corpus.Options{}).ReadFile(context.Background(), f, st.Size(), "docs.parquet",
 		func(d schemas.Document) error {
-			if d.PublishedAt.Year() == 2023 && d.PublishedAt.Month() <= time.June {
+			if d.PublishedAt.Year() == 2023 && d.PublishedAt.Month() <= time.August {
 				byMonth[d.PublishedAt.Month()] = append(byMonth[d.PublishedAt.Month()], d)
 			}
 			return nil
@@ -88,10 +89,10 @@ func realtimeqaChaosSlice(t *testing.T) chaosSlice {
 	}
 	var s chaosSlice
 	s.seed = take(time.January, 40)
-	for m := time.February; m <= time.May; m++ {
+	for m := time.February; m <= time.July; m++ {
 		s.build = append(s.build, take(m, 50)...)
 	}
-	s.extra = append(append(slices.Clone(s.seed[:20]), s.build[:10]...), take(time.June, 40)...)
+	s.extra = append(append(slices.Clone(s.seed[:20]), s.build[:10]...), take(time.August, 40)...)
 	s.overlap = 30
 	return s
 }
