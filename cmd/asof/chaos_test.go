@@ -530,8 +530,11 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 	seen := watch.finish()
 	checkCounts(t, "faulted append", res, len(slice.build), len(slice.build), 0)
 	checkCounts(t, "second append", extraRes, len(slice.extra), len(slice.extra)-slice.overlap, slice.overlap)
-	if res.PartsResumed < 1 {
-		t.Errorf("faulted append resumed no stored part: %+v", res)
+	// Each shard's last attempt finds the parts stored before it (resumed) and embeds the rest:
+	// 7 parts per shard of 50 chunks in all, with at least one resumed after a kill.
+	if wantParts := res.ShardsBuilt * 7; res.ShardsBuilt != 6 || res.PartsResumed < 1 || res.PartsEmbedded+res.PartsResumed != wantParts {
+		t.Errorf("faulted append: %d shards, %d parts embedded + %d resumed, want 6 shards and %d parts with at least one resumed",
+			res.ShardsBuilt, res.PartsEmbedded, res.PartsResumed, wantParts)
 	}
 	got := s.ask(t)
 	gotShards := checkPublished(t, s.dir, slice)
