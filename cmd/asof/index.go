@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
@@ -191,22 +193,78 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 }
 
 // startIndexBuild starts the IndexBuild workflow of in.Index. One build per index runs at a
-// time: when one is already running, it is followed instead (this process's worker serves it
-// too, so a build whose CLI was killed resumes here).
+// time. When one is already running with the same inputs (this command run again, e.g. after
+// its CLI was killed), it is followed instead (this process's worker serves it too, so the
+// build resumes here). When it runs with other inputs (another append), this build waits for
+// it to end and then starts: following it would drop this command's rows while reporting the
+// other build's result.
 func startIndexBuild(ctx context.Context, a *app, c client.Client, in workflows.IndexBuildInput) (client.WorkflowRun, error) {
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.IndexWorkflowID(in.Index), TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
-	}, workflows.IndexBuild, in)
-	var already *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &already) {
-		printf(a.stderr, "a build of index %s is already running (workflow %s): following it; it keeps the inputs it was started with\n",
-			in.Index, workflows.IndexWorkflowID(in.Index))
-		return c.GetWorkflow(ctx, workflows.IndexWorkflowID(in.Index), ""), nil
+	id := workflows.IndexWorkflowID(in.Index)
+	for {
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
+		}, workflows.IndexBuild, in)
+		var already *serviceerror.WorkflowExecutionAlreadyStarted
+		if !errors.As(err, &already) {
+			if err != nil {
+				return nil, fmt.Errorf("start index build: %w", err)
+			}
+			return run, nil
+		}
+		running, err := runningIndexInput(ctx, c, id)
+		if err != nil {
+			return nil, fmt.Errorf("read the running build of index %s: %w", in.Index, err)
+		}
+		if sameIndexBuild(running, in) {
+			printf(a.stderr, "a build of index %s with these inputs is already running (workflow %s): following it\n", in.Index, id)
+			return c.GetWorkflow(ctx, id, ""), nil
+		}
+		printf(a.stderr, "another build of index %s is running (workflow %s): this one starts when it ends\n", in.Index, id)
+		// Its outcome is its own CLI's to report; this build plans on whatever it published.
+		if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// runningIndexInput reads the input of the latest run of workflow id from its first event.
+func runningIndexInput(ctx context.Context, c client.Client, id string) (workflows.IndexBuildInput, error) {
+	var in workflows.IndexBuildInput
+	it := c.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return in, errors.New("empty history")
+	}
+	ev, err := it.Next()
 	if err != nil {
-		return nil, fmt.Errorf("start index build: %w", err)
+		return in, err
 	}
-	return run, nil
+	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
+	if attrs == nil {
+		return in, fmt.Errorf("first event is %s", ev.GetEventType())
+	}
+	err = converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &in)
+	return in, err
+}
+
+// sameIndexBuild reports whether two builds index the same rows the same way: the same input
+// files, mapping, date range, period, chunking and mode. Tuning (concurrency, part size,
+// heartbeat, shards per run) and what a run sets itself (as-of, start, carried tallies) differ
+// freely.
+func sameIndexBuild(a, b workflows.IndexBuildInput) bool {
+	norm := func(in workflows.IndexBuildInput) string {
+		in.Concurrency, in.EmbedPartSize, in.EmbedHeartbeat, in.MaxShardsPerRun = 0, 0, 0, 0
+		in.AsOf, in.Started, in.Carried = time.Time{}, time.Time{}, nil
+		in.From, in.To = in.From.UTC(), in.To.UTC()
+		if in.Period == "" {
+			in.Period = "month"
+		}
+		if len(in.Mapping) == 0 {
+			in.Mapping = nil
+		}
+		out, _ := json.Marshal(in)
+		return string(out)
+	}
+	return norm(a) == norm(b)
 }
 
 // expandCorpora resolves paths and globs to absolute file paths.
