@@ -723,6 +723,7 @@ func CheckDockerfile(fs Files, repoRoot string) error {
 	args := map[string]string{}
 	stages := map[string]bool{}
 	stage, lastStage, user := "", "", map[string]string{}
+	stageMakes := map[string][]string{} // make targets each stage runs, with those of the stage it starts FROM
 	makefile := string(fs["Makefile"])
 	for _, in := range ins {
 		at := fmt.Sprintf("%s:%d", DockerfilePath, in.line)
@@ -741,6 +742,7 @@ func CheckDockerfile(fs Files, repoRoot string) error {
 		case "FROM":
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				stage = f[2]
+				stageMakes[stage] = slices.Clone(stageMakes[f[0]])
 				stages[stage] = true
 				lastStage = stage
 			}
@@ -771,9 +773,14 @@ func CheckDockerfile(fs Files, repoRoot string) error {
 					if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(src))); err != nil {
 						errs = append(errs, fmt.Errorf("%s: COPY %s: not in the repository", at, src))
 					}
-				case from == "builder" && strings.HasPrefix(src, "/src/bin/"):
-					if !strings.Contains(makefile, "-o $(BIN)/"+path.Base(src)+" ") {
+				case strings.HasPrefix(src, "/src/bin/"):
+					// The stage it comes from runs the make target that builds that binary.
+					target := regexp.MustCompile(`(?m)^([a-z-]+):[^\n]*\n(?:\t[^\n]*\n)*?\t[^\n]*-o \$\(BIN\)/` + regexp.QuoteMeta(path.Base(src)) + ` `).FindStringSubmatch(makefile)
+					switch {
+					case target == nil:
 						errs = append(errs, fmt.Errorf("%s: COPY %s: no Makefile target builds bin/%s", at, src, path.Base(src)))
+					case !slices.Contains(stageMakes[from], target[1]):
+						errs = append(errs, fmt.Errorf("%s: COPY --from=%s %s: that stage does not run make %s", at, from, src, target[1]))
 					}
 				}
 			}
@@ -785,6 +792,7 @@ func CheckDockerfile(fs Files, repoRoot string) error {
 			}
 			if m := regexp.MustCompile(`\bmake ((?:[a-z-]+ )+)([A-Z_]+=\S+)?`).FindStringSubmatch(in.args); m != nil {
 				for _, target := range strings.Fields(m[1]) {
+					stageMakes[stage] = append(stageMakes[stage], target)
 					if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(target) + `:`).MatchString(makefile) {
 						errs = append(errs, fmt.Errorf("%s: make %s: no such Makefile target", at, target))
 					}
