@@ -220,7 +220,7 @@ func CheckCompose(ctx context.Context, fs Files, repoRoot string) error {
 		}
 	}
 	if s, err := project.GetService("temporal"); err == nil {
-		want := "temporalio/server:" + goModVersion(fs["go.mod"], "go.temporal.io/server")
+		want := "docker.io/temporalio/server:" + goModVersion(fs["go.mod"], "go.temporal.io/server")
 		if s.Image != want {
 			errs = append(errs, fmt.Errorf("compose.yaml: temporal image %q, want %q (the server version go.mod builds in)", s.Image, want))
 		}

@@ -71,7 +71,7 @@ func TestChecksCatchBrokenFiles(t *testing.T) {
 		{"compose: one embed replica", compose, "${ASOF_EMBED_REPLICAS:-2}", "${ASOF_EMBED_REPLICAS:-1}", "deploy.replicas"},
 		{"compose: a worker without healthcheck", compose, "    healthcheck: *asof-health\n\n  # LLM", "\n  # LLM", "healthcheck must run [CMD asof ping]"},
 		{"compose: no index profile", compose, `profiles: ["index"]`, `profiles: ["backfill"]`, "no one-shot index service"},
-		{"compose: temporal image drifts from go.mod", compose, "temporalio/server:${TEMPORAL_VERSION:-1.32.1}", "temporalio/server:${TEMPORAL_VERSION:-1.31.0}", "the server version go.mod builds in"},
+		{"compose: temporal image drifts from go.mod", compose, "docker.io/temporalio/server:${TEMPORAL_VERSION:-1.32.1}", "docker.io/temporalio/server:${TEMPORAL_VERSION:-1.31.0}", "the server version go.mod builds in"},
 		{"compose: a variable asof does not read", compose, "ASOF_CONFIG: /etc/asof/asof.yaml", "ASOF_CONFIG: /etc/asof/asof.yaml\n    ASOF_EMBED_THREAD: \"2\"", "ASOF_EMBED_THREAD"},
 		{"compose: the LLM key not passed", compose, "      LLM_API_KEY: ${LLM_API_KEY:-}\n", "", "does not get LLM_API_KEY"},
 		{"config: unknown key", cfg, "  threads: 1", "  thread: 1", "field thread not found"},
