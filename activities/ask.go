@@ -121,6 +121,7 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 // rank loads the shards the mask can reach and ranks them (answer.Rank): the answer's header,
 // results and counts, and the ranking the pool and the context are drawn from.
 func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, answer.Ranking, error) {
+	began := time.Now()
 	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: in.RunID, Index: in.Index, Query: in.Query,
 		AsOf: in.AsOf.UTC(), Mode: in.Read.Mode, Interpretation: in.Read.Interpretation, SearchText: in.Read.Text}
 	if err := ValidateIndexName(in.Index); err != nil {
@@ -157,6 +158,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	if r, err = a.rerankRanking(ctx, in.Query, o, r); err != nil {
 		return ans, r, err
 	}
+	a.Metrics.Retrieval(string(o.Mode), time.Since(began))
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
 	ans.Message = r.Message
 	for i, h := range r.Results {

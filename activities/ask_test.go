@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"
@@ -91,7 +92,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+		for _, name := range append(shard.Files(meta), shard.MetaFile) {
 			f, _ := os.Open(filepath.Join(dir, name))
 			if _, err := b.Put(ctx, path.Join(activities.IndexPrefix("toy"), shard.Prefix(period, meta.ID), name), f); err != nil {
 				t.Fatal(err)
@@ -102,7 +103,8 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b, Model: model}
+	m := metrics.New()
+	acts := &activities.Activities{Bucket: b, Model: model, Metrics: m}
 	env.RegisterActivity(acts)
 	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: metas})
 
@@ -131,6 +133,9 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	answer("run-2")
 	if st := acts.Shards.Stats(); st.Hits != 1 || st.Misses != 1 {
 		t.Fatalf("cache %+v, want the second question to reuse the loaded shard", st)
+	}
+	if got := activities.SampleCount(t, m, "asof_retrieval_seconds", "mode", "recency"); got != 2 {
+		t.Errorf("asof_retrieval_seconds{mode=recency} counts %v rankings, want the 2 answers", got)
 	}
 	// Another model's query vector is refused, without retries.
 	_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{Index: "toy", Query: "x", AsOf: utcDay("2024-05-15"),

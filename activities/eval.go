@@ -26,6 +26,7 @@ import (
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -288,11 +289,17 @@ func invalidIfMissing(err error, what string) error {
 // EmbedTextsInput are texts to embed as queries.
 type EmbedTextsInput struct {
 	Texts []string `json:"texts"`
+	// Key, when set, is where the vectors are stored (vecindex's file format) instead of being
+	// returned. Returned vectors are written into the workflow's history as JSON, about 5 KB a
+	// question and twice (this result and EvalBatch's input): 12 MB for 785 questions, and
+	// Temporal ends a run whose history passes 50 MB.
+	Key string `json:"key"`
 }
 
-// EmbedTextsResult are their vectors, in order, and the model.
+// EmbedTextsResult are the vectors, in order, or the key they were stored at, and the model.
 type EmbedTextsResult struct {
 	Vectors [][]float32      `json:"vectors"`
+	Key     string           `json:"key"`
 	Model   schemas.ModelRef `json:"model"`
 }
 
@@ -305,7 +312,56 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 	if err != nil {
 		return EmbedTextsResult{}, err
 	}
-	return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+	if in.Key == "" {
+		return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+	}
+	if err := a.putVectors(ctx, in.Key, v); err != nil {
+		return EmbedTextsResult{}, err
+	}
+	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
+}
+
+// EvalVectorsKey is where batch n of an evaluation stores its questions' vectors.
+func EvalVectorsKey(evalID string, n int) string {
+	return path.Join(EvalPrefix(evalID), "vectors", fmt.Sprintf("%05d.f32", n))
+}
+
+// putVectors stores vectors (all of one length) at key in vecindex's file format.
+func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) error {
+	dim := 0
+	if len(v) > 0 {
+		dim = len(v[0])
+	}
+	f := vecindex.New(dim, a.Model.ID)
+	for _, x := range v {
+		if err := f.Add(x); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err := a.Bucket.Put(ctx, key, &buf)
+	return err
+}
+
+// getVectors reads the vectors putVectors stored at key.
+func (a *Activities) getVectors(ctx context.Context, key string) ([][]float32, error) {
+	r, err := a.Bucket.Get(ctx, key)
+	if err != nil {
+		return nil, invalidIfMissing(err, "query vectors")
+	}
+	defer r.Close()
+	f, err := vecindex.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("query vectors %s: %w", key, err)
+	}
+	v := make([][]float32, f.Count)
+	for i := range v {
+		v[i] = f.Row(i)
+	}
+	return v, nil
 }
 
 // EvalBatchInput is one batch of questions with their vectors.
@@ -317,7 +373,9 @@ type EvalBatchInput struct {
 	Systems   []string          `json:"systems"`
 	Questions []EvalQuestionRef `json:"questions"`
 	Vectors   [][]float32       `json:"vectors"`
-	Model     schemas.ModelRef  `json:"model"`
+	// VectorsKey, when set, is where EmbedTexts stored the vectors (Vectors is then empty).
+	VectorsKey string           `json:"vectors_key"`
+	Model      schemas.ModelRef `json:"model"`
 }
 
 // EvalBatchResult says where the batch's rows are.
@@ -337,11 +395,24 @@ func EvalBatchKey(evalID string, n int) string {
 // document's rank is its best chunk's), scores them against the qrels and stores the rows.
 // A batch already stored is not run again.
 func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
+	res, err := a.evalBatch(ctx, in)
+	a.Metrics.EvalBatch(err)
+	return res, err
+}
+
+func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
 	key := EvalBatchKey(in.EvalID, in.Batch)
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return EvalBatchResult{}, err
 	} else if ok {
 		return EvalBatchResult{Key: key, Rows: len(in.Questions) * len(in.Systems), Resumed: true}, nil
+	}
+	if in.VectorsKey != "" {
+		v, err := a.getVectors(ctx, in.VectorsKey)
+		if err != nil {
+			return EvalBatchResult{}, err
+		}
+		in.Vectors = v
 	}
 	systems := make([]evalSystem, len(in.Systems))
 	for i, n := range in.Systems {
@@ -403,20 +474,70 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 			return a.rerankRanking(ctx, query, o, r)
 		}
 	}
-	var rows []schemas.EvalRow
-	for qi, q := range in.Questions {
-		cache := &retrieve.Cache{MinTopN: deepest}
-		for _, s := range systems {
+	vecOf := func(qi int, s evalSystem) []float32 {
+		if s.auto && autoVec[qi] != nil {
+			return autoVec[qi]
+		}
+		return in.Vectors[qi]
+	}
+	b := evalBatch{shards: shards, systems: systems, questions: in.Questions, vecOf: vecOf, judged: judged,
+		deepest: deepest, rerank: rerank, heartbeat: func(qi int) { activity.RecordHeartbeat(ctx, qi) }}
+	rows, _, err := b.rows(true)
+	if err != nil {
+		return EvalBatchResult{}, err
+	}
+	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+		return EvalBatchResult{}, err
+	}
+	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
+}
+
+// evalBatch is a batch's questions and systems over loaded shards, ready to rank.
+type evalBatch struct {
+	shards    []*retrieve.Shard
+	systems   []evalSystem
+	questions []EvalQuestionRef
+	vecOf     func(qi int, s evalSystem) []float32 // question qi's vector for system s
+	judged    map[string][]eval.Judged
+	deepest   int // the deepest branch of any system
+	rerank    func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)
+	heartbeat func(qi int)
+}
+
+// rows answers every question with every system and scores them. With denseAhead, the dense
+// branches of the whole batch (every question, every system) run first in one pass per shard
+// (retrieve.DenseMany, blocks of queries per pass over the vectors) and each question's
+// searches take theirs from it; the rows are the same either way. ahead is how many dense
+// branches ran ahead.
+func (b evalBatch) rows(denseAhead bool) (rows []schemas.EvalRow, ahead int, err error) {
+	var dense *retrieve.DenseBatch
+	if denseAhead {
+		var dq []retrieve.DenseQuery
+		for qi, q := range b.questions {
+			for _, s := range b.systems {
+				read, vec, asOf, o, err := evalQuery(s, q, b.vecOf(qi, s))
+				if err != nil {
+					continue // its own search reports it
+				}
+				o = answer.SearchOptions(read, o)
+				o.TopNEach = max(o.TopNEach, b.deepest) // the cache gathers this deep
+				dq = append(dq, retrieve.DenseQuery{Vec: vec, AsOf: asOf, Options: o})
+			}
+		}
+		if dense, err = retrieve.DenseMany(b.shards, dq); err != nil {
+			return nil, 0, err
+		}
+		ahead = dense.Len()
+	}
+	for qi, q := range b.questions {
+		cache := &retrieve.Cache{MinTopN: b.deepest, Dense: dense}
+		for _, s := range b.systems {
 			began := time.Now()
-			vec := in.Vectors[qi]
-			if s.auto && autoVec[qi] != nil {
-				vec = autoVec[qi]
-			}
-			ranked, ctxDates, err := evalRun(cache, shards, s, q, vec, rerank)
+			ranked, ctxDates, err := evalRun(cache, b.shards, s, q, b.vecOf(qi, s), b.rerank)
 			if err != nil {
-				return EvalBatchResult{}, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
+				return nil, 0, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
-			pq := eval.Score(eval.Query{ID: q.ID, AsOf: q.AsOf, Judged: judged[q.ID], Results: ranked,
+			pq := eval.Score(eval.Query{ID: q.ID, AsOf: q.AsOf, Judged: b.judged[q.ID], Results: ranked,
 				LatencyMS: float64(time.Since(began).Microseconds()) / 1000})
 			row := evalRow(s.name, q, pq)
 			fr := eval.ContextFreshness(q.AsOf, ctxDates)
@@ -436,12 +557,40 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 			}
 			rows = append(rows, row)
 		}
-		activity.RecordHeartbeat(ctx, qi)
+		if b.heartbeat != nil {
+			b.heartbeat(qi)
+		}
 	}
-	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
-		return EvalBatchResult{}, err
+	return rows, ahead, nil
+}
+
+// evalQuery is how system s searches for question q whose vector is vec, as ask would: the
+// reading, the vector (nil without a dense branch), the anchor and the options.
+func evalQuery(s evalSystem, q EvalQuestionRef, vec []float32) (answer.Reading, []float32, time.Time, retrieve.Options, error) {
+	o := retrieve.DefaultOptions()
+	s.apply(&o)
+	o.K = eval.K50
+	mode := string(s.mode)
+	if s.auto {
+		mode = answer.Auto
 	}
-	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
+	read, err := answer.Read(q.Question, q.AsOf, mode, time.Time{}, time.Time{})
+	if err != nil {
+		return answer.Reading{}, nil, time.Time{}, o, err
+	}
+	asOf := q.AsOf
+	if s.nomask {
+		// No mask: an anchor past every document (not year 9999: bleve's date range counts
+		// nanoseconds in an int64, which ends in 2262).
+		asOf, o.WindowDays = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0
+	}
+	if s.noDense || read.Mode == string(retrieve.BM25) { // ask embeds no query in bm25 mode
+		vec = nil
+	}
+	if s.judge {
+		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
+	}
+	return read, vec, asOf, o, nil
 }
 
 // evalRun answers one question with one system through the answer pipeline that `asof ask`
@@ -458,28 +607,9 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 // systems of one question. rerank, when not nil, reorders the ranking as ask's does (the
 // worker's reranker).
 func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q EvalQuestionRef, vec []float32, rerank func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)) ([]eval.Ranked, []time.Time, error) {
-	o := retrieve.DefaultOptions()
-	s.apply(&o)
-	o.K = eval.K50
-	mode := string(s.mode)
-	if s.auto {
-		mode = answer.Auto
-	}
-	read, err := answer.Read(q.Question, q.AsOf, mode, time.Time{}, time.Time{})
+	read, vec, asOf, o, err := evalQuery(s, q, vec)
 	if err != nil {
 		return nil, nil, err
-	}
-	asOf := q.AsOf
-	if s.nomask {
-		// No mask: an anchor past every document (not year 9999: bleve's date range counts
-		// nanoseconds in an int64, which ends in 2262).
-		asOf, o.WindowDays = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC), 0
-	}
-	if s.noDense || read.Mode == string(retrieve.BM25) { // ask embeds no query in bm25 mode
-		vec = nil
-	}
-	if s.judge {
-		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
 	}
 	if len(s.params) > 0 && !s.dedup && !s.judge && rerank == nil && read.Mode != string(retrieve.Evolution) {
 		hits, err := answer.RankStrict(cache, shards, read, vec, asOf, o)

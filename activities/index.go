@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -237,6 +238,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		}
 		res.Periods = append(res.Periods, pp)
 	}
+	a.Metrics.IndexPlanned(tot.Read, tot.Documents, tot.Skipped, tot.Quarantined)
 	return res, nil
 }
 
@@ -459,7 +461,9 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		for i, c := range part {
 			texts[i] = shard.EmbedText(c)
 		}
+		began := time.Now()
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
+		took := time.Since(began)
 		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
 			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d: %v", p, err), ErrTypeConfig, err)
 		}
@@ -479,6 +483,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		if _, err := a.Bucket.Put(ctx, key, &buf); err != nil {
 			return res, err
 		}
+		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
 		res.Embedded++
 		activity.RecordHeartbeat(ctx, p)
 	}
@@ -553,16 +558,20 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 		return WriteShardResult{}, err
 	}
 	defer os.RemoveAll(dir)
+	began := time.Now()
 	meta, err := shard.Write(filepath.Join(dir, "s"), in.Period, in.ShardID, in.Docs, chunks, vec)
 	if err != nil {
 		return WriteShardResult{}, err
 	}
+	a.Metrics.ShardBuilt(time.Since(began))
+	began = time.Now()
 	prefix := IndexPrefix(in.Index)
-	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+	for _, name := range append(shard.Files(meta), shard.MetaFile) {
 		if _, err := a.upload(ctx, path.Join(prefix, shard.Prefix(in.Period, in.ShardID), name), filepath.Join(dir, "s", name)); err != nil {
 			return WriteShardResult{}, err
 		}
 	}
+	a.Metrics.ShardPublished(time.Since(began))
 	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
 }
 
@@ -643,6 +652,7 @@ const maxManifestProbes = 100
 // rebases, adding the shards it built (those not in manifest BaseSeq) to the live manifest's,
 // with the live counts plus its own, so neither append loses the other's shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
+	began := time.Now()
 	prefix := IndexPrefix(in.Index)
 	curKey := path.Join(prefix, "CURRENT")
 	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
@@ -709,6 +719,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		if err != nil {
 			return PublishManifestResult{}, err
 		}
+		a.Metrics.ManifestPublished(time.Since(began))
 		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq, Rebased: rebased}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)

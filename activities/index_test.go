@@ -115,7 +115,7 @@ func TestIndexPipelineWithModel(t *testing.T) {
 	wr := run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
 		Index: "test", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: in.VectorsPrefix, Parts: emb1.Parts,
 	})
-	if wr.Meta.Chunks != 2 || wr.Meta.Docs != 2 || len(wr.Meta.Objects) != 3 {
+	if wr.Meta.Chunks != 2 || wr.Meta.Docs != 2 || len(wr.Meta.Objects) != 4 { // chunks, vectors, bm25, int8 codes
 		t.Fatalf("meta %+v", wr.Meta)
 	}
 	for _, o := range wr.Meta.Objects {

@@ -53,7 +53,7 @@ func publishToy(t *testing.T, env *testsuite.TestActivityEnvironment, acts *acti
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+	for _, f := range append(shard.Files(meta), shard.MetaFile) {
 		r, err := os.Open(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

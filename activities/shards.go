@@ -15,6 +15,7 @@ import (
 
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -45,9 +46,11 @@ func (a *Activities) Close() error {
 }
 
 // loadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
-// vectors (checked against the manifest's model) and the BM25 index. Each file must have the
-// size and sha256 the shard's meta records; a damaged one is a non-retryable ErrTypeMismatch
-// error naming its key (errors.Is shard.ErrCorruptShard).
+// vectors (checked against the manifest's model), their int8 codes where the shard's meta
+// lists them (shards written before them are scanned in float32) and the BM25 index. Each
+// file must have the size and sha256 the shard's meta records; a damaged one is a
+// non-retryable ErrTypeMismatch error naming its key (errors.Is shard.ErrCorruptShard), and so
+// are codes for other vectors than the shard's (errors.Is vecindex.ErrFormat).
 func (a *Activities) loadShard(ctx context.Context, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {
 	var none shard.Loaded[*retrieve.Shard]
 	dir, err := os.MkdirTemp("", "asof-shard-"+m.ID+"-")
@@ -64,7 +67,7 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	}
 	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
 	var size int64
-	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File} {
+	for _, name := range shard.Files(m) {
 		n, sum, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
 		if err != nil {
 			return fail(err)
@@ -90,12 +93,20 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 	if vec.Model != model.ID || vec.Dim != model.Dim {
 		return fail(fmt.Errorf("shard %s holds %s/%d vectors, the manifest says %s/%d", m.ID, vec.Model, vec.Dim, model.ID, model.Dim))
 	}
+	var codes *vecindex.Int8
+	if shard.HasInt8(m) {
+		if codes, err = shard.ReadInt8(filepath.Join(dir, shard.Int8File), vec); err != nil {
+			err = fmt.Errorf("shard %s: %w", m.ID, err)
+			return fail(temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err))
+		}
+	}
 	lex, err := shard.OpenBM25(filepath.Join(dir, shard.BM25File), filepath.Join(dir, "bm25"))
 	if err != nil {
 		return fail(err)
 	}
 	os.Remove(filepath.Join(dir, shard.VectorsFile)) // in memory now
-	s := &retrieve.Shard{ID: m.ID, Chunks: chunks, Vectors: vec, Lexical: lex, MinDate: m.MinDate.UTC(), MaxDate: m.MaxDate.UTC()}
+	os.Remove(filepath.Join(dir, shard.Int8File))
+	s := &retrieve.Shard{ID: m.ID, Chunks: chunks, Vectors: vec, Int8: codes, Lexical: lex, MinDate: m.MinDate.UTC(), MaxDate: m.MaxDate.UTC()}
 	return shard.Loaded[*retrieve.Shard]{Value: s, Size: size, Close: func() error {
 		err := lex.Close()
 		os.RemoveAll(dir)

@@ -25,6 +25,7 @@ func (s *Stack) startTemporal(ctx context.Context, ui bool) error {
 	s.closers = append(s.closers, srv.Stop)
 	s.Config.Temporal.Address = srv.HostPort()
 	s.Embedded.TemporalLog = srv.LogPath()
+	s.Embedded.TemporalMetrics = srv.MetricsURL()
 	if ui && cfg.Temporal.UIPort > 0 {
 		u, err := temporalui.Start(ctx, temporalui.Options{Port: cfg.Temporal.UIPort, TemporalAddress: srv.HostPort(), Namespace: cfg.Temporal.Namespace})
 		if err != nil {

@@ -31,6 +31,8 @@ var ErrNoEmbedded = errors.New("this asof binary was built without the embedded 
 type Embedded struct {
 	// TemporalLog is the embedded Temporal server's log file.
 	TemporalLog string
+	// TemporalMetrics is the URL of the embedded Temporal server's own Prometheus metrics.
+	TemporalMetrics string
 	// UIURL is the Temporal Web UI's address.
 	UIURL string
 	// S3Endpoint is the embedded S3 gateway's address.
@@ -63,6 +65,9 @@ type StartOptions struct {
 	// Logger receives the SDK client's and workers' log lines (default: NewLogger(os.Stderr,
 	// cfg), at the configured log_level).
 	Logger *slog.Logger
+	// MetricsHandler receives the SDK client's and workers' metrics (nil: none; see
+	// worker.SDKMetrics).
+	MetricsHandler client.MetricsHandler
 }
 
 // Start brings up the stack described by cfg: embedded servers for empty addresses, clients
@@ -103,9 +108,10 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 		logger = NewLogger(os.Stderr, cfg)
 	}
 	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  s.Config.Temporal.Address,
-		Namespace: cfg.Temporal.Namespace,
-		Logger:    sdklog.NewStructuredLogger(logger),
+		HostPort:       s.Config.Temporal.Address,
+		Namespace:      cfg.Temporal.Namespace,
+		Logger:         sdklog.NewStructuredLogger(logger),
+		MetricsHandler: opts.MetricsHandler,
 	})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)

@@ -52,7 +52,7 @@ func publishToyIndex(t *testing.T, b blob.Bucket, index string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{shard.ChunksFile, shard.VectorsFile, shard.BM25File, shard.MetaFile} {
+	for _, name := range append(shard.Files(meta), shard.MetaFile) {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)

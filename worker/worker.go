@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
@@ -38,6 +39,9 @@ type Deps struct {
 	RerankOptions rerank.Options
 	// Identity names this worker process in results (default host:pid).
 	Identity string
+	// Metrics records asof's own metrics, and Run marks it ready (/healthz) once every
+	// queue polls (nil: no metrics).
+	Metrics *metrics.Metrics
 }
 
 // Register adds every workflow and activity of asof to r.
@@ -63,7 +67,7 @@ func NewActivities(deps Deps) *activities.Activities {
 		id = DefaultIdentity()
 	}
 	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, LLM: deps.LLM,
-		Reranker: deps.Reranker, RerankOptions: deps.RerankOptions, Identity: id}
+		Reranker: deps.Reranker, RerankOptions: deps.RerankOptions, Identity: id, Metrics: deps.Metrics}
 }
 
 // DefaultIdentity is host:pid.
@@ -108,7 +112,9 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 		}
 		started = append(started, w)
 	}
+	deps.Metrics.SetReady(true)
 	<-ctx.Done()
+	deps.Metrics.SetReady(false)
 	stopAll()
 	return acts.Close()
 }

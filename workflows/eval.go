@@ -41,6 +41,11 @@ type EvalResult struct {
 	Unjudged int                         `json:"unjudged"`
 }
 
+// evalVectorsVersion is the change ID of Eval storing each batch's query vectors
+// (activities.EvalVectorsKey) instead of carrying them through the history: one eval of 785
+// questions wrote 12.5 MB of history that way, and Temporal ends a run at 50 MB.
+const evalVectorsVersion = "eval-vectors-in-store"
+
 // EvalWorkflowID names an evaluation's run.
 func EvalWorkflowID(evalID string) string { return "asof-eval-" + evalID }
 
@@ -74,13 +79,19 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		return EvalResult{}, fmt.Errorf("plan: %w", err)
 	}
 	res := EvalResult{Batches: len(plan.Batches), Unjudged: plan.Unjudged}
+	// Runs started before the vectors went to the store passed them through the history.
+	stored := workflow.GetVersion(ctx, evalVectorsVersion, workflow.DefaultVersion, 1) >= 1
 	embed := func(ctx workflow.Context, n int) workflow.Future {
-		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])})
+		ei := activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])}
+		if stored {
+			ei.Key = activities.EvalVectorsKey(in.EvalID, n)
+		}
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, ei)
 	}
 	answer := func(ctx workflow.Context, n int, emb activities.EmbedTextsResult) workflow.Future {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ioOpts), a.EvalBatch, activities.EvalBatchInput{
 			EvalID: in.EvalID, Batch: n, Index: in.Index, QrelsKey: in.QrelsKey, Systems: in.Systems,
-			Questions: plan.Batches[n], Vectors: emb.Vectors, Model: emb.Model,
+			Questions: plan.Batches[n], Vectors: emb.Vectors, VectorsKey: emb.Key, Model: emb.Model,
 		})
 	}
 	var batches []activities.EvalBatchResult

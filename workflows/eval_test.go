@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,72 @@ func TestEvalBatchesRetryAloneAndFinishInOrder(t *testing.T) {
 			}
 			if strings.Join(finish.BatchKeys, ",") != "evals/e/batches/00000.parquet,evals/e/batches/00001.parquet,evals/e/batches/00002.parquet" || finish.Questions != 4 {
 				t.Fatalf("finish %+v", finish)
+			}
+		})
+	}
+}
+
+// TestEvalQueryVectorsGoThroughTheStore: from evalVectorsVersion on, each batch's vectors are
+// stored by EmbedTexts at EvalVectorsKey and EvalBatch reads them from there, so the history
+// carries a key instead of ~5 KB of JSON per question (twice); runs started before keep
+// passing the vectors themselves.
+func TestEvalQueryVectorsGoThroughTheStore(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version workflow.Version
+		stored  bool
+	}{
+		{name: "store", version: 1, stored: true},
+		{name: "history, runs started before", version: workflow.DefaultVersion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.OnGetVersion(evalVectorsVersion, workflow.DefaultVersion, 1).Return(tc.version)
+			q := func(id string) activities.EvalQuestionRef {
+				return activities.EvalQuestionRef{ID: id, Question: "q " + id}
+			}
+			env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(activities.PlanEvalResult{
+				Batches: [][]activities.EvalQuestionRef{{q("a"), q("b")}, {q("c")}}, Questions: 3,
+			}, nil)
+			var mu sync.Mutex
+			var embedKeys, batchKeys []string
+			env.OnActivity(a.EmbedTexts, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.EmbedTextsInput) (activities.EmbedTextsResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					embedKeys = append(embedKeys, in.Key)
+					if in.Key != "" {
+						return activities.EmbedTextsResult{Key: in.Key}, nil
+					}
+					v := make([][]float32, len(in.Texts))
+					for i := range v {
+						v[i] = []float32{1}
+					}
+					return activities.EmbedTextsResult{Vectors: v}, nil
+				})
+			env.OnActivity(a.EvalBatch, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.EvalBatchInput) (activities.EvalBatchResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					batchKeys = append(batchKeys, in.VectorsKey)
+					if tc.stored != (len(in.Vectors) == 0) {
+						t.Errorf("batch %d: %d vectors in the input, key %q", in.Batch, len(in.Vectors), in.VectorsKey)
+					}
+					return activities.EvalBatchResult{Key: activities.EvalBatchKey(in.EvalID, in.Batch)}, nil
+				})
+			env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(activities.FinishEvalResult{}, nil)
+			env.ExecuteWorkflow(Eval, EvalInput{EvalID: "e", Index: "rtqa", Systems: []string{"bm25"}})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(embedKeys)
+			slices.Sort(batchKeys)
+			want := []string{"", ""}
+			if tc.stored {
+				want = []string{"evals/e/vectors/00000.f32", "evals/e/vectors/00001.f32"}
+			}
+			if !slices.Equal(embedKeys, want) || !slices.Equal(batchKeys, want) {
+				t.Fatalf("EmbedTexts keys %q, EvalBatch keys %q, want %q", embedKeys, batchKeys, want)
 			}
 		})
 	}

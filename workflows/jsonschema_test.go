@@ -36,6 +36,14 @@ var publicSchemas = []struct {
 	{"index-build-result.json", reflect.TypeFor[IndexBuildResult](), jsonschema.Output, "Result of the IndexBuild workflow"},
 }
 
+// publicSchema is the published schema of t: its JSON Schema, with $id and title, carrying
+// APIVersion as "x-asof-api-version".
+func publicSchema(t reflect.Type, kind jsonschema.Kind, file, title string) ([]byte, error) {
+	s := jsonschema.For(t, kind, "https://github.com/asofrag/asof/schemas/jsonschema/"+file, title)
+	s["x-asof-api-version"] = APIVersion
+	return s.Marshal()
+}
+
 // TestPublishedJSONSchemasAreCurrent regenerates every published schema from the Go types
 // and fails when a committed file differs (or is missing, or left over): refresh them with
 // `make schemas` (go test ./workflows -run TestPublishedJSONSchemasAreCurrent -update-schemas).
@@ -44,7 +52,7 @@ func TestPublishedJSONSchemasAreCurrent(t *testing.T) {
 	want := map[string]bool{}
 	for _, s := range publicSchemas {
 		want[s.file] = true
-		data, err := jsonschema.For(s.t, s.kind, "https://github.com/asofrag/asof/schemas/jsonschema/"+s.file, s.title).Marshal()
+		data, err := publicSchema(s.t, s.kind, s.file, s.title)
 		if err != nil {
 			t.Fatal(err)
 		}

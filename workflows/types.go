@@ -5,7 +5,7 @@
 // touches the world is an activity in package activities.
 package workflows
 
-//go:generate go test -count=1 -run TestPublishedJSONSchemasAreCurrent -update-schemas .
+//go:generate go test -count=1 -run ^(TestPublishedJSONSchemasAreCurrent|TestAPIChangesAreAdditive)$ -update-schemas .
 
 import (
 	"fmt"

@@ -8,16 +8,19 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/asofrag/asof/internal/vecindex"
 )
 
-// dense: flat search at 1 and 2 threads vs FAISS IndexFlatIP on the same vectors, and the
-// bytes scanned per second vs a memcpy.
+// dense: flat search at 1 and 2 threads and the int8 scan with float32 re-scoring at top 10
+// and 500 vs FAISS IndexFlatIP (float32) on the same vectors, and the bytes scanned per second
+// vs a memcpy.
 func (r *runner) dense(ctx context.Context) []row {
 	done := r.step("flat dense search (asof, FAISS) and memcpy")
 	defer done()
 	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
 	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
-		"^(BenchmarkSearchThreads|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
+		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkSearchInt8100k|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
 	var fs map[string]any
 	why := "no vectors from the Go benchmark"
 	if _, serr := os.Stat(vec); serr == nil {
@@ -56,6 +59,25 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = peerNum("2threads_1query.queries_per_s")
 	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
 		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
+	for _, k := range []string{"10", "500"} {
+		a, aw := metric(res, err, "BenchmarkSearchInt8100k/k"+k, "queries/s")
+		peerPath := map[string]string{"10": "1thread_k10", "500": "1thread"}[k]
+		p, pw := peerNum(peerPath + ".queries_per_s")
+		notes := fmt.Sprintf("same vectors and query as the float32 rows; int8 codes scanned, the best %s·%d re-scored in float32 (†1)", k, vecindex.DefaultRerank)
+		if v, ok := res.Results["BenchmarkSearchInt8100k/k"+k].Metrics["recall"]; ok {
+			notes += fmt.Sprintf("; recall@%s vs the exact float32 scan %.3f (100 queries)", k, v)
+		}
+		rows = append(rows, newRow("int8 scan + float32 re-scoring, 1 thread, top "+k, "queries/s", higher, a, aw, faiss+" float32, 1 thread, top "+k, p, pw, notes))
+	}
+	for _, q := range []string{"8", "32"} {
+		for _, t := range [][3]string{{"1thread", "1thread", "1 thread"}, {"2thread", "2threads", "2 threads"}} {
+			a, aw = metric(res, err, "BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s")
+			p, pw = peerNum(t[1] + "_" + q + "queries.queries_per_s")
+			rows = append(rows, newRow("flat search, multi-query, "+t[2]+", "+q+" queries per call", "queries/s", higher, a, aw, faiss+", "+t[2]+", "+q+" queries per call", p, pw,
+				"asof: Flat.SearchMany, blocks of 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); FAISS uses BLAS from 20 queries; same queries (†1)"))
+		}
+	}
+	rows = append(rows, r.kernels(ctx)...)
 	a, aw = search("1thread", "scan-GB/s")
 	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
 	rows = append(rows, newRow("bytes scanned/s, 1 thread", "GB/s", higher, a, aw, "memcpy: Go copy of 256 MiB, 1 goroutine (bytes read/s)", p/1000, pw,
@@ -64,6 +86,29 @@ func (r *runner) dense(ctx context.Context) []row {
 	p, pw = metric(res, err, "BenchmarkMemcpyParallel", "read-GB/s")
 	rows = append(rows, newRow("bytes scanned/s, 2 threads (aggregate)", "GB/s", higher, a, aw, "memcpy: 2 goroutines × 256 MiB (bytes read/s)", p, pw,
 		"two goroutines each scanning every row"))
+	return rows
+}
+
+// kernels: each inner-product kernel level against the portable Go loop, one row per level the
+// code has (a level this CPU lacks is a row that says so). The search rows above run the level
+// vecindex chose at start-up (vecindex.Kernel).
+func (r *runner) kernels(ctx context.Context) []row {
+	res, err := r.goBench(ctx, "kernels", "./internal/vecindex", false, "^BenchmarkKernels$", "200000x")
+	var rows []row
+	for _, k := range []struct{ bench, what string }{
+		{"dot384", "float32 dot, 384 values"},
+		{"dotsInt8-384x64", "int8 dots, 64 rows × 384 codes"},
+	} {
+		p, pw := metric(res, err, "BenchmarkKernels/"+k.bench+"/generic", "ns/op")
+		for _, level := range []string{"avx2", "avx512", "avx512vnni"} {
+			if level == "avx512vnni" && k.bench == "dot384" {
+				continue // VNNI is an integer instruction: the float kernel is avx512's
+			}
+			a, aw := metric(res, err, "BenchmarkKernels/"+k.bench+"/"+level, "ns/op")
+			rows = append(rows, newRow("kernel "+level+": "+k.what, "ns", lower, a, aw, "portable Go loop", p, pw,
+				"one call; the search rows use "+vecindex.Kernel()+" on this CPU (ASOF_KERNEL can only choose a lower level)"))
+		}
+	}
 	return rows
 }
 

@@ -31,7 +31,7 @@ type askFlags struct {
 	clusterGap                  time.Duration
 	maxPerSource                int
 	sources                     []string
-	asJSON                      bool
+	asJSON, noInt8              bool
 	judge                       judgeFlags
 	expandQueries               int
 	hyde                        bool
@@ -115,6 +115,7 @@ before the workflow starts.`,
 	fs.StringSliceVar(&f.sources, "source", nil, "only these sources (repeatable)")
 	fs.DurationVar(&f.clusterGap, "cluster-gap", 0, "merge results of one source published at most this far apart (e.g. 30m: a Telegram post split into messages), with a density bonus; 0: off")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of Markdown")
+	fs.BoolVar(&f.noInt8, "no-int8", false, "dense search scans the shards' float32 vectors, not their int8 codes (re-scored in float32: the same results with high probability, docs/kernels.md)")
 	f.judge.register(fs)
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
@@ -171,6 +172,9 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	opts := retrieve.DefaultOptions()
 	opts.K, opts.WindowDays, opts.TopNEach, opts.MaxPerSource, opts.Sources = f.k, f.windowDays, f.topN, f.maxPerSource, f.sources
 	opts.EvolutionK, opts.ClusterGap = f.evolutionK, f.clusterGap
+	if f.noInt8 {
+		opts.Int8Rerank = -1
+	}
 	check := opts
 	check.Mode, check.From, check.To = retrieve.Mode(in.Mode), in.From, in.To
 	if in.Mode == activities.ModeAuto || (check.Mode == retrieve.Window && in.From.IsZero() && in.To.IsZero()) {

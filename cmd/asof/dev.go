@@ -37,12 +37,18 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			began := time.Now()
-			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{UI: true})
+			opts := infra.StartOptions{UI: true}
+			sm, err := a.serveMetrics(a.stdout, "asof dev", &opts)
+			if err != nil {
+				return err
+			}
+			defer sm.Close()
+			st, err := infra.Start(ctx, a.cfg, opts)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			deps, release, merr := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+			deps, release, merr := withModel(st.Config, worker.Deps{Bucket: st.Bucket, Metrics: sm.m})
 			defer release()
 			deps, closeRerank, err := withReranker(st.Config, deps)
 			if err != nil {
@@ -85,6 +91,7 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 	cmd.Flags().BoolVar(&once, "once", false, "exit after the health check instead of staying up")
 	a.embeddedFlags(cmd, true)
 	a.workerFlags(cmd)
+	a.metricsFlag(cmd)
 	return cmd
 }
 
@@ -94,6 +101,7 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 	printf(w, "asof is up in %s (data dir %s)\n", took.Round(time.Millisecond), c.DataDir)
 	if st.Embedded.TemporalLog != "" {
 		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Embedded.TemporalLog)
+		printf(w, "  Metrics   %s  (the embedded Temporal server's own)\n", st.Embedded.TemporalMetrics)
 	} else {
 		printf(w, "  Temporal  %s  namespace %s\n", c.Temporal.Address, c.Temporal.Namespace)
 	}

@@ -49,7 +49,7 @@ func newIndexCmd(a *app) *cobra.Command {
 		Long: `index reads dated documents from Parquet files (local paths or globs), validates every row
 (bad rows are quarantined with a reason, never dropped), splits them into chunks, embeds them with
 E5 on the asof-embed queue, and writes one immutable shard per period (chunks.parquet,
-vectors.f32, bm25.zip) to the store, then publishes a manifest. Shards are named by the hash of
+vectors.f32, its int8 codes vectors.i8, bm25.zip) to the store, then publishes a manifest. Shards are named by the hash of
 their content, configuration and model, so a rerun only builds what changed, and a rerun on the
 same input is a no-op. It ends with a table that accounts for every row read:
 read = indexed + quarantined + skipped.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/asofrag/asof/infra/loopback"
 	"github.com/asofrag/asof/infra/s3gw"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -163,7 +164,7 @@ func TestConfigLayersAndRedaction(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, nil, "version")
-	if code != 0 || !strings.HasPrefix(out, "asof ") {
+	if code != 0 || !strings.HasPrefix(out, "asof ") || !strings.Contains(out, "search kernel "+vecindex.Kernel()+"\n") {
 		t.Fatalf("version: %d %q", code, out)
 	}
 }

@@ -26,11 +26,18 @@ process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
 			}
 			ctx := cmd.Context()
 			began := time.Now()
-			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{UI: true})
+			opts := infra.StartOptions{UI: true}
+			sm, err := a.serveMetrics(a.stdout, "asof server", &opts)
+			if err != nil {
+				return err
+			}
+			defer sm.Close()
+			st, err := infra.Start(ctx, a.cfg, opts)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			sm.m.SetReady(true)
 			st.Config.Worker.TaskQueues = nil // no worker in this process
 			printStack(a.stdout, st, time.Since(began))
 			printAttach(a.stdout, st)
@@ -41,5 +48,6 @@ process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
 		},
 	}
 	a.embeddedFlags(cmd, true)
+	a.metricsFlag(cmd)
 	return cmd
 }

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/asofrag/asof/internal/vecindex"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise "dev".
@@ -17,6 +19,7 @@ func newVersionCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			printf(a.stdout, "asof %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			printf(a.stdout, "  search kernel %s\n", vecindex.Kernel())
 			info, ok := debug.ReadBuildInfo()
 			if !ok {
 				return nil

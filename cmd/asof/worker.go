@@ -31,12 +31,18 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 				return errors.New("worker needs a store: pass --store s3://bucket/prefix or file:///path (ASOF_STORE); 'asof server' prints the one it serves")
 			}
 			ctx := cmd.Context()
-			st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
+			var opts infra.StartOptions
+			sm, err := a.serveMetrics(a.stdout, "asof worker", &opts)
+			if err != nil {
+				return err
+			}
+			defer sm.Close()
+			st, err := infra.Start(ctx, a.cfg, opts)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			deps, release, merr := withModel(a.cfg, worker.Deps{Bucket: st.Bucket})
+			deps, release, merr := withModel(a.cfg, worker.Deps{Bucket: st.Bucket, Metrics: sm.m})
 			defer release()
 			deps, closeRerank, err := withReranker(a.cfg, deps)
 			if err != nil {
@@ -59,5 +65,6 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 		},
 	}
 	a.workerFlags(cmd)
+	a.metricsFlag(cmd)
 	return cmd
 }

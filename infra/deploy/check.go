@@ -503,11 +503,7 @@ func CheckKubernetes(fs Files) error {
 			errs = append(errs, fmt.Errorf("%s: image %q is not the kustomization's image %q", where, c.Image, image))
 		}
 		errs = append(errs, checkPod(where, spec, c, configMaps, secrets)...)
-		if p := c.ReadinessProbe; p == nil || p.Exec == nil || !slices.Equal(p.Exec.Command, []string{"asof", "ping"}) {
-			errs = append(errs, fmt.Errorf("%s: readinessProbe must exec [asof ping]", where))
-		} else if p.TimeoutSeconds < 5 {
-			errs = append(errs, fmt.Errorf("%s: readinessProbe timeoutSeconds %d: asof ping dials Temporal and S3, give it 5 s or more", where, p.TimeoutSeconds))
-		}
+		errs = append(errs, checkHealthProbes(where, c)...)
 		req, lim := c.Resources.Requests, c.Resources.Limits
 		if req.Cpu().IsZero() || req.Memory().IsZero() || lim.Memory().IsZero() {
 			errs = append(errs, fmt.Errorf("%s: set requests.cpu, requests.memory and limits.memory", where))
@@ -571,6 +567,38 @@ func CheckKubernetes(fs Files) error {
 		errs = append(errs, errors.New("k8s: no Job runs asof index"))
 	}
 	return errors.Join(errs...)
+}
+
+// checkHealthProbes holds a worker to asof's /healthz (internal/metrics): served where
+// ASOF_METRICS_ADDR puts it, on a named container port, and probed for startup, readiness and
+// liveness.
+func checkHealthProbes(where string, c corev1.Container) []error {
+	var errs []error
+	addr := ""
+	for _, e := range c.Env {
+		if e.Name == "ASOF_METRICS_ADDR" {
+			addr = e.Value
+		}
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return []error{fmt.Errorf("%s: ASOF_METRICS_ADDR %q: want host:port ($(POD_IP):9464): /healthz and /metrics are off without it", where, addr)}
+	}
+	named := ""
+	for _, p := range c.Ports {
+		if fmt.Sprint(p.ContainerPort) == port {
+			named = p.Name
+		}
+	}
+	if named == "" {
+		errs = append(errs, fmt.Errorf("%s: no container port %s (ASOF_METRICS_ADDR)", where, port))
+	}
+	for kind, p := range map[string]*corev1.Probe{"startupProbe": c.StartupProbe, "readinessProbe": c.ReadinessProbe, "livenessProbe": c.LivenessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" || (p.HTTPGet.Port.String() != named && p.HTTPGet.Port.String() != port) {
+			errs = append(errs, fmt.Errorf("%s: %s must GET /healthz on the metrics port %s", where, kind, port))
+		}
+	}
+	return errs
 }
 
 func subset(sel, labels map[string]string) bool {

@@ -59,9 +59,10 @@ type Options struct {
 
 // Server is a running embedded Temporal server.
 type Server struct {
-	srv      temporal.Server
-	hostPort string
-	opts     Options
+	srv         temporal.Server
+	hostPort    string
+	metricsAddr string
+	opts        Options
 }
 
 // Start creates the SQLite schema when the file is new, starts every Temporal service in
@@ -124,7 +125,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 
 	hostPort := loopback.Addr(frontend)
-	cfg := serverConfig(sqlCfg, hostPort, ports)
+	metricsPort, err := loopback.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cfg := serverConfig(sqlCfg, hostPort, ports, loopback.Addr(metricsPort))
 	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: opts.LogLevel, OutputFile: opts.LogPath, Format: "json"}))
 
 	hosts := make(map[primitives.ServiceName]static.Hosts, len(ports))
@@ -147,7 +152,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("temporalserver: start (log: %s): %w", opts.LogPath, err)
 	}
-	s := &Server{srv: srv, hostPort: hostPort, opts: opts}
+	s := &Server{srv: srv, hostPort: hostPort, metricsAddr: loopback.Addr(metricsPort), opts: opts}
 	if err := s.waitReady(ctx); err != nil {
 		_ = srv.Stop()
 		return nil, err
@@ -157,6 +162,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 // HostPort is the frontend address clients and workers dial.
 func (s *Server) HostPort() string { return s.hostPort }
+
+// MetricsURL is where the server's own Prometheus metrics are served (a free loopback port
+// chosen at start).
+func (s *Server) MetricsURL() string { return "http://" + s.metricsAddr + "/metrics" }
 
 // LogPath is where the server writes its own log.
 func (s *Server) LogPath() string { return s.opts.LogPath }
@@ -190,16 +199,15 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 }
 
-func serverConfig(sqlCfg *config.SQL, hostPort string, ports map[primitives.ServiceName]int) *config.Config {
+func serverConfig(sqlCfg *config.SQL, hostPort string, ports map[primitives.ServiceName]int, metricsAddr string) *config.Config {
 	svc := func(name primitives.ServiceName) config.Service {
 		return config.Service{RPC: config.RPC{GRPCPort: ports[name], BindOnIP: Host}}
 	}
-	metricsPort, _ := loopback.FreePort()
 	return &config.Config{
 		Global: config.Global{
 			Membership: config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: Host},
 			Metrics: &metrics.Config{Prometheus: &metrics.PrometheusConfig{
-				ListenAddress: loopback.Addr(metricsPort),
+				ListenAddress: metricsAddr,
 				HandlerPath:   "/metrics",
 			}},
 		},

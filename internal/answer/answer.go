@@ -256,11 +256,7 @@ func RankStrict(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec [
 // search runs retrieval for read with o (mode, dates and the fresh boost from read), through c
 // when it is not nil, and returns the options it searched with.
 func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options) (retrieve.Options, retrieve.Result, error) {
-	o.Mode = retrieve.Mode(read.Mode)
-	o.From, o.To = read.From, read.To
-	if read.Fresh && o.FreshBoost > 0 {
-		o.Weights.Time *= o.FreshBoost
-	}
+	o = SearchOptions(read, o)
 	if err := o.Validate(); err != nil {
 		return o, retrieve.Result{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -270,6 +266,17 @@ func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []flo
 	}
 	res, err := run(shards, read.Text, vec, asOf, o)
 	return o, res, err
+}
+
+// SearchOptions are the retrieval options Rank searches read with: o with read's mode and
+// dates, and the fresh boost applied.
+func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
+	o.Mode = retrieve.Mode(read.Mode)
+	o.From, o.To = read.From, read.To
+	if read.Fresh && o.FreshBoost > 0 {
+		o.Weights.Time *= o.FreshBoost
+	}
+	return o
 }
 
 // fuseLists combines several searches' candidate lists by reciprocal rank; a candidate keeps

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,10 @@ type Config struct {
 	// LogFormat is text (default, for people) or json (one JSON object a line, for log
 	// collectors): asof's own log and the SDK client's and worker's.
 	LogFormat string `yaml:"log_format"`
+	// MetricsAddr is where asof worker, dev and server serve Prometheus /metrics (asof's own
+	// and the Temporal SDK's) and /healthz: host:port, e.g. 127.0.0.1:9464, or a pod IP in a
+	// cluster (":9464" listens on every interface). Empty (the default): off.
+	MetricsAddr string `yaml:"metrics_addr"`
 }
 
 // Temporal configures the orchestration server.
@@ -254,6 +259,11 @@ func (c Config) Validate() error {
 	}
 	if c.Temporal.Namespace == "" {
 		errs = append(errs, errors.New("temporal.namespace (--namespace) must not be empty"))
+	}
+	if a := c.MetricsAddr; a != "" {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			errs = append(errs, fmt.Errorf("metrics_addr (--metrics-addr) %q must be host:port, e.g. 127.0.0.1:9464", a))
+		}
 	}
 	if a := c.Temporal.Address; a != "" && !strings.Contains(a, ":") {
 		errs = append(errs, fmt.Errorf("temporal.address (--temporal) %q must be host:port", a))
@@ -470,6 +480,7 @@ func EnvVars() []Env {
 		{"ASOF_RERANK_WEIGHT", "rerank.weight", float(func(c *Config) *float64 { return &c.Rerank.Weight })},
 		{"ASOF_LOG_LEVEL", "log_level", str(func(c *Config) *string { return &c.LogLevel })},
 		{"ASOF_LOG_FORMAT", "log_format", str(func(c *Config) *string { return &c.LogFormat })},
+		{"ASOF_METRICS_ADDR", "metrics_addr", str(func(c *Config) *string { return &c.MetricsAddr })},
 	}
 }
 

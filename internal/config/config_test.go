@@ -34,6 +34,9 @@ func TestValidate(t *testing.T) {
 		{"bad log level", func(c *Config) { c.LogLevel = "loud" }, "log_level"},
 		{"bad log format", func(c *Config) { c.LogFormat = "xml" }, "log_format"},
 		{"json logs", func(c *Config) { c.LogFormat = "json" }, ""},
+		{"metrics on loopback", func(c *Config) { c.MetricsAddr = "127.0.0.1:9464" }, ""},
+		{"metrics on every interface", func(c *Config) { c.MetricsAddr = ":9464" }, ""},
+		{"metrics without port", func(c *Config) { c.MetricsAddr = "127.0.0.1" }, "metrics_addr"},
 		{"empty namespace", func(c *Config) { c.Temporal.Namespace = "" }, "namespace"},
 		{"openai ok", func(c *Config) {
 			c.Embed.Backend, c.Embed.BaseURL, c.Embed.Model = "openai", "http://127.0.0.1:8000/v1", "multilingual-e5-small-q4"
@@ -90,6 +93,7 @@ func TestApplyEnv(t *testing.T) {
 		"ASOF_RERANK_FUSE":          "replace",
 		"ASOF_RERANK_WEIGHT":        "0.5",
 		"ASOF_RERANK_TIMEOUT":       "5s",
+		"ASOF_METRICS_ADDR":         "127.0.0.1:9464",
 	}
 	c := Default()
 	if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
@@ -99,7 +103,8 @@ func TestApplyEnv(t *testing.T) {
 		c.Temporal.Port != 17233 || strings.Join(c.Worker.TaskQueues, ",") != "asof-embed,asof-llm" ||
 		c.Embed.Model != "e5-small-v2-q" || c.Embed.Timeout != 90*time.Second || c.Embed.BatchTokens != 2048 ||
 		c.Rerank.BaseURL != "http://127.0.0.1:8080" || c.Rerank.API != "tei" || c.Rerank.Top != 30 || c.Rerank.Fuse != "replace" ||
-		c.Rerank.Weight != 0.5 || c.Rerank.Timeout != 5*time.Second || !c.Rerank.Enabled() || c.Rerank.Local() {
+		c.Rerank.Weight != 0.5 || c.Rerank.Timeout != 5*time.Second || !c.Rerank.Enabled() || c.Rerank.Local() ||
+		c.MetricsAddr != "127.0.0.1:9464" {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	if err := c.Validate(); err != nil {

@@ -67,6 +67,9 @@ type Shard struct {
 	ID      string
 	Chunks  []schemas.Chunk
 	Vectors *vecindex.Flat
+	// Int8 is Vectors' int8 codes (over the same Flat), which the dense branch scans before
+	// re-scoring in float32 (Options.Int8Rerank); nil for a shard written without them.
+	Int8    *vecindex.Int8
 	Lexical *lexical.Index
 	// MinDate and MaxDate bound the chunks' PublishedAt (from the shard's meta).
 	MinDate, MaxDate time.Time
@@ -131,6 +134,11 @@ type Options struct {
 	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
 	// "this week": answer.Reading.Fresh); 0 and 1 leave it. Search itself never applies it.
 	FreshBoost float64 `json:"FreshBoost"`
+	// Int8Rerank is how the dense branch scans a shard that has int8 codes (Shard.Int8): the
+	// best TopNEach·Int8Rerank rows by int8 score are re-scored in float32 and ranked by that
+	// (0: vecindex.DefaultRerank). Negative scans the float32 vectors only, as for a shard
+	// without codes.
+	Int8Rerank int `json:"Int8Rerank,omitempty"`
 }
 
 // Time rank styles (Options.TimeRank).
@@ -314,6 +322,11 @@ type Gathered struct {
 
 // Gather applies the mask and runs both branches to depth o.TopNEach.
 func Gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options) (*Gathered, error) {
+	return gather(shards, query, qvec, asOf, o, nil)
+}
+
+// gather is Gather, the dense branch taken from dense when it holds it (DenseMany).
+func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Options, dense *DenseBatch) (*Gathered, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -328,21 +341,10 @@ func Gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	masks := make([]vecindex.Mask, len(shards))
 	var live []int // shards that can hold allowed chunks
 	for si, s := range shards {
-		if s.Vectors != nil && s.Vectors.Count != len(s.Chunks) {
-			return nil, fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
+		if err := checkShard(s, qvec); err != nil {
+			return nil, err
 		}
-		if qvec != nil && s.Vectors != nil && s.Vectors.Dim != len(qvec) {
-			return nil, fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
-		}
-		m := vecindex.NewMask(len(s.Chunks))
-		n := 0
-		for i := range s.Chunks {
-			c := &s.Chunks[i]
-			if b.Allows(c.PublishedAt) && (len(o.Sources) == 0 || slices.Contains(o.Sources, c.Source)) {
-				m.Allow(i)
-				n++
-			}
-		}
+		m, n := maskOf(s, b, o.Sources)
 		masks[si] = m
 		g.Allowed += n
 		if n > 0 {
@@ -371,9 +373,12 @@ func Gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	}
 	useDense, useBM25, _ := branches(query, qvec, o.Mode)
 	if useDense {
-		hits, err := denseTop(shards, live, masks, qvec, o.TopNEach)
-		if err != nil {
-			return nil, err
+		hits, ok := dense.top(shards, qvec, b, o.Sources, o.TopNEach, o.Int8Rerank)
+		if !ok {
+			var err error
+			if hits, err = denseTop(shards, live, masks, qvec, o.TopNEach, o.Int8Rerank); err != nil {
+				return nil, err
+			}
 		}
 		for r, h := range hits {
 			get(h.shard, h.row).RankDense = r + 1
@@ -393,6 +398,34 @@ func Gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		return cmp.Or(cmp.Compare(a.Shard, b.Shard), cmp.Compare(a.Row, b.Row))
 	})
 	return g, nil
+}
+
+// checkShard reports a shard whose vectors do not match its chunks or the query vector.
+func checkShard(s *Shard, qvec []float32) error {
+	if s.Vectors != nil && s.Vectors.Count != len(s.Chunks) {
+		return fmt.Errorf("retrieve: shard %s has %d vectors for %d chunks", s.ID, s.Vectors.Count, len(s.Chunks))
+	}
+	if s.Int8 != nil && s.Int8.Flat != s.Vectors {
+		return fmt.Errorf("retrieve: shard %s has int8 codes of other vectors than its own", s.ID)
+	}
+	if qvec != nil && s.Vectors != nil && s.Vectors.Dim != len(qvec) {
+		return fmt.Errorf("%w: query has %d values, shard %s has %d", ErrModel, len(qvec), s.ID, s.Vectors.Dim)
+	}
+	return nil
+}
+
+// maskOf is the as-of mask of shard s (time bounds b, sources) and how many rows it allows.
+func maskOf(s *Shard, b Bounds, sources []string) (vecindex.Mask, int) {
+	m := vecindex.NewMask(len(s.Chunks))
+	n := 0
+	for i := range s.Chunks {
+		c := &s.Chunks[i]
+		if b.Allows(c.PublishedAt) && (len(sources) == 0 || slices.Contains(sources, c.Source)) {
+			m.Allow(i)
+			n++
+		}
+	}
+	return m, n
 }
 
 // branches says which branches a search runs, and whether BM25 keeps only hits in the
@@ -451,7 +484,10 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 type Cache struct {
 	// MinTopN is the branch depth to gather at least, so that shallower searches reuse it.
 	MinTopN int
-	m       map[cacheKey]*Gathered
+	// Dense, when set, holds dense branches run ahead for many questions (DenseMany); a
+	// search it holds is not scanned again.
+	Dense *DenseBatch
+	m     map[cacheKey]*Gathered
 }
 
 type cacheKey struct {
@@ -490,7 +526,7 @@ func (c *Cache) Search(shards []*Shard, query string, qvec []float32, asOf time.
 	}
 	deep := o
 	deep.TopNEach = max(o.TopNEach, c.MinTopN)
-	g, err := Gather(shards, query, qvec, asOf, deep)
+	g, err := gather(shards, query, qvec, asOf, deep, c.Dense)
 	if err != nil {
 		return Result{}, err
 	}
@@ -506,9 +542,10 @@ type shardHit struct {
 	score      float32
 }
 
-// denseTop is the exact top n allowed rows by inner product over the live shards, scanned in
-// parallel (one goroutine per shard, at most GOMAXPROCS at once).
-func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n int) ([]shardHit, error) {
+// denseTop is the top n allowed rows by inner product over the live shards, scanned in
+// parallel (one goroutine per shard, at most GOMAXPROCS at once): exact in float32, or over a
+// shard's int8 codes with n·rerank rows re-scored in float32 (Options.Int8Rerank).
+func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n, rerank int) ([]shardHit, error) {
 	per := make([][]vecindex.Hit, len(live))
 	errs := make([]error, len(live))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -521,7 +558,11 @@ func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			per[j], errs[j] = shards[si].Vectors.Search(q, n, masks[si])
+			if x := shards[si].Int8; x != nil && rerank >= 0 {
+				per[j], errs[j] = x.Search(q, n, masks[si], rerank)
+			} else {
+				per[j], errs[j] = shards[si].Vectors.Search(q, n, masks[si])
+			}
 		}()
 	}
 	wg.Wait()
@@ -534,9 +575,7 @@ func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n
 			all = append(all, shardHit{si, h.Row, h.Score})
 		}
 	}
-	slices.SortFunc(all, func(a, b shardHit) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.shard, b.shard), cmp.Compare(a.row, b.row))
-	})
+	sortHits(all)
 	return all[:min(n, len(all))], nil
 }
 

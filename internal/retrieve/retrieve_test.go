@@ -423,6 +423,9 @@ func TestNoLeakageAndExactBranches(t *testing.T) {
 				fx = append(fx, fixture{fmt.Sprintf("s%d-%d", s, i), strings.Join(text, " "), sources[rng.IntN(3)], date, unit(v...), nil})
 			}
 			shards = append(shards, makeShard(t, fmt.Sprint("shard", s), fx))
+			if trial%2 == 1 { // int8 codes; TopNEach·Int8Rerank covers every row: still exact
+				shards[s].Int8 = vecindex.QuantizeInt8(shards[s].Vectors)
+			}
 		}
 		for q := range 8 {
 			a := d("2021-01-01").AddDate(0, 0, rng.IntN(4*365))
@@ -431,6 +434,7 @@ func TestNoLeakageAndExactBranches(t *testing.T) {
 			o.WindowDays = []int{0, 30, 365}[rng.IntN(3)]
 			o.TopNEach = 1 + rng.IntN(60)
 			o.K = 1 + rng.IntN(10)
+			o.Int8Rerank = 45 // TopNEach·45 ≥ the 44 rows of a shard
 			if o.Mode == Window || rng.IntN(3) == 0 {
 				o.From = d("2021-01-01").AddDate(0, 0, rng.IntN(3*365))
 				o.To = o.From.AddDate(0, 0, rng.IntN(400))
@@ -512,6 +516,71 @@ func TestNoLeakageAndExactBranches(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDenseInt8: the dense branch scans a shard's int8 codes when it has them, re-scoring
+// TopNEach·Int8Rerank rows in float32. The codes of the best row are zeroed here, so that only
+// the float32 scan, or re-scoring every row, finds it: a shard without codes and
+// Int8Rerank < 0 scan float32; re-scoring every row ranks exactly as float32 does.
+func TestDenseInt8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var fx []fixture
+	for i := range 100 {
+		v := make([]float32, 32)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		fx = append(fx, fixture{fmt.Sprint("c", i), "word", "src", d("2024-01-01").AddDate(0, 0, i).Format(time.DateOnly), unit(v...), nil})
+	}
+	s := makeShard(t, "s", fx)
+	q := unit(s.Vectors.Row(42)...)
+	codes := vecindex.QuantizeInt8(s.Vectors)
+	clear(codes.Codes[42*32 : 43*32]) // int8 score 0: ranked below about half the rows
+	dense := func(x *vecindex.Int8, rerank, topN int) []string {
+		t.Helper()
+		s.Int8 = x
+		o := opts(func(o *Options) { o.Mode, o.WindowDays, o.TopNEach, o.K, o.Int8Rerank = Dense, 0, topN, topN, rerank })
+		res, err := Search([]*Shard{s}, "", q, d("2024-12-31"), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(res.Results)
+	}
+	float := dense(nil, 0, 10)
+	if float[0] != "c42" {
+		t.Fatalf("float32 scan: %v, want c42 first", float)
+	}
+	tests := []struct {
+		name   string
+		codes  *vecindex.Int8
+		rerank int
+		want   []string // nil: c42 must be missing
+	}{
+		{name: "shard without codes", codes: nil, rerank: 1, want: float},
+		{name: "float32 chosen", codes: codes, rerank: -1, want: float},
+		{name: "int8 candidates miss the zeroed row", codes: codes, rerank: 1, want: nil},
+		{name: "re-scoring every row is exact", codes: codes, rerank: 10, want: float},
+		{name: "default rerank, true codes", codes: vecindex.QuantizeInt8(s.Vectors), rerank: 0, want: float},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := dense(tc.codes, tc.rerank, 10)
+			if tc.want == nil {
+				if slices.Contains(got, "c42") {
+					t.Fatalf("got %v: the int8 codes were not scanned", got)
+				}
+				return
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	other := vecindex.QuantizeInt8(makeShard(t, "t", fx).Vectors)
+	s.Int8 = other
+	if _, err := Search([]*Shard{s}, "", q, d("2024-12-31"), opts(func(o *Options) { o.Mode = Dense })); err == nil {
+		t.Fatal("codes of another shard's vectors were accepted")
 	}
 }
 

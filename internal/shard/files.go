@@ -28,6 +28,10 @@ const (
 	VectorsFile = "vectors.f32"
 	BM25File    = "bm25.zip"
 	MetaFile    = "meta.json"
+	// Int8File holds the vectors' int8 codes (vecindex.Int8.WriteTo), which retrieval scans
+	// before re-scoring in float32. Shards written before it have none: meta.json does not
+	// list it, and they are scanned in float32.
+	Int8File = "vectors.i8"
 )
 
 // ErrCorruptShard matches (errors.Is) a *CorruptError: a shard file whose size or sha256 is
@@ -54,7 +58,7 @@ func (e *CorruptError) Error() string {
 // own text is the innermost a failure chain shows.
 func (e *CorruptError) Is(target error) bool { return target == ErrCorruptShard }
 
-// CheckObject compares one shard file, by its name (ChunksFile, VectorsFile or BM25File) and
+// CheckObject compares one shard file, by its name (ChunksFile, VectorsFile, Int8File or BM25File) and
 // the size and hex sha256 of its bytes, with what meta records for it; a *CorruptError when
 // they differ. A file meta does not list is not checked.
 func CheckObject(meta schemas.ShardMeta, name string, size int64, sha string) error {
@@ -70,9 +74,29 @@ func CheckObject(meta schemas.ShardMeta, name string, size int64, sha string) er
 	return nil
 }
 
-// Verify checks the files of the shard folder dir against meta (see CheckObject).
+// Files are the data files of a shard as meta lists them: ChunksFile, VectorsFile, BM25File,
+// and Int8File when meta lists it (a shard written before int8 codes has none).
+func Files(meta schemas.ShardMeta) []string {
+	names := []string{ChunksFile, VectorsFile, BM25File}
+	if HasInt8(meta) {
+		names = append(names, Int8File)
+	}
+	return names
+}
+
+// HasInt8 says whether meta lists the shard's int8 codes (Int8File).
+func HasInt8(meta schemas.ShardMeta) bool {
+	for _, o := range meta.Objects {
+		if path.Base(o.Key) == Int8File {
+			return true
+		}
+	}
+	return false
+}
+
+// Verify checks the files of the shard folder dir against meta (see CheckObject and Files).
 func Verify(dir string, meta schemas.ShardMeta) error {
-	for _, name := range []string{ChunksFile, VectorsFile, BM25File} {
+	for _, name := range Files(meta) {
 		size, sum, err := hashFile(filepath.Join(dir, name))
 		if err != nil {
 			return err
@@ -88,8 +112,9 @@ func Verify(dir string, meta schemas.ShardMeta) error {
 func Prefix(period, id string) string { return path.Join("shards", period, id) }
 
 // Write builds a shard's files in dir (created; must not hold a shard already): chunk rows,
-// their vectors (row i = chunk i) and the BM25 index, then meta.json describing them with
-// sizes and sha256. Docs is the number of documents the chunks came from.
+// their vectors (row i = chunk i) and their int8 codes (vecindex.QuantizeInt8), the BM25
+// index, then meta.json describing them with sizes and sha256. Docs is the number of
+// documents the chunks came from.
 func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *vecindex.Flat) (schemas.ShardMeta, error) {
 	if vectors.Count != len(chunks) {
 		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %d vectors for %d chunks", id, vectors.Count, len(chunks))
@@ -103,7 +128,10 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 	if err := writeChunks(filepath.Join(dir, ChunksFile), chunks); err != nil {
 		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
 	}
-	if err := writeVectors(filepath.Join(dir, VectorsFile), vectors); err != nil {
+	if err := writeTo(filepath.Join(dir, VectorsFile), vectors); err != nil {
+		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
+	}
+	if err := writeTo(filepath.Join(dir, Int8File), vecindex.QuantizeInt8(vectors)); err != nil {
 		return schemas.ShardMeta{}, fmt.Errorf("shard %s: %w", id, err)
 	}
 	bm := filepath.Join(dir, "bm25.tmp")
@@ -130,7 +158,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 		}
 	}
 	meta.MinDate, meta.MaxDate = meta.MinDate.UTC(), meta.MaxDate.UTC()
-	for _, name := range []string{ChunksFile, VectorsFile, BM25File} {
+	for _, name := range []string{ChunksFile, VectorsFile, BM25File, Int8File} {
 		size, sum, err := hashFile(filepath.Join(dir, name))
 		if err != nil {
 			return schemas.ShardMeta{}, err
@@ -151,14 +179,15 @@ func writeChunks(p string, chunks []schemas.Chunk) error {
 	return nil
 }
 
-func writeVectors(p string, v *vecindex.Flat) error {
+// writeTo writes w's bytes to the file p (created or truncated).
+func writeTo(p string, w io.WriterTo) error {
 	f, err := os.Create(p)
 	if err != nil {
 		return err
 	}
-	if _, err := v.WriteTo(f); err != nil {
+	if _, err := w.WriteTo(f); err != nil {
 		f.Close()
-		return fmt.Errorf("write %s: %w", VectorsFile, err)
+		return fmt.Errorf("write %s: %w", filepath.Base(p), err)
 	}
 	return f.Close()
 }
@@ -180,6 +209,21 @@ func ReadVectors(p string) (*vecindex.Flat, error) {
 	}
 	defer f.Close()
 	return vecindex.Read(f)
+}
+
+// ReadInt8 loads a shard's int8 codes (Int8File) for its vectors v; a file for other
+// vectors (count, dim) or damaged is an error wrapping vecindex.ErrFormat that names p.
+func ReadInt8(p string, v *vecindex.Flat) (*vecindex.Int8, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	x, err := vecindex.ReadInt8(f, v)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return x, nil
 }
 
 // OpenBM25 unpacks bm25.zip into dir (which must not exist) and opens it.

@@ -1,7 +1,7 @@
 // Package shard plans and writes asof's time-partitioned shards: which period a document
 // belongs to, a shard's content-derived id, the chunk rows of a period's documents, and the
-// shard files (chunks.parquet, vectors.f32, bm25.zip, meta.json) in a local folder, ready to
-// upload. It knows nothing of Temporal or object stores.
+// shard files (chunks.parquet, vectors.f32, vectors.i8, bm25.zip, meta.json) in a local
+// folder, ready to upload. It knows nothing of Temporal or object stores.
 package shard
 
 import (

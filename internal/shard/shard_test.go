@@ -2,11 +2,13 @@ package shard
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +122,7 @@ func TestWriteAndReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Chunks != 2 || meta.Docs != 2 || len(meta.Objects) != 3 || !meta.MinDate.Equal(at("2024-03-05T10:00:00Z")) {
+	if meta.Chunks != 2 || meta.Docs != 2 || len(meta.Objects) != 4 || !meta.MinDate.Equal(at("2024-03-05T10:00:00Z")) {
 		t.Fatalf("meta = %+v", meta)
 	}
 	if meta.Objects[0].Key != "shards/2024-03/"+id+"/chunks.parquet" || len(meta.Objects[0].SHA256) != 64 {
@@ -133,6 +135,13 @@ func TestWriteAndReadBack(t *testing.T) {
 	v, err := ReadVectors(filepath.Join(dir, "s", VectorsFile))
 	if err != nil || v.Count != 2 || v.Model != "test-model" {
 		t.Fatalf("vectors: %+v %v", v, err)
+	}
+	if !HasInt8(meta) || !slices.Equal(Files(meta), []string{ChunksFile, VectorsFile, BM25File, Int8File}) {
+		t.Fatalf("meta does not list the int8 codes: %+v", meta.Objects)
+	}
+	codes, err := ReadInt8(filepath.Join(dir, "s", Int8File), v)
+	if want := vecindex.QuantizeInt8(v); err != nil || !slices.Equal(codes.Codes, want.Codes) || !slices.Equal(codes.Scales, want.Scales) {
+		t.Fatalf("int8 codes: %+v %v, want %+v", codes, err, want)
 	}
 	x, err := OpenBM25(filepath.Join(dir, "s", BM25File), filepath.Join(dir, "bm25"))
 	if err != nil {
@@ -202,6 +211,7 @@ func TestVerify(t *testing.T) {
 		{"vectors one byte changed", VectorsFile, func(b []byte) []byte { b[len(b)/2] ^= 0x80; return b }},
 		{"bm25 truncated", BM25File, func(b []byte) []byte { return b[:len(b)-1] }},
 		{"chunks one byte added", ChunksFile, func(b []byte) []byte { return append(b, 0) }},
+		{"int8 codes one byte changed", Int8File, func(b []byte) []byte { b[len(b)-1] ^= 1; return b }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,4 +291,56 @@ func TestIDRefusesWhatJSONCannotEncode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShardWithoutInt8: a shard written before int8 codes (meta.json without vectors.i8, no
+// file) verifies and lists only its three files; codes for other vectors are refused by
+// ReadInt8 with vecindex.ErrFormat naming the file.
+func TestShardWithoutInt8(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	rows, _ := Chunks(groups["2024-03"], schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100})
+	vec := vecindex.New(3, "test-model")
+	vec.Add([]float32{1, 0, 0})
+	vec.Add([]float32{0, 1, 0})
+	dir := filepath.Join(t.TempDir(), "s")
+	meta, err := Write(dir, "2024-03", "sid", 2, rows, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := stripInt8(t, dir, meta)
+	if HasInt8(old) || !slices.Equal(Files(old), []string{ChunksFile, VectorsFile, BM25File}) {
+		t.Fatalf("old meta: HasInt8 %v, Files %v", HasInt8(old), Files(old))
+	}
+	if err := Verify(dir, old); err != nil {
+		t.Fatalf("old shard: %v", err)
+	}
+	if err := Verify(dir, meta); err == nil {
+		t.Fatal("Verify passed a meta that lists a missing vectors.i8")
+	}
+
+	other := vecindex.New(3, "test-model")
+	other.Add([]float32{1, 0, 0})
+	p := filepath.Join(t.TempDir(), Int8File)
+	if err := writeTo(p, vecindex.QuantizeInt8(other)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadInt8(p, vec); !errors.Is(err, vecindex.ErrFormat) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("codes of 1 vector for 2: err = %v, want vecindex.ErrFormat naming the file", err)
+	}
+}
+
+// stripInt8 makes the shard in dir one written before int8 codes: no vectors.i8, and a
+// meta.json (returned) that does not list it.
+func stripInt8(t *testing.T, dir string, meta schemas.ShardMeta) schemas.ShardMeta {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, Int8File)); err != nil {
+		t.Fatal(err)
+	}
+	old := meta
+	old.Objects = slices.DeleteFunc(slices.Clone(meta.Objects), func(o schemas.ObjectRef) bool { return strings.HasSuffix(o.Key, "/"+Int8File) })
+	data, _ := json.MarshalIndent(old, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return old
 }

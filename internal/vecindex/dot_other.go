@@ -2,6 +2,11 @@
 
 package vecindex
 
-const useAVX2 = false
+// cpuLevel is the best kernel level here: the portable loops.
+const cpuLevel = levelGeneric
 
 func dotAVX2(a, b *float32, n int) float32 { panic("vecindex: no AVX2 kernel on this architecture") }
+
+func dotAVX512(a, b *float32, n int) float32 {
+	panic("vecindex: no AVX-512 kernel on this architecture")
+}

@@ -223,10 +223,18 @@ func (h *minHeap) Pop() any {
 	return x
 }
 
-// Dot is the inner product of two equal-length vectors: an AVX2+FMA kernel on amd64 CPUs that
-// have it (32 floats a step, four accumulators), the portable loop otherwise.
+// Dot is the inner product of two equal-length vectors: the best kernel the CPU has (Kernel):
+// AVX-512 (64 floats a step in four accumulators, then 16 a step), AVX2+FMA (32 floats a
+// step, four accumulators), or the portable loop.
 func Dot(a, b []float32) float32 {
 	b = b[:len(a)]
+	if n := len(a) &^ 15; useAVX512 && n > 0 {
+		s := dotAVX512(&a[0], &b[0], n)
+		for i := n; i < len(a); i++ {
+			s += a[i] * b[i]
+		}
+		return s
+	}
 	if n := len(a) &^ 31; useAVX2 && n > 0 {
 		s := dotAVX2(&a[0], &b[0], n)
 		for i := n; i < len(a); i++ {

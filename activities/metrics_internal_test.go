@@ -1,0 +1,128 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/schemas"
+)
+
+// SampleCount is sampleCount for the package's external tests.
+var SampleCount = sampleCount
+
+// sampleCount is the value of counter name (or the sample count of histogram name) in the
+// series with label=value, read from m's registry.
+func sampleCount(t *testing.T, m *metrics.Metrics, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					if s.Histogram != nil {
+						return float64(s.Histogram.GetSampleCount())
+					}
+					return s.Counter.GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func TestJudgeFailureClass(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"config", fmt.Errorf("chat: %w", llm.ErrConfig), metrics.ClassConfig},
+		{"rate limited", fmt.Errorf("chat: %w", llm.ErrRateLimited), metrics.ClassRateLimited},
+		{"server", fmt.Errorf("chat: %w", llm.ErrServer), metrics.ClassServer},
+		{"bad response", fmt.Errorf("chat: %w", llm.ErrBadResponse), metrics.ClassBadResponse},
+		{"malformed verdicts", fmt.Errorf("repair: %w", judge.ErrMalformed), metrics.ClassMalformed},
+		{"anything else", errors.New("boom"), metrics.ClassOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := judgeFailureClass(tt.err); got != tt.want {
+				t.Errorf("class = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestJudgeAndEvalBatchRecordMetrics: a heuristic judge batch counts as a heuristic call, an
+// LLM batch the server rate-limits as an llm call and a rate_limited failure; an eval batch
+// refused for its input counts as failed, one already stored as done.
+func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := metrics.New()
+	rows := []schemas.CandidateRow{{Rank: 1, DocID: "a", Text: "key rate raised"}, {Rank: 2, DocID: "b", Text: "apple pie"}}
+	if err := putParquet(ctx, b, "runs/r/candidates.parquet", rows); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	c, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "judge", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Bucket: b, Metrics: m}
+	in := JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 1, To: 2, Mode: JudgeHeuristic}
+	if _, err := a.Judge(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	a.LLM = c
+	in.Mode = JudgeAuto
+	if _, err := a.Judge(ctx, in); !errors.Is(err, llm.ErrRateLimited) {
+		t.Fatalf("judge against a 429 server: %v", err)
+	}
+	for _, check := range []struct {
+		name, label, value string
+		want               float64
+	}{
+		{"asof_judge_calls_total", "method", judge.MethodHeuristic, 1},
+		{"asof_judge_calls_total", "method", "llm", 1},
+		{"asof_judge_failures_total", "class", metrics.ClassRateLimited, 1},
+	} {
+		if got := sampleCount(t, m, check.name, check.label, check.value); got != check.want {
+			t.Errorf("%s{%s=%q} = %v, want %v", check.name, check.label, check.value, got, check.want)
+		}
+	}
+
+	if _, err := a.EvalBatch(ctx, EvalBatchInput{EvalID: "e", Batch: 0, Index: "toy", Systems: []string{"no-such-system"}}); err == nil || !strings.Contains(err.Error(), "no-such-system") {
+		t.Fatalf("eval batch with an unknown system: %v", err)
+	}
+	if _, err := b.Put(ctx, EvalBatchKey("e", 1), strings.NewReader("rows")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.EvalBatch(ctx, EvalBatchInput{EvalID: "e", Batch: 1, Index: "toy"}); err != nil {
+		t.Fatal(err)
+	}
+	if failed, done := sampleCount(t, m, "asof_eval_batches_total", "outcome", "failed"), sampleCount(t, m, "asof_eval_batches_total", "outcome", "done"); failed != 1 || done != 1 {
+		t.Errorf("eval batches failed %v, done %v; want 1 and 1", failed, done)
+	}
+}

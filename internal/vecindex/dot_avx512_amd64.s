@@ -1,0 +1,231 @@
+#include "textflag.h"
+
+// AVX-512 kernels. They use only AVX512F, AVX512BW and (dotInt8VNNI, dotsInt8VNNI) AVX512VNNI
+// instructions on Z registers; the horizontal sums end in the AVX2 sequence of dot_amd64.s.
+// Every kernel ends with VZEROUPPER.
+
+// func dotAVX512(a, b *float32, n int) float32
+//
+// n is a positive multiple of 16: 64 floats a step in four accumulators, then 16 a step.
+TEXT ·dotAVX512(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), SI
+	MOVQ   b+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   CX, DX
+	SHRQ   $6, CX
+	JZ     tail
+
+loop64:
+	VMOVUPS     0(SI), Z4
+	VMOVUPS     64(SI), Z5
+	VMOVUPS     128(SI), Z6
+	VMOVUPS     192(SI), Z7
+	VFMADD231PS 0(DI), Z4, Z0
+	VFMADD231PS 64(DI), Z5, Z1
+	VFMADD231PS 128(DI), Z6, Z2
+	VFMADD231PS 192(DI), Z7, Z3
+	ADDQ        $256, SI
+	ADDQ        $256, DI
+	DECQ        CX
+	JNZ         loop64
+
+tail:
+	ANDQ $63, DX
+	SHRQ $4, DX
+	JZ   done
+
+loop16:
+	VMOVUPS     0(SI), Z4
+	VFMADD231PS 0(DI), Z4, Z0
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        DX
+	JNZ         loop16
+
+done:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
+
+// The int8 kernels take 64 values a step. VPDPBUSD and VPMADDUBSW multiply UNSIGNED bytes (the
+// first operand) by signed bytes, so the signs move first, as in dot8_amd64.s: VPMOVB2M takes
+// the row's sign bits into K1, VPABSB takes |a|, and a VPSUBB from zero under K1 negates the
+// query bytes where the row value is negative. VPSIGNB has no EVEX form; this is its exact
+// equivalent here, because where a = 0 the product is 0 whatever the query byte is. For codes
+// in [-127, 127], |a| ≤ 127 and -q is representable, so every product a·q is exact.
+//
+//   - VNNI: VPDPBUSD adds the four products of each int32 lane into the accumulator, without
+//     an int16 step (no saturation at all); the sum fits an int32 for n < 133,000.
+//   - BW: VPMADDUBSW adds pairs into int16 (at most 2·127² = 32,258 < 32,767, so it never
+//     saturates) and VPMADDWD by ones adds pairs of those into int32.
+
+#define INT8_SIGNS(A, Q) \
+	VPMOVB2M A, K1    \
+	VPABSB   A, A     \
+	VPSUBB   Q, Z14, K1, Q
+
+#define INT8_REDUCE \
+	VEXTRACTI64X4 $1, Z0, Y1 \
+	VPADDD        Y1, Y0, Y0 \
+	VEXTRACTI128  $1, Y0, X1 \
+	VPADDD        X1, X0, X0 \
+	VPHADDD       X0, X0, X0 \
+	VPHADDD       X0, X0, X0 \
+	VMOVD         X0, AX
+
+// func dotInt8VNNI(a, q *int8, n int) int32
+//
+// n is a positive multiple of 64.
+TEXT ·dotInt8VNNI(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), SI
+	MOVQ   q+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VPXORD Z14, Z14, Z14 // zero
+	VPXORD Z0, Z0, Z0
+	SHRQ   $6, CX
+	JZ     done
+
+loop:
+	VMOVDQU8 0(SI), Z2
+	VMOVDQU8 0(DI), Z3
+	INT8_SIGNS(Z2, Z3)
+	VPDPBUSD Z3, Z2, Z0
+	ADDQ     $64, SI
+	ADDQ     $64, DI
+	DECQ     CX
+	JNZ      loop
+
+done:
+	INT8_REDUCE
+	VZEROUPPER
+	MOVL AX, ret+24(FP)
+	RET
+
+// func dotsInt8VNNI(a, q *int8, dim, rows int, out *int32)
+//
+// out[r] = dotInt8VNNI(a[r·dim:], q, dim) for r < rows; dim is a positive multiple of 64.
+TEXT ·dotsInt8VNNI(SB), NOSPLIT, $0-40
+	MOVQ   a+0(FP), SI
+	MOVQ   q+8(FP), R8
+	MOVQ   dim+16(FP), R9
+	MOVQ   rows+24(FP), R10
+	MOVQ   out+32(FP), R11
+	VPXORD Z14, Z14, Z14 // zero
+	SHRQ   $6, R9
+	JZ     end
+	TESTQ  R10, R10
+	JZ     end
+
+row:
+	MOVQ   R8, DI
+	MOVQ   R9, CX
+	VPXORD Z0, Z0, Z0
+
+step:
+	VMOVDQU8 0(SI), Z2
+	VMOVDQU8 0(DI), Z3
+	INT8_SIGNS(Z2, Z3)
+	VPDPBUSD Z3, Z2, Z0
+	ADDQ     $64, SI
+	ADDQ     $64, DI
+	DECQ     CX
+	JNZ      step
+
+	INT8_REDUCE
+	MOVL AX, 0(R11)
+	ADDQ $4, R11
+	DECQ R10
+	JNZ  row
+
+end:
+	VZEROUPPER
+	RET
+
+// func dotInt8AVX512(a, q *int8, n int) int32
+//
+// n is a positive multiple of 64 (AVX512BW, no VNNI).
+TEXT ·dotInt8AVX512(SB), NOSPLIT, $0-28
+	MOVQ       a+0(FP), SI
+	MOVQ       q+8(FP), DI
+	MOVQ       n+16(FP), CX
+	VPXORD     Z14, Z14, Z14             // zero
+	VPTERNLOGD $0xff, Z15, Z15, Z15      // all ones
+	VPSRLW     $15, Z15, Z15             // int16 ones
+	VPXORD     Z0, Z0, Z0
+	SHRQ       $6, CX
+	JZ         done
+
+loop:
+	VMOVDQU8   0(SI), Z2
+	VMOVDQU8   0(DI), Z3
+	INT8_SIGNS(Z2, Z3)
+	VPMADDUBSW Z3, Z2, Z2
+	VPMADDWD   Z15, Z2, Z2
+	VPADDD     Z2, Z0, Z0
+	ADDQ       $64, SI
+	ADDQ       $64, DI
+	DECQ       CX
+	JNZ        loop
+
+done:
+	INT8_REDUCE
+	VZEROUPPER
+	MOVL AX, ret+24(FP)
+	RET
+
+// func dotsInt8AVX512(a, q *int8, dim, rows int, out *int32)
+//
+// out[r] = dotInt8AVX512(a[r·dim:], q, dim) for r < rows; dim is a positive multiple of 64.
+TEXT ·dotsInt8AVX512(SB), NOSPLIT, $0-40
+	MOVQ       a+0(FP), SI
+	MOVQ       q+8(FP), R8
+	MOVQ       dim+16(FP), R9
+	MOVQ       rows+24(FP), R10
+	MOVQ       out+32(FP), R11
+	VPXORD     Z14, Z14, Z14        // zero
+	VPTERNLOGD $0xff, Z15, Z15, Z15 // all ones
+	VPSRLW     $15, Z15, Z15        // int16 ones
+	SHRQ       $6, R9
+	JZ         end
+	TESTQ      R10, R10
+	JZ         end
+
+row:
+	MOVQ   R8, DI
+	MOVQ   R9, CX
+	VPXORD Z0, Z0, Z0
+
+step:
+	VMOVDQU8   0(SI), Z2
+	VMOVDQU8   0(DI), Z3
+	INT8_SIGNS(Z2, Z3)
+	VPMADDUBSW Z3, Z2, Z2
+	VPMADDWD   Z15, Z2, Z2
+	VPADDD     Z2, Z0, Z0
+	ADDQ       $64, SI
+	ADDQ       $64, DI
+	DECQ       CX
+	JNZ        step
+
+	INT8_REDUCE
+	MOVL AX, 0(R11)
+	ADDQ $4, R11
+	DECQ R10
+	JNZ  row
+
+end:
+	VZEROUPPER
+	RET
