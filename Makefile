@@ -19,7 +19,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos clean verify-kernels
+.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos clean verify-kernels
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -73,6 +73,7 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	$(GO) vet -tags lean ./cmd/... ./infra ./worker
 	@if [ -n "$(GOTAGS)" ]; then echo "$(GO) vet -tags ORT ./internal/embed"; $(GO) vet -tags ORT ./internal/embed; fi
 	$(TOOLS)/workflowcheck ./workflows/...
+	$(MAKE) deploy-check
 	$(MAKE) build-lean
 	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
 	$(GO) test -race -count=1 -timeout 30m ./...
@@ -81,6 +82,9 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
+
+deploy-check: ## check infra/deploy (Dockerfile, compose.yaml, Kubernetes manifests) against the code: compose-go's loader, strict k8s.io/api decoding (its own Go module)
+	cd infra/deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 test-short: ## unit tests only (-short skips the ones that start servers)
 	$(GO) test -short -count=1 ./...

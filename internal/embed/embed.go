@@ -67,7 +67,7 @@ type Config struct {
 	// ORTDir is the folder holding libonnxruntime.so (default: DefaultORTDir).
 	ORTDir string
 	// Threads is ONNX Runtime's intra-op thread count per call (default 1). At most
-	// cores/Threads calls run at once, and one EmbedPassages call spreads its batches over
+	// cores/Threads calls run at once (cores: GOMAXPROCS, so a container's CPU limit), and one EmbedPassages call spreads its batches over
 	// them, so threads never outnumber cores. On 2 cores, 2 calls × 1 thread embed realtimeqa
 	// articles ~15% faster than 1 call × 2 threads (BENCHMARKS.md); more threads per call
 	// lower one query's latency instead.
@@ -232,10 +232,17 @@ func NewHugot(cfg Config) (*Hugot, error) {
 	pipe.Model.EosTokenIDs = nil
 	slots := 1
 	if backend == BackendORT {
-		slots = max(1, runtime.NumCPU()/cfg.Threads)
+		slots = callSlots(cfg.Threads)
 	}
 	return &Hugot{cfg: cfg, backend: backend, session: session, release: release, pipe: pipe, name: name,
 		prep: prep, slots: make(chan struct{}, slots), dim: cfg.Dim}, nil
+}
+
+// callSlots is how many ONNX Runtime calls of threads threads each run at once: the CPUs Go
+// may use (GOMAXPROCS, which follows a container's CPU limit since Go 1.25) over threads, at
+// least 1. NumCPU would count the node's cores: 64 calls on a 64-core node under a 2-CPU limit.
+func callSlots(threads int) int {
+	return max(1, runtime.GOMAXPROCS(0)/max(threads, 1))
 }
 
 // quantizedOps are ONNX operators of quantized models (dynamic and static int8).
