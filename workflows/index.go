@@ -32,7 +32,8 @@ type IndexBuildInput struct {
 	// unit of progress a crashed embedding worker loses at most.
 	EmbedPartSize int `json:"embed_part_size"`
 	// EmbedHeartbeat is how long an embedding worker may go silent before it counts as lost
-	// and its work is retried elsewhere (default 10 min; must exceed one part's time).
+	// and its work is retried elsewhere (default 1 min). EmbedShard heartbeats on a ticker while
+	// a part embeds, up to activities.PartStall, so it need not exceed one part's time.
 	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
 	// AsOf stamps the manifest; zero means the workflow's current time.
 	AsOf time.Time `json:"as_of"`
@@ -309,7 +310,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
 	}
 	if in.EmbedHeartbeat <= 0 {
-		in.EmbedHeartbeat = 10 * time.Minute // one part of 32 long chunks on the pure-Go backend
+		in.EmbedHeartbeat = time.Minute // EmbedShard's ticker heartbeats during a part (activities.PartStall)
 	}
 	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           config.QueueEmbed,

@@ -85,7 +85,7 @@ uploaded or started for a file that fails.`,
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
 	fs.IntVar(&f.partSize, "embed-part-size", activities.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
-	fs.DurationVar(&f.heartbeat, "embed-heartbeat", 10*time.Minute, "silence after which an embedding worker counts as lost")
+	fs.DurationVar(&f.heartbeat, "embed-heartbeat", time.Minute, "silence after which an embedding worker counts as lost (it heartbeats every quarter of this while a part embeds, for up to 10 min a part)")
 	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 	a.embeddedFlags(cmd, false)
