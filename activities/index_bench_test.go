@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -105,7 +106,8 @@ func BenchmarkIndexBuild(b *testing.B) {
 			})
 			chunks += ch.Chunks
 			last.metas = append(last.metas, w.Meta)
-			last.chunks = append(last.chunks, ch.ChunksKey)
+			// The shard's own chunk rows: WriteShard deleted the staged ones.
+			last.chunks = append(last.chunks, path.Join(activities.IndexPrefix("bench"), shard.Prefix(w.Meta.Period, w.Meta.ID), shard.ChunksFile))
 		}
 	}
 	elapsed := b.Elapsed()
