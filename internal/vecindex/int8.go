@@ -103,6 +103,20 @@ func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
 
 // up and down restore the heap property after h[i] was added or replaced (container/heap's,
 // without the interface calls).
+// offer keeps hit among the m best: pushed while the heap holds fewer, else it replaces the
+// worst when it scores higher (rows come in ascending order, so a tie never beats the kept
+// row).
+func (h minHeap) offer(hit Hit, m int) minHeap {
+	if len(h) < m {
+		h = append(h, hit)
+		h.up(len(h) - 1)
+	} else if hit.Score > h[0].Score {
+		h[0] = hit
+		h.down(0)
+	}
+	return h
+}
+
 func (h minHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
@@ -186,14 +200,7 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 			if w&(1<<j) == 0 {
 				continue
 			}
-			s := x.Scales[b0+j] * float32(dots[j])
-			if len(h) < m {
-				h = append(h, Hit{b0 + j, s})
-				h.up(len(h) - 1)
-			} else if s > h[0].Score { // rows come in ascending order: a tie never beats the kept row
-				h[0] = Hit{b0 + j, s}
-				h.down(0)
-			}
+			h = h.offer(Hit{b0 + j, x.Scales[b0+j] * float32(dots[j])}, m)
 		}
 	}
 	for j := range h { // re-score the candidates in float32

@@ -26,13 +26,8 @@ var ErrMasks = errors.New("vecindex: masks must be none, one, or one per query")
 // differs), SearchMany scores each row with Dot per query instead, from cache, and stays
 // identical.
 func (f *Flat) SearchMany(qs [][]float32, k int, masks []Mask) ([][]Hit, error) {
-	for i, q := range qs {
-		if len(q) != f.Dim {
-			return nil, fmt.Errorf("vecindex: query %d has %d values, shard dim is %d", i, len(q), f.Dim)
-		}
-	}
-	if len(masks) > 1 && len(masks) != len(qs) {
-		return nil, fmt.Errorf("%w: %d masks for %d queries", ErrMasks, len(masks), len(qs))
+	if err := checkMany(qs, f.Dim, masks); err != nil {
+		return nil, err
 	}
 	out := make([][]Hit, len(qs))
 	if k <= 0 {
@@ -163,4 +158,18 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 // does: when Dot runs dotAVX2 on them (AVX2 in use, not AVX-512, at least 32 values).
 func multiKernel(dim int) bool {
 	return useAVX2 && !useAVX512 && dim >= 32
+}
+
+// checkMany refuses queries of another dimension than the shard's, and a mask list that is
+// neither empty, one shared mask, nor one mask per query.
+func checkMany(qs [][]float32, dim int, masks []Mask) error {
+	for i, q := range qs {
+		if len(q) != dim {
+			return fmt.Errorf("vecindex: query %d has %d values, shard dim is %d", i, len(q), dim)
+		}
+	}
+	if len(masks) > 1 && len(masks) != len(qs) {
+		return fmt.Errorf("%w: %d masks for %d queries", ErrMasks, len(masks), len(qs))
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package vecindex
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -13,13 +12,8 @@ import (
 // covers its allowed rows is searched in float32, as Search does (with Flat.SearchMany).
 func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]Hit, error) {
 	f := x.Flat
-	for i, q := range qs {
-		if len(q) != f.Dim {
-			return nil, fmt.Errorf("vecindex: query %d has %d values, shard dim is %d", i, len(q), f.Dim)
-		}
-	}
-	if len(masks) > 1 && len(masks) != len(qs) {
-		return nil, fmt.Errorf("%w: %d masks for %d queries", ErrMasks, len(masks), len(qs))
+	if err := checkMany(qs, f.Dim, masks); err != nil {
+		return nil, err
 	}
 	out := make([][]Hit, len(qs))
 	if k <= 0 {
@@ -89,14 +83,7 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 				if w&(1<<j) == 0 {
 					continue
 				}
-				s := x.Scales[b0+j] * float32(dots[j])
-				if len(h) < m {
-					h = append(h, Hit{b0 + j, s})
-					h.up(len(h) - 1)
-				} else if s > h[0].Score { // rows come in ascending order: a tie never beats the kept row
-					h[0] = Hit{b0 + j, s}
-					h.down(0)
-				}
+				h = h.offer(Hit{b0 + j, x.Scales[b0+j] * float32(dots[j])}, m)
 			}
 			hs[i] = h
 		}
