@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,14 +69,8 @@ func TestWorkerKilledDuringEmbeddingWithModel(t *testing.T) {
 		t.Fatalf("index did not finish within 4 minutes after the restart\n%s", idx.output())
 	}
 	out := idx.output()
-	start := strings.Index(out, "{\n")
-	if start < 0 {
-		t.Fatalf("no JSON result:\n%s", out)
-	}
 	var res workflows.IndexBuildResult
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&res); err != nil {
-		t.Fatalf("decode result: %v\n%s", err, out)
-	}
+	decodeJSONOutput(t, out, &res)
 	if res.ShardsBuilt != 1 || res.Counts.Chunks != docs || !res.Counts.Reconciles() {
 		t.Fatalf("result %+v", res)
 	}

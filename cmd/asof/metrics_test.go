@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -136,14 +135,8 @@ func TestWorkerMetricsReconcileWithModel(t *testing.T) {
 	}
 	<-idx.read
 	out := idx.output()
-	start := strings.Index(out, "{\n")
-	if start < 0 {
-		t.Fatalf("no JSON result:\n%s", out)
-	}
 	var res workflows.IndexBuildResult
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&res); err != nil {
-		t.Fatalf("decode result: %v\n%s", err, out)
-	}
+	decodeJSONOutput(t, out, &res)
 	c := res.Counts
 	if c.Read != 6 || c.Indexed != 3 || c.QuarantinedTotal() != 3 || len(c.Quarantined) != 3 || c.Chunks == 0 {
 		t.Fatalf("the fixture should read 6 rows, index 3 and quarantine 3 for 3 reasons: %+v", c)

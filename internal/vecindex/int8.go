@@ -103,6 +103,24 @@ func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
 
 // up and down restore the heap property after h[i] was added or replaced (container/heap's,
 // without the interface calls).
+// rescore scores the candidates h in float32 against q (h is reordered) and returns the k best,
+// best first, ties to the lower row.
+func (f *Flat) rescore(q []float32, h []Hit, k int) []Hit {
+	for j := range h {
+		h[j].Score = Dot(q, f.Row(h[j].Row))
+	}
+	slices.SortFunc(h, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return slices.Clone(h[:min(k, len(h))])
+}
+
 // offer keeps hit among the m best: pushed while the heap holds fewer, else it replaces the
 // worst when it scores higher (rows come in ascending order, so a tie never beats the kept
 // row).
@@ -203,19 +221,7 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 			h = h.offer(Hit{b0 + j, x.Scales[b0+j] * float32(dots[j])}, m)
 		}
 	}
-	for j := range h { // re-score the candidates in float32
-		h[j].Score = Dot(q, f.Row(h[j].Row))
-	}
-	slices.SortFunc(h, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	return slices.Clone(h[:min(k, len(h))]), nil
+	return f.rescore(q, h, k), nil
 }
 
 // allowedRows is Mask.Count by words: the rows m allows of n (n for a nil mask; a mask from

@@ -33,15 +33,7 @@ func (f *Flat) SearchMany(qs [][]float32, k int, masks []Mask) ([][]Hit, error) 
 	if k <= 0 {
 		return out, nil
 	}
-	maskOf := func(i int) Mask {
-		switch len(masks) {
-		case 0:
-			return nil
-		case 1:
-			return masks[0]
-		}
-		return masks[i]
-	}
+	maskOf := func(i int) Mask { return maskFor(masks, i) }
 	var s searcher
 	for lo := 0; lo < len(qs); lo += MaxBlock {
 		hi := min(lo+MaxBlock, len(qs))
@@ -172,4 +164,15 @@ func checkMany(qs [][]float32, dim int, masks []Mask) error {
 		return fmt.Errorf("%w: %d masks for %d queries", ErrMasks, len(masks), len(qs))
 	}
 	return nil
+}
+
+// maskFor is query i's mask in a SearchMany mask list: none, one shared, or one per query.
+func maskFor(masks []Mask, i int) Mask {
+	switch len(masks) {
+	case 0:
+		return nil
+	case 1:
+		return masks[0]
+	}
+	return masks[i]
 }

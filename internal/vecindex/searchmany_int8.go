@@ -1,9 +1,5 @@
 package vecindex
 
-import (
-	"slices"
-)
-
 // SearchMany is Int8.Search for many queries at once, with the same results: query i's hits
 // are Search(qs[i], k, mask i, rerank)'s. masks is nil, one shared mask or one per query, as
 // for Flat.SearchMany. The codes are read once per block of 64 rows (24 KB at 384 dimensions)
@@ -23,15 +19,7 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		rerank = DefaultRerank
 	}
 	m := k * rerank
-	maskOf := func(i int) Mask {
-		switch len(masks) {
-		case 0:
-			return nil
-		case 1:
-			return masks[0]
-		}
-		return masks[i]
-	}
+	maskOf := func(i int) Mask { return maskFor(masks, i) }
 	// Queries whose candidates would be every allowed row: the float32 scan, as Search.
 	var flat []int
 	var flatQs [][]float32
@@ -92,19 +80,7 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		if !scan[i] {
 			continue
 		}
-		for j := range h {
-			h[j].Score = Dot(qs[i], f.Row(h[j].Row))
-		}
-		slices.SortFunc(h, func(a, b Hit) int {
-			if better(a, b) {
-				return -1
-			}
-			if better(b, a) {
-				return 1
-			}
-			return 0
-		})
-		out[i] = slices.Clone(h[:min(k, len(h))])
+		out[i] = f.rescore(qs[i], h, k)
 	}
 	return out, nil
 }
