@@ -94,6 +94,13 @@ func realtimeqaChaosSlice(t *testing.T) chaosSlice {
 		}
 		return docs[:n]
 	}
+	return chaosLayout(take)
+}
+
+// chaosLayout lays out the slice from take(month, n), n documents of that 2023 month: 40 of
+// January (seed), 50 of each month February–July (build), and extra = 20 seed rows, 10 build
+// rows and 40 of August.
+func chaosLayout(take func(m time.Month, n int) []schemas.Document) chaosSlice {
 	var s chaosSlice
 	s.seed = take(time.January, 40)
 	for m := time.February; m <= time.July; m++ {
@@ -136,14 +143,7 @@ func generatedChaosSlice() chaosSlice {
 		}
 		return docs
 	}
-	var s chaosSlice
-	s.seed = month(time.January, 40)
-	for m := time.February; m <= time.July; m++ {
-		s.build = append(s.build, month(m, 50)...)
-	}
-	s.extra = append(append(slices.Clone(s.seed[:20]), s.build[:10]...), month(time.August, 40)...)
-	s.overlap = 30
-	return s
+	return chaosLayout(month)
 }
 
 // chaosStack is `asof server` on a data dir with fixed ports (so it can be restarted on them)
