@@ -167,15 +167,17 @@ func Parse(query string, asOf time.Time) Reading {
 const recentDays = 7
 
 // recent reports that every date cue is a period relative to A ("this week", "past 7 days",
-// "yesterday") and that together they span at most recentDays days (A included) starting no later than A.
+// "yesterday", "a week ago") and that together they span at most recentDays days, starting no
+// later than A and ending no earlier than recentDays days before it ("three weeks ago" is a window).
 func (p *parser) recent() bool {
 	for _, c := range p.cues {
 		if c.kind == dateCue && !c.rel {
 			return false
 		}
 	}
+	const week = recentDays * 24 * time.Hour
 	h := p.hull
-	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < recentDays*24*time.Hour
+	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < week && p.a.Sub(h.to) <= week
 }
 
 // token is a run of letters (an inner apostrophe included: "today's"), a run of ASCII digits,

@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 		{"for year", "Budget for 2019, approved", "", W, "2019-01-01", "2019-12-31", false, "Budget, approved"},
 		{"bare year is not a date", "the 2008 crisis", "", R, "", "", false, "the 2008 crisis"},
 		{"count is not a year", "top 500 companies in 500 cities", "", R, "", "", false, "top 500 companies in 500 cities"},
-		{"decade is not a year", "music in the 2020s", "", R, "", "", false, "music in the 2020s"},
+		{"decade is a window, not a year", "music in the 2020s", "", W, "2020-01-01", "2024-05-15", false, "music"},
 		{"year out of range", "in 2200", "", R, "", "", false, "in 2200"},
 		{"over a count is not a year", "over 2000 companies", "", R, "", "", false, "over 2000 companies"},
 		{"на a count is not a year", "скидка на 2000 рублей", "", R, "", "", false, "скидка на 2000 рублей"},
