@@ -17,8 +17,12 @@ const (
 	monthAbbrevs = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
 
-// dateExpr matches a date phrase at i: a range, an open range, or [preposition] period.
+// dateExpr matches a date phrase at i: a Chinese one (zh.go), a range, an open range, or
+// [preposition] period.
 func (p *parser) dateExpr(i int) (int, span, bool) {
+	if j, s, ok := p.zhDate(i); ok || isHan(p.tok(i).s) {
+		return j, s, ok
+	}
 	if j, s, ok := p.between(i); ok {
 		return j, s, true
 	}
@@ -370,8 +374,8 @@ func (p *parser) suffix(j int) int {
 }
 
 // year matches a year 1900..2100 with an optional "year" before or "year", "год", "г."
-// after; worded reports such a word. A number glued to letters ("2020s") or in a chain of
-// three hyphenated numbers ("8-800-2020-2021") is not a year.
+// after; worded reports such a word. A number glued to letters ("2020s", "2000元"; the
+// particle 的 aside) or in a chain of three hyphenated numbers ("8-800-2020-2021") is not a year.
 func (p *parser) year(i int) (j, y int, worded, ok bool) {
 	k := i
 	if _, ok := p.num(k+1, 4, 4); ok && p.is(k, "year") {
@@ -386,7 +390,7 @@ func (p *parser) year(i int) (j, y int, worded, ok bool) {
 		if p.is(k-1, "г") && p.glued(k, ".") {
 			k++
 		}
-	case p.glued(k, "") && p.tok(k).word:
+	case p.glued(k, "") && p.tok(k).word && !p.is(k, "的"):
 		return i, 0, false, false
 	}
 	return k, y, worded, true

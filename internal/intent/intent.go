@@ -180,24 +180,36 @@ func (p *parser) recent() bool {
 	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < week && p.a.Sub(h.to) <= week
 }
 
-// token is a run of letters (an inner apostrophe included: "today's"), a run of ASCII digits,
-// or one other non-space character. "Q4" is two tokens; adjacency tells it from "Q 4".
+// token is one Han character, a run of other letters (an inner apostrophe included:
+// "today's"), a run of digits, or one other character that is not a space. "Q4" is two
+// tokens; adjacency tells it from "Q 4". Chinese has no spaces, so each Han character is a
+// token and the Chinese grammar (zh.go) reads words as runs of them.
 type token struct {
-	s          string // lower case, ё → е, ’ → '
+	s          string // lower case, full width narrowed (２０２１ → 2021), ё → е, ’ → '
 	n          int    // value of a run of at most 6 digits, else -1
-	word       bool   // a run of letters or digits
+	word       bool   // a Han character or a run of letters or digits
 	start, end int    // byte offsets in the query
 }
 
 var (
-	tokenRE = regexp.MustCompile(`[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|[0-9]+|\S`)
+	tokenRE = regexp.MustCompile(`\p{Han}|(?:[^\P{L}\p{Han}]|\p{M})+(?:['’](?:[^\P{L}\p{Han}]|\p{M})+)*|[0-9０-９]+|[^\s\p{Z}]`)
 	fold    = strings.NewReplacer("ё", "е", "’", "'")
 )
+
+// narrow maps full-width ASCII forms (U+FF01..U+FF5E: "２０２１", "Ｑ３", "－") to ASCII.
+func narrow(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			return r - 0xFEE0
+		}
+		return r
+	}, s)
+}
 
 func tokenize(q string) []token {
 	var toks []token
 	for _, m := range tokenRE.FindAllStringIndex(q, -1) {
-		t := token{s: fold.Replace(strings.ToLower(q[m[0]:m[1]])), n: -1, start: m[0], end: m[1]}
+		t := token{s: fold.Replace(strings.ToLower(narrow(q[m[0]:m[1]]))), n: -1, start: m[0], end: m[1]}
 		t.word = strings.IndexFunc(t.s, isWordRune) == 0
 		if c := t.s[0]; c >= '0' && c <= '9' && len(t.s) <= 6 {
 			t.n, _ = strconv.Atoi(t.s)
@@ -250,6 +262,8 @@ func (p *parser) scan() {
 			p.cues, i = append(p.cues, cue{i, j, dateCue, p.rel}), j
 		} else if cs := p.change(i); len(cs) > 0 {
 			p.cues, i = append(p.cues, cs...), cs[0].j
+		} else if j, ok := p.zhRecency(i); ok {
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: recencyCue}), j
 		} else {
 			if p.is(i, recencyWords) {
 				p.cues = append(p.cues, cue{i: i, j: i + 1, kind: recencyCue})
@@ -281,23 +295,28 @@ func (p *parser) phrases(kinds ...int) []string {
 }
 
 // text returns the query without its cues, spaces squeezed and orphaned punctuation tidied.
+// The Chinese particle 的 right before or after a cue goes with it ("2021年的通胀" → "通胀",
+// "汇率的演变" → "汇率").
 func (p *parser) text() string {
 	var b strings.Builder
 	last := 0
 	for _, c := range p.cues {
-		b.WriteString(p.q[last:p.toks[c.i].start] + " ")
+		b.WriteString(strings.TrimSuffix(p.q[last:p.toks[c.i].start], "的") + " ")
 		last = p.toks[c.j-1].end
+		if rest := strings.TrimLeft(p.q[last:], " \u3000"); strings.HasPrefix(rest, "的") {
+			last = len(p.q) - len(rest) + len("的")
+		}
 	}
 	b.WriteString(p.q[last:])
 	var words []string
 	for _, f := range strings.Fields(b.String()) {
-		if len(words) > 0 && strings.Trim(f, ".,;:!?)»") == "" {
+		if len(words) > 0 && strings.Trim(f, ".,;:!?)»，。；：！？）」』、") == "" {
 			words[len(words)-1] += f
 		} else {
 			words = append(words, f)
 		}
 	}
-	t := strings.Trim(strings.Join(words, " "), " ,;:-–—")
+	t := strings.Trim(strings.Join(words, " "), " ,;:-–—，。、；：")
 	if len(p.cues) == 0 || !strings.ContainsFunc(t, isWordRune) {
 		return strings.TrimSpace(p.q)
 	}
@@ -403,6 +422,9 @@ var changePhrases = [][]string{
 // change matches a change cue at i. "how [aux] … verb" and "как … verb" are two cues, or one
 // when they touch; the verb must be within 12 words.
 func (p *parser) change(i int) []cue {
+	if cs := p.zhChange(i); cs != nil {
+		return cs
+	}
 	if j, ok := p.phrase(i, changePhrases); ok {
 		return []cue{{i: i, j: j, kind: changeCue}}
 	}
