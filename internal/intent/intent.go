@@ -1,34 +1,79 @@
-// Package intent reads the temporal intent of a search query, in English or Russian, relative
-// to an anchor day A (the "as of" date). It picks a retrieval mode — recency, a hard date
-// window, or evolution ("then vs now") — and the publication days that go with it. It is a
-// small hand-written parser over word tokens: no I/O, no clock, same answer for same input.
+// Package intent reads the temporal intent of a search query, in English, Russian or Chinese,
+// relative to an anchor day A (the "as of" date). It picks a retrieval mode — recency, a hard
+// date window, or evolution ("then vs now") — and the publication days that go with it. It is
+// a small hand-written parser over word tokens (each Han character is a token, since Chinese
+// has no spaces): no I/O, no clock, same answer for same input.
+//
+// What it reads, besides plain years, months, quarters, halves, dates and ISO dates:
+//   - English: "between March and May 2024", "since 2020", "before 2020", "last week", "past 30
+//     days", "this quarter", "last spring", "the summer of 2020", "early 2020", "mid-2019",
+//     "late last year", "at the end of 2023", "in the 2010s", "a year ago", "YTD", "2023Q3".
+//   - Russian: «с марта по май 2023», «с 2020 года», «на прошлой неделе», «за последние 3
+//     года», «в марте 2024», «весной 2023 года», «прошлой весной», «летом», «в начале 2024
+//     года», «в конце прошлого года», «с начала года», «в 90-х», «год назад».
+//   - Chinese: 2021年3月5日, 2021年3月, 2021年, 二〇二一年, ２０２１年 (full width), 21年3月,
+//     2019年至2021年, 2019—2021年, 2024年1-3月, 3月5日至10日, 2020年以来, 自2020年起, 2020年至今,
+//     2020年之后, 2020年以前, 截至2023年底, 2023年第三季度, 2023年Q3, 2023年前三季度, 上半年,
+//     下半年, 今年, 去年, 前年, 明年, 本月, 上个月, 本周, 上周, 今天, 昨天, 近三个月, 过去一年,
+//     最近一周, 过去半年, 三年前, 2021年初, 今年年底, 3月上旬, 去年春天, 2021年夏天, 90年代;
+//     recency cues 最近, 最新, 目前, 现在, 近期, 到目前为止; change cues 如何变化, 有何变化,
+//     变化了吗, 演变, 前后对比, and 如何/怎样 … 变化.
 //
 // Where everyday language is ambiguous the parser chooses as follows:
-//   - "last week" / "на прошлой неделе" is the previous ISO calendar week (Monday to Sunday);
-//     "past week" / "за последнюю неделю" is the rolling seven days A−6..A. Likewise "last
-//     month/quarter/year" are previous calendar periods, while "past month" and "last 3
-//     months" are rolling: they start the day after A shifted back by the period.
+//   - "last week" / "на прошлой неделе" / 上周 is the previous ISO calendar week (Monday to
+//     Sunday); "past week" / "за последнюю неделю" / 最近一周 is the rolling seven days A−6..A.
+//     Likewise "last month/quarter/year" are previous calendar periods, while "past month"
+//     and "last 3 months" are rolling: they start the day after A shifted back by the period.
 //   - "today" is A's day; "today's", "as of today" and "на сегодня" are recency cues.
 //   - A period wholly after A, and no change cue ("which candidate left the 2024 race" as of
 //     2023), is read as recency over what was published up to A, with Empty set and the date
 //     words kept in Text: what is known of a future period comes from before it. A window
 //     mode asked for explicitly still answers "no documents in that period".
-//   - A period of at most seven days relative to A, and nothing else dated ("this week", "past 7
-//     days", "yesterday", "на этой неделе"), asks for fresh news: it is read as recency with
-//     Fresh set, not as a window. The article that answers "what happened this week" is often
-//     older than the week (realtimeqa's weekly quizzes: up to 14 days), and a window would cut
-//     it. Explicit dates, months, years, ranges and longer relative periods ("this year",
-//     "past 3 months") stay hard windows.
-//   - A month, quarter or half without a year ("in March", "в первом квартале") needs a
-//     preposition and is its latest occurrence begun by A; English month abbreviations
-//     ("Mar") need a year.
-//   - "from 2020" alone is the year 2020 (as in "articles from 2020"); "since 2020", "from 2020
-//     onwards" and "с 2020 года" run from 2020 to A.
-//   - "before 2020" and "до 2020 года" exclude 2020; "until 2020" and "through 2020" include it.
+//   - A period of at most seven days relative to A that ends at most seven days before A, and
+//     nothing else dated ("this week", "past 7 days", "yesterday", "a week ago", 本周), asks
+//     for fresh news: it is read as recency with Fresh set, not as a window. The article that
+//     answers "what happened this week" is often older than the week (realtimeqa's weekly
+//     quizzes: up to 14 days), and a window would cut it. Explicit dates, months, years,
+//     ranges, longer relative periods ("this year", "past 3 months") and older ones ("three
+//     weeks ago") stay hard windows.
+//   - A month, quarter, half or season without a year ("in March", "в первом квартале", "in
+//     the summer") needs a preposition and is its latest occurrence begun by A; English month
+//     abbreviations ("Mar") and "fall" need a year, "fall" also reads after "last" or "this";
+//     Russian seasons in the instrumental («летом») and Chinese digit months (3月份, 3月5日) need
+//     no preposition, Chinese Han-numeral months need 份, a day or 在 (三月份, 在三月: not 十月革命).
+//   - Chinese 上半年 and 下半年 without a year are the halves of A's year (下半年 before July is
+//     a period after A), as Chinese uses them; other yearless periods follow the rule above.
+//   - Seasons are meteorological: spring is March–May, summer June–August, autumn
+//     September–November, and the winter of a year begins in it (winter 2021, 2021年冬季:
+//     December 2021 to February 2022). "This summer" is the summer that contains A, else the
+//     one that begins in A's year; "last summer" is the latest summer that ended before A.
+//   - "Early", "mid" and "late" (в начале, в середине, в конце; 初, 中, 底/末) are thirds: of a
+//     year, January–April, May–August, September–December; of a month, days 1–10, 11–20 and
+//     21 to the end (as 上旬, 中旬, 下旬); of a quarter or season, its months; of a decade, 40
+//     months. "The end of the year" alone («к концу года», 年底) is A's year's.
+//   - A decade is ten years from its year ending in 0 ("the 1990s", «в 2010-х»); Russian
+//     «90-х» and Chinese 90年代 without a century are the latest such decade begun by A.
+//     English two-digit decades ("the 90s") are not read: they are also temperatures.
+//   - "N units ago" («год назад», 一年前) is one unit centred on A shifted back N units: "3 days
+//     ago" is that day, "a week ago" the seven days A−10..A−4, "a month ago" A−1 month ± 15
+//     days, "a year ago" A−1 year ± 182 days. It names a point in time, not a period up to A.
+//   - "from 2020" alone is the year 2020 (as in "articles from 2020", 从2021年的数据); "since
+//     2020", "from 2020 onwards", "с 2020 года", 2020年以来, 自2020年起 and 2020年至今 run from
+//     2020 to A.
+//   - "before 2020", "до 2020 года" and 2020年以前/之前 exclude 2020, as "after 2020" and
+//     2020年之后/以后 do; "until 2020", "through 2020" and 截至2020年 include it; 2020年前后 is 2020.
 //   - Several ranges in one query merge into the smallest window covering them all, and a range
-//     given backwards ("from 2021 to 2019") is read forwards.
-//   - "how has … changed" and "как … изменилось" need the verb within a few words of the
-//     question word; "how to change", "как изменить" are not change cues.
+//     given backwards ("from 2021 to 2019") is read forwards. The end of a Chinese range takes
+//     what it lacks from its start (2024年3月至5月, 3月5日至10日, 12月至2月 across the new year).
+//   - Numbers that are not years stay text: counts ("500 rubles", "over 2000 companies"),
+//     money (2000元), tenors (10年期), numbers glued to letters ("2020s" aside) and chains of
+//     three or more hyphenated numbers ("8-800-2020-2021", 010-2021-3344). A Chinese two-digit
+//     year (21年) is the nearest such year to A and only with a month, quarter or half after it.
+//   - A Chinese word does not start inside a longer word that ends in its first character
+//     (日本月度 holds no 本月, 失去年轻人 no 去年, 实现在线 no 现在), and 2021年中国 is not mid-2021.
+//   - "how has … changed", "как … изменилось" and 如何 … 变化 need the verb within a few words
+//     of the question word; "how to change", "как изменить" and 如何改变 are not change cues.
+//   - Text drops the Chinese particle 的 next to a removed phrase (2021年的通胀 → 通胀).
 package intent
 
 import (
