@@ -24,9 +24,11 @@ func (p *parser) dateExpr(i int) (int, span, bool) {
 		return j, s, ok
 	}
 	if j, s, ok := p.between(i); ok {
+		p.soft = false
 		return j, s, true
 	}
 	if j, s, ok := p.open(i); ok {
+		p.soft = false
 		return j, s, true
 	}
 	k, bare := p.preps(i)
@@ -39,11 +41,13 @@ func (p *parser) dateExpr(i int) (int, span, bool) {
 	return i, span{}, false
 }
 
-// dateExprRel is dateExpr, with p.rel telling whether the match was a period relative to A.
+// dateExprRel is dateExpr, with p.rel telling whether the match was a period relative to A
+// and p.soft whether it was a date named in passing: "N units ago" or a decade on its own, not
+// the end of a range ("since two years ago" bounds the search).
 func (p *parser) dateExprRel(i int) (int, span, bool) {
-	p.rel = false
+	p.rel, p.soft = false, false
 	j, s, ok := p.dateExpr(i)
-	p.rel = ok && p.rel
+	p.rel, p.soft = ok && p.rel, ok && p.soft
 	return j, s, ok
 }
 
@@ -174,14 +178,30 @@ func (p *parser) point(i int, bare bool) (int, span, bool) {
 }
 
 // yearless reads a month, quarter, half or season without a year as its latest start on or
-// before A. English month abbreviations and "fall" need a year.
+// before A. English month abbreviations and "fall" need a year, and an English season is not
+// one after "of", "for", … ("the end of summer", "plans for winter") or before a noun ("spring
+// break", "the summer holiday", "the winter surge").
 func (p *parser) yearless(i int) (int, span, bool) {
 	j, at, ok := p.partial(i)
 	if !ok || p.is(i, monthAbbrevs+"|fall") {
 		return i, span{}, false
 	}
+	if seasonOf(p.tok(i).s) >= 0 && p.tok(i).s[0] < 0x80 {
+		prev := i - 1
+		if p.is(prev, "the") {
+			prev--
+		}
+		if p.is(prev, "of|for|from|on|within|to") || p.tok(j).word && !p.is(j, seasonFollowers) {
+			return i, span{}, false
+		}
+	}
 	return j, latest(at, p.a), true
 }
+
+// seasonFollowers are the words after which a yearless English season is still a season ("in
+// the summer when …", "in spring and autumn"); any other word makes it a noun's modifier.
+const seasonFollowers = "and|or|of|when|while|as|to|in|on|at|for|with|before|after|but|is|was|were|" +
+	"has|had|have|will|would|the|this|that|months|season|time"
 
 // modifiers are the words for the first, middle and last third of a period, in that order.
 var modifiers = []string{
@@ -301,6 +321,7 @@ func (p *parser) decade(i int) (int, span, bool) {
 	if y < 1900 || y > 2090 || p.glued(j, "") && p.tok(j).word {
 		return i, span{}, false
 	}
+	p.soft = true
 	return p.skip(j, yearWords), monthsSpan(y, 1, 120), true
 }
 
@@ -572,6 +593,7 @@ func (p *parser) ago(i int) (int, span, bool) {
 	if !ok {
 		return i, span{}, false
 	}
+	p.soft = true
 	return j, p.around(u, n), true
 }
 

@@ -19,6 +19,7 @@ func ExampleParse() {
 		"ставка в конце прошлого года",
 		"2020年以来房价如何变化",
 		"rates a year ago",
+		"how have rents changed since a year ago",
 	} {
 		r := intent.Parse(q, asOf)
 		fmt.Printf("%s | %q\n", r.Explain(), r.Text)
@@ -32,5 +33,6 @@ func ExampleParse() {
 	// recency 2030-01-01..2030-12-31: after 2024-05-15, so what was published by then (from "in 2030") | "elections in 2030"
 	// window 2023-09-01..2023-12-31 (from "в конце прошлого года") | "ставка"
 	// evolution since 2020-01-01 (from "2020年以来", "如何变化") | "房价"
-	// window 2022-11-14..2023-11-13 (from "a year ago") | "rates"
+	// recency 2022-11-14..2023-11-13: named in passing, not a filter (from "a year ago") | "rates a year ago"
+	// evolution since 2022-11-14 (from "how have", "changed", "since a year ago") | "rents"
 }

@@ -3,9 +3,11 @@ package intent
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
-// form is one expected reading: mode, bounds, Empty, Fresh, cues and text.
+// form is one expected reading: mode, bounds, Empty, Fresh, cues and text. Soft is expected
+// exactly when a recency reading has bounds, is not Empty, and is not Fresh for a recent period.
 type form struct {
 	name     string
 	q        string
@@ -27,8 +29,10 @@ func checkForms(t *testing.T, tests []form) {
 				asOf = day0(tt.asOf)
 			}
 			r := Parse(tt.q, asOf)
-			got := []any{r.Mode, fmtDay(r.From), fmtDay(r.To), r.Empty, r.Fresh, r.Cues, r.Text}
-			want := []any{tt.mode, tt.from, tt.to, tt.empty, tt.fresh, tt.cues, tt.text}
+			long := tt.from != "" && day0(tt.to).Sub(day0(tt.from)) >= recentDays*24*time.Hour
+			soft := tt.mode == Recency && !tt.empty && tt.from != "" && (!tt.fresh || long)
+			got := []any{r.Mode, fmtDay(r.From), fmtDay(r.To), r.Empty, r.Fresh, r.Soft, r.Cues, r.Text}
+			want := []any{tt.mode, tt.from, tt.to, tt.empty, tt.fresh, soft, tt.cues, tt.text}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Parse(%q)\n got %v\nwant %v\n%s", tt.q, got, want, r.Explain())
 			}
@@ -154,19 +158,19 @@ func TestParseChinese(t *testing.T) {
 		{"past half year", "过去半年的房价", "", W, "2023-11-16", "2024-05-15", false, false, cues("过去半年"), "房价"},
 
 		// N units ago: one unit centred on A − N units.
-		{"a year ago", "一年前的利率", "", W, "2022-11-14", "2023-11-13", false, false, cues("一年前"), "利率"},
-		{"a year ago 以前", "一年以前的利率", "", W, "2022-11-14", "2023-11-13", false, false, cues("一年以前"), "利率"},
-		{"three months ago", "三个月前的利率", "", W, "2024-01-31", "2024-03-01", false, false, cues("三个月前"), "利率"},
-		{"two weeks ago", "两周前的新闻", "", W, "2024-04-28", "2024-05-04", false, false, cues("两周前"), "新闻"},
+		{"a year ago", "一年前的利率", "", R, "2022-11-14", "2023-11-13", false, false, cues("一年前"), "一年前的利率"},
+		{"a year ago 以前", "一年以前的利率", "", R, "2022-11-14", "2023-11-13", false, false, cues("一年以前"), "一年以前的利率"},
+		{"three months ago", "三个月前的利率", "", R, "2024-01-31", "2024-03-01", false, false, cues("三个月前"), "三个月前的利率"},
+		{"two weeks ago", "两周前的新闻", "", R, "2024-04-28", "2024-05-04", false, false, cues("两周前"), "两周前的新闻"},
 		{"three days ago is fresh", "3天前的新闻", "", R, "2024-05-12", "2024-05-12", false, true, cues("3天前"), "新闻"},
-		{"thirty years ago", "30年前的房价", "", W, "1993-11-14", "1994-11-13", false, false, cues("30年前"), "房价"},
+		{"thirty years ago", "30年前的房价", "", R, "1993-11-14", "1994-11-13", false, false, cues("30年前"), "30年前的房价"},
 
 		// Decades.
-		{"decade two digits", "90年代的音乐", "", W, "1990-01-01", "1999-12-31", false, false, cues("90年代"), "音乐"},
-		{"decade two digits this century", "20年代的音乐", "", W, "2020-01-01", "2024-05-15", false, false, cues("20年代"), "音乐"},
-		{"decade four digits", "2010年代的音乐", "", W, "2010-01-01", "2019-12-31", false, false, cues("2010年代"), "音乐"},
-		{"decade with century", "20世纪90年代的音乐", "", W, "1990-01-01", "1999-12-31", false, false, cues("20世纪90年代"), "音乐"},
-		{"decade last century end", "上世纪80年代末的改革", "", W, "1986-09-01", "1989-12-31", false, false, cues("上世纪80年代末"), "改革"},
+		{"decade two digits", "90年代的音乐", "", R, "1990-01-01", "1999-12-31", false, false, cues("90年代"), "90年代的音乐"},
+		{"decade two digits this century", "20年代的音乐", "", R, "2020-01-01", "2024-05-15", false, false, cues("20年代"), "20年代的音乐"},
+		{"decade four digits", "2010年代的音乐", "", R, "2010-01-01", "2019-12-31", false, false, cues("2010年代"), "2010年代的音乐"},
+		{"decade with century", "20世纪90年代的音乐", "", R, "1990-01-01", "1999-12-31", false, false, cues("20世纪90年代"), "20世纪90年代的音乐"},
+		{"decade last century end", "上世纪80年代末的改革", "", R, "1986-09-01", "1989-12-31", false, false, cues("上世纪80年代末"), "上世纪80年代末的改革"},
 
 		// Recency and change cues.
 		{"最近", "最近的新闻", "", R, "", "", false, true, cues("最近"), "新闻"},
@@ -211,7 +215,7 @@ func TestParseChinese(t *testing.T) {
 }
 
 func TestParseSeasonsThirdsDecadesAgo(t *testing.T) {
-	const R, W = Recency, Window
+	const R, W, E = Recency, Window, Evolution
 	checkForms(t, []form{
 		// Russian.
 		{"ru month year without год", "инфляция в марте 2024", "", W, "2024-03-01", "2024-03-31", false, false, cues("в марте 2024"), "инфляция"},
@@ -234,15 +238,15 @@ func TestParseSeasonsThirdsDecadesAgo(t *testing.T) {
 		{"ru end of yearless month", "ставка в конце марта", "", W, "2024-03-21", "2024-03-31", false, false, cues("в конце марта"), "ставка"},
 		{"ru since start of the year", "инфляция с начала года", "", W, "2024-01-01", "2024-05-15", false, false, cues("с начала года"), "инфляция"},
 		{"ru end of the year is ahead", "прогноз ставки на конец года", "", R, "2024-09-01", "2024-12-31", true, false, cues("на конец года"), "прогноз ставки на конец года"},
-		{"ru a year ago", "ставка год назад", "", W, "2022-11-14", "2023-11-13", false, false, cues("год назад"), "ставка"},
-		{"ru two years ago", "ставка два года назад", "", W, "2021-11-14", "2022-11-13", false, false, cues("два года назад"), "ставка"},
-		{"ru a month ago тому", "ставка месяц тому назад", "", W, "2024-03-31", "2024-04-30", false, false, cues("месяц тому назад"), "ставка"},
+		{"ru a year ago", "ставка год назад", "", R, "2022-11-14", "2023-11-13", false, false, cues("год назад"), "ставка год назад"},
+		{"ru two years ago", "ставка два года назад", "", R, "2021-11-14", "2022-11-13", false, false, cues("два года назад"), "ставка два года назад"},
+		{"ru a month ago тому", "ставка месяц тому назад", "", R, "2024-03-31", "2024-04-30", false, false, cues("месяц тому назад"), "ставка месяц тому назад"},
 		{"ru a week ago is fresh", "ставка неделю назад", "", R, "2024-05-05", "2024-05-11", false, true, cues("неделю назад"), "ставка"},
 		{"ru 3 days ago", "ставка 3 дня назад", "", R, "2024-05-12", "2024-05-12", false, true, cues("3 дня назад"), "ставка"},
-		{"ru 5 years ago", "ставка 5 лет назад", "", W, "2018-11-14", "2019-11-13", false, false, cues("5 лет назад"), "ставка"},
-		{"ru decade two digits", "рынок в 90-х годах", "", W, "1990-01-01", "1999-12-31", false, false, cues("в 90-х годах"), "рынок"},
-		{"ru decade", "рынок в 2010-х годах", "", W, "2010-01-01", "2019-12-31", false, false, cues("в 2010-х годах"), "рынок"},
-		{"ru decade е годы", "рынок в 2000-е годы", "", W, "2000-01-01", "2009-12-31", false, false, cues("в 2000-е годы"), "рынок"},
+		{"ru 5 years ago", "ставка 5 лет назад", "", R, "2018-11-14", "2019-11-13", false, false, cues("5 лет назад"), "ставка 5 лет назад"},
+		{"ru decade two digits", "рынок в 90-х годах", "", R, "1990-01-01", "1999-12-31", false, false, cues("в 90-х годах"), "рынок в 90-х годах"},
+		{"ru decade", "рынок в 2010-х годах", "", R, "2010-01-01", "2019-12-31", false, false, cues("в 2010-х годах"), "рынок в 2010-х годах"},
+		{"ru decade е годы", "рынок в 2000-е годы", "", R, "2000-01-01", "2009-12-31", false, false, cues("в 2000-е годы"), "рынок в 2000-е годы"},
 		{"ru rubles", "скидка 500 рублей", "", R, "", "", false, false, nil, "скидка 500 рублей"},
 
 		// English seasons.
@@ -283,23 +287,48 @@ func TestParseSeasonsThirdsDecadesAgo(t *testing.T) {
 		{"start is not early", "start 2024 strong", "", R, "", "", false, false, nil, "start 2024 strong"},
 
 		// Decades.
-		{"decade", "music in the 2010s", "", W, "2010-01-01", "2019-12-31", false, false, cues("in the 2010s"), "music"},
-		{"decade 1990s", "music in the 1990s", "", W, "1990-01-01", "1999-12-31", false, false, cues("in the 1990s"), "music"},
+		{"decade", "music in the 2010s", "", R, "2010-01-01", "2019-12-31", false, false, cues("in the 2010s"), "music in the 2010s"},
+		{"decade 1990s", "music in the 1990s", "", R, "1990-01-01", "1999-12-31", false, false, cues("in the 1990s"), "music in the 1990s"},
 		{"year 1990 is not the decade", "music in 1990", "", W, "1990-01-01", "1990-12-31", false, false, cues("in 1990"), "music"},
-		{"decade apostrophe", "1990's music", "", W, "1990-01-01", "1999-12-31", false, false, cues("1990's"), "music"},
-		{"late decade", "music of the late 1990s", "", W, "1996-09-01", "1999-12-31", false, false, cues("of the late 1990s"), "music"},
+		{"decade apostrophe", "1990's music", "", R, "1990-01-01", "1999-12-31", false, false, cues("1990's"), "1990's music"},
+		{"late decade", "music of the late 1990s", "", R, "1996-09-01", "1999-12-31", false, false, cues("of the late 1990s"), "music of the late 1990s"},
 		{"decade not ten", "music in the 1995s", "", R, "", "", false, false, nil, "music in the 1995s"},
 		{"two digits are not a decade in English", "temperatures in the 90s", "", R, "", "", false, false, nil, "temperatures in the 90s"},
 
 		// Ago.
-		{"a year ago", "rates a year ago", "", W, "2022-11-14", "2023-11-13", false, false, cues("a year ago"), "rates"},
-		{"two years ago", "rates two years ago", "", W, "2021-11-14", "2022-11-13", false, false, cues("two years ago"), "rates"},
-		{"a month ago from March 31", "rates a month ago", "2024-03-31", W, "2024-02-14", "2024-03-15", false, false, cues("a month ago"), "rates"},
-		{"3 weeks ago", "rates 3 weeks ago", "", W, "2024-04-21", "2024-04-27", false, false, cues("3 weeks ago"), "rates"},
+		{"a year ago", "rates a year ago", "", R, "2022-11-14", "2023-11-13", false, false, cues("a year ago"), "rates a year ago"},
+		{"two years ago", "rates two years ago", "", R, "2021-11-14", "2022-11-13", false, false, cues("two years ago"), "rates two years ago"},
+		{"a month ago from March 31", "rates a month ago", "2024-03-31", R, "2024-02-14", "2024-03-15", false, false, cues("a month ago"), "rates a month ago"},
+		{"3 weeks ago", "rates 3 weeks ago", "", R, "2024-04-21", "2024-04-27", false, false, cues("3 weeks ago"), "rates 3 weeks ago"},
 		{"a week ago is fresh", "rates a week ago", "", R, "2024-05-05", "2024-05-11", false, true, cues("a week ago"), "rates"},
 		{"yesterday is fresh", "rates 1 day ago", "", R, "2024-05-14", "2024-05-14", false, true, cues("1 day ago"), "rates"},
 		{"years ago without a number", "years ago the rate was low", "", R, "", "", false, false, nil, "years ago the rate was low"},
 		{"a few years ago", "a few years ago", "", R, "", "", false, false, nil, "a few years ago"},
+
+		// Dates named in passing: they decide only when nothing else is dated, and a range
+		// built on them bounds the search.
+		{"ago in a comparison", "prices higher than a year ago", "", R, "2022-11-14", "2023-11-13", false, false, cues("a year ago"), "prices higher than a year ago"},
+		{"ago with a recency cue stays fresh", "rents recently rose most in which city, compared to a year ago", "", R, "2022-11-14", "2023-11-13", false, true, cues("recently", "a year ago"), "rents recently rose most in which city, compared to a year ago"},
+		{"decade describing a thing", "her role in the 1960s TV series", "", R, "1960-01-01", "1969-12-31", false, false, cues("in the 1960s"), "her role in the 1960s TV series"},
+		{"ago with this week", "after stepping down two years ago, who returned as CEO this week?", "", R, "2024-05-13", "2024-05-15", false, true, cues("this week"), "after stepping down, who returned as CEO?"},
+		{"decade with this week", "which 1990s movie premiered as a series this week", "", R, "2024-05-13", "2024-05-15", false, true, cues("this week"), "which movie premiered as a series"},
+		{"ago with a year", "rates in 2015 compared to a year ago", "", W, "2015-01-01", "2015-12-31", false, false, cues("in 2015"), "rates compared to"},
+		{"ago with a change cue", "how have rents changed compared to a year ago", "", E, "2022-11-14", "2024-05-15", false, false, cues("how have", "changed", "a year ago"), "rents compared to"},
+		{"since ago bounds", "rents since two years ago", "", W, "2021-11-14", "2024-05-15", false, false, cues("since two years ago"), "rents"},
+		{"decade range bounds", "music from the 1970s to the 1990s", "", W, "1970-01-01", "1999-12-31", false, false, cues("from the 1970s to the 1990s"), "music"},
+		{"zh ago to now bounds", "房价三年前至今", "", W, "2020-11-14", "2024-05-15", false, false, cues("三年前至今"), "房价"},
+		{"future decade", "cars in the 2030s", "", R, "2030-01-01", "2039-12-31", true, false, cues("in the 2030s"), "cars in the 2030s"},
+
+		// English seasons that are nouns' modifiers or follow "of" or "for".
+		{"end of summer", "the unofficial end of summer", "", R, "", "", false, false, nil, "the unofficial end of summer"},
+		{"start of winter", "the astronomical start of winter in the north", "", R, "", "", false, false, nil, "the astronomical start of winter in the north"},
+		{"plans for winter", "plans for winter", "", R, "", "", false, false, nil, "plans for winter"},
+		{"spring break", "shootings during spring break", "", R, "", "", false, false, nil, "shootings during spring break"},
+		{"winter surge", "infections after the winter surge", "", R, "", "", false, false, nil, "infections after the winter surge"},
+		{"summer night sky", "fireworks in the summer night sky", "", R, "", "", false, false, nil, "fireworks in the summer night sky"},
+		{"season before a comma", "in the summer, prices rose", "", W, "2023-06-01", "2023-08-31", false, false, cues("in the summer"), "prices rose"},
+		{"season before when", "prices rose in the summer when rates fell", "", W, "2023-06-01", "2023-08-31", false, false, cues("in the summer"), "prices rose when rates fell"},
+		{"since spring", "prices have risen since spring", "", W, "2024-03-01", "2024-05-15", false, false, cues("since spring"), "prices have risen"},
 
 		// Year to date, glued quarters, relative years.
 		{"YTD", "YTD returns", "", W, "2024-01-01", "2024-05-15", false, false, cues("YTD"), "returns"},

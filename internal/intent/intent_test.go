@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 		{"for year", "Budget for 2019, approved", "", W, "2019-01-01", "2019-12-31", false, "Budget, approved"},
 		{"bare year is not a date", "the 2008 crisis", "", R, "", "", false, "the 2008 crisis"},
 		{"count is not a year", "top 500 companies in 500 cities", "", R, "", "", false, "top 500 companies in 500 cities"},
-		{"decade is a window, not a year", "music in the 2020s", "", W, "2020-01-01", "2024-05-15", false, "music"},
+		{"decade is named in passing, not a year", "music in the 2020s", "", R, "2020-01-01", "2024-05-15", false, "music in the 2020s"},
 		{"year out of range", "in 2200", "", R, "", "", false, "in 2200"},
 		{"over a count is not a year", "over 2000 companies", "", R, "", "", false, "over 2000 companies"},
 		{"на a count is not a year", "скидка на 2000 рублей", "", R, "", "", false, "скидка на 2000 рублей"},
@@ -358,9 +358,11 @@ func checkInvariants(t *testing.T, q string, asOf time.Time) {
 		t.Fatalf("Parse(%q, %s): From %s after To %s", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To))
 	case r.Mode == Window && r.To.IsZero():
 		t.Fatalf("Parse(%q, %s): window without To", q, fmtDay(a))
-	case r.Mode == Recency && !r.Fresh && !r.Empty && (!r.From.IsZero() || !r.To.IsZero()):
+	case r.Mode == Recency && !r.Fresh && !r.Empty && !r.Soft && (!r.From.IsZero() || !r.To.IsZero()):
 		t.Fatalf("Parse(%q, %s): recency with bounds", q, fmtDay(a))
-	case r.Mode == Recency && r.Fresh && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
+	case r.Soft && (r.Mode != Recency || r.Empty || r.To.IsZero() || r.Text != strings.TrimSpace(q)):
+		t.Fatalf("Parse(%q, %s): soft reading %s empty=%v text %q", q, fmtDay(a), r.Mode, r.Empty, r.Text)
+	case r.Mode == Recency && r.Fresh && !r.Soft && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
 		t.Fatalf("Parse(%q, %s): recency with a period %s..%s longer than %d days", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To), recentDays)
 	case strings.TrimSpace(q) != "" && r.Text == "":
 		t.Fatalf("Parse(%q, %s): empty Text", q, fmtDay(a))

@@ -169,7 +169,7 @@ func (p *parser) zhDate(i int) (int, span, bool) {
 	}
 	if k, ok := p.zh(i, "截至|截止到|截止|直到"); ok {
 		if j, s, ok := p.zhPoint(k); ok {
-			return p.zhSkip(j, "为止|止"), span{time.Time{}, s.to}, true
+			return p.bounded(p.zhSkip(j, "为止|止"), span{time.Time{}, s.to})
 		}
 		return i, span{}, false
 	}
@@ -187,30 +187,37 @@ func (p *parser) zhDate(i int) (int, span, bool) {
 	if e, ok := p.zh(j, zhJoins); ok {
 		e = p.zhSkip(e, "—")
 		if e2, ok := p.zh(e, "今|现在|目前|今天"); ok {
-			return p.zhSkip(e2, "为止"), span{first.from, p.a}, true
+			return p.bounded(p.zhSkip(e2, "为止"), span{first.from, p.a})
 		}
 		if e2, second, ok := p.zhTail(e, first); ok {
-			return p.zhSkip(e2, "期间|之间|间"), hull(first, second), true
+			return p.bounded(p.zhSkip(e2, "期间|之间|间"), hull(first, second))
 		}
 	}
 	if e, ok := p.zh(j, "以来|起|开始|至今|迄今"); ok {
-		return e, span{first.from, p.a}, true
+		return p.bounded(e, span{first.from, p.a})
 	}
 	if e, ok := p.zh(j, "前后"); ok {
 		if _, cmp := p.zh(e, "对比|比较"); !cmp {
 			return e, first, true
 		}
 	} else if e, ok := p.zh(j, "之后|以后|后"); ok {
-		return e, span{first.to.AddDate(0, 0, 1), p.a}, true
+		return p.bounded(e, span{first.to.AddDate(0, 0, 1), p.a})
 	} else if e, ok := p.zh(j, "以前|之前|前"); ok {
-		return e, span{time.Time{}, first.from.AddDate(0, 0, -1)}, true
+		return p.bounded(e, span{time.Time{}, first.from.AddDate(0, 0, -1)})
 	} else if e, ok := p.zh(j, "为止"); ok {
-		return e, span{time.Time{}, first.to}, true
+		return p.bounded(e, span{time.Time{}, first.to})
 	}
 	if since {
-		return j, span{first.from, p.a}, true
+		return p.bounded(j, span{first.from, p.a})
 	}
 	return j, first, true
+}
+
+// bounded returns a range or open range: it bounds the search even when it was built from a
+// date named in passing (三年前至今).
+func (p *parser) bounded(j int, s span) (int, span, bool) {
+	p.soft = false
+	return j, s, true
 }
 
 // zhYearRange matches years joined without the first 年: "2019—2021年", "2019至2021年".
@@ -490,6 +497,7 @@ func (p *parser) zhDecade(i int) (int, span, bool) {
 		return i, span{}, false
 	}
 	j, s := p.zhMod(j, monthsSpan(y, 1, 120))
+	p.soft = true
 	return j, s, true
 }
 
@@ -532,7 +540,7 @@ func (p *parser) zhRelative(i int) (int, span, bool) {
 	}
 	if n, u, j, ok := p.zhAmount(i); ok && !(u.months == 1 && p.is(j-1, "月") && !p.is(j-2, "个")) {
 		if j, ok := p.zh(j, "以前|之前|前"); ok {
-			p.rel = true
+			p.rel, p.soft = true, true
 			return j, p.around(u, n), true
 		}
 	}
