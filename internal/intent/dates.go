@@ -203,11 +203,22 @@ func (p *parser) yearless(i int) (int, span, bool) {
 const seasonFollowers = "and|or|of|when|while|as|to|in|on|at|for|with|before|after|but|is|was|were|" +
 	"has|had|have|will|would|the|this|that|months|season|time"
 
-// modifiers are the words for the first, middle and last third of a period, in that order.
-var modifiers = []string{
-	"early|beginning|start|начало|начала|началу|началом|начале",
-	"mid|middle|середина|середины|середине|середину|серединой",
-	"late|end|конец|конца|концу|концом|конце",
+// modifiers are the words for the first, middle and last third of a period (0, 1, 2).
+var modifiers = words(map[int]string{
+	0: "early|beginning|start|начало|начала|началу|началом|начале",
+	1: "mid|middle|середина|середины|середине|середину|серединой",
+	2: "late|end|конец|конца|концу|концом|конце",
+})
+
+// words maps each "|"-separated word of each value to its key.
+func words(m map[int]string) map[string]int {
+	out := map[string]int{}
+	for k, ws := range m {
+		for w := range strings.SplitSeq(ws, "|") {
+			out[w] = k
+		}
+	}
+	return out
 }
 
 // modified matches a third of a period: "early 2020", "mid-2019", "late last year", "at the end
@@ -215,8 +226,8 @@ var modifiers = []string{
 // needs a preposition before a yearless month ("in early March"); Russian does not ("в конце марта").
 func (p *parser) modified(i int, bare bool) (int, span, bool) {
 	k := p.skip(p.skip(i, "at|by|toward|towards|к|ко"), "the")
-	t := slices.IndexFunc(modifiers, func(w string) bool { return p.is(k, w) })
-	if t < 0 {
+	t, ok := modifiers[p.tok(k).s]
+	if !ok {
 		return i, span{}, false
 	}
 	ru := p.tok(k).s[0] >= 0x80
@@ -585,6 +596,9 @@ func (p *parser) ago(i int) (int, span, bool) {
 	} else if !p.is(i, "a|an") {
 		k = i // "год назад", "неделю назад"
 	}
+	if !p.is(k+1, "ago|назад|тому") {
+		return i, span{}, false
+	}
 	u, ok := p.unit(k)
 	if !ok || n == 0 || k == i && !p.is(k, "год|неделю|месяц|день|квартал") {
 		return i, span{}, false
@@ -660,25 +674,21 @@ var (
 		"ем": true, "а": true, "у": true, "ом": true, "й": true}
 )
 
-// seasonWords are the seasons' words, spring to winter.
-var seasonWords = []string{
-	"spring|весна|весной|весною|весну|весны|весне",
-	"summer|лето|летом|лета|лету|лете",
-	"autumn|fall|осень|осенью|осени",
-	"winter|зима|зимой|зимою|зиму|зимы|зиме",
-}
+// seasonWords are the seasons' words: 0 spring, 1 summer, 2 autumn, 3 winter.
+var seasonWords = words(map[int]string{
+	0: "spring|весна|весной|весною|весну|весны|весне",
+	1: "summer|лето|летом|лета|лету|лете",
+	2: "autumn|fall|осень|осенью|осени",
+	3: "winter|зима|зимой|зимою|зиму|зимы|зиме",
+})
 
 // ruSeasonAdverbs are the Russian seasons that say "in" without a preposition ("летом").
 const ruSeasonAdverbs = "весной|весною|летом|осенью|зимой|зимою"
 
 // seasonOf returns 0..3 (spring, summer, autumn, winter) for a season's word, else -1.
 func seasonOf(s string) int {
-	for i, w := range seasonWords {
-		for alt := range strings.SplitSeq(w, "|") {
-			if s == alt {
-				return i
-			}
-		}
+	if i, ok := seasonWords[s]; ok {
+		return i
 	}
 	return -1
 }
