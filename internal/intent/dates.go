@@ -13,33 +13,41 @@ const (
 	inPreps = "in|during|of|for|throughout|within|over|from|on|в|во|за|на"
 	// barePreps are the prepositions after which a bare number is a year.
 	barePreps    = "in|during|of|for|throughout|from|в|во|за"
-	yearWords    = "year|год|года|году|годы|годах|годом|годами|г"
+	yearWords    = "year|год|года|году|годы|годах|годом|годами|годов|г"
 	monthAbbrevs = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
 
-// dateExpr matches a date phrase at i: a range, an open range, or [preposition] period.
+// dateExpr matches a date phrase at i: a Chinese one (zh.go), a range, an open range, or
+// [preposition] period.
 func (p *parser) dateExpr(i int) (int, span, bool) {
+	if j, s, ok := p.zhDate(i); ok || isHan(p.tok(i).s) {
+		return j, s, ok
+	}
 	if j, s, ok := p.between(i); ok {
+		p.soft = false
 		return j, s, true
 	}
 	if j, s, ok := p.open(i); ok {
+		p.soft = false
 		return j, s, true
 	}
 	k, bare := p.preps(i)
 	if j, s, ok := p.point(k, bare); ok {
 		return j, s, true
 	}
-	if p.is(i, inPreps) { // "in March", "в первом квартале"
+	if p.is(i, inPreps) || p.is(k, ruSeasonAdverbs) { // "in March", "в первом квартале", "летом"
 		return p.yearless(k)
 	}
 	return i, span{}, false
 }
 
-// dateExprRel is dateExpr, with p.rel telling whether the match was a period relative to A.
+// dateExprRel is dateExpr, with p.rel telling whether the match was a period relative to A
+// and p.soft whether it was a date named in passing: "N units ago" or a decade on its own, not
+// the end of a range ("since two years ago" bounds the search).
 func (p *parser) dateExprRel(i int) (int, span, bool) {
-	p.rel = false
+	p.rel, p.soft = false, false
 	j, s, ok := p.dateExpr(i)
-	p.rel = ok && p.rel
+	p.rel, p.soft = ok && p.rel, ok && p.soft
 	return j, s, ok
 }
 
@@ -135,9 +143,13 @@ func (p *parser) open(i int) (int, span, bool) {
 	return i, span{}, false
 }
 
-// point matches one period: a date, a month, quarter or half with its year, a year (a bare
-// number only if bare), or a period relative to A.
+// point matches one period: a third of a period ("early 2020"), a date, a month, quarter,
+// half or season with its year, a decade, a year (a bare number only if bare), or a period
+// relative to A.
 func (p *parser) point(i int, bare bool) (int, span, bool) {
+	if j, s, ok := p.modified(i, bare); ok {
+		return j, s, true
+	}
 	if j, s, ok := p.numericDate(i); ok {
 		return j, s, true
 	}
@@ -145,9 +157,19 @@ func (p *parser) point(i int, bare bool) (int, span, bool) {
 		return j, s, true
 	}
 	if j, at, ok := p.partial(i); ok {
-		if k, y, _, ok := p.year(p.skip(j, "of|,|/")); ok {
+		k := p.skip(j, "of|,|/")
+		if k, y, _, ok := p.year(k); ok {
 			return k, at(y), true
 		}
+		if k, y, ok := p.relYear(k); ok { // "March of last year", "весной прошлого года"
+			return k, at(y), true
+		}
+	}
+	if j, s, ok := p.yearPart(i); ok {
+		return j, s, true
+	}
+	if j, s, ok := p.decade(i); ok {
+		return j, s, true
 	}
 	if j, y, worded, ok := p.year(i); ok && (bare || worded) {
 		return j, monthsSpan(y, 1, 12), true
@@ -155,13 +177,163 @@ func (p *parser) point(i int, bare bool) (int, span, bool) {
 	return p.relative(i)
 }
 
-// yearless reads a month, quarter or half without a year as its latest start on or before A.
+// yearless reads a month, quarter, half or season without a year as its latest start on or
+// before A. English month abbreviations and "fall" need a year, and an English season is not
+// one after "of", "for", … ("the end of summer", "plans for winter") or before a noun ("spring
+// break", "the summer holiday", "the winter surge").
 func (p *parser) yearless(i int) (int, span, bool) {
 	j, at, ok := p.partial(i)
-	if !ok || p.is(i, monthAbbrevs) {
+	if !ok || p.is(i, monthAbbrevs+"|fall") {
 		return i, span{}, false
 	}
+	if seasonOf(p.tok(i).s) >= 0 && p.tok(i).s[0] < 0x80 {
+		prev := i - 1
+		if p.is(prev, "the") {
+			prev--
+		}
+		if p.is(prev, "of|for|from|on|within|to") || p.tok(j).word && !p.is(j, seasonFollowers) {
+			return i, span{}, false
+		}
+	}
 	return j, latest(at, p.a), true
+}
+
+// seasonFollowers are the words after which a yearless English season is still a season ("in
+// the summer when …", "in spring and autumn"); any other word makes it a noun's modifier.
+const seasonFollowers = "and|or|of|when|while|as|to|in|on|at|for|with|before|after|but|is|was|were|" +
+	"has|had|have|will|would|the|this|that|months|season|time"
+
+// modifiers are the words for the first, middle and last third of a period (0, 1, 2).
+var modifiers = words(map[int]string{
+	0: "early|beginning|start|начало|начала|началу|началом|начале",
+	1: "mid|middle|середина|середины|середине|середину|серединой",
+	2: "late|end|конец|конца|концу|концом|конце",
+})
+
+// words maps each "|"-separated word of each value to its key.
+func words(m map[int]string) map[string]int {
+	out := map[string]int{}
+	for k, ws := range m {
+		for w := range strings.SplitSeq(ws, "|") {
+			out[w] = k
+		}
+	}
+	return out
+}
+
+// modified matches a third of a period: "early 2020", "mid-2019", "late last year", "at the end
+// of 2023", "в начале 2024 года", "в конце прошлого года", "к концу года" (A's year). English
+// needs a preposition before a yearless month ("in early March"); Russian does not ("в конце марта").
+func (p *parser) modified(i int, bare bool) (int, span, bool) {
+	k := p.skip(p.skip(i, "at|by|toward|towards|к|ко"), "the")
+	t, ok := modifiers[p.tok(k).s]
+	if !ok {
+		return i, span{}, false
+	}
+	ru := p.tok(k).s[0] >= 0x80
+	if p.is(k, "beginning|start|middle|end") {
+		if k++; !p.is(k, "of") {
+			return i, span{}, false
+		}
+	} else if p.glued(k+1, "-") { // "mid-2019"
+		k++
+	}
+	k = p.skip(k+1, "the")
+	j, s, ok := p.point(k, true)
+	switch {
+	case ok:
+	case p.is(k, "year|года|году|год"):
+		j, s, ok, p.rel = k+1, p.calendar(units[4], 0), true, true
+	case p.is(k, "month|месяца|месяце"):
+		j, s, ok, p.rel = k+1, p.calendar(units[2], 0), true, true
+	case bare || ru:
+		j, s, ok = p.yearless(k)
+	}
+	if ok {
+		s, ok = third(s, t)
+	}
+	if !ok {
+		return i, span{}, false
+	}
+	return j, s, true
+}
+
+// third is the t-th third (0, 1, 2) of a span of whole months: of a month, days 1–10, 11–20
+// and 21 to the end; of a year, January–April, May–August, September–December; of a quarter
+// or season, its months. Other spans have no thirds.
+func third(s span, t int) (span, bool) {
+	f, e := s.from, s.to
+	if f.IsZero() || f.Day() != 1 || e.AddDate(0, 0, 1).Day() != 1 {
+		return s, false
+	}
+	y, m := f.Year(), int(f.Month())
+	switch n := (e.Year()-y)*12 + int(e.Month()) - m + 1; {
+	case n == 1 && t < 2:
+		return span{date(y, m, 1+10*t), date(y, m, 10+10*t)}, true
+	case n == 1:
+		return span{date(y, m, 21), e}, true
+	case n%3 == 0:
+		return monthsSpan(y, m+t*n/3, n/3), true
+	}
+	return s, false
+}
+
+// relYear matches a year relative to A after a month or season: "this year", "last year",
+// "прошлого года", "этом году".
+func (p *parser) relYear(i int) (int, int, bool) {
+	k := p.skip(i, "the")
+	for off, w := range []string{"позапрошл*", "last|previous|prior|прошл*|предыдущ*", "this|current|этого|этом|текущ*|нынешн*"} {
+		if p.is(k, w) && p.is(k+1, "year|года|году|год") {
+			p.rel = true
+			return k + 2, p.a.Year() + off - 2, true
+		}
+	}
+	return i, 0, false
+}
+
+// yearPart matches a year glued to a quarter or half: "2023Q3", "2024H1".
+func (p *parser) yearPart(i int) (int, span, bool) {
+	y, ok := p.num(i, 4, 4)
+	if !ok || y < 1900 || y > 2100 || !p.glued(i+1, "q|h") {
+		return i, span{}, false
+	}
+	if q, j, ok := p.part(i+1, "q", 4, ""); ok {
+		return j, monthsSpan(y, 3*q-2, 3), true
+	}
+	if h, j, ok := p.part(i+1, "h", 2, ""); ok {
+		return j, monthsSpan(y, 6*h-5, 6), true
+	}
+	return i, span{}, false
+}
+
+// decade matches "1990s", "1990's", "2010-х", "90-е" (the latest such decade begun by A),
+// with an optional "годы", "годах".
+func (p *parser) decade(i int) (int, span, bool) {
+	y, ok := p.num(i, 2, 4)
+	if !ok || len(p.tok(i).s) == 3 || y%10 != 0 || p.glued(i, "") && p.tok(i-1).word {
+		return i, span{}, false
+	}
+	j := i + 1
+	switch {
+	case len(p.tok(i).s) == 4 && p.glued(j, "s"):
+		j++
+	case len(p.tok(i).s) == 4 && p.glued(j, "'") && p.glued(j+1, "s"):
+		j += 2
+	case p.glued(j, "-") && p.glued(j+1, "х|е|ых|ые|ех"):
+		j += 2
+	default:
+		return i, span{}, false
+	}
+	if len(p.tok(i).s) == 2 {
+		if y += p.a.Year() / 100 * 100; y > p.a.Year() {
+			y -= 100
+		}
+	}
+	if y < 1900 || y > 2090 || p.glued(j, "") && p.tok(j).word {
+		return i, span{}, false
+	}
+	p.soft = true
+	return p.skip(j, yearWords), monthsSpan(y, 1, 120), true
 }
 
 // latest is the period at(y) of the latest year y in which it begins by t.
@@ -172,8 +344,12 @@ func latest(at func(y int) span, t time.Time) span {
 	return at(t.Year() - 1)
 }
 
-// partial matches a period that needs a year: a quarter, a half or a month.
+// partial matches a period that needs a year: a quarter, a half, a month or a season. "fall"
+// is a season only before "of" or after "the", "in", "early", … ("prices fall 2000 points").
 func (p *parser) partial(i int) (int, func(y int) span, bool) {
+	if s := seasonOf(p.tok(i).s); s >= 0 && (!p.is(i, "fall") || p.is(i+1, "of") || p.is(i-1, "the|in|early|mid|late|-|since|from|until|before|after|by|during")) {
+		return i + 1, func(y int) span { return seasonSpan(y, s) }, true
+	}
 	if q, j, ok := p.part(i, "q", 4, "quarter|qtr|квартал*"); ok {
 		return j, func(y int) span { return monthsSpan(y, 3*q-2, 3) }, true
 	}
@@ -230,13 +406,14 @@ func (p *parser) suffix(j int) int {
 }
 
 // year matches a year 1900..2100 with an optional "year" before or "year", "год", "г."
-// after; worded reports such a word. A number glued to letters ("2020s") is not a year.
+// after; worded reports such a word. A number glued to letters ("2020s", "2000元"; the
+// particle 的 aside) or in a chain of three hyphenated numbers ("8-800-2020-2021") is not a year.
 func (p *parser) year(i int) (j, y int, worded, ok bool) {
 	k := i
 	if _, ok := p.num(k+1, 4, 4); ok && p.is(k, "year") {
 		k, worded = k+1, true
 	}
-	if y, ok = p.num(k, 4, 4); !ok || y < 1900 || y > 2100 || p.glued(k, "") && p.tok(k-1).word {
+	if y, ok = p.num(k, 4, 4); !ok || y < 1900 || y > 2100 || p.glued(k, "") && p.tok(k-1).word || p.chain(k) > 2 {
 		return i, 0, false, false
 	}
 	switch k++; {
@@ -245,13 +422,25 @@ func (p *parser) year(i int) (j, y int, worded, ok bool) {
 		if p.is(k-1, "г") && p.glued(k, ".") {
 			k++
 		}
-	case p.glued(k, "") && p.tok(k).word:
+	case p.glued(k, "") && p.tok(k).word && !p.is(k, "的"):
 		return i, 0, false, false
 	}
 	return k, y, worded, true
 }
 
-// numericDate matches 2024-03-01, 2024-03 and 01.03.2024.
+// chain counts the numbers in the run of hyphen-joined numbers (no spaces) through token k.
+func (p *parser) chain(k int) int {
+	n := 1
+	for i := k; p.glued(i+1, "-") && p.glued(i+2, "") && p.tok(i+2).n >= 0; i += 2 {
+		n++
+	}
+	for i := k; p.glued(i, "") && p.is(i-1, "-") && p.glued(i-1, "") && p.tok(i-2).n >= 0; i -= 2 {
+		n++
+	}
+	return n
+}
+
+// numericDate matches 2024-03-01, 2024-03, 2024/3/1, 2024.03.01 and 01.03.2024.
 func (p *parser) numericDate(i int) (int, span, bool) {
 	if y, ok := p.num(i, 4, 4); ok && p.glued(i+1, "-") {
 		m, ok := p.num(i+2, 2, 2)
@@ -263,6 +452,12 @@ func (p *parser) numericDate(i int) (int, span, bool) {
 			if d, ok := p.num(i+4, 2, 2); ok {
 				return day(i+5, y, m, d)
 			}
+		}
+	}
+	if y, ok := p.num(i, 4, 4); ok && p.glued(i+1, "/|.") && p.glued(i+2, "") && p.glued(i+3, p.tok(i+1).s) && p.glued(i+4, "") {
+		m, ok1 := p.num(i+2, 1, 2)
+		if d, ok2 := p.num(i+4, 1, 2); ok1 && ok2 {
+			return day(i+5, y, m, d) // 2021/3/5, 2021.03.05
 		}
 	}
 	if d, ok := p.num(i, 1, 2); ok && p.glued(i+1, ".") && p.glued(i+2, "") && p.glued(i+3, ".") && p.glued(i+4, "") {
@@ -321,14 +516,14 @@ func (p *parser) unit(i int) (unit, bool) {
 
 var numberWords = map[string]int{
 	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-	"nine": 9, "ten": 10, "twelve": 12, "один": 1, "одну": 1, "два": 2, "две": 2, "двух": 2,
+	"nine": 9, "ten": 10, "twelve": 12, "один": 1, "одну": 1, "два": 2, "две": 2, "двух": 2, "пару": 2,
 	"три": 3, "трех": 3, "четыре": 4, "четырех": 4, "пять": 5, "пяти": 5, "шесть": 6,
 	"шести": 6, "семь": 7, "семи": 7, "восемь": 8, "восьми": 8, "девять": 9, "девяти": 9,
 	"десять": 10, "десяти": 10,
 }
 
-// relative matches a period relative to A: today, yesterday, this/last/past unit, or the
-// past/last N units.
+// relative matches a period relative to A: today, yesterday, this/last/past unit or season,
+// the past/last N units, N units ago, year to date.
 func (p *parser) relative(i int) (int, span, bool) {
 	j, s, ok := p.relativeSpan(i)
 	p.rel = p.rel || ok
@@ -342,10 +537,29 @@ func (p *parser) relativeSpan(i int) (int, span, bool) {
 			return i + 1, p.calendar(day1, k-2), true
 		}
 	}
-	this := p.is(i, "this|current|этот|эта|это|этой|этом|этого|эту|текущ*|нынешн*")
+	if j, s, ok := p.ago(i); ok {
+		return j, s, true
+	}
+	if j, ok := p.seq(i, "year", "?-", "to", "?-", "date"); ok || p.is(i, "ytd") {
+		return max(j, i+1), p.calendar(units[4], 0), true // "YTD", "year to date", "year-to-date"
+	}
+	this := p.is(i, "this|current|этот|эта|это|этой|этом|этого|эту|этим|текущ*|нынешн*")
 	past := p.is(i, "past|прошедш*|последн*")
 	if !this && !past && !p.is(i, "last|previous|prior|прошл*|предыдущ*") {
 		return i, span{}, false
+	}
+	if s := seasonOf(p.tok(i + 1).s); s >= 0 {
+		// "this summer" is the summer that contains A, else the one that begins in A's year;
+		// "last summer" is the latest summer that ended before A.
+		at := func(y int) span { return seasonSpan(y, s) }
+		cur := latest(at, p.a)
+		switch {
+		case this && cur.to.Before(p.a):
+			cur = at(p.a.Year())
+		case !this && !cur.to.Before(p.a):
+			cur = at(cur.from.Year() - 1)
+		}
+		return i + 2, cur, true
 	}
 	n, ok := p.num(i+1, 1, 4)
 	if w, isWord := numberWords[p.tok(i+1).s]; isWord {
@@ -367,6 +581,46 @@ func (p *parser) relativeSpan(i int) (int, span, bool) {
 		return i + 2, p.rolling(u, 1), true
 	}
 	return i + 2, p.calendar(u, -1), true
+}
+
+// ago matches "a year ago", "3 weeks ago", "год назад", "два года тому назад". It is the
+// point A − n units, read as one unit centred on it: "3 days ago" is that day, "a week ago"
+// the seven days around A−7, "a month ago" A−1 month ± 15 days, "a year ago" A−1 year ± 182
+// days. Russian may leave out the number ("год назад").
+func (p *parser) ago(i int) (int, span, bool) {
+	n, k := 1, i+1
+	if v, ok := p.num(i, 1, 4); ok {
+		n = v
+	} else if v, ok := numberWords[p.tok(i).s]; ok {
+		n = v
+	} else if !p.is(i, "a|an") {
+		k = i // "год назад", "неделю назад"
+	}
+	if !p.is(k+1, "ago|назад|тому") {
+		return i, span{}, false
+	}
+	u, ok := p.unit(k)
+	if !ok || n == 0 || k == i && !p.is(k, "год|неделю|месяц|день|квартал") {
+		return i, span{}, false
+	}
+	j, ok := p.seq(k+1, "?тому", "ago|назад")
+	if !ok {
+		return i, span{}, false
+	}
+	p.soft = true
+	return j, p.around(u, n), true
+}
+
+// around is the one-unit span centred on A − n units (see ago).
+func (p *parser) around(u unit, n int) span {
+	if u.days > 0 {
+		at, hw := p.a.AddDate(0, 0, -n*u.days), (u.days-1)/2
+		return span{at.AddDate(0, 0, -hw), at.AddDate(0, 0, hw)}
+	}
+	first := date(p.a.Year(), int(p.a.Month())-n*u.months, 1)
+	at := date(first.Year(), int(first.Month()), min(p.a.Day(), date(first.Year(), int(first.Month())+1, 0).Day()))
+	hw := u.months * 365 / 24
+	return span{at.AddDate(0, 0, -hw), at.AddDate(0, 0, hw)}
 }
 
 // rolling is the last n units up to A: it starts the day after A shifted back by n units
@@ -419,6 +673,29 @@ var (
 	ruEndings = map[string]bool{"": true, "ь": true, "я": true, "е": true, "ю": true,
 		"ем": true, "а": true, "у": true, "ом": true, "й": true}
 )
+
+// seasonWords are the seasons' words: 0 spring, 1 summer, 2 autumn, 3 winter.
+var seasonWords = words(map[int]string{
+	0: "spring|весна|весной|весною|весну|весны|весне",
+	1: "summer|лето|летом|лета|лету|лете",
+	2: "autumn|fall|осень|осенью|осени",
+	3: "winter|зима|зимой|зимою|зиму|зимы|зиме",
+})
+
+// ruSeasonAdverbs are the Russian seasons that say "in" without a preposition ("летом").
+const ruSeasonAdverbs = "весной|весною|летом|осенью|зимой|зимою"
+
+// seasonOf returns 0..3 (spring, summer, autumn, winter) for a season's word, else -1.
+func seasonOf(s string) int {
+	if i, ok := seasonWords[s]; ok {
+		return i
+	}
+	return -1
+}
+
+// seasonSpan is season s (0 spring .. 3 winter) of year y, in meteorological months: spring
+// is March–May; the winter of y begins in y, December y to February y+1.
+func seasonSpan(y, s int) span { return monthsSpan(y, 3+3*s, 3) }
 
 // monthOf returns 1..12 for an English month name or 3-letter abbreviation ("sept" too), or a
 // Russian month name in any case ("март", "марта", "мае"); otherwise 0.

@@ -1,34 +1,89 @@
-// Package intent reads the temporal intent of a search query, in English or Russian, relative
-// to an anchor day A (the "as of" date). It picks a retrieval mode — recency, a hard date
-// window, or evolution ("then vs now") — and the publication days that go with it. It is a
-// small hand-written parser over word tokens: no I/O, no clock, same answer for same input.
+// Package intent reads the temporal intent of a search query, in English, Russian or Chinese,
+// relative to an anchor day A (the "as of" date). It picks a retrieval mode — recency, a hard
+// date window, or evolution ("then vs now") — and the publication days that go with it. It is
+// a small hand-written parser over word tokens (each Han character is a token, since Chinese
+// has no spaces): no I/O, no clock, same answer for same input.
+//
+// What it reads, besides plain years, months, quarters, halves, dates and ISO dates:
+//   - English: "between March and May 2024", "since 2020", "before 2020", "last week", "past 30
+//     days", "this quarter", "last spring", "the summer of 2020", "early 2020", "mid-2019",
+//     "late last year", "at the end of 2023", "in the 2010s", "a year ago", "YTD", "2023Q3".
+//   - Russian: «с марта по май 2023», «с 2020 года», «на прошлой неделе», «за последние 3
+//     года», «в марте 2024», «весной 2023 года», «прошлой весной», «летом», «в начале 2024
+//     года», «в конце прошлого года», «с начала года», «в 90-х», «год назад».
+//   - Chinese: 2021年3月5日, 2021年3月, 2021年, 二〇二一年, ２０２１年 (full width), 21年3月,
+//     2019年至2021年, 2019—2021年, 2024年1-3月, 3月5日至10日, 2020年以来, 自2020年起, 2020年至今,
+//     2020年之后, 2020年以前, 截至2023年底, 2023年第三季度, 2023年Q3, 2023年前三季度, 上半年,
+//     下半年, 今年, 去年, 前年, 明年, 本月, 上个月, 本周, 上周, 今天, 昨天, 近三个月, 过去一年,
+//     最近一周, 过去半年, 三年前, 2021年初, 今年年底, 3月上旬, 去年春天, 2021年夏天, 90年代;
+//     recency cues 最近, 最新, 目前, 现在, 近期, 到目前为止; change cues 如何变化, 有何变化,
+//     变化了吗, 演变, 前后对比, and 如何/怎样 … 变化.
 //
 // Where everyday language is ambiguous the parser chooses as follows:
-//   - "last week" / "на прошлой неделе" is the previous ISO calendar week (Monday to Sunday);
-//     "past week" / "за последнюю неделю" is the rolling seven days A−6..A. Likewise "last
-//     month/quarter/year" are previous calendar periods, while "past month" and "last 3
-//     months" are rolling: they start the day after A shifted back by the period.
+//   - "last week" / "на прошлой неделе" / 上周 is the previous ISO calendar week (Monday to
+//     Sunday); "past week" / "за последнюю неделю" / 最近一周 is the rolling seven days A−6..A.
+//     Likewise "last month/quarter/year" are previous calendar periods, while "past month"
+//     and "last 3 months" are rolling: they start the day after A shifted back by the period.
 //   - "today" is A's day; "today's", "as of today" and "на сегодня" are recency cues.
 //   - A period wholly after A, and no change cue ("which candidate left the 2024 race" as of
 //     2023), is read as recency over what was published up to A, with Empty set and the date
 //     words kept in Text: what is known of a future period comes from before it. A window
 //     mode asked for explicitly still answers "no documents in that period".
-//   - A period of at most seven days relative to A, and nothing else dated ("this week", "past 7
-//     days", "yesterday", "на этой неделе"), asks for fresh news: it is read as recency with
-//     Fresh set, not as a window. The article that answers "what happened this week" is often
-//     older than the week (realtimeqa's weekly quizzes: up to 14 days), and a window would cut
-//     it. Explicit dates, months, years, ranges and longer relative periods ("this year",
-//     "past 3 months") stay hard windows.
-//   - A month, quarter or half without a year ("in March", "в первом квартале") needs a
-//     preposition and is its latest occurrence begun by A; English month abbreviations
-//     ("Mar") need a year.
-//   - "from 2020" alone is the year 2020 (as in "articles from 2020"); "since 2020", "from 2020
-//     onwards" and "с 2020 года" run from 2020 to A.
-//   - "before 2020" and "до 2020 года" exclude 2020; "until 2020" and "through 2020" include it.
+//   - A period of at most seven days relative to A that ends at most seven days before A, and
+//     nothing else dated ("this week", "past 7 days", "yesterday", "a week ago", 本周), asks
+//     for fresh news: it is read as recency with Fresh set, not as a window. The article that
+//     answers "what happened this week" is often older than the week (realtimeqa's weekly
+//     quizzes: up to 14 days), and a window would cut it. Explicit dates, months, years,
+//     ranges, longer relative periods ("this year", "past 3 months") and older ones ("three
+//     weeks ago") stay hard windows.
+//   - A month, quarter, half or season without a year ("in March", "в первом квартале", "in
+//     the summer") needs a preposition and is its latest occurrence begun by A; English month
+//     abbreviations ("Mar") and "fall" need a year, "fall" also reads after "last" or "this";
+//     a yearless English season is not read after "of" or "for" ("the end of summer") or before
+//     a noun ("spring break", "the winter surge"). Russian seasons in the instrumental («летом»)
+//     and Chinese digit months (3月份, 3月5日) need no preposition; Chinese Han-numeral months
+//     need 份, a day or 在 (三月份, 在三月: not 十月革命).
+//   - Chinese 上半年 and 下半年 without a year are the halves of A's year (下半年 before July is
+//     a period after A), as Chinese uses them; other yearless periods follow the rule above.
+//   - Seasons are meteorological: spring is March–May, summer June–August, autumn
+//     September–November, and the winter of a year begins in it (winter 2021, 2021年冬季:
+//     December 2021 to February 2022). "This summer" is the summer that contains A, else the
+//     one that begins in A's year; "last summer" is the latest summer that ended before A.
+//   - "Early", "mid" and "late" (в начале, в середине, в конце; 初, 中, 底/末) are thirds: of a
+//     year, January–April, May–August, September–December; of a month, days 1–10, 11–20 and
+//     21 to the end (as 上旬, 中旬, 下旬); of a quarter or season, its months; of a decade, 40
+//     months. "The end of the year" alone («к концу года», 年底) is A's year's.
+//   - "N units ago" («год назад», 一年前) is one unit centred on A shifted back N units: "3 days
+//     ago" is that day, "a week ago" the seven days A−10..A−4, "a month ago" A−1 month ± 15
+//     days, "a year ago" A−1 year ± 182 days. A decade is ten years from its year ending in 0
+//     ("the 1990s", «в 2010-х»); «90-х» and 90年代 without a century are the latest such decade
+//     begun by A, and English two-digit decades ("the 90s") are not read: they are also
+//     temperatures. Both are dates named in passing: 31 of realtimeqa's 5,123 news questions
+//     hold one, and each sets the scene ("after stepping down two years ago, …", "her role in
+//     the 1960s TV series", "prices higher than a year ago") while the answer is fresh; read as
+//     windows they held none of the answer articles in 4 of the 5 judged questions they touch
+//     and cost the fifth its "this week". So alone they give recency with Soft set and the
+//     period in From and To (window mode asked for explicitly uses it; "3 days ago" and "a week
+//     ago" are fresh recency as above); with a change cue they give evolution from the period to
+//     A ("how have rents changed compared to a year ago"); other dates in the query decide over
+//     them; and a range built on them bounds the search ("since two years ago", 三年前至今).
+//   - "from 2020" alone is the year 2020 (as in "articles from 2020", 从2021年的数据); "since
+//     2020", "from 2020 onwards", "с 2020 года", 2020年以来, 自2020年起 and 2020年至今 run from
+//     2020 to A.
+//   - "before 2020", "до 2020 года" and 2020年以前/之前 exclude 2020, as "after 2020" and
+//     2020年之后/以后 do; "until 2020", "through 2020" and 截至2020年 include it; 2020年前后 is 2020.
 //   - Several ranges in one query merge into the smallest window covering them all, and a range
-//     given backwards ("from 2021 to 2019") is read forwards.
-//   - "how has … changed" and "как … изменилось" need the verb within a few words of the
-//     question word; "how to change", "как изменить" are not change cues.
+//     given backwards ("from 2021 to 2019") is read forwards. The end of a Chinese range takes
+//     what it lacks from its start (2024年3月至5月, 3月5日至10日, 12月至2月 across the new year).
+//   - Numbers that are not years stay text: counts ("500 rubles", "over 2000 companies"),
+//     money (2000元), tenors (10年期), numbers glued to letters ("2020s" aside) and chains of
+//     three or more hyphenated numbers ("8-800-2020-2021", 010-2021-3344). A Chinese two-digit
+//     year (21年) is the nearest such year to A and only with a month, quarter or half after it.
+//   - A Chinese word does not start inside a longer word that ends in its first character
+//     (日本月度 holds no 本月, 失去年轻人 no 去年, 实现在线 no 现在), and 2021年中国 is not mid-2021.
+//   - "how has … changed", "как … изменилось" and 如何 … 变化 need the verb within a few words
+//     of the question word; "how to change", "как изменить" and 如何改变 are not change cues.
+//   - Text drops the Chinese particle 的 next to a removed phrase (2021年的通胀 → 通胀).
 package intent
 
 import (
@@ -82,6 +137,13 @@ type Reading struct {
 	// "recently") or a recent relative period read as recency ("this week"). Retrieval may
 	// weigh time more for it (retrieve.Options.FreshBoost).
 	Fresh bool
+	// Soft reports a recency reading whose only dates were named in passing: "N units ago"
+	// and decades ("two years ago", «год назад», 三年前, "the 1960s", 90年代). In news questions
+	// they set the scene ("after stepping down two years ago, who returns as CEO?") while the
+	// answer is fresh, so they do not bound the search; From and To keep the period named, for
+	// a look-back that reaches it and for window mode asked for explicitly. Text is the
+	// trimmed query; Fresh is set by a recency cue as usual ("recently … a year ago").
+	Soft bool
 }
 
 // Explain returns one human-readable line, e.g. `window 2015-01-01..2015-12-31 (from "in
@@ -107,6 +169,8 @@ func (r Reading) Explain() string {
 	switch {
 	case r.Empty && r.Mode == Recency:
 		s += ": after " + r.AsOf.Format(d) + ", so what was published by then"
+	case r.Soft:
+		s += ": named in passing, not a filter"
 	case r.Empty:
 		s += ": no documents, after " + r.AsOf.Format(d)
 	}
@@ -129,22 +193,36 @@ func Parse(query string, asOf time.Time) Reading {
 	p := &parser{q: query, toks: tokenize(query), a: date(y, int(m), d)}
 	p.scan()
 	r := Reading{Mode: Recency, AsOf: p.a, Text: p.text()}
-	switch dates, change := p.has(dateCue), p.has(changeCue); {
-	case dates && !change && p.hull.from.After(p.a):
+	// Dates named in passing (pastCue) decide only when nothing else is dated.
+	dates, change, kind, h := p.has(dateCue), p.has(changeCue), dateCue, p.hull
+	if !dates && p.has(pastCue) {
+		dates, kind, h = true, pastCue, p.past
+	}
+	switch {
+	case dates && !change && h.from.After(p.a):
 		// A period wholly after A ("the 2024 race" as of 2023): what is known of it was
 		// published before it, so it is read as recency over everything up to A, the date
 		// words kept in the text; an explicit window request still gets "no documents".
-		r.Mode, r.From, r.To, r.Empty, r.Text = Recency, p.hull.from, p.hull.to, true, strings.TrimSpace(p.q)
-		r.Cues = p.phrases(dateCue)
-	case dates && !change && p.recent():
+		r.Mode, r.From, r.To, r.Empty, r.Text = Recency, h.from, h.to, true, strings.TrimSpace(p.q)
+		r.Cues = p.phrases(kind)
+	case dates && !change && p.recent(kind, h):
 		// The period is kept to explain the reading; it is not a filter.
-		r.Mode, r.From, r.To, r.Fresh = Recency, p.hull.from, p.hull.to, true
+		r.Mode, r.From, r.To, r.Fresh = Recency, h.from, h.to, true
 		if r.To.After(p.a) {
 			r.To = p.a
 		}
-		r.Cues = p.phrases(dateCue, recencyCue)
+		r.Cues = p.phrases(kind, recencyCue)
+	case dates && !change && kind == pastCue:
+		r.Mode, r.From, r.To, r.Soft, r.Text = Recency, h.from, h.to, true, strings.TrimSpace(p.q)
+		if r.To.After(p.a) {
+			r.To = p.a
+		}
+		r.Cues, r.Fresh = p.phrases(kind, recencyCue), p.has(recencyCue)
 	case dates:
-		r.Mode, r.From, r.To = Window, p.hull.from, p.hull.to
+		if kind == pastCue { // "how have rents changed since a year ago": from then to A
+			h.to = p.a
+		}
+		r.Mode, r.From, r.To = Window, h.from, h.to
 		if change {
 			r.Mode = Evolution
 		}
@@ -153,7 +231,7 @@ func Parse(query string, asOf time.Time) Reading {
 		} else if r.To.After(p.a) {
 			r.To = p.a
 		}
-		r.Cues = p.phrases(changeCue, dateCue)
+		r.Cues = p.phrases(changeCue, kind)
 	case change:
 		r.Mode, r.Cues = Evolution, p.phrases(changeCue)
 	default:
@@ -166,36 +244,49 @@ func Parse(query string, asOf time.Time) Reading {
 // recentDays is the longest relative period, in days, read as a recency cue rather than a window.
 const recentDays = 7
 
-// recent reports that every date cue is a period relative to A ("this week", "past 7 days",
-// "yesterday") and that together they span at most recentDays days (A included) starting no later than A.
-func (p *parser) recent() bool {
+// recent reports that every date cue of the kind is a period relative to A ("this week",
+// "past 7 days", "yesterday", "a week ago") and that their hull h spans at most recentDays
+// days, starting no later than A and ending no earlier than recentDays days before it.
+func (p *parser) recent(kind int, h span) bool {
 	for _, c := range p.cues {
-		if c.kind == dateCue && !c.rel {
+		if c.kind == kind && !c.rel {
 			return false
 		}
 	}
-	h := p.hull
-	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < recentDays*24*time.Hour
+	const week = recentDays * 24 * time.Hour
+	return !h.from.IsZero() && !h.from.After(p.a) && h.to.Sub(h.from) < week && p.a.Sub(h.to) <= week
 }
 
-// token is a run of letters (an inner apostrophe included: "today's"), a run of ASCII digits,
-// or one other non-space character. "Q4" is two tokens; adjacency tells it from "Q 4".
+// token is one Han character, a run of other letters (an inner apostrophe included:
+// "today's"), a run of digits, or one other character that is not a space. "Q4" is two
+// tokens; adjacency tells it from "Q 4". Chinese has no spaces, so each Han character is a
+// token and the Chinese grammar (zh.go) reads words as runs of them.
 type token struct {
-	s          string // lower case, ё → е, ’ → '
+	s          string // lower case, full width narrowed (２０２１ → 2021), ё → е, ’ → '
 	n          int    // value of a run of at most 6 digits, else -1
-	word       bool   // a run of letters or digits
+	word       bool   // a Han character or a run of letters or digits
 	start, end int    // byte offsets in the query
 }
 
 var (
-	tokenRE = regexp.MustCompile(`[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*|[0-9]+|\S`)
+	tokenRE = regexp.MustCompile(`\p{Han}|(?:[^\P{L}\p{Han}]|\p{M})+(?:['’](?:[^\P{L}\p{Han}]|\p{M})+)*|[0-9０-９]+|[^\s\p{Z}]`)
 	fold    = strings.NewReplacer("ё", "е", "’", "'")
 )
+
+// narrow maps full-width ASCII forms (U+FF01..U+FF5E: "２０２１", "Ｑ３", "－") to ASCII.
+func narrow(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			return r - 0xFEE0
+		}
+		return r
+	}, s)
+}
 
 func tokenize(q string) []token {
 	var toks []token
 	for _, m := range tokenRE.FindAllStringIndex(q, -1) {
-		t := token{s: fold.Replace(strings.ToLower(q[m[0]:m[1]])), n: -1, start: m[0], end: m[1]}
+		t := token{s: fold.Replace(strings.ToLower(narrow(q[m[0]:m[1]]))), n: -1, start: m[0], end: m[1]}
 		t.word = strings.IndexFunc(t.s, isWordRune) == 0
 		if c := t.s[0]; c >= '0' && c <= '9' && len(t.s) <= 6 {
 			t.n, _ = strconv.Atoi(t.s)
@@ -213,6 +304,7 @@ type span struct{ from, to time.Time }
 // Cue kinds.
 const (
 	dateCue = iota
+	pastCue // a date named in passing: "N units ago", a decade
 	changeCue
 	recencyCue
 )
@@ -229,7 +321,9 @@ type parser struct {
 	a    time.Time // the anchor day
 	cues []cue
 	hull span // smallest span covering every date cue
+	past span // smallest span covering every pastCue
 	rel  bool // the last date expression matched a period relative to A
+	soft bool // the last date expression was a date named in passing ("two years ago", "the 1960s")
 }
 
 // scan walks the tokens left to right and records cues. At each token it tries, in order:
@@ -241,13 +335,19 @@ func (p *parser) scan() {
 		} else if j, ok := p.phrase(i, recencyPhrases); ok {
 			p.cues, i = append(p.cues, cue{i: i, j: j, kind: recencyCue}), j
 		} else if j, s, ok := p.dateExprRel(i); ok {
-			if !p.has(dateCue) {
-				p.hull = s
+			kind, h := dateCue, &p.hull
+			if p.soft {
+				kind, h = pastCue, &p.past
 			}
-			p.hull = hull(p.hull, s)
-			p.cues, i = append(p.cues, cue{i, j, dateCue, p.rel}), j
+			if !p.has(kind) {
+				*h = s
+			}
+			*h = hull(*h, s)
+			p.cues, i = append(p.cues, cue{i, j, kind, p.rel}), j
 		} else if cs := p.change(i); len(cs) > 0 {
 			p.cues, i = append(p.cues, cs...), cs[0].j
+		} else if j, ok := p.zhRecency(i); ok {
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: recencyCue}), j
 		} else {
 			if p.is(i, recencyWords) {
 				p.cues = append(p.cues, cue{i: i, j: i + 1, kind: recencyCue})
@@ -279,23 +379,28 @@ func (p *parser) phrases(kinds ...int) []string {
 }
 
 // text returns the query without its cues, spaces squeezed and orphaned punctuation tidied.
+// The Chinese particle 的 right before or after a cue goes with it ("2021年的通胀" → "通胀",
+// "汇率的演变" → "汇率").
 func (p *parser) text() string {
 	var b strings.Builder
 	last := 0
 	for _, c := range p.cues {
-		b.WriteString(p.q[last:p.toks[c.i].start] + " ")
+		b.WriteString(strings.TrimSuffix(p.q[last:p.toks[c.i].start], "的") + " ")
 		last = p.toks[c.j-1].end
+		if rest := strings.TrimLeft(p.q[last:], " \u3000"); strings.HasPrefix(rest, "的") {
+			last = len(p.q) - len(rest) + len("的")
+		}
 	}
 	b.WriteString(p.q[last:])
 	var words []string
 	for _, f := range strings.Fields(b.String()) {
-		if len(words) > 0 && strings.Trim(f, ".,;:!?)»") == "" {
+		if len(words) > 0 && strings.Trim(f, ".,;:!?)»，。；：！？）」』、") == "" {
 			words[len(words)-1] += f
 		} else {
 			words = append(words, f)
 		}
 	}
-	t := strings.Trim(strings.Join(words, " "), " ,;:-–—")
+	t := strings.Trim(strings.Join(words, " "), " ,;:-–—，。、；：")
 	if len(p.cues) == 0 || !strings.ContainsFunc(t, isWordRune) {
 		return strings.TrimSpace(p.q)
 	}
@@ -401,6 +506,9 @@ var changePhrases = [][]string{
 // change matches a change cue at i. "how [aux] … verb" and "как … verb" are two cues, or one
 // when they touch; the verb must be within 12 words.
 func (p *parser) change(i int) []cue {
+	if cs := p.zhChange(i); cs != nil {
+		return cs
+	}
 	if j, ok := p.phrase(i, changePhrases); ok {
 		return []cue{{i: i, j: j, kind: changeCue}}
 	}

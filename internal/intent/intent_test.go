@@ -42,7 +42,7 @@ func TestParse(t *testing.T) {
 		{"for year", "Budget for 2019, approved", "", W, "2019-01-01", "2019-12-31", false, "Budget, approved"},
 		{"bare year is not a date", "the 2008 crisis", "", R, "", "", false, "the 2008 crisis"},
 		{"count is not a year", "top 500 companies in 500 cities", "", R, "", "", false, "top 500 companies in 500 cities"},
-		{"decade is not a year", "music in the 2020s", "", R, "", "", false, "music in the 2020s"},
+		{"decade is named in passing, not a year", "music in the 2020s", "", R, "2020-01-01", "2024-05-15", false, "music in the 2020s"},
 		{"year out of range", "in 2200", "", R, "", "", false, "in 2200"},
 		{"over a count is not a year", "over 2000 companies", "", R, "", "", false, "over 2000 companies"},
 		{"на a count is not a year", "скидка на 2000 рублей", "", R, "", "", false, "скидка на 2000 рублей"},
@@ -358,9 +358,11 @@ func checkInvariants(t *testing.T, q string, asOf time.Time) {
 		t.Fatalf("Parse(%q, %s): From %s after To %s", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To))
 	case r.Mode == Window && r.To.IsZero():
 		t.Fatalf("Parse(%q, %s): window without To", q, fmtDay(a))
-	case r.Mode == Recency && !r.Fresh && !r.Empty && (!r.From.IsZero() || !r.To.IsZero()):
+	case r.Mode == Recency && !r.Fresh && !r.Empty && !r.Soft && (!r.From.IsZero() || !r.To.IsZero()):
 		t.Fatalf("Parse(%q, %s): recency with bounds", q, fmtDay(a))
-	case r.Mode == Recency && r.Fresh && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
+	case r.Soft && (r.Mode != Recency || r.Empty || r.To.IsZero() || r.Text != strings.TrimSpace(q)):
+		t.Fatalf("Parse(%q, %s): soft reading %s empty=%v text %q", q, fmtDay(a), r.Mode, r.Empty, r.Text)
+	case r.Mode == Recency && r.Fresh && !r.Soft && (r.To.Sub(r.From) >= recentDays*24*time.Hour || r.From.After(a)):
 		t.Fatalf("Parse(%q, %s): recency with a period %s..%s longer than %d days", q, fmtDay(a), fmtDay(r.From), fmtDay(r.To), recentDays)
 	case strings.TrimSpace(q) != "" && r.Text == "":
 		t.Fatalf("Parse(%q, %s): empty Text", q, fmtDay(a))
@@ -392,6 +394,14 @@ func TestParseProperties(t *testing.T) {
 		"сейчас", "актуальная", "how has", "changed", "как", "изменилась", "evolution of",
 		"over time", "then and now", "динамика", "from", "to", "between", "and", "since", "before",
 		"с", "по", "до", "в", "за", "the", "year", "год", "quarter", "квартал",
+		"last spring", "this summer", "in the winter", "летом", "прошлой весной", "весной 2023 года",
+		"early 2020", "mid-2019", "late", "end of", "в конце", "начала", "in the 2010s", "1990s", "90-х",
+		"a year ago", "3 weeks ago", "год назад", "ago", "назад", "YTD", "2023Q3", "2021/3/5",
+		"2021年3月5日", "2021年", "3月", "三月份", "年", "月", "日", "至", "到", "以来", "以前", "之后",
+		"2019—2021年", "2023年第三季度", "2023年Q3", "上半年", "下半年", "今年", "去年", "前年", "明年",
+		"本月", "上个月", "本周", "上周", "今天", "昨天", "近三个月", "过去一年", "最近一周", "最近",
+		"最新", "如何变化", "演变", "前后对比", "去年春天", "2021年冬季", "二〇二一年", "２０２１年",
+		"90年代", "一年前", "三天前", "年初", "底", "初", "中国", "2000元", "截至", "自", "前", "后",
 	}
 	for range 5000 {
 		var parts []string
@@ -408,6 +418,9 @@ func FuzzParse(f *testing.F) {
 		"inflation in 2015", "с марта по май 2024", "Q4 2023", "how has X changed since 2020",
 		"2024-03-01", "past 9999 years", "last 0 days", "01.13.2024", "в 2019–2021 годах",
 		"today's", "up-to-date", "\xff\xfe 2015", "ё’ 4-м квартале 2023 г.",
+		"2021年3月5日", "2019—2021年的油价", "自2020年以来房价如何变化", "２０２１年第三季度末",
+		"二〇二一年三月份", "近三个月", "半年前", "上世纪80年代末", "2月29日至3月1日",
+		"late last spring", "в конце прошлого года", "mid-1990s", "9999 years ago", "год назад",
 	} {
 		f.Add(s, int64(19858))
 	}
@@ -420,5 +433,11 @@ func FuzzParse(f *testing.F) {
 func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		Parse("how has the key rate changed between March and May 2024 compared with 2019", anchor)
+	}
+}
+
+func BenchmarkParseChinese(b *testing.B) {
+	for b.Loop() {
+		Parse("美联储利率政策自2020年以来如何变化，与2019年第三季度相比", anchor)
 	}
 }
