@@ -93,8 +93,8 @@ func cpuTime(b *testing.B) time.Duration {
 // of 365 days, over the first 10,000 articles in monthly shards, top 500, searching the shards
 // that hold articles of the window (as internal/retrieve does): collection statistics
 // (SearchAll), the same with the union cardinalities counted afresh every query (uncached),
-// and per-shard document frequencies (shardDF, SearchAll before). Skipped without
-// ../shared/data.
+// and per-shard document frequencies (shardDF, SearchAll before); wall and process CPU time
+// per query (see BenchmarkSearchTop10). Skipped without ../shared/data.
 func BenchmarkSearchMonthlyShards(b *testing.B) {
 	dir := filepath.Join("..", "..", "..", "shared", "data", "realtimeqa")
 	type doc struct {
@@ -157,6 +157,7 @@ func BenchmarkSearchMonthlyShards(b *testing.B) {
 	}{{"collection", collectionDF, false}, {"collection uncached", collectionDF, true}, {"per-shard", shardDF, false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			n := 0
+			cpu0 := cpuTime(b)
 			for b.Loop() {
 				s := searches[n%len(searches)]
 				if bc.uncached {
@@ -170,6 +171,7 @@ func BenchmarkSearchMonthlyShards(b *testing.B) {
 				n++
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(n), "ms/query")
+			b.ReportMetric((cpuTime(b)-cpu0).Seconds()*1e3/float64(n), "cpu-ms/query")
 			b.ReportMetric(float64(live)/float64(len(searches)), "shards/query")
 		})
 	}
