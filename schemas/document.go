@@ -17,7 +17,8 @@ type Document struct {
 	// SourceWeight is an optional per-source prior (the Telegram layout's channel_w).
 	SourceWeight *float64 `parquet:"source_weight,optional" json:"source_weight,omitempty"`
 	Topic        string   `parquet:"topic,optional" json:"topic,omitempty"`
-	// Lang is an ISO 639-1 code ("en", "ru"); detected when the input has none.
+	// Lang is an ISO 639-1 code ("en", "ru", "zh", "ja", "ko", …); detected when the input has
+	// none (textnorm.Lang).
 	Lang string `parquet:"lang,optional" json:"lang,omitempty"`
 }
 

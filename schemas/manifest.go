@@ -54,6 +54,10 @@ type ShardMeta struct {
 	MaxDate time.Time `json:"max_date"`
 	Docs    int       `json:"docs"`
 	Chunks  int       `json:"chunks"`
+	// Lexical is the BM25 analysis version (lexical.AnalysisVersion) a shard with Chinese,
+	// Japanese or Korean chunks was built with, also hashed into its ID; 0 (absent) for a
+	// shard of English and Russian chunks only, analysed alike by every version.
+	Lexical int `json:"lexical,omitempty"`
 	// Objects are the shard's files, relative to the index folder, with sizes and hashes.
 	Objects []ObjectRef `json:"objects"`
 }

@@ -1,10 +1,11 @@
 // Package lexical builds and searches the BM25 half of a shard with bleve.
 //
-// Each chunk is indexed under its row number in the shard, with its text in text_en or text_ru
-// (analyzed by bleve's English or Russian analyzer, chosen per chunk by language) and its
-// publication time as a datetime field. Search scores bleve's BM25 term at a time over the
-// index's postings (score.go) and applies the as-of date range before ranking, so chunks
-// outside the window are never ranked at all.
+// Each chunk is indexed under its row number in the shard, with its text in text_en, text_ru
+// or text_cjk (analyzed by bleve's English, Russian or CJK-bigram analyzer, chosen per chunk by
+// language) and its publication time as a datetime field. Search scores bleve's BM25 term at a
+// time over the index's postings (score.go) and applies the as-of date range before ranking,
+// so chunks outside the window are never ranked at all. Several shards are searched as the one
+// index of all their documents (SearchAll).
 package lexical
 
 import (
@@ -13,34 +14,51 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/asofrag/asof/internal/textnorm"
 )
 
 // Doc is one chunk to index.
 type Doc struct {
 	// Row is the chunk's row in its shard (chunks.parquet, vectors.f32).
-	Row         int
-	Text        string
-	Lang        string
+	Row int
+	// Text is what is indexed.
+	Text string
+	// Lang picks the text's field: "ru" text_ru, Chinese, Japanese and Korean
+	// (textnorm.CJK) text_cjk, anything else text_en.
+	Lang string
+	// PublishedAt is the chunk's publication time, what a Window bounds.
 	PublishedAt time.Time
 }
+
+// AnalysisVersion is the version of how Build analyses text. Version 1 indexed Russian
+// chunks in text_ru and every other chunk in text_en (English analysis: a Chinese, Japanese
+// or Korean text became single characters); version 2 indexes Chinese, Japanese and Korean
+// chunks in text_cjk as character bigrams. English and Russian chunks are indexed alike in
+// both, so only shards with CJK chunks need rebuilding (internal/shard hashes the version
+// into their ids).
+const AnalysisVersion = 2
 
 // indexed is the document shape bleve stores.
 type indexed struct {
 	TextEN      string    `json:"text_en,omitempty"`
 	TextRU      string    `json:"text_ru,omitempty"`
+	TextCJK     string    `json:"text_cjk,omitempty"`
 	PublishedAt time.Time `json:"published_at"`
 }
 
-// newMapping is the shard mapping: BM25, one text field per language, a date field, nothing
-// stored (the text lives in chunks.parquet).
+// newMapping is the shard mapping: BM25, one text field per analysis (English, Russian, CJK
+// bigrams), a date field, nothing stored (the text lives in chunks.parquet).
 func newMapping() mapping.IndexMapping {
 	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -56,6 +74,7 @@ func newMapping() mapping.IndexMapping {
 	doc := bleve.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt("text_en", textField(en.AnalyzerName))
 	doc.AddFieldMappingsAt("text_ru", textField(ru.AnalyzerName))
+	doc.AddFieldMappingsAt("text_cjk", textField(cjk.AnalyzerName))
 	doc.AddFieldMappingsAt("published_at", dateField)
 	im := bleve.NewIndexMapping()
 	im.DefaultMapping = doc
@@ -74,9 +93,12 @@ func Build(dir string, docs []Doc) error {
 	}
 	for _, d := range docs {
 		v := indexed{PublishedAt: d.PublishedAt.UTC()}
-		if d.Lang == "ru" {
+		switch {
+		case d.Lang == textnorm.Russian:
 			v.TextRU = d.Text
-		} else {
+		case textnorm.CJK(d.Lang):
+			v.TextCJK = d.Text
+		default:
 			v.TextEN = d.Text
 		}
 		if err := b.Index(rowID(d.Row), v); err != nil {
@@ -164,38 +186,109 @@ type ShardHit struct {
 	Score float64
 }
 
-// SearchAll searches several indexes as one, as bleve's global scoring does: BM25's document
-// count and average field length are those of all the shards together. A term's document
-// frequency stays per shard (bleve's global scoring does not carry it), so a term that is rare
-// in one period weighs more there: a mild burst bonus, not a leak. It returns up to k hits
-// inside w, best first (ties: lower shard, then lower row). Documents outside w are never
-// ranked.
+// SearchAll searches several indexes as one index holding all their documents would be
+// searched: BM25's document count, field cardinalities (distinct terms), every term's
+// document frequency, the query norm and the date range's terms are those of the collection,
+// so a term weighs the same whatever period cut the shards, and scores of different shards
+// compare. It returns up to k hits inside w, best first (ties: lower shard, then lower row).
+// Documents outside w are never ranked.
 func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) {
+	return searchAll(indexes, q, k, w, collectionDF)
+}
+
+// dfScope says whose document frequencies a multi-index search uses.
+type dfScope int
+
+const (
+	// collectionDF: every statistic is the collection's (SearchAll).
+	collectionDF dfScope = iota
+	// shardDF is SearchAll before collection statistics, bleve's global scoring through an
+	// index alias: the document count and cardinalities summed over the indexes, document
+	// frequencies, the query norm and the date terms per index. Kept to measure the change.
+	shardDF
+)
+
+// searchAll is SearchAll with the document frequencies of scope.
+func searchAll(indexes []*Index, q string, k int, w Window, scope dfScope) ([]ShardHit, error) {
 	if k <= 0 || len(indexes) == 0 {
 		return nil, nil
 	}
 	if q == "" {
 		return nil, ErrEmptyQuery
 	}
-	cls, n, err := analyze(q)
+	st, err := collectionStats(indexes, scope)
 	if err != nil {
 		return nil, err
 	}
-	var st stats
-	for _, x := range indexes {
-		st.docs += x.r.stats.docs
-		for f := range st.card {
-			st.card[f] += x.r.stats.card[f]
+	nq := fieldCJK // English and Russian; the CJK field where the collection has CJK text
+	if st.card[fieldCJK] > 0 {
+		nq = nText
+	}
+	text, n, err := analyze(q, nq)
+	if err != nil {
+		return nil, err
+	}
+	if len(text) == 0 {
+		return nil, nil
+	}
+	var parts []*part
+	defer func() {
+		for _, p := range parts {
+			p.r.putScratch(p.sc)
+		}
+	}()
+	for si, x := range indexes {
+		if x.r.total == 0 {
+			continue
+		}
+		if err := x.r.docTable(); err != nil {
+			return nil, fmt.Errorf("lexical: search shard %d: %w", si, err)
+		}
+		parts = append(parts, &part{shard: si, r: x.r, sc: x.r.getScratch()})
+	}
+	windowed := !w.From.IsZero() || !w.To.IsZero()
+	// plan is the query over the parts sharing its statistics: all of them, or one (shardDF).
+	plan := func(ps []*part) (*scoring, error) {
+		qq := &scoring{cls: text, n: n, nq: nq, windowed: windowed}
+		if windowed {
+			dates, err := dateTerms(ps, w)
+			if err != nil {
+				return nil, err
+			}
+			qq.nDate = len(dates)
+			qq.cls = append(slices.Clip(text), dates...)
+		}
+		df := make([]uint64, len(qq.cls))
+		for _, p := range ps {
+			if err := p.lookup(qq.cls); err != nil {
+				return nil, err
+			}
+			for i, v := range p.df {
+				df[i] += v
+			}
+		}
+		qq.idf, qq.avgLen, qq.norm = weights(qq.cls, df, st)
+		return qq, nil
+	}
+	var qq *scoring
+	if scope == collectionDF {
+		if qq, err = plan(parts); err != nil {
+			return nil, fmt.Errorf("lexical: search: %w", err)
 		}
 	}
 	var out []ShardHit
-	for si, x := range indexes {
-		top, err := x.r.search(cls, n, st, k, w)
+	for _, p := range parts {
+		if scope == shardDF {
+			if qq, err = plan([]*part{p}); err != nil {
+				return nil, fmt.Errorf("lexical: search shard %d: %w", p.shard, err)
+			}
+		}
+		top, err := p.score(qq, k)
 		if err != nil {
-			return nil, fmt.Errorf("lexical: search shard %d: %w", si, err)
+			return nil, fmt.Errorf("lexical: search shard %d: %w", p.shard, err)
 		}
 		for _, h := range top {
-			out = append(out, ShardHit{Shard: si, Row: h.row, Score: h.score})
+			out = append(out, ShardHit{Shard: p.shard, Row: h.row, Score: h.score})
 		}
 	}
 	slices.SortFunc(out, func(a, b ShardHit) int {
@@ -203,6 +296,70 @@ func SearchAll(indexes []*Index, q string, k int, w Window) ([]ShardHit, error) 
 	})
 	return out[:min(k, len(out))], nil
 }
+
+// collectionStats are the statistics of indexes searched as one: the document count summed,
+// and each field's cardinality counted over the union of the indexes' terms, as one index
+// holding all their documents counts it (shardDF sums the cardinalities, as bleve's global
+// scoring does; a term in two periods then counts twice). One index keeps its own.
+func collectionStats(indexes []*Index, scope dfScope) (stats, error) {
+	var st stats
+	for _, x := range indexes {
+		st.docs += x.r.stats.docs
+		for f := range st.card {
+			st.card[f] += x.r.stats.card[f]
+		}
+	}
+	if scope == shardDF || len(indexes) == 1 {
+		return st, nil
+	}
+	ids := make([]uint64, len(indexes))
+	for i, x := range indexes {
+		ids[i] = x.r.id
+	}
+	slices.Sort(ids)
+	key := fmt.Sprint(ids)
+	unionCards.Lock()
+	card, ok := unionCards.m[key]
+	unionCards.Unlock()
+	if ok {
+		st.card = card
+		return st, nil
+	}
+	for f := range st.card {
+		if st.card[f] == 0 {
+			continue
+		}
+		lists := make([][]uint64, 0, len(indexes))
+		for _, x := range indexes {
+			hs, err := x.r.termHashes(f)
+			if err != nil {
+				return stats{}, err
+			}
+			lists = append(lists, hs)
+		}
+		st.card[f] = unionCount(lists)
+	}
+	unionCards.Lock()
+	if len(unionCards.m) >= unionCacheSize {
+		clear(unionCards.m)
+	}
+	unionCards.m[key] = st.card
+	unionCards.Unlock()
+	return st, nil
+}
+
+// unionCards caches the cardinalities of sets of indexes searched as one, by their readers'
+// ids: they depend on the set alone, counting them merges every term of every index (tens of
+// milliseconds over a hundred monthly shards), and the searches of one period (an evaluation's
+// questions of a month, a digest's topics) search the same set. Ids are never reused, so an
+// entry of closed indexes is never hit; the cache is emptied when full.
+var unionCards = struct {
+	sync.Mutex
+	m map[string][nText + 1]int
+}{m: map[string][nText + 1]int{}}
+
+// unionCacheSize bounds unionCards.
+const unionCacheSize = 4096
 
 // rowID zero-pads the row so bleve's id order (the tie-break) is numeric order.
 func rowID(row int) string { return fmt.Sprintf("%010d", row) }

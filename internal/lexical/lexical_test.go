@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -78,6 +79,89 @@ func TestSearchLanguages(t *testing.T) {
 	}
 }
 
+// TestSearchCJK: Chinese, Japanese and Korean chunks are found through CJK bigrams, beside
+// English and Russian ones, with the window applied.
+func TestSearchCJK(t *testing.T) {
+	x := build(t, append(slices.Clone(corpus),
+		Doc{5, "中国人民银行宣布下调存款准备金率0.5个百分点", "zh", day(2024, 2, 5)},
+		Doc{6, "央行维持贷款市场报价利率不变", "zh", day(2024, 3, 20)},
+		Doc{7, "日本銀行は政策金利を引き上げた", "ja", day(2024, 3, 19)},
+		Doc{8, "한국은행이 기준금리를 동결했다", "ko", day(2024, 2, 22)},
+		Doc{9, "人民银行", "zh-CN", day(2024, 1, 2)},
+	))
+	tests := []struct {
+		name string
+		q    string
+		w    Window
+		want []int
+	}{
+		{"chinese bigrams", "存款准备金率", Window{}, []int{5}},
+		{"chinese word in a longer text", "利率", Window{}, []int{6}},
+		{"chinese query, two matching texts", "人民银行宣布", Window{}, []int{5, 9}},
+		{"chinese window", "人民银行", Window{From: day(2024, 2, 1)}, []int{5}},
+		{"a lone character matches no bigram", "率", Window{}, nil},
+		{"japanese", "政策金利", Window{}, []int{7}},
+		{"korean word with its particle", "기준금리를", Window{}, []int{8}},
+		{"korean word without its particle: bleve's tokenizer does not bigram Hangul", "기준금리", Window{}, nil},
+		{"english still stems", "raising key rates", Window{}, []int{4, 0}},
+		{"russian still stems", "ключевая ставка", Window{}, []int{2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := x.Search(tt.q, 10, tt.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(rows(hits)) != fmt.Sprint(tt.want) {
+				t.Fatalf("Search(%q) = %v, want %v", tt.q, rows(hits), tt.want)
+			}
+		})
+	}
+}
+
+// TestUnionCount: distinct values over sorted lists, against a map.
+func TestUnionCount(t *testing.T) {
+	tests := []struct {
+		name  string
+		lists [][]uint64
+	}{
+		{"none", nil},
+		{"empty lists", [][]uint64{{}, nil}},
+		{"one list", [][]uint64{{1, 5, 9}}},
+		{"disjoint", [][]uint64{{1, 3}, {2, 4}, {5}}},
+		{"overlapping", [][]uint64{{1, 2, 3}, {2, 3, 4}, {3, 4, 5}, {}}},
+		{"equal", [][]uint64{{7, 8}, {7, 8}}},
+		{"extremes", [][]uint64{{0, 1 << 63, ^uint64(0)}, {0, ^uint64(0)}}},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var random [][]uint64
+	for range 40 {
+		var l []uint64
+		for range rng.IntN(300) {
+			l = append(l, rng.Uint64N(2000))
+		}
+		slices.Sort(l)
+		random = append(random, slices.Compact(l))
+	}
+	tests = append(tests, struct {
+		name  string
+		lists [][]uint64
+	}{"random", random})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := map[uint64]bool{}
+			for _, l := range tt.lists {
+				for _, v := range l {
+					seen[v] = true
+				}
+			}
+			if got := unionCount(tt.lists); got != len(seen) {
+				t.Fatalf("unionCount = %d, want %d", got, len(seen))
+			}
+		})
+	}
+}
+
 // TestWindowNeverLeaks indexes random dated documents that all match and checks that no hit
 // falls outside a random window, whatever k is.
 func TestWindowNeverLeaks(t *testing.T) {
@@ -112,9 +196,9 @@ func TestWindowNeverLeaks(t *testing.T) {
 }
 
 // TestSearchAllMergesShards: several shards searched as one return one merged, deterministic
-// ranking, the window applies in every shard, and scores use the shards' joint document count
-// and lengths (bleve's global scoring; a term's document frequency stays per shard, so the
-// same text scores higher in a shard where the term is rare — documented in SearchAll).
+// ranking, the window applies in every shard, and scores use the collection's statistics: the
+// same text scores the same in a shard where the query's terms are common and in one where
+// they are rare (with per-shard document frequencies the rare shard's copy scored higher).
 func TestSearchAllMergesShards(t *testing.T) {
 	common := day(2024, 1, 10)
 	a := build(t, []Doc{
@@ -143,6 +227,16 @@ func TestSearchAllMergesShards(t *testing.T) {
 	}
 	if hits[0].Row != 0 || hits[1].Row != 0 || hits[0].Shard == hits[1].Shard {
 		t.Fatalf("the two 'inflation report' texts should lead, one per shard: %+v", hits)
+	}
+	if hits[0].Score != hits[1].Score || hits[0].Shard != 0 {
+		t.Fatalf("the same text scores differently by shard: %+v", hits[:2])
+	}
+	old, err := searchAll([]*Index{a, b}, "inflation report", 10, Window{}, shardDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old[0].Shard != 1 || old[0].Score <= old[1].Score {
+		t.Fatalf("per-shard document frequencies: the rare shard's copy should lead: %+v", old[:2])
 	}
 	if len(hits) != 5 {
 		t.Fatalf("got %d hits, want the 5 inflation documents", len(hits))

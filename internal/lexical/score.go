@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -25,17 +27,23 @@ import (
 // score bleve gives a document for the query request built from the same text, with the same
 // quirks, so that rankings do not change:
 //
-//   - the query is a disjunction of two match queries, one per language field, each a
-//     disjunction of one term clause per analyzed token (repeated tokens are repeated clauses);
+//   - the query is a disjunction of match queries, one per language field (English and
+//     Russian, and CJK bigrams where the collection has CJK text), each a disjunction of one
+//     term clause per token of the field's analyzer (repeated tokens are repeated clauses);
 //   - a clause's term weight is bleve's BM25: idf·tf·k1 / (tf + k1·(1 − b + b·len/avgLen)) with
 //     tf = √freq, len decoded from the posting's norm, idf = ln(1 + (N − df + 0.5)/(df + 0.5)),
 //     and avgLen = ⌈field cardinality / N⌉, where bleve's field cardinality is the number of
 //     distinct terms of the field (not of tokens); a field with avgLen 0 (no text in that
 //     language) falls back to bleve's TF-IDF idf, 1 + ln(N/(df+1)), which only enters the norm;
 //   - the weight is multiplied by idf·queryNorm, queryNorm = 1/√Σ idf² over every clause of
-//     both fields (bleve's query norm, so idf counts twice);
+//     every field (bleve's query norm, so idf counts twice);
 //   - a field's sum is multiplied by its coordination factor, matched clauses / clauses, and
-//     the document's score by matched fields / 2.
+//     the document's score by matched fields / fields queried.
+//
+// Several indexes are scored as the one index of all their documents: N, each field's
+// cardinality (distinct terms of the union, counted from hashes of each index's terms), each
+// clause's df (summed), the query norm and the window's date terms (those any index has) are
+// the collection's, and each index then scores its own postings with them.
 //
 // With a window, bleve's query is a conjunction of that disjunction with an inclusive date
 // range, and the range scores too: it is a disjunction of the prefix-coded date terms that
@@ -45,22 +53,31 @@ import (
 // of the range (the newest, for an as-of window). This is replicated too: on realtimeqa's
 // as-of windows it changed 198 of 200 top-10 lists (score.go's first version filtered only).
 
-// fields are the text fields in query order, with the analyzer of each.
-var fields = [2]struct{ name, analyzer string }{
+// fields are the text fields in query order, with the analyzer of each. Every query has the
+// English and Russian match queries, as it had before the CJK field existed, so English and
+// Russian scores are unchanged; the CJK one joins where the searched collection has CJK text.
+var fields = [3]struct{ name, analyzer string }{
 	{"text_en", en.AnalyzerName},
 	{"text_ru", ru.AnalyzerName},
+	{"text_cjk", cjk.AnalyzerName},
 }
+
+// nText is the number of text fields.
+const nText = len(fields)
+
+// fieldCJK is the clause field number of the CJK text field.
+const fieldCJK = 2
 
 // dateField is the publication time field, indexed as prefix-coded int64 terms (Unix ns).
 const dateField = "published_at"
 
 // fieldDate is the clause field number of date terms (after the text fields).
-const fieldDate = len(fields)
+const fieldDate = nText
 
 // analyzers are the fields' analyzers, built once from the shard mapping.
-var analyzers = sync.OnceValues(func() ([2]analysis.Analyzer, error) {
+var analyzers = sync.OnceValues(func() ([nText]analysis.Analyzer, error) {
 	m := newMapping()
-	var out [2]analysis.Analyzer
+	var out [nText]analysis.Analyzer
 	for i, f := range fields {
 		if out[i] = m.AnalyzerNamed(f.analyzer); out[i] == nil {
 			return out, fmt.Errorf("lexical: no analyzer %q", f.analyzer)
@@ -75,16 +92,16 @@ type clause struct {
 	term  []byte
 }
 
-// analyze turns q into the clauses of both text fields, in bleve's order, and counts them per
-// field.
-func analyze(q string) ([]clause, [len(fields)]int, error) {
+// analyze turns q into the clauses of the first nq text fields, in bleve's order, and counts
+// them per field.
+func analyze(q string, nq int) ([]clause, [nText]int, error) {
 	as, err := analyzers()
 	if err != nil {
-		return nil, [len(fields)]int{}, err
+		return nil, [nText]int{}, err
 	}
 	var out []clause
-	var n [len(fields)]int
-	for f, a := range as {
+	var n [nText]int
+	for f, a := range as[:nq] {
 		for _, tok := range a.Analyze([]byte(q)) {
 			out = append(out, clause{field: f, term: tok.Term})
 			n[f]++
@@ -94,11 +111,10 @@ func analyze(q string) ([]clause, [len(fields)]int, error) {
 }
 
 // stats are the BM25 statistics of the collection searched as one: its document count and each
-// field's cardinality (bleve's, summed over shards as bleve's global scoring sums them); the
-// last field is the date.
+// field's cardinality (bleve's: the distinct terms of the field); the last field is the date.
 type stats struct {
 	docs float64
-	card [len(fields) + 1]int
+	card [nText + 1]int
 }
 
 // avgLen is bleve's average field length for field f (0 turns BM25 off for that field).
@@ -118,8 +134,9 @@ func (s stats) idf(f int, df uint64) float64 {
 }
 
 // reader is an index's scorch snapshot, held open for the index's lifetime, and what is built
-// from it once: the row of every document.
+// from it once: the row of every document, and the hashes of each field's terms.
 type reader struct {
+	id      uint64 // unique in the process (unionCards)
 	snap    *scorch.IndexSnapshot
 	segs    []*scorch.SegmentSnapshot
 	offsets []int // first global document of each segment
@@ -130,12 +147,19 @@ type reader struct {
 	rows []int32 // global document → row
 	err  error
 
+	termsOnce [nText + 1]sync.Once
+	terms     [nText + 1][]uint64 // per field: the sorted hashes of its distinct terms
+	termsErr  [nText + 1]error
+
 	pool sync.Pool // *scratch
 }
 
+// readerIDs numbers readers.
+var readerIDs atomic.Uint64
+
 // newReader opens the snapshot's segments.
 func newReader(snap *scorch.IndexSnapshot) (*reader, error) {
-	r := &reader{snap: snap, segs: snap.Segments()}
+	r := &reader{id: readerIDs.Add(1), snap: snap, segs: snap.Segments()}
 	for _, s := range r.segs {
 		r.offsets = append(r.offsets, r.total)
 		r.total += int(s.Segment().Count())
@@ -182,6 +206,104 @@ func (r *reader) docTable() error {
 	return r.err
 }
 
+// termHashes are the sorted 64-bit hashes (FNV-1a) of field f's distinct terms, read once
+// from the index's dictionaries: what the cardinality of several indexes as one is counted
+// from.
+func (r *reader) termHashes(f int) ([]uint64, error) {
+	r.termsOnce[f].Do(func() {
+		if r.stats.card[f] == 0 {
+			return
+		}
+		d, err := r.snap.FieldDict(fieldName(f))
+		if err != nil {
+			r.termsErr[f] = fmt.Errorf("lexical: terms of %s: %w", fieldName(f), err)
+			return
+		}
+		defer d.Close()
+		hs := make([]uint64, 0, r.stats.card[f])
+		for {
+			e, err := d.Next()
+			if err != nil {
+				r.termsErr[f] = fmt.Errorf("lexical: terms of %s: %w", fieldName(f), err)
+				return
+			}
+			if e == nil {
+				break
+			}
+			hs = append(hs, fnv1a(e.Term))
+		}
+		slices.Sort(hs)
+		r.terms[f] = slices.Compact(hs)
+	})
+	return r.terms[f], r.termsErr[f]
+}
+
+// fnv1a is the 64-bit FNV-1a hash of s.
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// unionCount is the number of distinct values in sorted, duplicate-free lists, merged through
+// a heap of the lists' heads.
+func unionCount(lists [][]uint64) int {
+	type head struct {
+		v    uint64
+		list int
+		at   int
+	}
+	var h []head
+	for i, l := range lists {
+		if len(l) > 0 {
+			h = append(h, head{l[0], i, 0})
+		}
+	}
+	if len(h) == 1 {
+		return len(lists[h[0].list])
+	}
+	less := func(i, j int) bool { return h[i].v < h[j].v }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && less(l, m) {
+				m = l
+			}
+			if l+1 < len(h) && less(l+1, m) {
+				m = l + 1
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	n := 0
+	var last uint64
+	for len(h) > 0 {
+		top := &h[0]
+		if n == 0 || top.v != last {
+			n++
+			last = top.v
+		}
+		if top.at++; top.at < len(lists[top.list]) {
+			top.v = lists[top.list][top.at]
+		} else {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return n
+}
+
 // fieldName is the index field of clause field f.
 func fieldName(f int) string {
 	if f == fieldDate {
@@ -191,8 +313,9 @@ func fieldName(f int) string {
 }
 
 // dateTerms are the date terms of bleve's inclusive date range query over w (DateRangeQuery,
-// NewNumericRangeSearcher), in its order, that this index has.
-func (r *reader) dateTerms(sc *scratch, w Window) ([]clause, error) {
+// NewNumericRangeSearcher), in its order, that at least one of parts has: the range of one
+// index holding all their documents.
+func dateTerms(parts []*part, w Window) ([]clause, error) {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	if !w.From.IsZero() {
 		lo = numeric.Int64ToFloat64(w.From.UnixNano())
@@ -206,14 +329,10 @@ func (r *reader) dateTerms(sc *scratch, w Window) ([]clause, error) {
 			if !validPrefixCoded(t) { // never a term: skip the dictionary lookups
 				continue
 			}
-			for si := range r.segs {
-				d, err := sc.dict(r, si, fieldDate)
+			for _, p := range parts {
+				ok, err := p.has(fieldDate, t)
 				if err != nil {
 					return nil, err
-				}
-				ok, err := d.Contains(t)
-				if err != nil {
-					return nil, fmt.Errorf("lexical: date terms: %w", err)
 				}
 				if ok {
 					out = append(out, clause{field: fieldDate, term: t})
@@ -306,8 +425,7 @@ type scratch struct {
 	hit     []int32   // documents with any match
 	date    []float64 // per document: the date range's score (with a window)
 	dated   []bool    // per document: inside the window
-	dicts   [][len(fields) + 1]segment.TermDictionary
-	lists   []segment.PostingsList
+	dicts   [][nText + 1]segment.TermDictionary
 	iters   []segment.PostingsIterator
 	top     topK
 }
@@ -323,8 +441,7 @@ func (r *reader) getScratch() *scratch {
 		sc.dated = make([]bool, r.total)
 	}
 	if len(sc.dicts) != len(r.segs) {
-		sc.dicts = make([][len(fields) + 1]segment.TermDictionary, len(r.segs))
-		sc.lists = make([]segment.PostingsList, len(r.segs))
+		sc.dicts = make([][nText + 1]segment.TermDictionary, len(r.segs))
 		sc.iters = make([]segment.PostingsIterator, len(r.segs))
 	}
 	return sc
@@ -359,78 +476,110 @@ type scored struct {
 	score float64
 }
 
-// search scores the text clauses (n per text field) over the index with the collection
-// statistics st and returns its top k, best first, ties by lower row; with a window (w not
-// zero), only documents inside it, with the date range's score added (see the top of the file).
-func (r *reader) search(text []clause, n [len(fields)]int, st stats, k int, w Window) ([]scored, error) {
-	if len(text) == 0 || r.total == 0 {
-		return nil, nil
-	}
-	if err := r.docTable(); err != nil {
-		return nil, err
-	}
-	sc := r.getScratch()
-	defer r.putScratch(sc)
+// part is one index's share of a search: its reader and scratch, and each clause's postings
+// lists in each of its segments with the clause's document frequency there.
+type part struct {
+	shard int // the index's position in the searched indexes
+	r     *reader
+	sc    *scratch
+	lists [][]segment.PostingsList // per clause: per segment; nil where the field has no terms
+	df    []uint64                 // per clause
+}
 
-	cls := text
-	windowed := !w.From.IsZero() || !w.To.IsZero()
-	var nDate int
-	if windowed {
-		dates, err := r.dateTerms(sc, w)
+// has reports whether one of p's segments has term t in field f.
+func (p *part) has(f int, t []byte) (bool, error) {
+	if p.r.stats.card[f] == 0 {
+		return false, nil
+	}
+	for si := range p.r.segs {
+		d, err := p.sc.dict(p.r, si, f)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		nDate = len(dates)
-		cls = append(slices.Clip(text), dates...)
+		ok, err := d.Contains(t)
+		if err != nil {
+			return false, fmt.Errorf("lexical: dictionary %s: %w", fieldName(f), err)
+		}
+		if ok {
+			return true, nil
+		}
 	}
+	return false, nil
+}
 
-	// Document frequencies first: idf, and so the query norm, needs every clause's.
-	type plan struct {
-		idf, avgLen float64
-		lists       []segment.PostingsList
-	}
-	plans := make([]plan, len(cls))
-	norm := 0.0
+// lookup reads each clause's postings lists from p's segments and counts its document
+// frequency in p. A field p has no terms in is never looked up (in an English-only index, the
+// Russian one).
+func (p *part) lookup(cls []clause) error {
+	p.lists = make([][]segment.PostingsList, len(cls))
+	p.df = make([]uint64, len(cls))
 	for i, c := range cls {
-		var df uint64
-		if st.card[c.field] > 0 { // a field with no terms in this collection has no postings
-			plans[i].lists = make([]segment.PostingsList, len(r.segs))
-			for si, s := range r.segs {
-				d, err := sc.dict(r, si, c.field)
-				if err != nil {
-					return nil, err
-				}
-				pl, err := d.PostingsList(c.term, s.Deleted(), nil)
-				if err != nil {
-					return nil, fmt.Errorf("lexical: postings: %w", err)
-				}
-				plans[i].lists[si] = pl
-				df += pl.Count()
-			}
+		if p.r.stats.card[c.field] == 0 {
+			continue
 		}
-		plans[i].idf = st.idf(c.field, df)
-		plans[i].avgLen = st.avgLen(c.field)
-		norm += plans[i].idf * plans[i].idf
+		p.lists[i] = make([]segment.PostingsList, len(p.r.segs))
+		for si, s := range p.r.segs {
+			d, err := p.sc.dict(p.r, si, c.field)
+			if err != nil {
+				return err
+			}
+			pl, err := d.PostingsList(c.term, s.Deleted(), nil)
+			if err != nil {
+				return fmt.Errorf("lexical: postings: %w", err)
+			}
+			p.lists[i][si] = pl
+			p.df[i] += pl.Count()
+		}
 	}
-	norm = 1 / math.Sqrt(norm)
+	return nil
+}
 
+// weights are each clause's idf and average field length under the statistics st with the
+// document frequencies df, and the query norm over all of them (bleve's: idf counts twice).
+func weights(cls []clause, df []uint64, st stats) (idf, avgLen []float64, norm float64) {
+	idf, avgLen = make([]float64, len(cls)), make([]float64, len(cls))
+	for i, c := range cls {
+		idf[i] = st.idf(c.field, df[i])
+		avgLen[i] = st.avgLen(c.field)
+		norm += idf[i] * idf[i]
+	}
+	return idf, avgLen, 1 / math.Sqrt(norm)
+}
+
+// scoring is a search's clauses and what scoring them needs beyond the postings: n text clauses
+// per text field of the nq fields queried, nDate date terms last (with a window), and each
+// clause's idf and average field length with the query norm.
+type scoring struct {
+	cls         []clause
+	n           [nText]int
+	nq, nDate   int
+	windowed    bool
+	idf, avgLen []float64
+	norm        float64
+}
+
+// score adds up q's clause scores over p's documents (p.lookup's postings) and returns
+// p's top k, best first, ties by lower row; with a window, only documents inside it, with the
+// date range's score added (see the top of the file).
+func (p *part) score(q *scoring, k int) ([]scored, error) {
+	r, sc := p.r, p.sc
 	// Field by field (the date last): each clause's postings into the field's sums, then the
 	// field's disjunction, its sum times its coordination factor.
 	for f := range fieldDate + 1 {
-		nf := nDate
+		nf := q.nDate
 		if f < fieldDate {
-			nf = n[f]
+			nf = q.n[f]
 		}
 		if nf == 0 {
 			continue
 		}
-		for i, c := range cls {
-			if c.field != f || plans[i].lists == nil {
+		for i, c := range q.cls {
+			if c.field != f || p.lists[i] == nil {
 				continue
 			}
-			p := plans[i]
-			weight := p.idf * norm
-			for si, pl := range p.lists {
+			idf, avgLen := q.idf[i], q.avgLen[i]
+			weight := idf * q.norm
+			for si, pl := range p.lists[i] {
 				if pl == nil || pl.Count() == 0 {
 					continue
 				}
@@ -450,10 +599,10 @@ func (r *reader) search(text []clause, n [len(fields)]int, st stats, k int, w Wi
 						continue // the conjunction: no text match, no hit
 					}
 					var s float64
-					if nb, ok := post.(normBits); ok && p.avgLen > 0 && nb.NormUint64() < uint64(len(fieldLengths)) {
-						s = bm25(p.idf, p.avgLen, post.Frequency(), fieldLengths[nb.NormUint64()])
+					if nb, ok := post.(normBits); ok && avgLen > 0 && nb.NormUint64() < uint64(len(fieldLengths)) {
+						s = bm25(idf, avgLen, post.Frequency(), fieldLengths[nb.NormUint64()])
 					} else {
-						s = termScore(p.idf, p.avgLen, post.Frequency(), post.Norm())
+						s = termScore(idf, avgLen, post.Frequency(), post.Norm())
 					}
 					if weight != 1.0 {
 						s *= weight
@@ -483,9 +632,9 @@ func (r *reader) search(text []clause, n [len(fields)]int, st stats, k int, w Wi
 	}
 
 	sc.top.reset(k)
-	outer := float64(len(fields)) // bleve's outer disjunction has a clause per field, empty or not
+	outer := float64(q.nq) // bleve's outer disjunction has a clause per field queried, empty or not
 	for _, d := range sc.hit {
-		if windowed && !sc.dated[d] {
+		if q.windowed && !sc.dated[d] {
 			continue
 		}
 		row := r.rows[d]
@@ -493,7 +642,7 @@ func (r *reader) search(text []clause, n [len(fields)]int, st stats, k int, w Wi
 			return nil, errors.New("lexical: a match without a document id")
 		}
 		v := sc.score[d] * (float64(sc.fields[d]) / outer)
-		if windowed {
+		if q.windowed {
 			v += sc.date[d] // the conjunction's sum
 		}
 		sc.top.offer(scored{row: int(row), score: v})

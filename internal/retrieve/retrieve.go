@@ -581,7 +581,12 @@ func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n
 
 // bm25Top ranks the BM25 branch over the live shards with the date range in the query; the
 // source filter and the mask are checked again on every hit (belt and braces: the range in
-// bleve is the mask, the check makes the invariant local).
+// bleve is the mask, the check makes the invariant local). The live shards are searched as one
+// collection (lexical.SearchAll: document frequencies, lengths and date terms of the one index
+// of their chunks), so scores do not depend on how the corpus was cut into periods. Live, not
+// every loaded shard: an evaluation loads all of an index's shards and ask only those that
+// overlap the window, and both must score a question alike; a shard without an allowed chunk
+// (all of it after the anchor or outside the window) adds nothing to the statistics.
 func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b Bounds, o Options, get func(int, int) *Candidate) error {
 	var idx []*lexical.Index
 	var back []int

@@ -380,6 +380,77 @@ func TestBM25WithinTheQueryLanguage(t *testing.T) {
 	}
 }
 
+// TestBM25SearchesShardsAsOne: the BM25 branch scores the live shards (those holding chunks
+// the mask allows) as the one index of their chunks: the same BM25 scores and ranks as one
+// shard holding those chunks, whether the corpus is cut into months or not ("inflation" is
+// common in January and rare in the other months; searched shard by shard, it would weigh
+// more there).
+func TestBM25SearchesShardsAsOne(t *testing.T) {
+	v := unit(1, 0, 0)
+	months := [][]fixture{
+		{
+			{"m1-a", "inflation report for the quarter", "x", "2024-01-10", v, nil},
+			{"m1-b", "inflation again and again", "x", "2024-01-11", v, nil},
+			{"m1-c", "inflation expectations rise", "y", "2024-01-12", v, nil},
+		},
+		{
+			{"m2-a", "inflation report for the quarter", "x", "2024-02-10", v, nil},
+			{"m2-b", "football results", "y", "2024-02-11", v, nil},
+			{"m2-c", "quarterly report of the bank", "x", "2024-02-12", v, nil},
+		},
+		{
+			{"m3-a", "inflation report published", "y", "2024-03-10", v, nil},
+			{"m3-b", "weather today", "x", "2024-03-11", v, nil},
+		},
+	}
+	var cut []*Shard
+	for i, m := range months {
+		cut = append(cut, makeShard(t, fmt.Sprint("month", i), m))
+	}
+	a := d("2024-03-31")
+	for _, tc := range []struct {
+		name string
+		o    Options
+		live []int // the months the window leaves chunks in
+	}{
+		{"every month in the window", opts(func(o *Options) { o.Mode = BM25 }), []int{0, 1, 2}},
+		{"the window leaves two months", opts(func(o *Options) { o.Mode = BM25; o.WindowDays = 60 }), []int{1, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var all []fixture
+			for _, i := range tc.live {
+				all = append(all, months[i]...)
+			}
+			one := makeShard(t, "one", all)
+			want, err := Search([]*Shard{one}, "inflation report", nil, a, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Search(cut, "inflation report", nil, a, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scores := func(res Result) map[string][2]float64 {
+				m := map[string][2]float64{}
+				for _, c := range res.Candidates {
+					m[c.Chunk.DocID] = [2]float64{float64(c.RankBM25), c.BM25}
+				}
+				return m
+			}
+			g, w := scores(got), scores(want)
+			if len(g) != len(w) || len(w) == 0 {
+				t.Fatalf("%d BM25 candidates over the months, %d over one shard", len(g), len(w))
+			}
+			for id, x := range w {
+				y := g[id]
+				if x[0] != y[0] || math.Abs(x[1]-y[1]) > 1e-9*x[1] {
+					t.Errorf("%s: months rank %v score %v, one shard rank %v score %v", id, y[0], y[1], x[0], x[1])
+				}
+			}
+		})
+	}
+}
+
 func TestSearchErrors(t *testing.T) {
 	shards := newsShards(t)
 	if _, err := Search(shards, "rate", []float32{1, 0}, d("2024-05-15"), DefaultOptions()); err == nil {

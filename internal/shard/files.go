@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
@@ -149,6 +150,12 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 	os.RemoveAll(bm)
 
 	meta := schemas.ShardMeta{ID: id, Period: period, Docs: docs, Chunks: len(chunks), MinDate: chunks[0].PublishedAt, MaxDate: chunks[0].PublishedAt}
+	for _, c := range chunks {
+		if textnorm.CJK(c.Lang) {
+			meta.Lexical = lexical.AnalysisVersion
+			break
+		}
+	}
 	for _, c := range chunks {
 		if c.PublishedAt.Before(meta.MinDate) {
 			meta.MinDate = c.PublishedAt

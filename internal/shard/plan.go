@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/chunk"
+	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
@@ -78,10 +79,12 @@ func Group(docs []schemas.Document, unit string) (periods []string, groups map[s
 }
 
 // ID is a shard's identity: a hash of its period, its documents' content, the chunking
-// configuration and the model. Equal inputs give equal ids, so a rerun finds the shard done;
-// any change (an edited document, another model) gives a new one. A document JSON cannot
-// encode (a NaN or infinite source weight, a year past 9999) is an error: hashing the rest
-// would give a shard and its edited copy one id.
+// configuration and the model, and, for a shard with Chinese, Japanese or Korean documents,
+// the BM25 analysis (lexical.AnalysisVersion, see LexicalVersion). Equal inputs give equal
+// ids, so a rerun finds the shard done; any change (an edited document, another model, CJK
+// text analysed anew) gives a new one. A document JSON cannot encode (a NaN or infinite source
+// weight, a year past 9999) is an error: hashing the rest would give a shard and its edited
+// copy one id.
 func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
@@ -93,12 +96,31 @@ func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model s
 	}{schemas.ChunkVersion, period, cfg, model}); err != nil {
 		return "", fmt.Errorf("shard id of %s: %w", period, err)
 	}
+	if v := LexicalVersion(docs); v > 0 {
+		if err := enc.Encode(struct{ Lexical int }{v}); err != nil {
+			return "", fmt.Errorf("shard id of %s: %w", period, err)
+		}
+	}
 	for _, d := range docs {
 		if err := enc.Encode(d); err != nil {
 			return "", fmt.Errorf("shard id of %s: document %q: %w", period, d.DocID, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// LexicalVersion is the BM25 analysis version a shard of docs hashes into its id and records
+// in its meta.json: lexical.AnalysisVersion when a document is Chinese, Japanese or Korean
+// (textnorm.CJK; version 2 first indexed them as bigrams, so such a shard built before gets a
+// new id and is rebuilt), else 0: English and Russian are analysed as they always were, so
+// their shards keep their ids and a rerun over them stays a no-op.
+func LexicalVersion(docs []schemas.Document) int {
+	for _, d := range docs {
+		if textnorm.CJK(d.Lang) {
+			return lexical.AnalysisVersion
+		}
+	}
+	return 0
 }
 
 // Chunks cuts documents into chunk rows, in document order. truncated counts documents that

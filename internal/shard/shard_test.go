@@ -108,6 +108,92 @@ func TestChunks(t *testing.T) {
 	}
 }
 
+// TestIDLexicalVersion: a shard of English and Russian documents keeps the id it had before
+// the BM25 analysis was versioned (a rerun over it stays a no-op), while a shard with CJK
+// documents hashes the analysis version in (a shard built before is rebuilt with bigrams).
+func TestIDLexicalVersion(t *testing.T) {
+	_, groups := Group(docs(), "month")
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
+	withLang := func(lang string) []schemas.Document {
+		return append(slices.Clone(groups["2024-03"]), schemas.Document{DocID: "z", PublishedAt: at("2024-03-06T10:00:00Z"), Text: "中国人民银行宣布下调存款准备金率", Lang: lang, Source: "x"})
+	}
+	tests := []struct {
+		name    string
+		period  string
+		docs    []schemas.Document
+		version int
+		// before is the id the code before the versioning gave these documents.
+		before string
+		same   bool
+	}{
+		{"english and russian", "2024-03", groups["2024-03"], 0, "0f706f20447206809b6a44c5", true},
+		{"english only", "2024-04", groups["2024-04"], 0, "184c8633fd5b91b2d50f1bdd", true},
+		{"with a chinese document", "2024-03", withLang("zh"), lexical.AnalysisVersion, "2e9f00168d61a3a2d3d49253", false},
+		{"with a japanese document", "2024-03", withLang("ja"), lexical.AnalysisVersion, "", false},
+		{"with a zh-Hant document", "2024-03", withLang("zh-Hant"), lexical.AnalysisVersion, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if v := LexicalVersion(tt.docs); v != tt.version {
+				t.Fatalf("LexicalVersion = %d, want %d", v, tt.version)
+			}
+			id := mustID(t, tt.period, tt.docs, cfg, model)
+			if id != mustID(t, tt.period, tt.docs, cfg, model) {
+				t.Fatal("ID is not stable")
+			}
+			if tt.before != "" && (id == tt.before) != tt.same {
+				t.Fatalf("ID = %s; before the lexical version it was %s (want same: %v)", id, tt.before, tt.same)
+			}
+		})
+	}
+}
+
+// TestWriteRecordsLexicalVersion: meta.json carries the analysis version of a shard with CJK
+// chunks, whose text is indexed as bigrams, and nothing new for an English and Russian one
+// (the same Chinese text, labelled Russian, is indexed as single characters).
+func TestWriteRecordsLexicalVersion(t *testing.T) {
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	for _, tc := range []struct {
+		name string
+		lang string
+		want int
+	}{{"chinese", "zh", lexical.AnalysisVersion}, {"russian", "ru", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := []schemas.Document{{DocID: "a", PublishedAt: at("2024-03-05T10:00:00Z"), Text: "中国人民银行宣布下调存款准备金率", Lang: tc.lang, Source: "x"}}
+			rows, _ := Chunks(g, cfg)
+			vec := vecindex.New(3, "test-model")
+			vec.Add([]float32{1, 0, 0})
+			dir := filepath.Join(t.TempDir(), "s")
+			meta, err := Write(dir, "2024-03", mustID(t, "2024-03", g, cfg, schemas.ModelRef{ID: "test-model"}), 1, rows, vec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, MetaFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.Lexical != tc.want || bytes.Contains(data, []byte(`"lexical"`)) != (tc.want > 0) {
+				t.Fatalf("meta.Lexical = %d, want %d; meta.json:\n%s", meta.Lexical, tc.want, data)
+			}
+			x, err := OpenBM25(filepath.Join(dir, BM25File), filepath.Join(t.TempDir(), "bm25"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			// Both characters are in the text, never side by side: single characters match,
+			// bigrams do not.
+			hits, err := x.Search("金存", 5, lexical.Window{})
+			if want := tc.want == 0; err != nil || (len(hits) == 1) != want {
+				t.Fatalf("%q: %v hits, %v; want a hit: %v", "金存", hits, err, want)
+			}
+			if hits, err := x.Search("存款准备金", 5, lexical.Window{}); err != nil || len(hits) != 1 {
+				t.Fatalf("%q: %v hits, %v", "存款准备金", hits, err)
+			}
+		})
+	}
+}
+
 func TestWriteAndReadBack(t *testing.T) {
 	_, groups := Group(docs(), "month")
 	g := groups["2024-03"]

@@ -1,5 +1,5 @@
 // Package textnorm normalizes document text: Unicode NFC and tidy whitespace for the stored
-// text; a language guess (English or Russian, the corpora asof serves); word tokens; and
+// text; a language guess (English, Russian, Chinese, Japanese or Korean, by script); word tokens; and
 // dedup keys that ignore what reposts change (URLs, @handles, case, punctuation, spacing).
 package textnorm
 
@@ -60,26 +60,67 @@ func Clean(s string) string {
 // indexed with replacement characters).
 func ValidUTF8(s string) bool { return utf8.ValidString(s) }
 
-// Lang guesses "ru" or "en" from the share of Cyrillic among letters; "" when s has no
-// letters. Mixed text with at least 30% Cyrillic letters counts as Russian.
+// Languages Lang tells apart, as ISO 639-1 codes.
+const (
+	English  = "en"
+	Russian  = "ru"
+	Chinese  = "zh"
+	Japanese = "ja"
+	Korean   = "ko"
+)
+
+// Lang guesses the language of s from the scripts of its letters; "" when s has no letters.
+// Han, kana and Hangul count as CJK letters, Cyrillic as Russian, every other letter (Latin,
+// Greek, …) as English. When CJK letters make at least 30% of the letters, s is Korean if
+// Hangul makes at least half of them, else Japanese if it has any kana (Chinese writes
+// none), else Chinese. Otherwise s is Russian when Cyrillic makes at least 30% of the
+// remaining letters, else English. A CJK character counts as one letter, so an English text
+// quoting a Chinese name stays English and a Chinese one quoting English product names stays
+// Chinese.
 func Lang(s string) string {
-	var cyr, lat int
+	var cyr, other, han, kana, hangul int
 	for _, r := range s {
 		switch {
+		case !unicode.IsLetter(r) || unicode.Is(unicode.Common, r): // digits, marks, ー
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			kana++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
 		case unicode.Is(unicode.Cyrillic, r):
 			cyr++
-		case unicode.IsLetter(r):
-			lat++
+		default:
+			other++
 		}
 	}
+	cjk := han + kana + hangul
+	letters := cjk + cyr + other
 	switch {
-	case cyr+lat == 0:
+	case letters == 0:
 		return ""
-	case cyr*10 >= (cyr+lat)*3:
-		return "ru"
+	case cjk*10 >= letters*3:
+		switch {
+		case hangul*2 >= cjk:
+			return Korean
+		case kana > 0:
+			return Japanese
+		default:
+			return Chinese
+		}
+	case cyr*10 >= (cyr+other)*3:
+		return Russian
 	default:
-		return "en"
+		return English
 	}
+}
+
+// CJK reports whether lang (an ISO 639-1 code, optionally with a region or script:
+// "zh-Hant", "ja_JP") is Chinese, Japanese or Korean: languages written without spaces between
+// words, which BM25 indexes as character bigrams.
+func CJK(lang string) bool {
+	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(lang), "_", "-"), "-")
+	return base == Chinese || base == Japanese || base == Korean
 }
 
 // Tokens splits s into lower-case words: runs of letters and digits (with inner apostrophes

@@ -27,16 +27,63 @@ func TestClean(t *testing.T) {
 }
 
 func TestLang(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"The Bank of Russia raised the key rate", "en"},
-		{"Банк России повысил ключевую ставку до 16%", "ru"},
-		{"ЦБ: ставка 16% (key rate, Reuters)", "ru"},
-		{"12345 !!!", ""},
+	tests := []struct{ name, in, want string }{
+		{"english", "The Bank of Russia raised the key rate", "en"},
+		{"russian", "Банк России повысил ключевую ставку до 16%", "ru"},
+		{"russian with english words", "ЦБ: ставка 16% (key rate, Reuters)", "ru"},
+		{"digits and punctuation only", "12345 !!!", ""},
+		{"empty", "", ""},
+		{"spaces only", " \n\t", ""},
+		{"chinese", "中国人民银行宣布下调存款准备金率0.5个百分点", "zh"},
+		{"chinese with english names", "OpenAI首席执行官Sam Altman表示", "zh"},
+		{"chinese headline with a product name", "苹果发布iPhone新品", "zh"},
+		{"traditional chinese", "臺灣央行宣布升息半碼", "zh"},
+		{"japanese", "日本銀行は政策金利を引き上げた", "ja"},
+		{"japanese katakana only", "インフレーション", "ja"},
+		{"japanese headline with one kana", "東京都知事選挙の結果", "ja"},
+		{"korean", "한국은행이 기준금리를 동결했다", "ko"},
+		{"korean with hanja", "韓國銀行 기준금리 동결 발표", "ko"},
+		{"english quoting chinese", "The slogan 为人民服务 (serve the people) was coined in 1944", "en"},
+		{"russian quoting chinese", "Компания 华为 представила новый смартфон", "ru"},
+		{"short chinese", "中", "zh"},
+		{"short japanese", "ア", "ja"},
+		{"short korean", "한", "ko"},
+		{"short english", "a", "en"},
+		{"short russian", "я", "ru"},
+		{"chinese with digits", "2023年GDP增长5.2%", "zh"},
+		{"prolonged sound mark alone is no letter", "ー", ""},
+		{"fullwidth latin", "ＡＢＣ", "en"},
 	}
 	for _, tt := range tests {
-		if got := Lang(tt.in); got != tt.want {
-			t.Errorf("Lang(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Lang(tt.in); got != tt.want {
+				t.Errorf("Lang(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCJK(t *testing.T) {
+	tests := []struct {
+		name, lang string
+		want       bool
+	}{
+		{"chinese", "zh", true},
+		{"japanese", "ja", true},
+		{"korean", "ko", true},
+		{"region", "zh-CN", true},
+		{"script and underscore", "ZH_Hant", true},
+		{"english", "en", false},
+		{"russian", "ru", false},
+		{"empty", "", false},
+		{"prefix only", "zhx", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := CJK(tt.lang); got != tt.want {
+				t.Errorf("CJK(%q) = %v, want %v", tt.lang, got, tt.want)
+			}
+		})
 	}
 }
 
