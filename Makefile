@@ -8,7 +8,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # pure-Go session, has a data race of its own in Executable.executeNode, and -race makes the
 # model ~30x slower); a second pass runs them (names matching WithModel) without -race.
 MODEL_TESTS := WithModel
-MODEL_PKGS  := ./internal/embed ./activities ./worker ./cmd/asof
+MODEL_PKGS  := ./internal/embed ./infra/models ./activities ./worker ./cmd/asof
 
 # ONNX Runtime backend (~25x faster embeddings): `make setup-ort` fills ORT_LIB through npm/pip
 # and cargo; from then on every build and the model tests use -tags ORT. Without it, pure Go.

@@ -123,9 +123,12 @@ func pipCommand() []string {
 	return nil
 }
 
+// pypiAPI is the base of PyPI's JSON API (a variable for tests).
+var pypiAPI = "https://pypi.org/pypi"
+
 // pypiURL finds a wheel's download address in PyPI's JSON API.
 func pypiURL(ctx context.Context, w Wheel) (string, error) {
-	api := fmt.Sprintf("https://pypi.org/pypi/%s/%s/json", w.Package, w.Version)
+	api := fmt.Sprintf("%s/%s/%s/json", pypiAPI, w.Package, w.Version)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, api, nil)
 	if err != nil {
 		return "", err

@@ -295,14 +295,14 @@ func f16(h uint16) float32 {
 	switch {
 	case exp == 0 && man == 0:
 		return math.Float32frombits(sign)
-	case exp == 0: // subnormal: renormalize
-		e := uint32(1)
+	case exp == 0: // subnormal: man·2⁻²⁴, renormalized
+		shift := uint32(0)
 		for man&0x400 == 0 {
 			man <<= 1
-			e++
+			shift++
 		}
 		man &= 0x3FF
-		return math.Float32frombits(sign | (127-15-e+1)<<23 | man<<13)
+		return math.Float32frombits(sign | (127-14-shift)<<23 | man<<13)
 	case exp == 31:
 		return math.Float32frombits(sign | 0x7F800000 | man<<13)
 	}

@@ -9,9 +9,19 @@ import (
 // whose pieces and scores are the file's vocabulary, in the same order (ids are rows of the
 // word embeddings, so one shifted piece would embed every text wrongly).
 func (m *Model) CheckTokenizer(tokenizerJSON []byte) error {
+	var kind struct {
+		Model struct {
+			Type string `json:"type"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(tokenizerJSON, &kind); err != nil {
+		return fmt.Errorf("e5s1: tokenizer.json: %w", err)
+	}
+	if kind.Model.Type != "Unigram" {
+		return fmt.Errorf("e5s1: tokenizer.json is a %q model, want Unigram", kind.Model.Type)
+	}
 	var tk struct {
 		Model struct {
-			Type  string               `json:"type"`
 			UnkID int                  `json:"unk_id"`
 			Vocab [][2]json.RawMessage `json:"vocab"`
 		} `json:"model"`
@@ -21,8 +31,6 @@ func (m *Model) CheckTokenizer(tokenizerJSON []byte) error {
 	}
 	v := tk.Model.Vocab
 	switch {
-	case tk.Model.Type != "Unigram":
-		return fmt.Errorf("e5s1: tokenizer.json is a %q model, want Unigram", tk.Model.Type)
 	case len(v) != len(m.Pieces):
 		return fmt.Errorf("e5s1: tokenizer.json has %d pieces, the model %d", len(v), len(m.Pieces))
 	case tk.Model.UnkID != m.UNK:
