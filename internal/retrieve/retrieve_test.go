@@ -585,6 +585,33 @@ func TestDenseInt8(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
+	shards := benchShards(b)
+	q := shards[0].Vectors.Row(7)
+	a := d("2023-12-31")
+	for b.Loop() {
+		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFuse is one fusion of gathered candidates (the default 500 per branch): what
+// evaluation's parameter sweep repeats hundreds of times per question (Cache).
+func BenchmarkFuse(b *testing.B) {
+	shards := benchShards(b)
+	g, err := Gather(shards, "inflation rate", shards[0].Vectors.Row(7), d("2023-12-31"), DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := g.Fuse(DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchShards is four shards of 2,500 random 384-dimensional chunks over a year.
+func benchShards(b *testing.B) []*Shard {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dim := 384
 	words := strings.Fields("bank rate inflation rouble budget oil gas export import tax bond yield market")
@@ -604,13 +631,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		shards = append(shards, makeShard(b, fmt.Sprint("s", s), fx))
 	}
-	q := shards[0].Vectors.Row(7)
-	a := d("2023-12-31")
-	for b.Loop() {
-		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return shards
 }
 
 // TestCacheEqualsSearch: a search answered from gathered candidates (another weighting, rank
