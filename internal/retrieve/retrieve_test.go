@@ -192,29 +192,13 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := []Candidate{tc.in}
-			score(cs, a, opts(func(o *Options) { o.Mode = tc.mode }))
+			if err := score(cs, a, opts(func(o *Options) { o.Mode = tc.mode })); err != nil {
+				t.Fatal(err)
+			}
 			if math.Abs(cs[0].Score-tc.want) > 1e-6 {
 				t.Fatalf("score %.9f, want %.9f", cs[0].Score, tc.want)
 			}
 		})
-	}
-}
-
-func TestSourceBonus(t *testing.T) {
-	w := func(v float64) *float64 { return &v }
-	cs := []Candidate{
-		{Score: 1.0, Chunk: &schemas.Chunk{SourceWeight: w(0)}},
-		{Score: 0.5, Chunk: &schemas.Chunk{SourceWeight: w(1)}},
-		{Score: 0.2, Chunk: &schemas.Chunk{}},
-	}
-	sourceBonus(cs, -1) // auto: 10% of spread 0.8 per unit of weight spread 1
-	if cs[0].Score != 1.0 || math.Abs(cs[1].Score-0.58) > 1e-9 || cs[2].Score != 0.2 {
-		t.Fatalf("auto source bonus: %v %v %v", cs[0].Score, cs[1].Score, cs[2].Score)
-	}
-	same := []Candidate{{Score: 1, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}, {Score: 0, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}}
-	sourceBonus(same, -1)
-	if same[0].Score != 1 || same[1].Score != 0 {
-		t.Fatal("equal source weights must change nothing")
 	}
 }
 
