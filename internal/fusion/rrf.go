@@ -210,9 +210,10 @@ const (
 // list is Ranks of its scores. NaN ranks below every number.
 func Ranks[T cmp.Ordered](values []T, ties Ties) []int {
 	sorted := slices.Clone(values)
-	slices.SortFunc(sorted, func(a, b T) int { return cmp.Compare(b, a) })
+	slices.Sort(sorted)
+	slices.Reverse(sorted)
 	if ties == TiesDense {
-		sorted = slices.CompactFunc(sorted, func(a, b T) bool { return cmp.Compare(a, b) == 0 })
+		sorted = slices.Compact(sorted)
 	}
 	ranks := make([]int, len(values))
 	for i, v := range values {

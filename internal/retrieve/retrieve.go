@@ -687,10 +687,12 @@ func score(cands []Candidate, asOf time.Time, o Options) error {
 			sources[i] = c.Chunk.SourceWeight
 		}
 	}
-	scores := make([]float64, len(cands))
+	var scores []float64
 	switch o.Mode {
 	case Recency, Hybrid, Window, Evolution:
-		dense, bm25, recency := make([]int, len(cands)), make([]int, len(cands)), make([]int, len(cands))
+		n := len(cands)
+		ranks := make([]int, 3*n)
+		dense, bm25, recency := ranks[:n], ranks[n:2*n], ranks[2*n:]
 		for i, c := range cands {
 			dense[i], bm25[i], recency[i] = c.RankDense, c.RankBM25, c.RankTime
 		}
@@ -703,6 +705,7 @@ func score(cands []Candidate, asOf time.Time, o Options) error {
 			return fmt.Errorf("%w: %w", ErrOptions, err)
 		}
 	case Decay:
+		scores = make([]float64, len(cands))
 		end := asofday.End(asOf)
 		for i, c := range cands {
 			years := end.Sub(c.Chunk.PublishedAt).Hours() / 24 / 365.25
@@ -712,10 +715,12 @@ func score(cands []Candidate, asOf time.Time, o Options) error {
 			return fmt.Errorf("%w: %w", ErrOptions, err)
 		}
 	case Dense:
+		scores = make([]float64, len(cands))
 		for i, c := range cands {
 			scores[i] = float64(c.Cos)
 		}
 	case BM25:
+		scores = make([]float64, len(cands))
 		for i, c := range cands {
 			scores[i] = c.BM25
 		}
