@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -53,13 +54,23 @@ func (r *activityRecorder) RegisterDynamicActivity(any, activity.DynamicRegister
 	r.dynamic = true
 }
 
+// workflowsDir is the workflows package's folder, resolved when the package loads, before
+// TestMain starts the S3 gateway, which changes the working directory.
+var workflowsDir = func() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(wd, "..", "workflows")
+}()
+
 // scheduledActivities are the names of the activities the workflows execute:
 // workflow.ExecuteActivity(ctx, a.Name, …) in workflows/*.go, tests left out.
 func scheduledActivities(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "workflows", "*.go"))
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob(filepath.Join(workflowsDir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s (%v)", workflowsDir, err)
 	}
 	var names []string
 	fset := token.NewFileSet()
