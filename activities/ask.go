@@ -151,7 +151,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	}
 	defer release()
 	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
-	r, err := answer.RankVariants(nil, shards, in.Read, in.Vector, in.Variants, in.AsOf, in.Options, in.Dedup, false)
+	r, err := answer.Rank(shards, answer.Query{Read: in.Read, Vec: in.Vector, Variants: in.Variants, AsOf: in.AsOf, Options: in.Options, Dedup: in.Dedup})
 	if err != nil {
 		return ans, r, invalid(err)
 	}

@@ -147,7 +147,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 1 {
 		t.Fatalf("unpacked shards %v, want the one loaded", left)
 	}
-	if err := acts.Close(); err != nil {
+	if err := activities.Close(acts); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 0 {

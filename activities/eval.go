@@ -612,13 +612,13 @@ func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q Ev
 		return nil, nil, err
 	}
 	if len(s.params) > 0 && !s.dedup && !s.judge && rerank == nil && read.Mode != string(retrieve.Evolution) {
-		hits, err := answer.RankStrict(cache, shards, read, vec, asOf, o)
+		hits, err := answer.RankStrict(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Cache: cache})
 		if err != nil {
 			return nil, nil, err
 		}
 		return rankedOf(hits), nil, nil
 	}
-	r, err := answer.RankCached(cache, shards, read, vec, asOf, o, dedup.DefaultOptions(), !s.dedup)
+	r, err := answer.Rank(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: !s.dedup, Cache: cache})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -36,9 +36,11 @@ func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
 	return a.Shards
 }
 
-// Close releases the shards this process loaded, removing their local folders. Call it when
-// the worker stops; without it every shard an ask or eval opened stays in the temp folder.
-func (a *Activities) Close() error {
+// Close releases the shards a loaded, removing their local folders. Call it when the worker
+// stops; without it every shard an ask or eval opened stays in the temp folder. It is a
+// function, not a method: a worker registers every exported method of Activities as a Temporal
+// activity, and emptying the shard cache must not be one that any client can start.
+func Close(a *Activities) error {
 	if a.Shards == nil {
 		return nil
 	}

@@ -57,7 +57,14 @@ func RegisterWorkflows(r sdkworker.WorkflowRegistry) {
 
 // RegisterActivities adds every activity of asof to r, bound to deps.
 func RegisterActivities(r sdkworker.ActivityRegistry, deps Deps) {
-	r.RegisterActivity(NewActivities(deps))
+	registerActivities(r, NewActivities(deps))
+}
+
+// registerActivities adds acts to r: the SDK registers every exported method of the struct as
+// an activity named after the method, so Activities has no exported method that is not one
+// (activities.Close is a function for that reason; TestOnlyActivitiesAreRegistered checks).
+func registerActivities(r sdkworker.ActivityRegistry, acts *activities.Activities) {
+	r.RegisterActivity(acts)
 }
 
 // NewActivities builds the Activities struct from deps.
@@ -102,7 +109,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 			DisableWorkflowWorker:              q != workflows.TaskQueue,
 		}
 		w := sdkworker.New(c, q, opts)
-		w.RegisterActivity(acts)
+		registerActivities(w, acts)
 		if !opts.DisableWorkflowWorker {
 			RegisterWorkflows(w)
 		}
@@ -116,5 +123,5 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 	<-ctx.Done()
 	deps.Metrics.SetReady(false)
 	stopAll()
-	return acts.Close()
+	return activities.Close(acts)
 }

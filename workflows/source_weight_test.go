@@ -32,7 +32,7 @@ func TestSourceWeightMovesAskRankingWithModel(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", t.TempDir())
 	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}
-	t.Cleanup(func() { acts.Close() })
+	t.Cleanup(func() { activities.Close(acts) })
 	day := time.Date(2026, 3, 19, 0, 0, 0, 0, time.UTC)
 	weight := func(w float64) *float64 { return &w }
 	doc := func(h int, source string, w float64, title, text string) schemas.Document {

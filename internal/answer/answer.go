@@ -22,6 +22,7 @@ import (
 	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/intent"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
@@ -164,21 +165,27 @@ type Ranking struct {
 // Evolution reports whether the ranking is "then vs now".
 func (r Ranking) Evolution() bool { return r.Mode == retrieve.Evolution }
 
-// Rank retrieves for read as of asOf over shards, with vec the query's embedding (nil: BM25
-// only), folds near-duplicates, applies the per-source cap to the whole list and keeps the first
-// K as results. noFold keeps every copy in the results instead (evaluation's strict systems,
-// without +dedup); Ranked is folded either way. o's Mode, From and To are taken from read.
-//
-// A Fresh reading (auto read "latest", "this week") has its time weight multiplied by
-// o.FreshBoost.
-func Rank(shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
-	return RankCached(nil, shards, read, vec, asOf, o, d, noFold)
-}
-
-// RankCached is Rank, searching through c when it is not nil (evaluation ranks one question
-// many ways; the result is the same).
-func RankCached(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
-	return RankVariants(c, shards, read, vec, nil, asOf, o, d, noFold)
+// Query is one question to rank as of its anchor: what Rank and RankStrict take.
+type Query struct {
+	// Read is how the question is searched (Read's result); its Mode, From and To replace
+	// Options'.
+	Read Reading
+	// Vec is the query's embedding (nil: BM25 only).
+	Vec []float32
+	// Variants are other searches for the same question, fused with its own (Rank).
+	Variants []Variant
+	// AsOf is the anchor: nothing published after the end of its day can be ranked.
+	AsOf time.Time
+	// Options are the retrieval options.
+	Options retrieve.Options
+	// Dedup folds near-duplicates (Rank; RankStrict does not fold).
+	Dedup dedup.Options
+	// NoFold keeps every copy in Rank's results instead of folding them (evaluation's strict
+	// systems, without +dedup); Ranked is folded either way.
+	NoFold bool
+	// Cache, when not nil, is searched through: evaluation ranks one question many ways, and
+	// the result is the same as without it. Not safe for concurrent use (retrieve.Cache).
+	Cache *retrieve.Cache
 }
 
 // Variant is another search for the same question: an LLM's rephrasing (Text and its query
@@ -191,31 +198,27 @@ type Variant struct {
 	Vec  []float32 `json:"vec"`
 }
 
-// RankVariants is RankCached with the question's variants searched too, with the same mode,
-// mask and options, and every search's fused list combined by reciprocal rank (k = o.KRRF):
-// a candidate scores Σ 1/(k + its rank in each list). Evolution ignores variants (its groups are
-// chosen by date). Nothing a variant finds can fall outside the mask: every search applies it.
-func RankVariants(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, variants []Variant, asOf time.Time, o retrieve.Options, d dedup.Options, noFold bool) (Ranking, error) {
-	o, res, err := search(c, shards, read, vec, asOf, o)
+// Rank retrieves for q.Read as of q.AsOf over shards, folds near-duplicates, applies the
+// per-source cap to the whole list and keeps the first K as results. q.NoFold keeps every copy
+// in the results instead (evaluation's strict systems, without +dedup); Ranked is folded either
+// way.
+//
+// The question's variants are searched too, with the same mode, mask and options, and every
+// search's fused list is combined by reciprocal rank (fusion.RRF, each list of weight 1, k =
+// Options.KRRF): a candidate scores Σ 1/(k + its rank in each list). Evolution ignores variants
+// (its groups are chosen by date). Nothing a variant finds can fall outside the mask: every
+// search applies it.
+//
+// A Fresh reading (auto read "latest", "this week") has its time weight multiplied by
+// Options.FreshBoost.
+func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
+	o, res, err := searchAll(shards, q)
 	if err != nil {
 		return Ranking{}, err
 	}
-	if len(variants) > 0 && o.Mode != retrieve.Evolution && len(res.Candidates) > 0 {
-		lists := []retrieve.Result{res}
-		for _, v := range variants {
-			vr := read
-			vr.Text = v.Text
-			_, r, err := search(c, shards, vr, v.Vec, asOf, o)
-			if err != nil {
-				return Ranking{}, fmt.Errorf("variant %q: %w", v.Kind, err)
-			}
-			lists = append(lists, r)
-		}
-		res = fuseLists(lists, o)
-	}
 	r := Ranking{Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
 	if res.Bounds.Empty || res.Allowed == 0 {
-		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), asOf.UTC().Format(time.DateOnly))
+		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), q.AsOf.UTC().Format(time.DateOnly))
 	}
 	if r.Evolution() {
 		// The groups are the result: oldest and newest of the most relevant, one per document.
@@ -225,14 +228,14 @@ func RankVariants(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec
 		r.Clusters, r.Results = len(r.Ranked), r.Ranked
 		return r, nil
 	}
-	hits, err := Fold(res.Candidates, d)
+	hits, err := Fold(res.Candidates, q.Dedup)
 	if err != nil {
 		return Ranking{}, err
 	}
 	r.Clusters = len(hits)
 	r.Ranked = Cap(hits, len(hits), o.MaxPerSource)
 	r.Results = r.Ranked[:min(o.K, len(r.Ranked))]
-	if noFold {
+	if q.NoFold {
 		// Every copy stays in the results (the strict evaluation systems); the pool and the
 		// context are still drawn from the folded clusters, as served.
 		r.Results = strict(res, o)
@@ -240,17 +243,39 @@ func RankVariants(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec
 	return r, nil
 }
 
-// RankStrict is Rank's results with noFold, without the folding that only Ranked (the judge
+// RankStrict is Rank's results with NoFold, without the folding that only Ranked (the judge
 // pool and the context) needs: what a parameter sweep scores, hundreds of times per question.
-func RankStrict(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options) ([]Hit, error) {
-	o, res, err := search(c, shards, read, vec, asOf, o)
+// q.Dedup and q.NoFold are not used.
+func RankStrict(shards []*retrieve.Shard, q Query) ([]Hit, error) {
+	o, res, err := searchAll(shards, q)
 	if err != nil {
 		return nil, err
 	}
-	if read.Mode == string(retrieve.Evolution) {
+	if q.Read.Mode == string(retrieve.Evolution) {
 		return nil, fmt.Errorf("%w: strict results of an evolution search", ErrInput)
 	}
 	return strict(res, o), nil
+}
+
+// searchAll searches q and its variants and fuses their lists (fuseLists); it returns the
+// options it searched with.
+func searchAll(shards []*retrieve.Shard, q Query) (retrieve.Options, retrieve.Result, error) {
+	o, res, err := search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
+	if err != nil || len(q.Variants) == 0 || o.Mode == retrieve.Evolution || len(res.Candidates) == 0 {
+		return o, res, err
+	}
+	lists := []retrieve.Result{res}
+	for _, v := range q.Variants {
+		vr := q.Read
+		vr.Text = v.Text
+		_, r, err := search(q.Cache, shards, vr, v.Vec, q.AsOf, o)
+		if err != nil {
+			return o, res, fmt.Errorf("variant %q: %w", v.Kind, err)
+		}
+		lists = append(lists, r)
+	}
+	res, err = fuseLists(lists, o)
+	return o, res, err
 }
 
 // search runs retrieval for read with o (mode, dates and the fresh boost from read), through c
@@ -279,30 +304,43 @@ func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 	return o
 }
 
-// fuseLists combines several searches' candidate lists by reciprocal rank; a candidate keeps
-// the evidence of the first list that has it (the question's own search first).
-func fuseLists(lists []retrieve.Result, o retrieve.Options) retrieve.Result {
+// fuseLists combines several searches' candidate lists by reciprocal rank (fusion.RRF, each
+// list of weight 1, k = o.KRRF); a candidate keeps the evidence of the first list that has it
+// (the question's own search first).
+func fuseLists(lists []retrieve.Result, o retrieve.Options) (retrieve.Result, error) {
 	type key struct{ shard, row int }
 	at := map[key]int{}
 	var fused []retrieve.Candidate
 	for _, l := range lists {
-		for r, c := range l.Candidates {
-			k := key{c.Shard, c.Row}
-			i, ok := at[k]
-			if !ok {
-				i = len(fused)
-				at[k] = i
-				c.Score = 0
+		for _, c := range l.Candidates {
+			if _, ok := at[key{c.Shard, c.Row}]; !ok {
+				at[key{c.Shard, c.Row}] = len(fused)
 				fused = append(fused, c)
 			}
-			fused[i].Score += 1 / (o.KRRF + float64(r+1))
 		}
+	}
+	in := fusion.Input{Lists: make([]fusion.List, len(lists))}
+	for j, l := range lists {
+		ranks := make([]int, len(fused))
+		for r, c := range l.Candidates {
+			if i := at[key{c.Shard, c.Row}]; ranks[i] == 0 { // a search lists a chunk once
+				ranks[i] = r + 1
+			}
+		}
+		in.Lists[j] = fusion.List{Weight: 1, Ranks: ranks}
+	}
+	scores, err := fusion.RRF(len(fused), in, fusion.Options{K: o.KRRF})
+	if err != nil {
+		return retrieve.Result{}, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	for i := range fused {
+		fused[i].Score = scores[i]
 	}
 	retrieve.SortByScore(fused)
 	out := lists[0]
 	out.Candidates = fused
 	out.Results = retrieve.CapPerSource(fused, o.K, o.MaxPerSource, func(c retrieve.Candidate) string { return c.Chunk.Source })
-	return out
+	return out, nil
 }
 
 // strict is every candidate as its own hit, capped per source, the first K.

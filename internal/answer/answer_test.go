@@ -123,7 +123,7 @@ func TestRankFoldsCapsAndCuts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := retrieve.DefaultOptions()
 			o.K, o.MaxPerSource = tt.k, tt.maxPer
-			r, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), tt.noFold)
+			r, err := Rank(s, Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: tt.noFold})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestFreshBoost(t *testing.T) {
 	vec := unit(0.8, 0.2, 0) // a3's vector: the relevance favourite, 25 days old
 	o := retrieve.DefaultOptions()
 	o.Weights.Time = 0.2
-	plain, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), false)
+	plain, err := Rank(s, Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestFreshBoost(t *testing.T) {
 		t.Fatalf("without a boost: %v, want a3 (older than the week, kept and first)", got)
 	}
 	o.FreshBoost = 10
-	boosted, err := Rank(s, read, vec, asOf, o, dedup.DefaultOptions(), false)
+	boosted, err := Rank(s, Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ra, err := Rank(s, auto, unit(1, 0, 0), asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+	ra, err := Rank(s, Query{Read: auto, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Rank(s, read, unit(1, 0, 0), asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+	r, err := Rank(s, Query{Read: read, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	if c.Summary != r.Message || c.SummaryMethod != "none" || len(c.Blocks) != 0 {
 		t.Fatalf("summary %q (%s), %d blocks", c.Summary, c.SummaryMethod, len(c.Blocks))
 	}
-	if _, err := Rank(s, Reading{Mode: "window", Text: "key rate"}, nil, asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false); !errors.Is(err, ErrInput) {
+	if _, err := Rank(s, Query{Read: Reading{Mode: "window", Text: "key rate"}, AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()}); !errors.Is(err, ErrInput) {
 		t.Fatalf("a window without dates: %v, want ErrInput", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestComposeEvolution(t *testing.T) {
 	}
 	o := retrieve.DefaultOptions()
 	o.EvolutionK = 2
-	r, err := Rank(s, read, unit(1, 0, 0), asOf, o, dedup.DefaultOptions(), false)
+	r, err := Rank(s, Query{Read: read, Vec: unit(1, 0, 0), AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestRankVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	rank := func(vs []Variant) []string {
-		r, err := RankVariants(nil, s, read, unit(1, 0, 0), vs, asOf, retrieve.DefaultOptions(), dedup.DefaultOptions(), false)
+		r, err := Rank(s, Query{Read: read, Vec: unit(1, 0, 0), Variants: vs, AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,5 +293,51 @@ func TestRankVariants(t *testing.T) {
 	}
 	if !slices.Contains(fused, "a1") {
 		t.Fatalf("the question's own best result left the ranking: %v", fused)
+	}
+}
+
+// TestRankStrictIsRanksResults: RankStrict, which skips the folding, returns what Rank returns
+// as results with NoFold, with and without variants.
+func TestRankStrictIsRanksResults(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	tests := []struct {
+		name     string
+		mode     string
+		maxPer   int
+		variants []Variant
+	}{
+		{name: "recency", mode: "recency"},
+		{name: "hybrid, one per source", mode: "hybrid", maxPer: 1},
+		{name: "recency with variants", mode: "recency", variants: []Variant{{Kind: "hyde", Vec: unit(0, 0, 1)}, {Kind: "query", Text: "apple pie", Vec: unit(0, 0.2, 1)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			read, err := Read("key rate", asOf, tt.mode, time.Time{}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := retrieve.DefaultOptions()
+			o.MaxPerSource = tt.maxPer
+			q := Query{Read: read, Vec: unit(1, 0, 0), Variants: tt.variants, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: true}
+			r, err := Rank(s, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := RankStrict(s, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) == 0 || !slices.Equal(docIDs(hits), docIDs(r.Results)) {
+				t.Fatalf("strict %v, Rank's results %v", docIDs(hits), docIDs(r.Results))
+			}
+		})
+	}
+	evo, err := Read("key rate", asOf, "evolution", time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RankStrict(s, Query{Read: evo, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions()}); !errors.Is(err, ErrInput) {
+		t.Fatalf("strict evolution: err %v, want ErrInput", err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package expand asks an LLM for other ways to search for a question: rephrasings
 // (multi-query) and a hypothetical answer passage (HyDE, embedded as a passage). Each is
 // searched as of the same anchor and the rankings are fused by reciprocal rank
-// (answer.RankCached with variants): the generated text only searches. It is never shown,
+// (answer.Rank with Query.Variants): the generated text only searches. It is never shown,
 // never put in the context and never cited, and the as-of mask applies to every search, so
 // nothing the model imagines can bring a document published after the anchor.
 //

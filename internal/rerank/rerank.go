@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/asofrag/asof/internal/fusion"
 )
 
 // Reranker scores documents against a query: one score per document, in the documents' order,
@@ -95,8 +97,8 @@ func (o Options) Validate() error {
 // len(scores) on are unchanged.
 //
 // With FuseReplace the scored items are sorted by score. With FuseRRF each scored item's key
-// is its ranking score plus Weight/(KRRF + its rank among the scores): base holds the
-// ranking's scores (an RRF sum: recency, hybrid and window modes); a nil base stands for a
+// is fusion.RRF's: its ranking score plus Weight/(KRRF + its rank among the scores); base holds
+// the ranking's scores (an RRF sum: recency, hybrid and window modes); a nil base stands for a
 // ranking on another scale (decay, dense, bm25), whose own list then counts by position,
 // 1/(KRRF + position). Ties keep the input order, so equal scores change nothing.
 func Reorder(n int, base, scores []float64, o Options) ([]int, error) {
@@ -122,24 +124,22 @@ func Reorder(n int, base, scores []float64, o Options) ([]int, error) {
 	head := order[:m]
 	key := scores
 	if o.Fuse == FuseRRF {
-		// The reranker's rank of each item: 1 + how many score strictly higher (competition
-		// ranking, so tied scores share a rank and add alike).
-		byScore := slices.Clone(head)
-		slices.SortStableFunc(byScore, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-		rank := make([]int, m)
-		for r, i := range byScore {
-			rank[i] = r + 1
-			if r > 0 && scores[i] == scores[byScore[r-1]] {
-				rank[i] = rank[byScore[r-1]]
+		// The reranker's list ranks by score, tied scores sharing a rank (competition ranking,
+		// so they add alike); the ranking's own scores are the base it is added to, or, on
+		// another scale, its positions are one more list of weight 1.
+		in := fusion.Input{Lists: []fusion.List{{Weight: o.Weight, Ranks: fusion.Ranks(scores, fusion.TiesCompetition)}}}
+		if base != nil {
+			in.Base = base[:m]
+		} else {
+			pos := make([]int, m)
+			for i := range pos {
+				pos[i] = i + 1
 			}
+			in.Lists = append([]fusion.List{{Weight: 1, Ranks: pos}}, in.Lists...)
 		}
-		key = make([]float64, m)
-		for i := range key {
-			own := 1 / (o.KRRF + float64(i+1))
-			if base != nil {
-				own = base[i]
-			}
-			key[i] = own + o.Weight/(o.KRRF+float64(rank[i]))
+		var err error
+		if key, err = fusion.RRF(m, in, fusion.Options{K: o.KRRF}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 		}
 	}
 	slices.SortStableFunc(head, func(a, b int) int { return cmp.Compare(key[b], key[a]) })

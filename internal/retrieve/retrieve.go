@@ -10,7 +10,7 @@
 // construction; the property test checks it against a brute-force reference.
 //
 // Modes (docs/design.md §5):
-//   - recency (default): weighted reciprocal rank fusion
+//   - recency (default): weighted reciprocal rank fusion (internal/fusion, the one RRF)
 //     w_dense/(k+r_dense) + w_bm25/(k+r_bm25) + w_time/(k+r_time) [+ w_source·source_weight],
 //     where r_time ranks the union of candidates by publication day, freshest first, and
 //     candidates of the same day share a rank: by default 1 + the number of candidates from
@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -462,7 +463,9 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 		}
 	}
 	timeRanks(cands, o.TimeRank)
-	score(cands, g.asOf, o)
+	if err := score(cands, g.asOf, o); err != nil {
+		return Result{}, err
+	}
 	if o.ClusterGap > 0 && o.Mode != Evolution {
 		cands = mergeFragments(cands, o.ClusterGap, o.DensityBonus)
 	}
@@ -660,85 +663,77 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 	return nil
 }
 
-// timeRanks ranks candidates by publication day, freshest first; one day shares one rank:
-// 1 + the candidates on strictly fresher days (competition), or 1 + the strictly fresher days
-// that have candidates (TimeRankDays).
+// timeRanks ranks candidates by publication day, freshest first (fusion.Ranks of their day
+// numbers); one day shares one rank: 1 + the candidates on strictly fresher days
+// (competition), or 1 + the strictly fresher days that have candidates (TimeRankDays).
 func timeRanks(cands []Candidate, style string) {
 	days := make([]int64, len(cands))
 	for i, c := range cands {
 		days[i] = asofday.Number(c.Chunk.PublishedAt)
 	}
-	sorted := slices.Clone(days)
-	slices.Sort(sorted)
-	slices.Reverse(sorted)
+	ties := fusion.TiesCompetition
 	if style == TimeRankDays {
-		sorted = slices.Compact(sorted)
+		ties = fusion.TiesDense
 	}
-	for i, d := range days {
-		cands[i].RankTime = 1 + firstIndexDesc(sorted, d)
+	for i, r := range fusion.Ranks(days, ties) {
+		cands[i].RankTime = r
 	}
 }
 
-// firstIndexDesc is the first index of d in the descending slice s.
-func firstIndexDesc(s []int64, d int64) int {
-	i, _ := slices.BinarySearchFunc(s, d, func(e, t int64) int { return cmp.Compare(t, e) })
-	return i
-}
-
-func rrf(k float64, rank int) float64 {
-	if rank <= 0 {
-		return 0
-	}
-	return 1 / (k + float64(rank))
-}
-
-// score sets each candidate's score for the mode.
-func score(cands []Candidate, asOf time.Time, o Options) {
+// score sets each candidate's score for the mode: the fused modes are fusion.RRF of the dense
+// and BM25 ranks (recency: and the time rank set by timeRanks), with the source term in
+// recency, hybrid and window; decay adds the same source term to its own score.
+func score(cands []Candidate, asOf time.Time, o Options) error {
 	w := o.Weights
-	end := asofday.End(asOf)
-	for i := range cands {
-		c := &cands[i]
-		switch o.Mode {
-		case Recency:
-			c.Score = w.Dense*rrf(o.KRRF, c.RankDense) + w.BM25*rrf(o.KRRF, c.RankBM25) + w.Time*rrf(o.KRRF, c.RankTime)
-		case Decay:
-			years := end.Sub(c.Chunk.PublishedAt).Hours() / 24 / 365.25
-			c.Score = (1-o.Alpha)*float64(c.Cos) + o.Alpha/(1+o.Lambda*max(0, years))
-		case Hybrid, Window, Evolution:
-			c.Score = w.Dense*rrf(o.KRRF, c.RankDense) + w.BM25*rrf(o.KRRF, c.RankBM25)
-		case Dense:
-			c.Score = float64(c.Cos)
-		case BM25:
-			c.Score = c.BM25
-		}
-	}
+	var sources []*float64
 	if o.Mode == Recency || o.Mode == Decay || o.Mode == Hybrid || o.Mode == Window {
-		sourceBonus(cands, w.Source)
-	}
-}
-
-// sourceBonus adds w·source_weight; w < 0 is auto (10% of the score spread per unit of
-// source-weight spread). Nothing happens when no candidate has a source weight or all are equal.
-func sourceBonus(cands []Candidate, w float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	slo, shi := math.Inf(1), math.Inf(-1)
-	for _, c := range cands {
-		lo, hi = min(lo, c.Score), max(hi, c.Score)
-		if sw := c.Chunk.SourceWeight; sw != nil {
-			slo, shi = min(slo, *sw), max(shi, *sw)
+		sources = make([]*float64, len(cands))
+		for i, c := range cands {
+			sources[i] = c.Chunk.SourceWeight
 		}
 	}
-	if math.IsInf(slo, 1) || shi == slo {
-		return
-	}
-	if w < 0 {
-		w = 0.1 * (hi - lo) / (shi - slo)
+	var scores []float64
+	switch o.Mode {
+	case Recency, Hybrid, Window, Evolution:
+		n := len(cands)
+		ranks := make([]int, 3*n)
+		dense, bm25, recency := ranks[:n], ranks[n:2*n], ranks[2*n:]
+		for i, c := range cands {
+			dense[i], bm25[i], recency[i] = c.RankDense, c.RankBM25, c.RankTime
+		}
+		in := fusion.Input{Lists: []fusion.List{{Weight: w.Dense, Ranks: dense}, {Weight: w.BM25, Ranks: bm25}}, Sources: sources}
+		if o.Mode == Recency {
+			in.Time = fusion.List{Weight: w.Time, Ranks: recency}
+		}
+		var err error
+		if scores, err = fusion.RRF(len(cands), in, fusion.Options{K: o.KRRF, Source: w.Source}); err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+	case Decay:
+		scores = make([]float64, len(cands))
+		end := asofday.End(asOf)
+		for i, c := range cands {
+			years := end.Sub(c.Chunk.PublishedAt).Hours() / 24 / 365.25
+			scores[i] = (1-o.Alpha)*float64(c.Cos) + o.Alpha/(1+o.Lambda*max(0, years))
+		}
+		if err := fusion.AddSource(scores, sources, w.Source); err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+	case Dense:
+		scores = make([]float64, len(cands))
+		for i, c := range cands {
+			scores[i] = float64(c.Cos)
+		}
+	case BM25:
+		scores = make([]float64, len(cands))
+		for i, c := range cands {
+			scores[i] = c.BM25
+		}
 	}
 	for i := range cands {
-		if sw := cands[i].Chunk.SourceWeight; sw != nil {
-			cands[i].Score += w * *sw
-		}
+		cands[i].Score = scores[i]
 	}
+	return nil
 }
 
 // SortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).

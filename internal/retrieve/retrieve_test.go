@@ -192,29 +192,13 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := []Candidate{tc.in}
-			score(cs, a, opts(func(o *Options) { o.Mode = tc.mode }))
+			if err := score(cs, a, opts(func(o *Options) { o.Mode = tc.mode })); err != nil {
+				t.Fatal(err)
+			}
 			if math.Abs(cs[0].Score-tc.want) > 1e-6 {
 				t.Fatalf("score %.9f, want %.9f", cs[0].Score, tc.want)
 			}
 		})
-	}
-}
-
-func TestSourceBonus(t *testing.T) {
-	w := func(v float64) *float64 { return &v }
-	cs := []Candidate{
-		{Score: 1.0, Chunk: &schemas.Chunk{SourceWeight: w(0)}},
-		{Score: 0.5, Chunk: &schemas.Chunk{SourceWeight: w(1)}},
-		{Score: 0.2, Chunk: &schemas.Chunk{}},
-	}
-	sourceBonus(cs, -1) // auto: 10% of spread 0.8 per unit of weight spread 1
-	if cs[0].Score != 1.0 || math.Abs(cs[1].Score-0.58) > 1e-9 || cs[2].Score != 0.2 {
-		t.Fatalf("auto source bonus: %v %v %v", cs[0].Score, cs[1].Score, cs[2].Score)
-	}
-	same := []Candidate{{Score: 1, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}, {Score: 0, Chunk: &schemas.Chunk{SourceWeight: w(0.3)}}}
-	sourceBonus(same, -1)
-	if same[0].Score != 1 || same[1].Score != 0 {
-		t.Fatal("equal source weights must change nothing")
 	}
 }
 
@@ -656,6 +640,33 @@ func TestDenseInt8(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
+	shards := benchShards(b)
+	q := shards[0].Vectors.Row(7)
+	a := d("2023-12-31")
+	for b.Loop() {
+		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFuse is one fusion of gathered candidates (the default 500 per branch): what
+// evaluation's parameter sweep repeats hundreds of times per question (Cache).
+func BenchmarkFuse(b *testing.B) {
+	shards := benchShards(b)
+	g, err := Gather(shards, "inflation rate", shards[0].Vectors.Row(7), d("2023-12-31"), DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := g.Fuse(DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchShards is four shards of 2,500 random 384-dimensional chunks over a year.
+func benchShards(b *testing.B) []*Shard {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dim := 384
 	words := strings.Fields("bank rate inflation rouble budget oil gas export import tax bond yield market")
@@ -675,13 +686,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		shards = append(shards, makeShard(b, fmt.Sprint("s", s), fx))
 	}
-	q := shards[0].Vectors.Row(7)
-	a := d("2023-12-31")
-	for b.Loop() {
-		if _, err := Search(shards, "inflation rate", q, a, DefaultOptions()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return shards
 }
 
 // TestCacheEqualsSearch: a search answered from gathered candidates (another weighting, rank
