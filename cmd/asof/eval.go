@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -209,9 +210,30 @@ func resumeID[T any](in T, current []byte) string {
 	json.NewEncoder(h).Encode(struct {
 		In      T
 		Current string
-	}{in, string(current)})
+		Code    string
+	}{in, string(current), codeVersion()})
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// codeVersion identifies the asof binary that starts an evaluation (the sha256 of its
+// executable): a rerun resumes only batches that this same code scored, never a previous
+// build's.
+var codeVersion = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
 
 func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {
 	r, err := b.Get(ctx, key)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
@@ -51,7 +52,30 @@ type Reading struct {
 	// Fresh is set when auto read a request for fresh news ("latest", "this week"): Rank
 	// multiplies the time weight by retrieve.Options.FreshBoost.
 	Fresh bool `json:"fresh"`
+	// LookBack is set on auto's recency readings that are not about fresh news: Rank may then
+	// reach past the recency window when the question's evidence says it is about the past
+	// (see LookBack).
+	LookBack bool `json:"look_back,omitempty"`
+	// WindowDays, when positive, widens the options' recency window: auto's reading of a
+	// period named in passing ("a year ago", "the 1990s") reaches back to it. -1 lifts the
+	// window (a question LookBack found to be about the past).
+	WindowDays int `json:"window_days,omitempty"`
 }
+
+// LookBackRule is how Rank tells a question about the past from one about the present when
+// auto read it as recency (Reading.LookBack): it ranks the whole as-of past by relevance alone
+// (hybrid: dense and BM25, no window, no time rank) and looks at the Top best matches. When
+// the best of them and more than Share of them were published before the recency window, the
+// question's evidence is old — an event of years ago — and it is searched that way: hybrid over
+// everything published by the anchor. Otherwise (news keep repeating what is current, so a
+// question about the present has its best matches inside the window) it is searched as read.
+type LookBackRule struct {
+	Top   int
+	Share float64
+}
+
+// DefaultLookBack is the rule Rank applies.
+var DefaultLookBack = LookBackRule{Top: 10, Share: 0.5}
 
 // Read decides the mode and dates of a question as of asOf: auto runs the English/Russian
 // intent parser; an explicit mode is kept, and window mode takes its dates from from/to or,
@@ -87,6 +111,12 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		if r.Mode != intent.Recency { // a recent period ("this week") prefers, never filters
 			out.From, out.To = r.From, r.To
 		}
+		if r.Mode == intent.Recency && !r.Fresh && !r.Empty {
+			out.LookBack = true
+			if r.Soft && !r.From.IsZero() { // "a year ago": the window reaches that far, and a little before
+				out.WindowDays = int(asofday.Start(asOf).Sub(r.From).Hours()/24) + softMarginDays
+			}
+		}
 		out.Interpretation = r.Explain()
 	case mode == string(retrieve.Window) && !explicit:
 		if r.From.IsZero() && r.To.IsZero() {
@@ -102,6 +132,10 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 	}
 	return out, nil
 }
+
+// softMarginDays is how far before a period named in passing ("two years ago") auto's window
+// starts: reports of a past event come a little before and after the day it is named for.
+const softMarginDays = 31
 
 // ValidateMode accepts auto and retrieve's modes.
 func ValidateMode(mode string) error {
@@ -146,6 +180,9 @@ type Hit struct {
 
 // Ranking is one question's retrieval as of its anchor.
 type Ranking struct {
+	// Read is the reading searched: the question's, or, when auto found the question to be
+	// about the past (Reading.LookBack), PastReading of it.
+	Read Reading
 	// Mode is the mode searched; Bounds the time mask.
 	Mode   retrieve.Mode
 	Bounds retrieve.Bounds
@@ -212,11 +249,11 @@ type Variant struct {
 // A Fresh reading (auto read "latest", "this week") has its time weight multiplied by
 // Options.FreshBoost.
 func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
-	o, res, err := searchAll(shards, q)
+	read, o, res, err := searchAll(shards, q)
 	if err != nil {
 		return Ranking{}, err
 	}
-	r := Ranking{Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
+	r := Ranking{Read: read, Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
 	if res.Bounds.Empty || res.Allowed == 0 {
 		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), q.AsOf.UTC().Format(time.DateOnly))
 	}
@@ -247,7 +284,7 @@ func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
 // pool and the context) needs: what a parameter sweep scores, hundreds of times per question.
 // q.Dedup and q.NoFold are not used.
 func RankStrict(shards []*retrieve.Shard, q Query) ([]Hit, error) {
-	o, res, err := searchAll(shards, q)
+	_, o, res, err := searchAll(shards, q)
 	if err != nil {
 		return nil, err
 	}
@@ -259,10 +296,19 @@ func RankStrict(shards []*retrieve.Shard, q Query) ([]Hit, error) {
 
 // searchAll searches q and its variants and fuses their lists (fuseLists); it returns the
 // options it searched with.
-func searchAll(shards []*retrieve.Shard, q Query) (retrieve.Options, retrieve.Result, error) {
+func searchAll(shards []*retrieve.Shard, q Query) (Reading, retrieve.Options, retrieve.Result, error) {
+	if q.Read.LookBack && q.Read.Mode == string(retrieve.Recency) {
+		past, err := aboutThePast(shards, q, DefaultLookBack)
+		if err != nil {
+			return q.Read, retrieve.Options{}, retrieve.Result{}, err
+		}
+		if past {
+			q.Read = PastReading(q.Read)
+		}
+	}
 	o, res, err := search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
 	if err != nil || len(q.Variants) == 0 || o.Mode == retrieve.Evolution || len(res.Candidates) == 0 {
-		return o, res, err
+		return q.Read, o, res, err
 	}
 	lists := []retrieve.Result{res}
 	for _, v := range q.Variants {
@@ -270,12 +316,46 @@ func searchAll(shards []*retrieve.Shard, q Query) (retrieve.Options, retrieve.Re
 		vr.Text = v.Text
 		_, r, err := search(q.Cache, shards, vr, v.Vec, q.AsOf, o)
 		if err != nil {
-			return o, res, fmt.Errorf("variant %q: %w", v.Kind, err)
+			return q.Read, o, res, fmt.Errorf("variant %q: %w", v.Kind, err)
 		}
 		lists = append(lists, r)
 	}
 	res, err = fuseLists(lists, o)
-	return o, res, err
+	return q.Read, o, res, err
+}
+
+// aboutThePast applies rule to q (LookBackRule).
+func aboutThePast(shards []*retrieve.Shard, q Query, rule LookBackRule) (bool, error) {
+	o := q.Options
+	if o.WindowDays <= 0 || rule.Top <= 0 {
+		return false, nil
+	}
+	probe := PastReading(q.Read)
+	po := o
+	po.K = rule.Top
+	_, res, err := search(q.Cache, shards, probe, q.Vec, q.AsOf, po)
+	if err != nil || len(res.Results) == 0 {
+		return false, err
+	}
+	win := SearchOptions(q.Read, o).WindowDays
+	start := asofday.Start(q.AsOf).AddDate(0, 0, -win)
+	old := 0
+	for _, c := range res.Results {
+		if c.Chunk.PublishedAt.Before(start) {
+			old++
+		}
+	}
+	return res.Results[0].Chunk.PublishedAt.Before(start) && float64(old) > rule.Share*float64(len(res.Results)), nil
+}
+
+// PastReading is read searched as a question about the past: hybrid (relevance alone) over
+// everything published by the anchor.
+func PastReading(read Reading) Reading {
+	read.Mode = string(retrieve.Hybrid)
+	read.WindowDays = -1
+	read.LookBack = false
+	read.Interpretation = "about the past: its best matches are older than the recency window, so every date up to the anchor is searched by relevance alone (" + read.Interpretation + ")"
+	return read
 }
 
 // search runs retrieval for read with o (mode, dates and the fresh boost from read), through c
@@ -298,6 +378,12 @@ func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []flo
 func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 	o.Mode = retrieve.Mode(read.Mode)
 	o.From, o.To = read.From, read.To
+	switch {
+	case read.WindowDays < 0:
+		o.WindowDays = 0
+	case read.WindowDays > 0 && o.WindowDays > 0:
+		o.WindowDays = max(o.WindowDays, read.WindowDays)
+	}
 	if read.Fresh && o.FreshBoost > 0 {
 		o.Weights.Time *= o.FreshBoost
 	}

@@ -341,3 +341,68 @@ func TestRankStrictIsRanksResults(t *testing.T) {
 		t.Fatalf("strict evolution: err %v, want ErrInput", err)
 	}
 }
+
+// metroShard: a metro line opened in 2020 (three reports and a repost), a fare change in 2024,
+// and unrelated fresh news. Asked in 2024, "when did line 3 open" is about the past; "metro
+// fares" about the present.
+func metroShard(t *testing.T) *retrieve.Shard {
+	return retrievetest.Shard(t, "metro", []retrievetest.Doc{
+		{ID: "open1", Text: "metro line 3 opened to passengers", Source: "city", PublishedAt: day("2020-06-28"), Vec: unit(1, 0, 0)},
+		{ID: "open2", Text: "metro line 3 opening ceremony held", Source: "news", PublishedAt: day("2020-06-28"), Vec: unit(0.95, 0.05, 0)},
+		{ID: "open3", Text: "first week of metro line 3 passengers", Source: "news", PublishedAt: day("2020-07-05"), Vec: unit(0.9, 0.1, 0)},
+		{ID: "plan", Text: "metro line 3 construction plan approved", Source: "city", PublishedAt: day("2018-03-01"), Vec: unit(0.85, 0.15, 0)},
+		{ID: "fare", Text: "metro fares rise next month", Source: "city", PublishedAt: day("2024-04-30"), Vec: unit(0.3, 0.9, 0)},
+		{ID: "fare2", Text: "metro fares rise approved by council", Source: "news", PublishedAt: day("2024-05-02"), Vec: unit(0.3, 0.85, 0.1)},
+		{ID: "rain", Text: "heavy rain expected this weekend", Source: "weather", PublishedAt: day("2024-05-10"), Vec: unit(0, 0, 1)},
+		{ID: "late", Text: "metro line 3 extension opened", Source: "city", PublishedAt: day("2024-06-01"), Vec: unit(1, 0, 0)},
+	})
+}
+
+func TestLookBack(t *testing.T) {
+	shards := []*retrieve.Shard{metroShard(t)}
+	asOf := day("2024-05-15")
+	for _, tc := range []struct {
+		name, query string
+		vec         []float32
+		mode        string // the mode searched
+		first       string
+	}{
+		{name: "a past event: its best matches are years old", query: "when did metro line 3 open", vec: unit(1, 0.02, 0), mode: "hybrid", first: "open1"},
+		{name: "the present: its best matches are recent", query: "metro fares", vec: unit(0.3, 0.9, 0), mode: "recency", first: "fare"},
+		{name: "fresh news never looks back", query: "metro line 3 this week", vec: unit(1, 0.02, 0), mode: "recency"},
+		{name: "an explicit period is a window, not a look-back", query: "metro line 3 in 2020", vec: unit(1, 0.02, 0), mode: "window", first: "open1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read, err := Read(tc.query, asOf, Auto, time.Time{}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Rank(shards, Query{Read: read, Vec: tc.vec, AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(r.Mode) != tc.mode || r.Read.Mode != tc.mode {
+				t.Fatalf("searched %s (reading %s: %s), want %s", r.Mode, r.Read.Mode, r.Read.Interpretation, tc.mode)
+			}
+			if tc.first != "" && (len(r.Results) == 0 || r.Results[0].Chunk.DocID != tc.first) {
+				t.Errorf("results %v, want %s first", docIDs(r.Results), tc.first)
+			}
+			for _, h := range r.Results {
+				if h.Chunk.PublishedAt.After(asOf) {
+					t.Errorf("%s was published after the anchor", h.Chunk.DocID)
+				}
+			}
+			if tc.mode == "hybrid" && !strings.Contains(r.Read.Interpretation, "about the past") {
+				t.Errorf("interpretation %q does not say the question was read as about the past", r.Read.Interpretation)
+			}
+		})
+	}
+	// A period named in passing widens the window to reach it, without filtering.
+	read, err := Read("the metro line opened two years ago", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Mode != "recency" || read.WindowDays < 700 || !read.LookBack {
+		t.Errorf("reading %+v: want recency reaching back two years", read)
+	}
+}
