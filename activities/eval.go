@@ -31,7 +31,7 @@ import (
 )
 
 // EvalSystems are the systems `asof eval` knows; each may take a "+dedup" and a "+judge" suffix.
-var EvalSystems = []string{"bm25", "bm25_time", "dense", "hybrid", "temporal_rrf", "decay", "auto", "bm25_nomask", "hybrid_nomask"}
+var EvalSystems = []string{"bm25", "bm25_time", "dense", "dense_time", "hybrid", "temporal_rrf", "decay", "auto", "bm25_nomask", "hybrid_nomask"}
 
 // DefaultEvalSystems are compared when --systems is not given.
 var DefaultEvalSystems = []string{"bm25_nomask", "bm25", "bm25_time", "dense", "hybrid", "temporal_rrf", "decay", "auto"}
@@ -45,6 +45,7 @@ type evalSystem struct {
 	mode    retrieve.Mode
 	nomask  bool // no as-of mask at all: what leakage costs
 	noDense bool // recency fusion of BM25 and time only (the docs/design.md reference system)
+	noBM25  bool // recency fusion of the dense branch and time only
 	auto    bool // the intent parser picks the mode and dates
 	dedup   bool // fold near-duplicates before ranking documents
 	judge   bool // drop the candidates the offline judge grades 0 (judge.Heuristic)
@@ -59,7 +60,7 @@ type evalParam struct {
 
 // EvalParams are the keys a system name may set after "@" (e.g.
 // "temporal_rrf@wt=1.2,k=30,tr=days"), each a field of retrieve.Options.
-var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "fb", "alpha", "lambda", "rm3", "fbdocs"}
+var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "tp", "fb", "alpha", "lambda", "rm3", "fbdocs"}
 
 // apply sets the parameters on o.
 func (s evalSystem) apply(o *retrieve.Options) {
@@ -81,6 +82,8 @@ func (s evalSystem) apply(o *retrieve.Options) {
 			o.TopNEach = int(p.num)
 		case "tr":
 			o.TimeRank = p.style
+		case "tp":
+			o.TimePool = int(p.num)
 		case "fb":
 			o.FreshBoost = p.num
 		case "alpha":
@@ -156,6 +159,8 @@ func ParseEvalSystem(name string) (evalSystem, error) {
 		s.mode = retrieve.BM25
 	case "bm25_time":
 		s.mode, s.noDense = retrieve.Recency, true
+	case "dense_time":
+		s.mode, s.noBM25 = retrieve.Recency, true
 	case "dense":
 		s.mode = retrieve.Dense
 	case "hybrid":
@@ -587,6 +592,9 @@ func evalQuery(s evalSystem, q EvalQuestionRef, vec []float32) (answer.Reading, 
 	if s.noDense || read.Mode == string(retrieve.BM25) { // ask embeds no query in bm25 mode
 		vec = nil
 	}
+	if s.noBM25 { // retrieval runs no BM25 branch for an empty query text
+		read.Text = ""
+	}
 	if s.judge {
 		o.K = math.MaxInt // judge the whole ranking, then keep the first 50 that stay
 	}
@@ -598,7 +606,8 @@ func evalQuery(s evalSystem, q EvalQuestionRef, vec []float32) (answer.Reading, 
 // --k 50: the ranked documents eval scores (a document's rank is its best chunk's) and the
 // publication times of the context's documents. Only what a system changes differs from ask:
 // no fold (systems without +dedup keep every copy in the ranking; the context is folded as
-// served), no mask (*_nomask: an anchor past every document), no dense branch (bm25_time), the
+// served), no mask (*_nomask: an anchor past every document), no dense branch (bm25_time) or no
+// BM25 branch (dense_time), the
 // offline judge's grade-0 candidates leaving the ranking and the context (+judge).
 //
 // A sweep's variant (parameters after "@") changes ask's options by them; when it neither folds

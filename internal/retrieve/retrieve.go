@@ -135,6 +135,11 @@ type Options struct {
 	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
 	// "this week": answer.Reading.Fresh); 0 and 1 leave it. Search itself never applies it.
 	FreshBoost float64 `json:"FreshBoost"`
+	// TimePool, when positive, gives the time rank (recency mode) only to the TimePool best
+	// candidates by relevance alone (the dense and BM25 ranks fused without time): freshness
+	// then orders what is relevant, and a fresh candidate that only one branch's deep ranks
+	// reached gets no freshness credit. 0 ranks every candidate by time.
+	TimePool int `json:"TimePool,omitempty"`
 	// Int8Rerank is how the dense branch scans a shard that has int8 codes (Shard.Int8): the
 	// best TopNEach·Int8Rerank rows by int8 score are re-scored in float32 and ranked by that
 	// (0: vecindex.DefaultRerank). Negative scans the float32 vectors only, as for a shard
@@ -196,6 +201,9 @@ func (o Options) Validate() error {
 	}
 	if o.TimeRank != "" && o.TimeRank != TimeRankCompetition && o.TimeRank != TimeRankDays {
 		errs = append(errs, fmt.Errorf("unknown time rank %q (%s, %s)", o.TimeRank, TimeRankCompetition, TimeRankDays))
+	}
+	if o.TimePool < 0 {
+		errs = append(errs, fmt.Errorf("time pool %d < 0", o.TimePool))
 	}
 	if o.Expand < 0 || o.FeedbackDocs < 0 {
 		errs = append(errs, fmt.Errorf("expansion terms %d and feedback documents %d must not be negative", o.Expand, o.FeedbackDocs))
@@ -462,7 +470,13 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 			cands = append(cands, c)
 		}
 	}
-	timeRanks(cands, o.TimeRank)
+	if o.Mode == Recency && o.TimePool > 0 {
+		if err := timeRanksAmong(cands, o); err != nil {
+			return Result{}, err
+		}
+	} else {
+		timeRanks(cands, o.TimeRank)
+	}
 	if err := score(cands, g.asOf, o); err != nil {
 		return Result{}, err
 	}
@@ -678,6 +692,38 @@ func timeRanks(cands []Candidate, style string) {
 	for i, r := range fusion.Ranks(days, ties) {
 		cands[i].RankTime = r
 	}
+}
+
+// timeRanksAmong sets the time rank of the o.TimePool candidates that relevance alone ranks
+// best (dense and BM25 fused by fusion.RRF, no time, no source; ties keep candidate order),
+// ranked among themselves; every other candidate gets none (0).
+func timeRanksAmong(cands []Candidate, o Options) error {
+	n := len(cands)
+	dense, bm25 := make([]int, n), make([]int, n)
+	for i, c := range cands {
+		dense[i], bm25[i] = c.RankDense, c.RankBM25
+	}
+	rel, err := fusion.RRF(n, fusion.Input{Lists: []fusion.List{{Weight: o.Weights.Dense, Ranks: dense}, {Weight: o.Weights.BM25, Ranks: bm25}}}, fusion.Options{K: o.KRRF})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rel[b], rel[a]) })
+	pool := make([]Candidate, 0, min(n, o.TimePool))
+	for _, i := range order[:min(n, o.TimePool)] {
+		pool = append(pool, cands[i])
+	}
+	timeRanks(pool, o.TimeRank)
+	for i := range cands {
+		cands[i].RankTime = 0
+	}
+	for j, i := range order[:len(pool)] {
+		cands[i].RankTime = pool[j].RankTime
+	}
+	return nil
 }
 
 // score sets each candidate's score for the mode: the fused modes are fusion.RRF of the dense

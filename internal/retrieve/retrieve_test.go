@@ -169,6 +169,39 @@ func TestTimeRanksShareSameDay(t *testing.T) {
 	}
 }
 
+func TestTimeRanksAmong(t *testing.T) {
+	mk := func(rd, rb int, date string) Candidate {
+		return Candidate{RankDense: rd, RankBM25: rb, Chunk: &schemas.Chunk{PublishedAt: d(date)}}
+	}
+	tests := []struct {
+		name string
+		pool int
+		in   []Candidate
+		want []int
+	}{
+		{"every candidate when the pool holds them all", 10,
+			[]Candidate{mk(1, 1, "2024-05-01"), mk(2, 0, "2024-05-10"), mk(0, 2, "2024-05-05")}, []int{3, 1, 2}},
+		{"a fresh candidate only a deep rank reached gets no time rank", 2,
+			[]Candidate{mk(1, 1, "2024-05-01"), mk(400, 0, "2024-05-14"), mk(2, 3, "2024-05-05")}, []int{2, 0, 1}},
+		{"ties in relevance keep candidate order", 1,
+			[]Candidate{mk(5, 0, "2024-05-01"), mk(5, 0, "2024-05-10")}, []int{1, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := timeRanksAmong(tc.in, opts(func(o *Options) { o.TimePool = tc.pool; o.TimeRank = TimeRankDays })); err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, c := range tc.in {
+				got = append(got, c.RankTime)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("time ranks %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestScore(t *testing.T) {
 	a := d("2024-05-15")
 	c := func(rd, rb, rt int, cos float32, date string) Candidate {
