@@ -111,13 +111,27 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		if r.Mode != intent.Recency { // a recent period ("this week") prefers, never filters
 			out.From, out.To = r.From, r.To
 		}
+		if r.Period && !r.Empty {
+			// An event's period: reports come a little before it and after it ("inflation in
+			// November" is published in December; half-year results in August).
+			out.From, out.To = AroundPeriod(r.From, r.To, asOf)
+			out.Interpretation = r.Explain() + ", searched " + Span(out.From, out.To) + ": the news of a period comes out around and after it"
+			if recent := asofday.Start(asOf).AddDate(0, 0, -retrieve.DefaultOptions().WindowDays); !out.To.Before(recent) {
+				// A recent period: what is known of it now, the freshest reports first —
+				// recency inside the period, not relevance alone.
+				out.Mode, out.WindowDays = string(retrieve.Recency), -1
+				out.Interpretation += "; the freshest reports first"
+			}
+		}
 		if r.Mode == intent.Recency && !r.Fresh && !r.Empty {
 			out.LookBack = true
 			if r.Soft && !r.From.IsZero() { // "a year ago": the window reaches that far, and a little before
 				out.WindowDays = int(asofday.Start(asOf).Sub(r.From).Hours()/24) + softMarginDays
 			}
 		}
-		out.Interpretation = r.Explain()
+		if out.Interpretation == "" {
+			out.Interpretation = r.Explain()
+		}
 	case mode == string(retrieve.Window) && !explicit:
 		if r.From.IsZero() && r.To.IsZero() {
 			return Reading{}, fmt.Errorf("%w: window mode needs --year, --from/--to or dates in the query (%q has none)", ErrInput, q)
@@ -131,6 +145,28 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		}
 	}
 	return out, nil
+}
+
+// Publication around a period (AroundPeriod): news of an event start PeriodLeadDays before its
+// period and keep coming for half its length after it, PeriodLagDays at least and
+// PeriodLagMaxDays at most.
+const (
+	PeriodLeadDays   = 7
+	PeriodLagDays    = 7
+	PeriodLagMaxDays = 92
+)
+
+// AroundPeriod is the publication window auto searches for an event period [from, to] named in
+// a question, as of asOf: from PeriodLeadDays before it to half its length after it (between
+// PeriodLagDays and PeriodLagMaxDays), never after asOf's day.
+func AroundPeriod(from, to, asOf time.Time) (time.Time, time.Time) {
+	days := int(to.Sub(from).Hours()/24) + 1
+	lag := min(max(days/2, PeriodLagDays), PeriodLagMaxDays)
+	f, t := from.AddDate(0, 0, -PeriodLeadDays), to.AddDate(0, 0, lag)
+	if a := asofday.Start(asOf); t.After(a) {
+		t = a
+	}
+	return f, t
 }
 
 // softMarginDays is how far before a period named in passing ("two years ago") auto's window

@@ -32,7 +32,8 @@ func TestRead(t *testing.T) {
 		wantInterprets string
 	}{
 		{name: "auto plain", query: "key rate", wantMode: "recency", wantText: "key rate"},
-		{name: "auto year", query: "elections in 2015", wantMode: "window", wantFrom: "2015-01-01", wTo: "2015-12-31", wantText: "elections"},
+		{name: "auto year: the period and the news around it", query: "elections in 2015", wantMode: "window", wantFrom: "2014-12-25", wTo: "2016-04-01", wantText: "elections", wantInterprets: "around and after it"},
+		{name: "auto recent month: its news until the anchor, fresher first", query: "inflation in April", wantMode: "recency", wantFrom: "2024-03-25", wTo: "2024-05-15", wantText: "inflation", wantInterprets: "the freshest reports first"},
 		{name: "auto change", query: "how has the key rate changed", wantMode: "evolution"},
 		{name: "auto this week prefers, never filters", query: "key rate this week", wantMode: "recency", wantText: "key rate", wantInterprets: "fresher preferred"},
 		{name: "auto with explicit dates", query: "key rate", from: day("2020-01-01"), to: day("2020-12-31"), wantMode: "window", wantFrom: "2020-01-01", wTo: "2020-12-31", wantText: "key rate", wantInterprets: "(dates given)"},

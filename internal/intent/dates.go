@@ -195,7 +195,19 @@ func (p *parser) yearless(i int) (int, span, bool) {
 			return i, span{}, false
 		}
 	}
+	if p.is(i-1, "на") { // «добыча на август», «прогноз на лето»: the coming one, not the last
+		return j, next(at, p.a), true
+	}
 	return j, latest(at, p.a), true
+}
+
+// next is the first occurrence of a yearless period that has not ended before t: "на август"
+// asked in July is this August; asked in September, next year's.
+func next(at func(y int) span, t time.Time) span {
+	if s := at(t.Year()); !s.to.Before(t) {
+		return s
+	}
+	return at(t.Year() + 1)
 }
 
 // seasonFollowers are the words after which a yearless English season is still a season ("in

@@ -137,6 +137,10 @@ type Reading struct {
 	// "recently") or a recent relative period read as recency ("this week"). Retrieval may
 	// weigh time more for it (retrieve.Options.FreshBoost).
 	Fresh bool
+	// Period reports a Window read from named periods only ("in November", "in 2015", "early
+	// July", "Q3 2023", 2021年3月) — the time of an event, which reports precede and follow —
+	// not from an open range that bounds the search ("since 2020", "before 2019").
+	Period bool
 	// Soft reports a recency reading whose only dates were named in passing: "N units ago"
 	// and decades ("two years ago", «год назад», 三年前, "the 1960s", 90年代). In news questions
 	// they set the scene ("after stepping down two years ago, who returns as CEO?") while the
@@ -198,6 +202,13 @@ func Parse(query string, asOf time.Time) Reading {
 	if !dates && p.has(pastCue) {
 		dates, kind, h = true, pastCue, p.past
 	}
+	if change && (p.singleEvent() || dates && p.recent(kind, h)) {
+		// "how did the key rate change at the last meeting", "как менялся курс на этой неделе":
+		// one recent change, not a history; read as recency, the change words kept.
+		change = false
+		p.untake(changeCue)
+		r.Text = p.text()
+	}
 	switch {
 	case dates && !change && h.from.After(p.a):
 		// A period wholly after A ("the 2024 race" as of 2023): what is known of it was
@@ -223,8 +234,9 @@ func Parse(query string, asOf time.Time) Reading {
 			h.to = p.a
 		}
 		r.Mode, r.From, r.To = Window, h.from, h.to
+		r.Period = kind == dateCue && !slices.ContainsFunc(p.cues, func(c cue) bool { return c.kind == dateCue && c.bound })
 		if change {
-			r.Mode = Evolution
+			r.Mode, r.Period = Evolution, false
 		}
 		if r.From.After(p.a) {
 			r.Empty = true
@@ -239,6 +251,28 @@ func Parse(query string, asOf time.Time) Reading {
 		r.Fresh = len(r.Cues) > 0
 	}
 	return r
+}
+
+// singleEvent reports a word that names one event rather than a history ("последнего
+// заседания", "the latest decision", 最近一次) outside any matched phrase.
+func (p *parser) singleEvent() bool {
+	for i, t := range p.toks {
+		if t.s == "一" && p.is(i+1, "次") && (p.is(i-1, "上") || p.is(i-1, "近") && p.is(i-2, "最")) { // 上一次, 最近一次
+			return true
+		}
+		if p.taken(i) {
+			continue
+		}
+		if strings.HasPrefix(t.s, "последн") || t.s == "latest" || t.s == "last" && p.is(i+1, "meeting|decision|session|report|release|vote") {
+			return true
+		}
+	}
+	return false
+}
+
+// untake drops the cues of kind, so their words stay in Text.
+func (p *parser) untake(kind int) {
+	p.cues = slices.DeleteFunc(p.cues, func(c cue) bool { return c.kind == kind })
 }
 
 // recentDays is the longest relative period, in days, read as a recency cue rather than a window.
@@ -313,6 +347,7 @@ const (
 type cue struct {
 	i, j, kind int
 	rel        bool
+	bound      bool // an open range: "since 2020", "before 2020", 截至2023年
 }
 
 type parser struct {
@@ -343,7 +378,7 @@ func (p *parser) scan() {
 				*h = s
 			}
 			*h = hull(*h, s)
-			p.cues, i = append(p.cues, cue{i, j, kind, p.rel}), j
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: kind, rel: p.rel, bound: !p.rel && (s.from.IsZero() || s.to.Equal(p.a))}), j
 		} else if cs := p.change(i); len(cs) > 0 {
 			p.cues, i = append(p.cues, cs...), cs[0].j
 		} else if j, ok := p.zhRecency(i); ok {

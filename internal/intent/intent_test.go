@@ -47,6 +47,9 @@ func TestParse(t *testing.T) {
 		{"over a count is not a year", "over 2000 companies", "", R, "", "", false, "over 2000 companies"},
 		{"на a count is not a year", "скидка на 2000 рублей", "", R, "", "", false, "скидка на 2000 рублей"},
 		{"на year with год", "бюджет на 2025 год", "2025-06-01", W, "2025-01-01", "2025-06-01", false, "бюджет"},
+		{"на a month is the coming one", "Что решили страны ОПЕК+ по добыче нефти на август?", "2025-07-08", R, "2025-08-01", "2025-08-31", true, "Что решили страны ОПЕК+ по добыче нефти на август?"},
+		{"на the current month", "план на июль", "2025-07-08", W, "2025-07-01", "2025-07-08", false, "план"},
+		{"в a month is the last one", "добыча нефти в августе", "2025-07-08", W, "2024-08-01", "2024-08-31", false, "добыча нефти"},
 		{"only a date keeps text", "in 2015", "", W, "2015-01-01", "2015-12-31", false, "in 2015"},
 		{"future year is what was said before it", "elections in 2030", "", R, "2030-01-01", "2030-12-31", true, "elections in 2030"},
 		{"two ranges merge", "rates in 2015 and in 2020", "", W, "2015-01-01", "2020-12-31", false, "rates and"},
@@ -323,7 +326,12 @@ func TestFresh(t *testing.T) {
 		{"this month", "news this month", Window, false},
 		{"explicit year", "elections in 2015", Window, false},
 		{"this week and a year", "rates this week in 2023", Window, false},
-		{"change this week", "how has the rate changed this week", Evolution, false},
+		{"a change this week is fresh news, not a history", "how has the rate changed this week", Recency, true},
+		{"ru a change this week", "Как менялся курс доллара на этой неделе?", Recency, true},
+		{"a change over a longer period is a history", "how has the rate changed this year", Evolution, false},
+		{"one change at the last meeting is not a history", "how did the key rate change at the last meeting?", Recency, false},
+		{"ru one change at the last meeting", "Как изменилась ключевая ставка по итогам последнего заседания ЦБ?", Recency, false},
+		{"zh the latest change", "央行最近一次利率如何变化？", Recency, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -439,5 +447,36 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkParseChinese(b *testing.B) {
 	for b.Loop() {
 		Parse("美联储利率政策自2020年以来如何变化，与2019年第三季度相比", anchor)
+	}
+}
+
+// TestPeriod: a window read from named periods is the time of an event (Period); an open
+// range bounds the search.
+func TestPeriod(t *testing.T) {
+	for _, tc := range []struct {
+		name, q, asOf string
+		period    bool
+	}{
+		{"a month", "Насколько ускорилась инфляция в ноябре?", "2024-12-13", true},
+		{"a year", "elections in 2015", "", true},
+		{"early in a month, up to the anchor", "Что произошло с программой льготной ипотеки в начале июля?", "2024-07-03", true},
+		{"a half", "Какие компании отчитались об убытках за первое полугодие?", "2025-09-03", true},
+		{"a Chinese month", "2021年3月的降息", "", true},
+		{"a closed range of years", "inflation from 2019 to 2021", "", true},
+		{"since", "rates since 2020", "", false},
+		{"before", "rates before 2020", "", false},
+		{"zh since", "2020年以来的利率", "", false},
+		{"zh until", "截至2023年的利率", "", false},
+		{"a change over a period is evolution, not a period", "how has the rate changed since 2020", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := anchor
+			if tc.asOf != "" {
+				a = day0(tc.asOf)
+			}
+			if r := Parse(tc.q, a); r.Period != tc.period {
+				t.Errorf("Parse(%q).Period = %v, want %v (%s)", tc.q, r.Period, tc.period, r.Explain())
+			}
+		})
 	}
 }
