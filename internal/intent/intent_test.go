@@ -455,7 +455,7 @@ func BenchmarkParseChinese(b *testing.B) {
 func TestPeriod(t *testing.T) {
 	for _, tc := range []struct {
 		name, q, asOf string
-		period    bool
+		period        bool
 	}{
 		{"a month", "Насколько ускорилась инфляция в ноябре?", "2024-12-13", true},
 		{"a year", "elections in 2015", "", true},
