@@ -41,10 +41,12 @@ type devDoc struct {
 	PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
 }
 
-// devJudgement is one row of judgements.tsv: a qrels row with the judge's reason.
+// devJudgement is one row of judgements.tsv: a qrels row with the judge's reason and the
+// pool systems that surfaced the document.
 type devJudgement struct {
 	schemas.Qrel
-	Reason string
+	Reason   string
+	PooledBy string
 }
 
 // Audit limits: grade 2 is published 0–14 days before the anchor (0–6 for "this week"
@@ -185,7 +187,8 @@ func TestAuditDevSet(t *testing.T) {
 	}
 }
 
-// readJudgements reads judgements.tsv (question_id, doc_id, grade, days_before, reason).
+// readJudgements reads judgements.tsv (question_id, doc_id, grade, days_before, reason,
+// pooled_by).
 func readJudgements(path string) ([]devJudgement, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -199,7 +202,7 @@ func readJudgements(path string) ([]devJudgement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", path, err)
 	}
-	if want := []string{"question_id", "doc_id", "grade", "days_before", "reason"}; !slices.Equal(head, want) {
+	if want := []string{"question_id", "doc_id", "grade", "days_before", "reason", "pooled_by"}; !slices.Equal(head, want) {
 		return nil, fmt.Errorf("%s: header %q, want %q", path, head, want)
 	}
 	var out []devJudgement
@@ -216,7 +219,7 @@ func readJudgements(path string) ([]devJudgement, error) {
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		out = append(out, devJudgement{Qrel: schemas.Qrel{QuestionID: rec[0], DocID: rec[1], Grade: int32(g), DaysBefore: int32(d)}, Reason: rec[4]})
+		out = append(out, devJudgement{Qrel: schemas.Qrel{QuestionID: rec[0], DocID: rec[1], Grade: int32(g), DaysBefore: int32(d)}, Reason: rec[4], PooledBy: rec[5]})
 	}
 }
 
@@ -274,8 +277,8 @@ func TestDevSet(t *testing.T) {
 		if j.Qrel != qrels[i] {
 			t.Errorf("row %d: judgements.tsv %+v, qrels.parquet %+v", i+1, j.Qrel, qrels[i])
 		}
-		if strings.TrimSpace(j.Reason) == "" {
-			t.Errorf("row %d (%s/%s): no reason", i+1, j.QuestionID, j.DocID)
+		if strings.TrimSpace(j.Reason) == "" || strings.TrimSpace(j.PooledBy) == "" {
+			t.Errorf("row %d (%s/%s): no reason or no pool system", i+1, j.QuestionID, j.DocID)
 		}
 	}
 	if published == nil {
