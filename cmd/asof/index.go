@@ -61,7 +61,14 @@ read = indexed + quarantined + skipped.
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
 source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).
 Each file is checked here first (Parquet, with the required columns after --map); nothing is
-uploaded or started for a file that fails.`,
+uploaded or started for a file that fails.
+
+The model: --embed-model (embed.model, ASOF_EMBED_MODEL) when set, else the model the index was
+built with (an index keeps its model: a rerun or an --append embeds as the build did), else the
+default for new indexes; the first line says which and why. The result counts the indexed
+documents per language (the lang column, else detected), and as soon as the plan is made a model
+that does not read 30% or more of them (an English-only model on a Russian or Chinese corpus)
+gets a warning naming the multilingual model to use.`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
   asof index --index tg --corpus 'exports/*.parquet' --telegram --period week

@@ -210,7 +210,7 @@ func (a *app) rerankFlags(cmd *cobra.Command) {
 
 // modelFlag adds --embed-model to cmd.
 func (a *app) modelFlag(cmd *cobra.Command) {
-	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
+	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default: the model an existing index was built with; for a new index "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
 }
 
 // workerFlags adds worker settings to cmd.
