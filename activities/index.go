@@ -23,6 +23,7 @@ import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
@@ -125,9 +126,9 @@ type PlanIndexResult struct {
 }
 
 // PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
-// quarantine/<run>/rejects.parquet), groups the valid documents by period, stages each
-// period's documents, and names each shard by the hash of its content, configuration and
-// model, so shards that already exist are reused.
+// quarantine/<run>/rejects.parquet), counts the valid documents per language, groups them by
+// period, stages each period's documents, and names each shard by the hash of its content,
+// configuration and model, so shards that already exist are reused.
 func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanIndexResult, error) {
 	if err := ValidateIndexName(in.Index); err != nil {
 		return PlanIndexResult{}, invalid(err)
@@ -193,7 +194,8 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		res.Files = append(res.Files, FileCounts{Name: n, Stats: stats[i]})
 	}
 	tot := loader.Total()
-	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped}
+	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped,
+		Languages: modelchoice.Count(docs)}
 	periods, groups := shard.Group(docs, in.Period)
 	ids := make([]string, len(periods))
 	for i, p := range periods {

@@ -1,13 +1,16 @@
 package activities_test
 
 import (
+	"bytes"
 	"context"
 	"hash/fnv"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
@@ -257,5 +260,83 @@ func TestAppendNamesTheIndexChunking(t *testing.T) {
 	_, err := env.ExecuteActivity(a.PlanIndex, in)
 	if err == nil || !strings.Contains(err.Error(), "--chunk-size 1600 --chunk-overlap 200 --chunk-min 100 --max-chunks-per-doc 0") {
 		t.Fatalf("err = %v, want the index's chunking flags", err)
+	}
+}
+
+// langRow is a fixture row with the optional lang column.
+type langRow struct {
+	DocID       string `parquet:"doc_id"`
+	PublishedAt string `parquet:"published_at"`
+	Text        string `parquet:"text"`
+	Lang        string `parquet:"lang"`
+}
+
+// TestPlanIndexCountsLanguages: the plan counts the indexed documents per language, from the
+// lang column when a row has one (its primary code) and detected from the text otherwise, and
+// not the quarantined rows; an append counts only the rows it adds, and its manifest the sum.
+func TestPlanIndexCountsLanguages(t *testing.T) {
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	ctx := context.Background()
+	put := func(key string, rows []langRow) {
+		t.Helper()
+		var buf bytes.Buffer
+		w := parquet.NewGenericWriter[langRow](&buf)
+		w.Write(rows)
+		w.Close()
+		if _, err := b.Put(ctx, key, &buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("corpora/first.parquet", []langRow{
+		{"en1", "2024-01-10", "The central bank raised the key rate.", ""},
+		{"ru1", "2024-01-11", "Центробанк повысил ключевую ставку.", ""},
+		{"ru2", "2024-01-12", "Инфляция замедлилась.", ""},
+		{"zh1", "2024-01-13", "央行宣布下调存款准备金率。", ""},
+		{"uk1", "2024-01-14", "Нацбанк зберіг облікову ставку.", "uk-UA"}, // the column wins over detection (Cyrillic: ru)
+		{"bad", "2024-01-15", "  ", "de"},                                 // quarantined: not counted
+	})
+	put("corpora/more.parquet", []langRow{
+		{"ru1", "2024-01-11", "Центробанк повысил ключевую ставку.", ""}, // already indexed: a duplicate
+		{"ja1", "2024-02-01", "日本銀行は金利を据え置いた。", ""},
+		{"ko1", "2024-02-02", "한국은행이 기준금리를 동결했다.", ""},
+	})
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	plan := func(key string, appending bool) activities.PlanIndexResult {
+		return run[activities.PlanIndexResult](t, env, a.PlanIndex, activities.PlanIndexInput{Index: "mix", RunID: "r-" + key,
+			Inputs: []activities.InputFile{{Key: "corpora/" + key + ".parquet", Name: key + ".parquet"}}, Period: "month", Chunk: cfg, Append: appending})
+	}
+	publish := func(p activities.PlanIndexResult, appending bool) schemas.Manifest {
+		t.Helper()
+		var metas []schemas.ShardMeta
+		for _, w := range buildShards(t, env, "mix", p, cfg) {
+			metas = append(metas, w.Meta)
+		}
+		pub := run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "mix", Period: "month", Chunk: cfg,
+			Model: p.Model, Shards: append(p.Existing, metas...), Counts: p.Counts, Base: p.Base, Append: appending, BaseSeq: p.BaseSeq})
+		data, err := blob.ReadAll(ctx, b, pub.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := schemas.DecodeManifest(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	first := plan("first", false)
+	if want := map[string]int64{"en": 1, "ru": 2, "zh": 1, "uk": 1}; !reflect.DeepEqual(first.Counts.Languages, want) || first.Counts.Indexed != 5 {
+		t.Fatalf("first build: %d indexed in %v, want 5 in %v", first.Counts.Indexed, first.Counts.Languages, want)
+	}
+	if m := publish(first, false); !reflect.DeepEqual(m.Counts.Languages, first.Counts.Languages) {
+		t.Fatalf("manifest languages %v, want the plan's %v", m.Counts.Languages, first.Counts.Languages)
+	}
+	more := plan("more", true)
+	if want := map[string]int64{"ja": 1, "ko": 1}; !reflect.DeepEqual(more.Counts.Languages, want) {
+		t.Fatalf("append: languages %v, want only the rows it adds %v", more.Counts.Languages, want)
+	}
+	m := publish(more, true)
+	if want := map[string]int64{"en": 1, "ru": 2, "zh": 1, "uk": 1, "ja": 1, "ko": 1}; !reflect.DeepEqual(m.Counts.Languages, want) || m.Counts.Indexed != 7 {
+		t.Fatalf("manifest after the append: %d indexed in %v, want 7 in %v", m.Counts.Indexed, m.Counts.Languages, want)
 	}
 }

@@ -77,6 +77,11 @@ type IndexCounts struct {
 	// Skipped rows fell outside --from/--to: counted, not lost.
 	Skipped int64 `json:"skipped"`
 	Chunks  int64 `json:"chunks"`
+	// Languages counts the indexed documents per language: the primary code of the input's
+	// lang column, else of the language detected in title and text (textnorm.Lang: en, ru, zh,
+	// ja, ko). Absent from indexes built before it was counted, and from an append's sum when
+	// the index it adds to did not count it: it then adds up to Indexed, or is absent.
+	Languages map[string]int64 `json:"languages,omitempty"`
 }
 
 // QuarantinedTotal sums the quarantine counts.
@@ -89,7 +94,8 @@ func (c IndexCounts) QuarantinedTotal() int64 {
 }
 
 // Plus is the counts of two builds together (an index and what an append added). Chunks is
-// left 0: the manifest counts chunks from its shards.
+// left 0: the manifest counts chunks from its shards. Languages are summed when both sides
+// counted every document they indexed; otherwise the sum would undercount, and is left out.
 func (c IndexCounts) Plus(o IndexCounts) IndexCounts {
 	out := IndexCounts{Read: c.Read + o.Read, Indexed: c.Indexed + o.Indexed, Skipped: c.Skipped + o.Skipped, Quarantined: map[string]int64{}}
 	for _, q := range []map[string]int64{c.Quarantined, o.Quarantined} {
@@ -97,7 +103,24 @@ func (c IndexCounts) Plus(o IndexCounts) IndexCounts {
 			out.Quarantined[k] += v
 		}
 	}
+	if c.languagesComplete() && o.languagesComplete() && len(c.Languages)+len(o.Languages) > 0 {
+		out.Languages = map[string]int64{}
+		for _, l := range []map[string]int64{c.Languages, o.Languages} {
+			for k, v := range l {
+				out.Languages[k] += v
+			}
+		}
+	}
 	return out
+}
+
+// languagesComplete reports whether Languages accounts for every indexed document.
+func (c IndexCounts) languagesComplete() bool {
+	var n int64
+	for _, v := range c.Languages {
+		n += v
+	}
+	return n == c.Indexed
 }
 
 // Reconciles reports whether every row read is accounted for.

@@ -70,7 +70,8 @@ func TestManifest(t *testing.T) {
 		Model: ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}, Period: "month",
 		Chunk:  ChunkConfig{Size: 1600, Overlap: 200, Min: 100, MaxChunksPerDoc: 0},
 		Shards: []ShardMeta{{ID: "s1", Period: "2024-03", MinDate: ms(2024, 3, 1, 0, 0, 0, 0), MaxDate: ms(2024, 3, 31, 0, 0, 0, 0), Docs: 2, Chunks: 3, Objects: []ObjectRef{{Key: "shards/2024-03/s1/chunks.parquet", Size: 10, SHA256: "d"}}}},
-		Counts: IndexCounts{Read: 10, Indexed: 7, Quarantined: map[string]int64{ReasonBadDate: 1, ReasonEmptyText: 1}, Skipped: 1, Chunks: 9},
+		Counts: IndexCounts{Read: 10, Indexed: 7, Quarantined: map[string]int64{ReasonBadDate: 1, ReasonEmptyText: 1}, Skipped: 1, Chunks: 9,
+			Languages: map[string]int64{"ru": 5, "en": 2}},
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -96,5 +97,35 @@ func TestManifest(t *testing.T) {
 	}
 	if _, err := DecodeManifest([]byte("{")); err == nil {
 		t.Fatal("broken JSON accepted")
+	}
+}
+
+func TestIndexCountsPlus(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		a, b  IndexCounts
+		langs map[string]int64
+	}{
+		{"both counted", IndexCounts{Indexed: 3, Languages: map[string]int64{"en": 3}}, IndexCounts{Indexed: 2, Languages: map[string]int64{"en": 1, "ru": 1}},
+			map[string]int64{"en": 4, "ru": 1}},
+		{"a new index: nothing to add to", IndexCounts{}, IndexCounts{Indexed: 2, Languages: map[string]int64{"zh": 2}}, map[string]int64{"zh": 2}},
+		{"an index built before languages were counted", IndexCounts{Indexed: 5}, IndexCounts{Indexed: 2, Languages: map[string]int64{"ru": 2}}, nil},
+		{"an append result from before they were counted", IndexCounts{Indexed: 5, Languages: map[string]int64{"en": 5}}, IndexCounts{Indexed: 2}, nil},
+		{"nothing indexed", IndexCounts{}, IndexCounts{Read: 1, Skipped: 1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.a.Plus(tc.b)
+			if !reflect.DeepEqual(got.Languages, tc.langs) {
+				t.Fatalf("Languages = %v, want %v", got.Languages, tc.langs)
+			}
+			if got.Indexed != tc.a.Indexed+tc.b.Indexed || got.Read != tc.a.Read+tc.b.Read {
+				t.Fatalf("Plus = %+v", got)
+			}
+		})
+	}
+	old := `{"version":1,"index":"news","counts":{"read":2,"indexed":2,"quarantined":{},"skipped":0,"chunks":2}}`
+	m, err := DecodeManifest([]byte(old))
+	if err != nil || m.Counts.Languages != nil {
+		t.Fatalf("a manifest from before languages were counted: %+v, %v", m.Counts, err)
 	}
 }

@@ -87,6 +87,8 @@ type IndexBuildResult struct {
 	PartsResumed  int `json:"parts_resumed"`
 	// Runs is how many workflow runs the build took (more than 1 after continue-as-new).
 	Runs int `json:"runs"`
+	// Model is the embedding model the build embedded with (the planning worker's).
+	Model schemas.ModelRef `json:"model"`
 }
 
 // Progress is what ProgressQuery returns.
@@ -100,6 +102,11 @@ type Progress struct {
 	// InFlight lists the shards being built now; a client can count their stored embedding
 	// parts (activities.VectorsPrefix) for finer progress.
 	InFlight []InFlightShard `json:"in_flight,omitempty"`
+	// Model and Languages are known once the plan is: the model the shards are embedded with
+	// and this build's documents per language, so a client can warn about a model that does
+	// not read them before the embedding starts.
+	Model     schemas.ModelRef `json:"model"`
+	Languages map[string]int64 `json:"languages,omitempty"`
 }
 
 // InFlightShard is a shard being built.
@@ -156,8 +163,8 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
 	}
 	res := IndexBuildResult{Counts: plan.Counts, Files: plan.Files, QuarantineKey: plan.QuarantineKey, Runs: carry.Runs, MaxChunksPerDoc: in.Chunk.MaxChunksPerDoc,
-		ShardsBuilt: carry.ShardsBuilt, Truncated: carry.Truncated, PartsEmbedded: carry.PartsEmbedded, PartsResumed: carry.PartsResumed}
-	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods)}
+		ShardsBuilt: carry.ShardsBuilt, Truncated: carry.Truncated, PartsEmbedded: carry.PartsEmbedded, PartsResumed: carry.PartsResumed, Model: plan.Model}
+	prog = Progress{Stage: "building", ShardsTotal: len(plan.Periods), Model: plan.Model, Languages: plan.Counts.Languages}
 	metas := make([]schemas.ShardMeta, len(plan.Periods))
 	var todo []int
 	for i, p := range plan.Periods {

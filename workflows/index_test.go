@@ -31,7 +31,7 @@ var threePeriods = activities.PlanIndexResult{
 		{Period: "2024-02", ShardID: "s2", Docs: 2, Done: true, Meta: &schemas.ShardMeta{ID: "s2", Period: "2024-02", Chunks: 4}},
 		{Period: "2024-03", ShardID: "s3", Docs: 1, DocsKey: "k3"},
 	},
-	Counts: schemas.IndexCounts{Read: 8, Indexed: 6, Quarantined: map[string]int64{schemas.ReasonBadDate: 2}},
+	Counts: schemas.IndexCounts{Read: 8, Indexed: 6, Quarantined: map[string]int64{schemas.ReasonBadDate: 2}, Languages: map[string]int64{"ru": 4, "en": 2}},
 	Model:  schemas.ModelRef{ID: "e5-small-v2", Dim: 384},
 }
 
@@ -83,7 +83,8 @@ func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
 	}
 	var res IndexBuildResult
 	env.GetWorkflowResult(&res)
-	if res.ShardsBuilt != 2 || res.ShardsReused != 1 || res.Seq != 1 || res.Counts.Chunks != 14 || !res.Counts.Reconciles() {
+	if res.ShardsBuilt != 2 || res.ShardsReused != 1 || res.Seq != 1 || res.Counts.Chunks != 14 || !res.Counts.Reconciles() ||
+		res.Counts.Languages["ru"] != 4 || res.Model != threePeriods.Model {
 		t.Fatalf("result = %+v", res)
 	}
 	var ids []string
@@ -99,7 +100,7 @@ func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
 	env.AssertNumberOfCalls(t, "EmbedShard", 4) // two shards, two transient failures retried
 	var p Progress
 	v, err := env.QueryWorkflow(ProgressQuery)
-	if err != nil || v.Get(&p) != nil || p.ShardsDone != 3 || p.Stage != "done" {
+	if err != nil || v.Get(&p) != nil || p.ShardsDone != 3 || p.Stage != "done" || p.Model != threePeriods.Model || p.Languages["en"] != 2 {
 		t.Fatalf("progress = %+v, %v", p, err)
 	}
 }

@@ -188,7 +188,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 
-	st, stop, err := startServing(ctx, a, nil)
+	st, _, stop, err := startServing(ctx, a, f.index, nil)
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	printf(a.stderr, "asof demo: %d generated news items (%s..%s, English and Russian) in %s\n", len(docs),
 		docs[0].PublishedAt.Format(time.DateOnly), docs[len(docs)-1].PublishedAt.Format(time.DateOnly), corpusFile)
 
-	st, stop, err := startServing(ctx, a, a.stderr)
+	st, served, stop, err := startServing(ctx, a, demoIndex, a.stderr)
 	if err != nil {
 		return err
 	}
@@ -104,9 +104,13 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	if err != nil {
 		return err
 	}
-	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now())
+	report := planReporter(a, served, false)
+	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now(), report)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", demoIndex, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+	}
+	if say := report(res.Model, res.Counts.Languages); say != "" {
+		printf(a.stderr, "%s\n", say)
 	}
 	printIndexResult(a.stderr, demoIndex, res, time.Since(began))
 

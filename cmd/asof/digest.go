@@ -116,7 +116,7 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	if err != nil {
 		return err
 	}
-	st, stop, err := startServing(ctx, a, nil)
+	st, _, stop, err := startServing(ctx, a, in.Index, nil)
 	if err != nil {
 		return err
 	}

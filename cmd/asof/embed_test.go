@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/spf13/pflag"
 
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
@@ -24,49 +25,109 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// TestModelCatalogueAndLocalFolderWithModel: `models list` shows the catalogue; an index built
-// with a local model folder (the E5 files with an asof-model.yaml of its own) and one built
-// with the int8 catalogue model both answer; asking with another model is an error that names
-// both models and the flag that fixes it.
+// TestModelCatalogueAndLocalFolderWithModel: `models list` shows the catalogue and a model
+// folder in the models folder; an index built with that folder and one built with the int8
+// catalogue model both answer; an existing index keeps its model: ask without --embed-model
+// embeds with the index's, and an append says so and warns that the (English-only) model does
+// not read the Russian rows it adds; asking with another model is an error that names both
+// models and the flag that fixes it. Once the index's model is gone from this machine, every
+// command on the index (index, --append, ask, digest, eval, eval --summaries, tune, schedule
+// trigger) says so before it starts a workflow: each follows the index's model.
 func TestModelCatalogueAndLocalFolderWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers")
 	}
 	e5 := testmodel.Dir(t)
-	modelDir := testmodel.ModelsDir(t)
+	shared := testmodel.ModelsDir(t)
 	def := effectiveModel(config.Default()) // e5-small-v2-q on ONNX Runtime, e5-small-v2 on pure Go
-	code, out, errOut := runCLI(t, nil, "models", "list", "--model-dir", modelDir)
-	if code != 0 || !strings.Contains(out, "e5-small-v2-q") || !strings.Contains(out, "int8") || !strings.Contains(out, "* "+def+" ") {
-		t.Fatalf("models list (default %s): exit %d\n%s\n%s", def, code, out, errOut)
-	}
-
 	dir := t.TempDir()
-	local := filepath.Join(dir, "my-e5")
+	modelDir := filepath.Join(dir, "models") // the catalogue models, and my-e5 beside them
+	local := filepath.Join(modelDir, "my-e5")
 	os.MkdirAll(local, 0o755)
+	for _, id := range []string{"e5-small-v2", "e5-small-v2-q"} {
+		if err := os.Symlink(filepath.Join(shared, id), filepath.Join(modelDir, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, f := range []string{"model.onnx", "tokenizer.json"} {
 		if err := os.Symlink(filepath.Join(e5, f), filepath.Join(local, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(local, models.ConfigFile), []byte("id: my-e5\ndim: 384\nquery_prefix: \"query: \"\npassage_prefix: \"passage: \"\n"), 0o644)
+	os.WriteFile(filepath.Join(local, models.ConfigFile), []byte("id: my-e5\ndim: 384\nquery_prefix: \"query: \"\npassage_prefix: \"passage: \"\nlanguages: [en]\n"), 0o644)
+	code, out, errOut := runCLI(t, nil, "models", "list", "--model-dir", modelDir)
+	if code != 0 || !strings.Contains(out, "e5-small-v2-q") || !strings.Contains(out, "int8") || !strings.Contains(out, "* "+def+" ") || !strings.Contains(out, "my-e5") {
+		t.Fatalf("models list (default %s): exit %d\n%s\n%s", def, code, out, errOut)
+	}
+
 	file := writeParquetFile(t, dir, "news.parquet", askCorpus)
 	common := []string{"--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t)}
 	cli := func(args ...string) (int, string, string) { return runCLI(t, nil, append(args, common...)...) }
-	for _, c := range []struct{ index, model string }{{"local", local}, {"int8", "e5-small-v2-q"}} {
-		if code, out, errOut := cli("index", "--index", c.index, "--corpus", file, "--embed-model", c.model); code != 0 {
+	for _, c := range []struct{ index, model string }{{"local", "my-e5"}, {"int8", "e5-small-v2-q"}} {
+		code, out, errOut := cli("index", "--index", c.index, "--corpus", file, "--embed-model", c.model)
+		if code != 0 || !strings.Contains(errOut, "embedding model: "+c.model+" (set by --embed-model; English only)") {
 			t.Fatalf("index with %s: exit %d\n%s\n%s", c.model, code, out, errOut)
 		}
-		code, out, errOut := cli("ask", "--index", c.index, "--embed-model", c.model, "--as-of", "2023-03-03", "What is the name of Rishi Sunak's new Brexit deal with the European Union?")
+		code, out, errOut = cli("ask", "--index", c.index, "--embed-model", c.model, "--as-of", "2023-03-03", "What is the name of Rishi Sunak's new Brexit deal with the European Union?")
 		if code != 0 || !strings.Contains(out, "Windsor") {
 			t.Fatalf("ask %s: exit %d\n%s\n%s", c.index, code, out, errOut)
 		}
 	}
-	code, _, errOut = cli("ask", "--index", "local", "--as-of", "2023-03-03", "Brexit deal")
+	// The index keeps its model: no flag needed.
+	code, out, errOut = cli("ask", "--index", "local", "--as-of", "2023-03-03", "What is the name of Rishi Sunak's new Brexit deal with the European Union?")
+	if code != 0 || !strings.Contains(out, "Windsor") {
+		t.Fatalf("ask local without --embed-model: exit %d\n%s\n%s", code, out, errOut)
+	}
+	russian := writeParquetFile(t, dir, "ru.parquet", []schemas.Document{
+		{DocID: "ru-1", PublishedAt: day("2023-03-10"), Text: "Банк России сохранил ключевую ставку на уровне 7,5% годовых.", Source: "@cbr"},
+		{DocID: "ru-2", PublishedAt: day("2023-03-11"), Text: "Рубль ослаб к доллару после решения по ставке.", Source: "@markets"},
+	})
+	code, out, errOut = cli("index", "--index", "local", "--corpus", russian, "--append")
+	if code != 0 || !strings.Contains(errOut, "embedding model: my-e5 (the index's model: it was built with it; English only)") ||
+		!strings.Contains(errOut, "warning: 100% of the rows this append adds (2 of 2) are in languages my-e5 does not read (Russian 2)") ||
+		!strings.Contains(errOut, "--embed-model "+multilingualModel(config.Default())) || !strings.Contains(out, "languages of the documents indexed: Russian 2") {
+		t.Fatalf("append Russian rows: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = cli("ask", "--index", "local", "--embed-model", def, "--as-of", "2023-03-03", "Brexit deal")
 	if code == 0 || !strings.Contains(errOut, "index local was built with model my-e5, this worker embeds with "+def+": pass --embed-model my-e5") {
 		t.Fatalf("asking with another model: exit %d\n%s", code, errOut)
 	}
 	if strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 		t.Fatalf("the error should be at most two lines:\n%s", errOut)
+	}
+
+	// The index's model is gone from this machine: every command on the index says so.
+	if err := os.Rename(local, filepath.Join(dir, "my-e5-moved")); err != nil {
+		t.Fatal(err)
+	}
+	questions := writeParquetFile(t, dir, "questions.parquet", []schemas.EvalQuestion{{QuestionID: "q1", QuestionDate: day("2023-03-03"), Question: "Brexit deal"}})
+	qrels := writeParquetFile(t, dir, "qrels.parquet", []schemas.Qrel{{QuestionID: "q1", DocID: "windsor-1", Grade: 2}})
+	queries := writeParquetFile(t, dir, "queries.parquet", []schemas.EvalQuery{{QueryID: "q1", Query: "Brexit deal", AnchorDate: day("2023-03-03")}})
+	topics := filepath.Join(dir, "topics.yaml")
+	os.WriteFile(topics, []byte("topics:\n  - name: Brexit\n    query: Brexit deal\n"), 0o644)
+	evalOut := filepath.Join(dir, "eval")
+	if code, out, errOut := cli("schedule", "create", "--name", "brexit", "--cron", "0 7 * * *", "--index", "local", "--topics", topics, "--paused"); code != 0 {
+		t.Fatalf("schedule create: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"index again", []string{"index", "--index", "local", "--corpus", file}},
+		{"index --append", []string{"index", "--index", "local", "--corpus", russian, "--append"}},
+		{"ask", []string{"ask", "--index", "local", "--as-of", "2023-03-03", "Brexit deal"}},
+		{"digest", []string{"digest", "--index", "local", "--topics", topics, "--as-of", "2023-03-03"}},
+		{"eval", []string{"eval", "--index", "local", "--questions", questions, "--qrels", qrels, "--out", evalOut}},
+		{"eval --summaries", []string{"eval", "--summaries", "--index", "local", "--queries", queries, "--out", evalOut}},
+		{"tune", []string{"tune", "--index", "local", "--questions", questions, "--qrels", qrels, "--out", evalOut, "--choose", "2023-01-01..2023-02-28", "--confirm", "2023-03-01..2023-12-31"}},
+		{"schedule trigger", []string{"schedule", "trigger", "brexit"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := cli(c.args...)
+			if code == 0 || !strings.Contains(errOut, "index local was built with model my-e5, which it keeps unless --embed-model says otherwise") {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
 	}
 }
 
@@ -250,5 +311,31 @@ func TestEffectiveModel(t *testing.T) {
 	}
 	if got := effectiveModel(c); got != want {
 		t.Fatalf("auto: effectiveModel = %s, want %s (int8 where ONNX Runtime loads)", got, want)
+	}
+}
+
+// TestModelSource: the line that says which model embeds names the layer that set it.
+func TestModelSource(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, flag, env, want string
+	}{
+		{"unset", "", "", "", ""},
+		{"the flag", "e5-small-v2", "e5-small-v2", "multilingual-e5-small", "--embed-model"},
+		{"the environment", "multilingual-e5-small", "", "multilingual-e5-small", "ASOF_EMBED_MODEL"},
+		{"the config file", "e5-small-v2", "", "", "embed.model in asof.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ASOF_EMBED_MODEL", tc.env)
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			fs.String("embed-model", "", "")
+			if tc.flag != "" {
+				fs.Set("embed-model", tc.flag)
+			}
+			c := config.Default()
+			c.Embed.Model = tc.model
+			if got := modelSource(fs, c, "asof.yaml"); got != tc.want {
+				t.Fatalf("modelSource = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

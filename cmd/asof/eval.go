@@ -159,7 +159,7 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return none, "", err
 	}
-	st, stop, err := startServing(ctx, a, nil)
+	st, _, stop, err := startServing(ctx, a, f.index, nil)
 	if err != nil {
 		return none, "", err
 	}

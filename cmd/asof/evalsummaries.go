@@ -88,7 +88,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	st, stop, err := startServing(ctx, a, nil)
+	st, _, stop, err := startServing(ctx, a, f.index, nil)
 	if err != nil {
 		return err
 	}

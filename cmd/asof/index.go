@@ -22,9 +22,11 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
@@ -59,7 +61,14 @@ read = indexed + quarantined + skipped.
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
 source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).
 Each file is checked here first (Parquet, with the required columns after --map); nothing is
-uploaded or started for a file that fails.`,
+uploaded or started for a file that fails.
+
+The model: --embed-model (embed.model, ASOF_EMBED_MODEL) when set, else the model the index was
+built with (an index keeps its model: a rerun or an --append embeds as the build did), else the
+default for new indexes; the first line says which and why. The result counts the indexed
+documents per language (the lang column, else detected), and as soon as the plan is made a model
+that does not read 30% or more of them (an English-only model on a Russian or Chinese corpus)
+gets a warning naming the multilingual model to use.`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
   asof index --index tg --corpus 'exports/*.parquet' --telegram --period week
@@ -161,11 +170,12 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 
 	began := time.Now()
-	st, stop, err := startServing(ctx, a, a.stderr)
+	st, served, stop, err := startServing(ctx, a, f.index, a.stderr)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	report := planReporter(a, served, f.appendRows)
 	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
 	if err != nil {
 		return err
@@ -179,9 +189,12 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	if err != nil {
 		return err
 	}
-	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began)
+	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began, report)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+	}
+	if say := report(res.Model, res.Counts.Languages); say != "" { // a build too short for the progress query to see its plan
+		printf(a.stderr, "%s\n", say)
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(res, "", "  ")
@@ -413,8 +426,37 @@ func fileSHA256(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// waitIndex shows progress from the workflow's progress query until it ends.
-func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucket, index string, partSize int, run client.WorkflowRun, began time.Time) (workflows.IndexBuildResult, error) {
+// planReporter returns what a build says once its plan is known (from the progress query,
+// or from the result), as lines to print: on an external cluster, the model its workers embed
+// with; and a warning when that model does not read the languages of a large share of the
+// documents (modelchoice.Warning). It speaks once; later calls return "". appending: an
+// --append, which adds rows to an index that keeps its model (when the index exists).
+func planReporter(a *app, served servedModel, appending bool) func(model schemas.ModelRef, langs map[string]int64) string {
+	done := false
+	return func(model schemas.ModelRef, langs map[string]int64) string {
+		if done || model.ID == "" {
+			return ""
+		}
+		done = true
+		var lines []string
+		known := served.Languages
+		if !served.InProcess() {
+			known = modelLanguages(a.cfg, model.ID)
+			lines = append(lines, modelchoice.Choice{Model: model.ID, Reason: modelchoice.Workers}.Line(known))
+		}
+		fit := modelchoice.Check(langs, models.Spec{ID: model.ID, Languages: known})
+		if w := modelchoice.Warning(fit, model.ID, multilingualModel(a.cfg), appending && served.Live != nil); w != "" {
+			lines = append(lines, w)
+		}
+		return strings.Join(lines, "\n")
+	}
+}
+
+// waitIndex shows progress from the workflow's progress query until it ends. onPlan, when
+// set, is called with the model and the documents' languages while the query reports the
+// plan, and what it returns is printed.
+func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucket, index string, partSize int, run client.WorkflowRun, began time.Time,
+	onPlan func(model schemas.ModelRef, langs map[string]int64) string) (workflows.IndexBuildResult, error) {
 	done := make(chan error, 1)
 	var res workflows.IndexBuildResult
 	go func() { done <- run.Get(ctx, &res) }()
@@ -438,6 +480,14 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 			var p workflows.Progress
 			if v.Get(&p) != nil {
 				continue
+			}
+			if onPlan != nil && p.Model.ID != "" {
+				if say := onPlan(p.Model, p.Languages); say != "" {
+					if tty && last != "" {
+						fmt.Fprintln(log) // off the progress line
+					}
+					fmt.Fprintln(log, say)
+				}
 			}
 			line := progressLine(p, embeddedInFlight(ctx, b, index, partSize, p.InFlight), time.Since(began))
 			if line == last && !tty {
@@ -513,6 +563,13 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 	}
 	c := r.Counts
 	printf(w, "%-32s %9d %9d %9d %12d\n", "total", c.Read, c.Indexed, c.Skipped, c.QuarantinedTotal())
+	if len(c.Languages) > 0 {
+		parts := []string{}
+		for _, lc := range modelchoice.Sorted(c.Languages) {
+			parts = append(parts, fmt.Sprintf("%s %d", modelchoice.Name(lc.Lang), lc.Docs))
+		}
+		printf(w, "languages of the documents indexed: %s\n", strings.Join(parts, ", "))
+	}
 	if !c.Reconciles() {
 		printf(w, "WARNING: counts do not reconcile (read %d ≠ indexed + skipped + quarantined)\n", c.Read)
 	}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"slices"
 	"time"
@@ -11,9 +14,11 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
@@ -87,17 +92,134 @@ func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error)
 	return deps, func() { h.Close() }, nil
 }
 
-// effectiveModel is the model a configuration embeds with: embed.model, else the catalogue
-// default for the backend that will run it (int8 on ONNX Runtime, fp32 on pure Go, which
-// cannot run int8).
+// effectiveModel is the model a configuration embeds with when no index is to be followed:
+// embed.model, else the catalogue default for the backend (defaultModel).
 func effectiveModel(cfg config.Config) string {
 	if cfg.Embed.Model != "" {
 		return cfg.Embed.Model
 	}
-	if b, err := embed.ResolveBackend(cfg.Embed.Backend, cfg.ORTDir()); err == nil && b == embed.BackendGo {
+	return defaultModel(cfg)
+}
+
+// defaultModel is the catalogue default for new indexes on the backend that will run it:
+// int8 on ONNX Runtime, fp32 on pure Go, which cannot run int8.
+func defaultModel(cfg config.Config) string {
+	if pureGo(cfg) {
 		return models.FloatDefaultID
 	}
 	return models.DefaultID
+}
+
+// pureGo reports whether a local model runs on hugot's pure-Go backend (set so, or auto
+// without a loadable ONNX Runtime).
+func pureGo(cfg config.Config) bool {
+	b, err := embed.ResolveBackend(cfg.Embed.Backend, cfg.ORTDir())
+	return err == nil && b == embed.BackendGo
+}
+
+// multilingualModel is the catalogue's multilingual model for the backend, which a warning
+// about unread languages names: fp32 on pure Go, int8 otherwise; "" for an embeddings server,
+// whose models are its own.
+func multilingualModel(cfg config.Config) string {
+	switch {
+	case cfg.Embed.Remote():
+		return ""
+	case pureGo(cfg):
+		return "multilingual-e5-small-f32"
+	}
+	return "multilingual-e5-small"
+}
+
+// modelLanguages are the languages model id reads, as its catalogue entry or model folder
+// says (nil when unknown: a server's model, or a folder that does not say).
+func modelLanguages(cfg config.Config, id string) []string {
+	if spec, ok := models.Known[id]; ok {
+		return spec.Languages
+	}
+	if cfg.Embed.Remote() {
+		return nil
+	}
+	if m, err := models.Resolve(id, cfg.ModelsDir()); err == nil {
+		return m.Spec.Languages
+	}
+	return nil
+}
+
+// servedModel is what a command learned about the model that embeds for it.
+type servedModel struct {
+	// Choice is the model and why. On an external cluster the command does not embed:
+	// Choice is then empty, and the workers' model is known from what they report.
+	Choice modelchoice.Choice
+	// Languages are the chosen model's (nil: unknown).
+	Languages []string
+	// Live is the named index's live manifest; nil when the index has none yet (or no index
+	// was named).
+	Live *schemas.Manifest
+}
+
+// InProcess reports whether this process's worker embeds, with Choice.Model.
+func (s servedModel) InProcess() bool { return s.Choice.Model != "" }
+
+// chooseModel reads the live manifest of index (when named) and, when this process runs the
+// worker (the embedded server), decides its model (modelchoice.Choose): the configured one,
+// else the index's, else the default, and sets it in st.Config for the worker. An index model
+// this machine cannot load is an error that names the index and the way out.
+func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (servedModel, error) {
+	var s servedModel
+	if index != "" {
+		m, err := liveManifest(ctx, st.Bucket, index)
+		if err != nil {
+			return s, err
+		}
+		s.Live = m
+	}
+	if st.Embedded.TemporalLog == "" {
+		return s, nil
+	}
+	cfg := st.Config
+	in := modelchoice.Input{Configured: cfg.Embed.Model, Source: a.modelSource, Remote: cfg.Embed.Remote(), Default: defaultModel(cfg)}
+	if s.Live != nil {
+		in.Index = &s.Live.Model
+	}
+	s.Choice = modelchoice.Choose(in)
+	st.Config.Embed.Model = s.Choice.Model
+	if cfg.Embed.Remote() {
+		return s, nil
+	}
+	m, err := models.Resolve(s.Choice.Model, cfg.ModelsDir())
+	if err != nil && s.Choice.Reason == modelchoice.Index {
+		return s, fmt.Errorf("index %s was built with model %s, which it keeps unless --embed-model says otherwise: %w", index, s.Choice.Model, err)
+	}
+	if err != nil {
+		return s, err
+	}
+	s.Languages = m.Spec.Languages
+	return s, nil
+}
+
+// liveManifest reads the manifest CURRENT names for index; nil when the index has none yet.
+func liveManifest(ctx context.Context, b blob.Bucket, index string) (*schemas.Manifest, error) {
+	prefix := activities.IndexPrefix(index)
+	data, err := blob.ReadAll(ctx, b, path.Join(prefix, "CURRENT"))
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", index, err)
+	}
+	var cur activities.Current
+	if err := json.Unmarshal(data, &cur); err != nil {
+		return nil, fmt.Errorf("%s/CURRENT is damaged: %w", prefix, err)
+	}
+	data, err = blob.ReadAll(ctx, b, path.Join(prefix, cur.Manifest))
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", index, err)
+	}
+	m, err := schemas.DecodeManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("index %s, %s: %w", index, cur.Manifest, err)
+	}
+	return &m, nil
 }
 
 // embedderLine says which backend embeds and, when auto fell back to pure Go, why: the choice
@@ -146,18 +268,27 @@ func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (s
 }
 
 // startServing starts (or connects to) Temporal and the store and, on the embedded server, a
-// worker in this process; stop ends both. announce, when set, is told which backend embeds.
-func startServing(ctx context.Context, a *app, announce io.Writer) (st *infra.Stack, stop func(), err error) {
+// worker in this process, embedding with the model chooseModel picks for index (the index the
+// command works on; "" for none); stop ends both. announce, when set, is told which model
+// embeds and why, and on which backend.
+func startServing(ctx context.Context, a *app, index string, announce io.Writer) (st *infra.Stack, served servedModel, stop func(), err error) {
 	st, err = infra.Start(ctx, a.cfg, infra.StartOptions{})
 	if err != nil {
-		return nil, func() {}, err
+		return nil, served, func() {}, err
+	}
+	if served, err = chooseModel(ctx, a, st, index); err != nil {
+		st.Close()
+		return nil, served, func() {}, err
+	}
+	if announce != nil && served.InProcess() {
+		printf(announce, "%s\n", served.Choice.Line(served.Languages))
 	}
 	stopWorker, err := serveInProcess(ctx, st, announce)
 	if err != nil {
 		st.Close()
-		return nil, func() {}, err
+		return nil, served, func() {}, err
 	}
-	return st, func() { stopWorker(); st.Close() }, nil
+	return st, served, func() { stopWorker(); st.Close() }, nil
 }
 
 // withRemoteModel is withModel for backend openai: the model is what the server at

@@ -25,6 +25,9 @@ type app struct {
 	// flagSetters apply the flags a user actually typed, after file and environment.
 	flagSetters []func(fs *pflag.FlagSet, c *config.Config) error
 	cfgFile     string
+	// modelSource names where embed.model was set ("--embed-model", "ASOF_EMBED_MODEL",
+	// "embed.model in FILE"), for the line that says which model embeds; "" when unset.
+	modelSource string
 }
 
 const rootLong = `asof answers questions "as of" a date over dated document streams (news and
@@ -91,6 +94,7 @@ func (a *app) load(cmd *cobra.Command) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	a.modelSource = modelSource(cmd.Flags(), c, file)
 	// Paths are relative to where the user stands now; the embedded S3 gateway changes the
 	// process's working directory later (see infra/s3gw).
 	abs, err := filepath.Abs(c.DataDir)
@@ -106,6 +110,20 @@ func (a *app) load(cmd *cobra.Command) error {
 	a.cfg = c
 	slog.SetDefault(infra.NewLogger(a.stderr, c))
 	return nil
+}
+
+// modelSource names the layer that set embed.model: the flag, the environment or the config
+// file; "" when none did (the command then follows the index, or takes the default).
+func modelSource(fs *pflag.FlagSet, c config.Config, file string) string {
+	switch {
+	case c.Embed.Model == "":
+		return ""
+	case fs.Lookup("embed-model") != nil && fs.Lookup("embed-model").Changed:
+		return "--embed-model"
+	case os.Getenv("ASOF_EMBED_MODEL") != "":
+		return "ASOF_EMBED_MODEL"
+	}
+	return "embed.model in " + file
 }
 
 func (a *app) str(fs *pflag.FlagSet, name, def, usage string, set func(*config.Config, string)) {
@@ -192,7 +210,7 @@ func (a *app) rerankFlags(cmd *cobra.Command) {
 
 // modelFlag adds --embed-model to cmd.
 func (a *app) modelFlag(cmd *cobra.Command) {
-	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
+	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default: the model an existing index was built with; for a new index "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
 }
 
 // workerFlags adds worker settings to cmd.

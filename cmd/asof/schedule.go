@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -221,6 +222,10 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				}
 				stopWorker := func() {}
 				if wait {
+					// The digest embeds its topics with the model of the index it reads.
+					if _, err := chooseModel(ctx, a, st, scheduleIndex(before)); err != nil {
+						return err
+					}
 					if stopWorker, err = serveInProcess(ctx, st, nil); err != nil {
 						return err
 					}
@@ -253,6 +258,24 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 	a.embeddedFlags(cmd, false)
 	a.embedFlags(cmd)
 	return cmd
+}
+
+// scheduleIndex is the index a digest schedule reads, from its action's input; "" when it
+// cannot be read (the worker then takes the configured or default model).
+func scheduleIndex(d *client.ScheduleDescription) string {
+	act, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
+	if !ok || len(act.Args) != 1 {
+		return ""
+	}
+	p, ok := act.Args[0].(*commonpb.Payload)
+	if !ok {
+		return ""
+	}
+	var in workflows.DigestInput
+	if converter.GetDefaultDataConverter().FromPayload(p, &in) != nil {
+		return ""
+	}
+	return in.Index
 }
 
 // awaitNewAction waits (up to a minute) for the schedule to record an action after the first

@@ -109,7 +109,8 @@ type Worker struct {
 type Embed struct {
 	// Model is the embedding model. With a local backend: a catalogue id (`asof models list`),
 	// a folder in model_dir, or a folder path (model.onnx + tokenizer.json + asof-model.yaml);
-	// empty: the default catalogue model. With backend openai: the model name the server
+	// empty: a command on an existing index embeds with the index's model, a new index with
+	// the default catalogue model. With backend openai: the model name the server
 	// serves. Every worker of a deployment must name the same model: indexes record it, and
 	// asking an index built with another model is an error.
 	Model string `yaml:"model"`

@@ -1,0 +1,187 @@
+package modelchoice_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/schemas"
+)
+
+func TestChoose(t *testing.T) {
+	local := &schemas.ModelRef{ID: "e5-small-v2", SHA256: "b2a43b66", Dim: 384}
+	served := &schemas.ModelRef{ID: "multilingual-e5-small-q4", SHA256: schemas.RemoteModelPrefix + "3f1c", Dim: 384}
+	for _, tc := range []struct {
+		name string
+		in   modelchoice.Input
+		want modelchoice.Choice
+		why  string
+	}{
+		{"a new index takes the default", modelchoice.Input{Default: "e5-small-v2-q"},
+			modelchoice.Choice{Model: "e5-small-v2-q", Reason: modelchoice.Default}, "the default for new indexes"},
+		{"an existing index keeps its model", modelchoice.Input{Default: "e5-small-v2-q", Index: local},
+			modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Index}, "the index's model: it was built with it"},
+		{"the flag wins over the index", modelchoice.Input{Configured: "e5-small-v2-q", Source: "--embed-model", Default: "e5-small-v2-q", Index: local},
+			modelchoice.Choice{Model: "e5-small-v2-q", Reason: modelchoice.Configured, Source: "--embed-model"}, "set by --embed-model"},
+		{"the environment wins over the default", modelchoice.Input{Configured: "multilingual-e5-small", Source: "ASOF_EMBED_MODEL", Default: "e5-small-v2-q"},
+			modelchoice.Choice{Model: "multilingual-e5-small", Reason: modelchoice.Configured, Source: "ASOF_EMBED_MODEL"}, "set by ASOF_EMBED_MODEL"},
+		{"a config file", modelchoice.Input{Configured: "e5-small-v2", Source: "embed.model in asof.yaml", Default: "e5-small-v2-q"},
+			modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Configured, Source: "embed.model in asof.yaml"}, "set by embed.model in asof.yaml"},
+		{"an index built through a server is not followed by a local backend", modelchoice.Input{Default: "e5-small-v2-q", Index: served},
+			modelchoice.Choice{Model: "e5-small-v2-q", Reason: modelchoice.Default}, "the default for new indexes"},
+		{"a server backend follows a served index", modelchoice.Input{Default: "e5-small-v2-q", Index: served, Remote: true},
+			modelchoice.Choice{Model: "multilingual-e5-small-q4", Reason: modelchoice.Index}, "the index's model: it was built with it"},
+		{"a manifest without a model is a new index", modelchoice.Input{Default: "e5-small-v2", Index: &schemas.ModelRef{}},
+			modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Default}, "the default for new indexes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := modelchoice.Choose(tc.in)
+			if got != tc.want {
+				t.Fatalf("Choose = %+v, want %+v", got, tc.want)
+			}
+			if got.Why() != tc.why {
+				t.Fatalf("Why = %q, want %q", got.Why(), tc.why)
+			}
+		})
+	}
+}
+
+func TestLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		c     modelchoice.Choice
+		langs []string
+		want  string
+	}{
+		{"multilingual default", modelchoice.Choice{Model: "multilingual-e5-small", Reason: modelchoice.Default}, models.Known["multilingual-e5-small"].Languages,
+			"embedding model: multilingual-e5-small (the default for new indexes; multilingual)"},
+		{"English flag", modelchoice.Choice{Model: "e5-small-v2-q", Reason: modelchoice.Configured, Source: "--embed-model"}, models.Known["e5-small-v2-q"].Languages,
+			"embedding model: e5-small-v2-q (set by --embed-model; English only)"},
+		{"the index's, languages unknown", modelchoice.Choice{Model: "my-e5", Reason: modelchoice.Index}, nil,
+			"embedding model: my-e5 (the index's model: it was built with it)"},
+		{"the workers'", modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Workers}, []string{"en", "ru"},
+			"embedding model: e5-small-v2 (the model of the workers serving the embedding queue; reads English, Russian)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.Line(tc.langs); got != tc.want {
+				t.Fatalf("Line =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBaseAndCount(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "ru", "ru"},
+		{"region", "en_US", "en"},
+		{"script", "zh-Hant", "zh"},
+		{"upper case and spaces", " RU ", "ru"},
+		{"empty", "", "und"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := modelchoice.Base(tc.in); got != tc.want {
+				t.Fatalf("Base(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	docs := []schemas.Document{{Lang: "ru"}, {Lang: "ru-RU"}, {Lang: "en"}, {Lang: "zh-Hans"}, {Lang: "zh"}, {Lang: "zh"}}
+	want := map[string]int64{"ru": 2, "en": 1, "zh": 3}
+	if got := modelchoice.Count(docs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Count = %v, want %v", got, want)
+	}
+	if got := modelchoice.Count(nil); got != nil {
+		t.Fatalf("Count(nil) = %v, want nil", got)
+	}
+	if got, want := modelchoice.Sorted(map[string]int64{"en": 2, "zh": 3, "ko": 2}), []modelchoice.LangCount{{"zh", 3}, {"en", 2}, {"ko", 2}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Sorted = %v, want %v", got, want)
+	}
+}
+
+func TestCheckAndWarn(t *testing.T) {
+	english := models.Known["e5-small-v2-q"]
+	multi := models.Known["multilingual-e5-small"]
+	unknown := models.Spec{ID: "my-model"} // an asof-model.yaml without languages
+	for _, tc := range []struct {
+		name   string
+		counts map[string]int64
+		model  models.Spec
+		unread int64
+		langs  []modelchoice.LangCount
+		warn   bool
+	}{
+		{"English corpus, English model", map[string]int64{"en": 100}, english, 0, nil, false},
+		{"Russian corpus, English model", map[string]int64{"ru": 90, "en": 10}, english, 90, []modelchoice.LangCount{{"ru", 90}}, true},
+		{"29% foreign stays quiet", map[string]int64{"en": 71, "ru": 29}, english, 29, []modelchoice.LangCount{{"ru", 29}}, false},
+		{"30% foreign warns", map[string]int64{"en": 70, "ru": 20, "zh": 10}, english, 30, []modelchoice.LangCount{{"ru", 20}, {"zh", 10}}, true},
+		{"a lang column's German counts too", map[string]int64{"de": 50, "en": 50}, english, 50, []modelchoice.LangCount{{"de", 50}}, true},
+		{"a multilingual model reads them all", map[string]int64{"ru": 50, "zh": 50}, multi, 0, nil, false},
+		{"a model of unknown languages gives no warning", map[string]int64{"ru": 100}, unknown, 0, nil, false},
+		{"no documents", nil, english, 0, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := modelchoice.Check(tc.counts, tc.model)
+			if f.Unread != tc.unread || !reflect.DeepEqual(f.Langs, tc.langs) {
+				t.Fatalf("Check = %+v, want %d unread in %v", f, tc.unread, tc.langs)
+			}
+			if f.Warn() != tc.warn {
+				t.Fatalf("Warn = %v, want %v (%d of %d)", f.Warn(), tc.warn, f.Unread, f.Docs)
+			}
+			if got := modelchoice.Warning(f, tc.model.ID, "multilingual-e5-small", false); (got != "") != tc.warn {
+				t.Fatalf("Warning = %q, want one: %v", got, tc.warn)
+			}
+		})
+	}
+}
+
+func TestWarning(t *testing.T) {
+	f := modelchoice.Check(map[string]int64{"ru": 5400, "en": 174, "zh": 3}, models.Known["e5-small-v2-q"])
+	for _, tc := range []struct {
+		name      string
+		suggest   string
+		appending bool
+		want      string
+	}{
+		{"a new index", "multilingual-e5-small", false,
+			"warning: 96% of the documents (5403 of 5577) are in languages e5-small-v2-q does not read (Russian 5400, Chinese 3): dense retrieval cannot match them, only their words (BM25) will.\n" +
+				"Index with --embed-model multilingual-e5-small (multilingual) instead."},
+		{"an append", "multilingual-e5-small-f32", true,
+			"warning: 96% of the rows this append adds (5403 of 5577) are in languages e5-small-v2-q does not read (Russian 5400, Chinese 3): dense retrieval cannot match them, only their words (BM25) will.\n" +
+				"The index keeps its model; to read them, rebuild it from all its files with --embed-model multilingual-e5-small-f32 (or build a new index with it)."},
+		{"nothing to suggest", "", false,
+			"warning: 96% of the documents (5403 of 5577) are in languages e5-small-v2-q does not read (Russian 5400, Chinese 3): dense retrieval cannot match them, only their words (BM25) will."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := modelchoice.Warning(f, "e5-small-v2-q", tc.suggest, tc.appending)
+			if got != tc.want {
+				t.Fatalf("Warning =\n%s\nwant\n%s", got, tc.want)
+			}
+			if strings.Count(got, "\n") > 1 {
+				t.Fatalf("a warning is at most two lines:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestReadsAndName(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		langs []string
+		want  string
+	}{
+		{"unknown", nil, ""},
+		{"any", []string{modelchoice.Any}, "multilingual"},
+		{"one", []string{"en"}, "English only"},
+		{"several, one unnamed", []string{"ru", "tt"}, "reads Russian, tt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := modelchoice.Reads(tc.langs); got != tc.want {
+				t.Fatalf("Reads(%v) = %q, want %q", tc.langs, got, tc.want)
+			}
+		})
+	}
+	if modelchoice.Any != models.LanguagesAny {
+		t.Fatalf("modelchoice.Any %q is not models.LanguagesAny %q", modelchoice.Any, models.LanguagesAny)
+	}
+}
