@@ -105,11 +105,11 @@ var handRules = []handRule{
 	{rule: RuleSubscribe, leads: []string{"подпишись", "подпишитесь", "подписывайтесь"}, re: regexp.MustCompile(`^(?:Подпишись|Подпишитесь|Подписывайтесь)(?:\s+на\s+[^.!?]{1,60})?\s*[.!]?$`)},
 	{rule: RuleSubscribe, leads: []string{"читайте нас", "смотрите нас"}, re: regexp.MustCompile(`^(?:Читайте|Смотрите) нас (?:в|на)\s.{1,60}$`)},
 	{rule: RuleSubscribe, anyWord: true, leads: []string{"подключить"}, re: regexp.MustCompile(`^Подключить:?\s*@[\p{L}\p{N}_]+$`)},
-	{rule: RuleSubscribe, contains: []string{"sign", "subscri"}, re: regexp.MustCompile(`(?i)^(?:[^.!?:]{1,40}:\s*)?(?:sign[ -]?up|subscribe)\b.{0,240}$`), cue: regexp.MustCompile(`(?i)newsletter|here\b|inbox|updates|alerts|daily|weekly|podcast|email|\btext\b|free|save`)},
+	{rule: RuleSubscribe, contains: []string{"sign", "subscri"}, re: regexp.MustCompile(`(?i)^(?:[^.!?:]{1,40}:\s*)?(?:sign[ -]?up|subscribe)\b.{0,240}$`), cue: regexp.MustCompile(`(?i)newsletter|here\b|inbox|updates|alerts|daily|weekly|podcast|email|\btext\b|free|save|\bour\b|guide|series`)},
 	{rule: RuleSubscribe, leads: []string{"follow us", "like us", "join us", "find us", "read us"}, re: regexp.MustCompile(`(?i)^(?:follow|like|join|find|read) us (?:on|at)\b.{0,160}$`)},
 	// Signatures of channels too common to wait for learning.
 	{rule: RuleSignature, anyWord: true, leads: []string{"замечено"}, re: regexp.MustCompile(`^Замечено Шпионом РЦБ\.?$`)},
-	{rule: RuleSignature, anyWord: true, leads: []string{"*информационная"}, re: regexp.MustCompile(`^\*Информационная поддержка\.?$`)},
+	{rule: RuleSignature, anyWord: true, leads: []string{"*"}, re: regexp.MustCompile(`^\*\s?Информационная поддержка\.?$`)},
 	// "Read more" and links to other stories.
 	{rule: RuleReadMore, leads: []string{"👉", "полная новость", "читать ", "далее"}, re: regexp.MustCompile(`(?i)^(?:👉\s*)?(?:полная новость|читать (?:далее|полностью|продолжение)|далее)\s*[.…]?$`)},
 	{rule: RuleReadMore, leads: []string{"👉", "подробнее", "читайте", "читать", "смотрите", "слушайте", "рассказываем", "узнать больше"}, re: regexp.MustCompile(`^(?:👉\s*)?(?:Подробнее|Читайте|Читать|Смотрите|Слушайте|Рассказываем|Узнать больше)(?:\s+[^.!?]{0,60}?)?\s+(?:тут|здесь|по ссылке|на сайте|в материале|в статье|в нашем материале)(?:\s.{0,160})?[.!]?$`)},
@@ -118,7 +118,7 @@ var handRules = []handRule{
 	{rule: RuleReadMore, leads: []string{"click here"}, re: regexp.MustCompile(`(?i)^click here\b.{0,150}$`)},
 	{rule: RuleReadMore, leads: []string{"share this", "email this", "copy link"}, re: regexp.MustCompile(`(?i)^(?:share this (?:story|post|article)\b.{0,100}|email this story|copy link)$`)},
 	// Photo credits.
-	{rule: RuleCredit, leads: []string{"📸"}, re: regexp.MustCompile(`^📸\s*:?.{0,100}$`)},
+	{rule: RuleCredit, leads: []string{"📸", "📷"}, re: regexp.MustCompile(`^(?:📸|📷)\s*:?.{0,100}$`)},
 	{rule: RuleCredit, leads: []string{"("}, re: regexp.MustCompile(`(?i)^\((?:(?:image credit|photo credit|photo|ap photo)\b|фото[\s:/])[^)]{0,120}\)$`)},
 	{rule: RuleCredit, leads: []string{"фото:"}, re: regexp.MustCompile(`^Фото:\s.{1,80}$`)},
 	// Advertising labels (the law requires them on ads; the ad's own text stays).
@@ -200,18 +200,19 @@ func (f *Footers) Add(source, text string) {
 	lines := strings.Split(text, "\n")
 	tails := map[string]bool{}
 	last := lines[len(lines)-1]
-	for _, c := range cutPoints(last) {
-		if c == 0 || !learnable(last[c:]) || strings.Count(last[c:], " ") >= 2*f.opts.MaxWords {
+	for _, p := range pieces(last, len(last)-maxTailBytes) {
+		c := p.at
+		if !p.cut || c == 0 || !learnable(last[c:]) || strings.Count(last[c:], " ") >= 2*f.opts.MaxWords {
 			continue // the whole post is no footer of itself; a long piece is no footer
 		}
-		if k := pieceKey(last[c:]); k != "" && len(strings.Fields(k)) <= f.opts.MaxWords {
+		if k := pieceKey(last[c:]); k != "" && strings.Count(k, " ") < f.opts.MaxWords {
 			tails[k] = true
 		}
 	}
 	promo := map[string]bool{}
 	if len(lines) > 1 {
 		for _, l := range lines {
-			if n := len(strings.Fields(l)); n > 0 && n <= f.opts.MaxLineWords && promotional(l) {
+			if l != "" && strings.Count(l, " ") < f.opts.MaxLineWords && promotional(l) {
 				if k := pieceKey(l); k != "" {
 					promo[k] = true
 				}
@@ -287,15 +288,16 @@ func (f *Footers) set(c string) *learnedSet {
 }
 
 // learned reports whether the piece s is a learned trailing piece (or, with line, a learned
-// promotional line) of one of chans.
-func (f *Footers) learned(chans []string, s string, line bool) bool {
+// promotional line) of one of chans; with cut (s ends the text, which an export may have cut
+// short) a beginning of one counts too, when it has at least 4 words and 20 runes.
+func (f *Footers) learned(chans []string, s string, line, cut bool) bool {
 	if f == nil {
 		return false
 	}
 	var key string
 	for _, c := range chans {
 		ls := f.set(c)
-		if len(ls.firsts) == 0 || len(strings.Fields(s)) > 2*ls.words+2 || !ls.firsts[firstKeyRune(s)] {
+		if len(ls.firsts) == 0 || strings.Count(s, " ") > 2*ls.words+2 || !ls.firsts[firstKeyRune(s)] {
 			continue
 		}
 		if key == "" {
@@ -304,6 +306,20 @@ func (f *Footers) learned(chans []string, s string, line bool) bool {
 			}
 		}
 		if ls.tails[key] || (line && ls.lines[key]) {
+			return true
+		}
+		if cut && strings.Count(key, " ") >= 3 && utf8.RuneCountInString(key) >= 20 &&
+			(keyPrefix(ls.tails, key) || (line && keyPrefix(ls.lines, key))) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyPrefix reports whether a key of m begins with p.
+func keyPrefix(m map[string]bool, p string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, p) {
 			return true
 		}
 	}
@@ -338,10 +354,10 @@ func Tidy(text, source string, f *Footers) (string, []Removal) {
 	var removed []Removal
 	lines := strings.Split(text, "\n")
 	kept := lines[:0]
-	for _, line := range lines {
+	for i, line := range lines {
 		was := line
 		for line != "" {
-			start, rule := boilerplateTail(line, chans, f, len(lines) > 1)
+			start, rule := boilerplateTail(line, chans, f, len(lines) > 1, i == len(lines)-1)
 			if rule == "" {
 				break
 			}
@@ -359,32 +375,30 @@ func Tidy(text, source string, f *Footers) (string, []Removal) {
 }
 
 // maxTailBytes bounds the trailing pieces looked at, the whole line aside: the longest a rule
-// removes is an advertising label of 300 runes.
-const maxTailBytes = 1200
+// removes is an advertising label of about 320 runes (640 bytes in Cyrillic).
+const maxTailBytes = 700
 
 // boilerplateTail returns where the longest removable trailing piece of line starts and the
 // rule that removes it, or "" when none does. multi says the text has other lines: a learned
-// promotional line is only looked for then.
-func boilerplateTail(line string, chans []string, f *Footers, multi bool) (int, string) {
-	cuts := cutPoints(line)
-	isCut := make(map[int]bool, len(cuts))
-	for _, c := range cuts {
-		isCut[c] = true
-	}
-	for _, start := range wordStarts(line) {
-		if start > 0 && len(line)-start > maxTailBytes {
-			continue
-		}
+// promotional line is only looked for then; last says line ends the text.
+func boilerplateTail(line string, chans []string, f *Footers, multi, last bool) (int, string) {
+	for _, p := range pieces(line, len(line)-maxTailBytes) {
+		start := p.at
 		tail := line[start:]
-		cut := isCut[start]
+		cut := p.cut
+		if !cut && f != nil && !strings.ContainsRune(tail, ' ') && distinctive(tail) && f.learned(chans, tail, false, false) {
+			return start, RuleLearned // a learned signature glued to the news: "…7.60$ BloomEconomy"
+		}
 		if !cut && !anyWordLead(tail) {
 			continue
 		}
-		low := lowerHead(tail, 80)
-		for _, r := range handRules {
-			if (cut || r.anyWord) && (hasAnyPrefix(low, r.leads) || containsAny(low, r.contains)) &&
-				r.re.MatchString(tail) && (r.cue == nil || r.cue.MatchString(tail)) {
-				return start, r.rule
+		if mayStartRule(tail) {
+			low := lowerHead(tail, 80)
+			for _, r := range handRules {
+				if (cut || r.anyWord) && (hasAnyPrefix(low, r.leads) || containsAny(low, r.contains)) &&
+					r.re.MatchString(tail) && (r.cue == nil || r.cue.MatchString(tail)) {
+					return start, r.rule
+				}
 			}
 		}
 		if !cut {
@@ -397,7 +411,7 @@ func boilerplateTail(line string, chans []string, f *Footers, multi bool) (int, 
 			return start, RuleEmoji
 		case lead && linkOnly(tail, start == 0 || afterSentence(line[:start]), start == 0 || afterSentence(line[:start]) || !endsLower(line[:start])):
 			return start, RuleLink
-		case f != nil && learnable(tail) && strings.Count(tail, " ") < 2*f.maxWords(multi && start == 0) && f.learned(chans, tail, multi && start == 0):
+		case f != nil && learnable(tail) && strings.Count(tail, " ") < 2*f.maxWords(multi && start == 0) && f.learned(chans, tail, multi && start == 0, last):
 			return start, RuleLearned
 		}
 	}
@@ -417,6 +431,30 @@ var anyWordFirst = func() map[rune]bool {
 	}
 	return m
 }()
+
+// ruleFirst are the first runes, lower-case, of every hand rule's leads.
+var ruleFirst = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range handRules {
+		for _, l := range r.leads {
+			first, _ := utf8.DecodeRuneInString(l)
+			m[first] = true
+		}
+	}
+	return m
+}()
+
+// mayStartRule reports whether a hand rule may match s: its first rune begins a lead, or its
+// head may hold a word a rule looks for anywhere in it ("sign", "subscri"). A cheap test
+// before lower-casing s's head.
+func mayStartRule(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	if ruleFirst[unicode.ToLower(r)] {
+		return true
+	}
+	head := s[:min(len(s), 80)]
+	return strings.Contains(head, "ign") || strings.Contains(head, "IGN") || strings.Contains(head, "ubscri") || strings.Contains(head, "UBSCRI")
+}
 
 // anyWordLead reports whether s may start a piece of an anyWord rule.
 func anyWordLead(s string) bool {
@@ -441,6 +479,23 @@ func containsAny(s string, subs []string) bool {
 		if strings.Contains(s, sub) {
 			return true
 		}
+	}
+	return false
+}
+
+// distinctive reports whether the word w cannot be an ordinary word of a sentence: a handle,
+// styled letters ("𝔼ℂ𝕆ℕ𝕆𝕄𝕀𝕂𝔸") or an upper-case letter after a lower-case one ("BloomEconomy").
+// A learned footer that is such a word is removed even where no cut point precedes it.
+func distinctive(w string) bool {
+	if strings.HasPrefix(w, "@") || norm.NFKC.String(w) != w {
+		return true
+	}
+	prev := rune(0)
+	for _, r := range w {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
+			return true
+		}
+		prev = r
 	}
 	return false
 }
@@ -505,37 +560,40 @@ func afterSentence(s string) bool {
 	return isTerminal(r) || IsEmoji(r) || emojiJoiner(r)
 }
 
-// cutPoints returns the byte offsets in line where a removable piece may start: 0, the first
-// word after the end of a sentence, an emoji, and an @handle, #hashtag or URL after a space.
-func cutPoints(line string) []int {
-	out := []int{0}
-	prev := rune(0)
-	for i, r := range line {
-		switch {
-		case i == 0:
-		case IsEmoji(r) && !IsEmoji(prev) && !emojiJoiner(prev):
-			out = append(out, i)
-		case prev == ' ' && (r == '@' || r == '#' || strings.HasPrefix(line[i:], "http") || strings.HasPrefix(line[i:], "www.")):
-			out = append(out, i)
-		case prev == ' ' && !unicode.IsSpace(r) && afterSentence(line[:i]):
-			out = append(out, i)
-		}
-		prev = r
-	}
-	return slices.Compact(out)
+// piece is where a removable piece may start in a line: after a space, at an emoji or at an
+// @handle right after a stop; cut marks a cut point, where any rule may start: the line's start,
+// the first word after the end of a sentence, an emoji, an @handle, #hashtag or URL after a
+// space, and an @handle right after a stop. Elsewhere only the anyWord rules may.
+type piece struct {
+	at  int
+	cut bool
 }
 
-// wordStarts returns the byte offsets of 0 and of every rune after a space, and of emoji.
-func wordStarts(line string) []int {
-	out := []int{0}
-	prev := rune(0)
-	for i, r := range line {
-		if i > 0 && ((prev == ' ' && r != ' ') || (IsEmoji(r) && !IsEmoji(prev) && !emojiJoiner(prev))) {
-			out = append(out, i)
+// pieces returns the starts in line from byte offset from on (and 0), in order.
+func pieces(line string, from int) []piece {
+	out := []piece{{0, true}}
+	for from > 0 && from < len(line) && !utf8.RuneStart(line[from]) {
+		from++
+	}
+	prev, _ := utf8.DecodeLastRuneInString(line[:max(from, 0)])
+	for i, r := range line[max(from, 0):] {
+		i += max(from, 0)
+		if i == 0 {
+			prev = r
+			continue
+		}
+		emoji := IsEmoji(r) && !IsEmoji(prev) && !emojiJoiner(prev)
+		handleAfterStop := r == '@' && isTerminal(prev) // "…обувь.@bankrollo"
+		switch {
+		case emoji || handleAfterStop:
+			out = append(out, piece{i, true})
+		case prev == ' ' && r != ' ':
+			cut := r == '@' || r == '#' || strings.HasPrefix(line[i:], "http") || strings.HasPrefix(line[i:], "www.") || afterSentence(line[:i])
+			out = append(out, piece{i, cut})
 		}
 		prev = r
 	}
-	return slices.Compact(out)
+	return out
 }
 
 // pieceKey is how pieces are compared: the lower-case words of s after NFKC (so

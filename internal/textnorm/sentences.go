@@ -160,6 +160,8 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // symbols of ordinary text (°, ©, №, ₽, arrows in formulas).
 func IsEmoji(r rune) bool {
 	switch {
+	case r < 0x2139: // letters and punctuation of every script asof reads
+		return false
 	case r >= 0x1F000 && r <= 0x1FAFF: // mahjong … symbols and pictographs extended-A
 		return true
 	case r >= 0x2600 && r <= 0x27BF: // miscellaneous symbols, dingbats
