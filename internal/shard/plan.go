@@ -79,13 +79,20 @@ func Group(docs []schemas.Document, unit string) (periods []string, groups map[s
 }
 
 // ID is a shard's identity: a hash of its period, its documents' content, the chunking
-// configuration and the model, and, for a shard with Chinese, Japanese or Korean documents,
-// the BM25 analysis (lexical.AnalysisVersion, see LexicalVersion). Equal inputs give equal
-// ids, so a rerun finds the shard done; any change (an edited document, another model, CJK
-// text analysed anew) gives a new one. A document JSON cannot encode (a NaN or infinite source
-// weight, a year past 9999) is an error: hashing the rest would give a shard and its edited
-// copy one id.
+// configuration and the model, the version of the boilerplate rules the documents' text was
+// cleaned with (textnorm.CleanVersion), and, for a shard with Chinese, Japanese or Korean
+// documents, the BM25 analysis (lexical.AnalysisVersion, see LexicalVersion). Equal inputs give
+// equal ids, so a rerun finds the shard done; any change (an edited document, another model,
+// other cleaning rules, CJK text analysed anew) gives a new one. A document JSON cannot encode (a
+// NaN or infinite source weight, a year past 9999) is an error: hashing the rest would give a
+// shard and its edited copy one id.
 func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) (string, error) {
+	return id(period, docs, cfg, model, LexicalVersion(docs), textnorm.CleanVersion)
+}
+
+// id hashes a shard's inputs with the given analysis and cleaning versions; a version of 0 is
+// not hashed, so ids from before a version existed are reproduced by passing 0.
+func id(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef, lexicalVersion, cleanVersion int) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	if err := enc.Encode(struct {
@@ -96,8 +103,13 @@ func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model s
 	}{schemas.ChunkVersion, period, cfg, model}); err != nil {
 		return "", fmt.Errorf("shard id of %s: %w", period, err)
 	}
-	if v := LexicalVersion(docs); v > 0 {
-		if err := enc.Encode(struct{ Lexical int }{v}); err != nil {
+	if lexicalVersion > 0 {
+		if err := enc.Encode(struct{ Lexical int }{lexicalVersion}); err != nil {
+			return "", fmt.Errorf("shard id of %s: %w", period, err)
+		}
+	}
+	if cleanVersion > 0 {
+		if err := enc.Encode(struct{ Clean int }{cleanVersion}); err != nil {
 			return "", fmt.Errorf("shard id of %s: %w", period, err)
 		}
 	}
