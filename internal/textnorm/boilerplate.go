@@ -112,7 +112,7 @@ var handRules = []handRule{
 	{rule: RuleSignature, anyWord: true, leads: []string{"*"}, re: regexp.MustCompile(`^\*\s?Информационная поддержка\.?$`)},
 	// "Read more" and links to other stories.
 	{rule: RuleReadMore, leads: []string{"👉", "полная новость", "читать ", "далее"}, re: regexp.MustCompile(`(?i)^(?:👉\s*)?(?:полная новость|читать (?:далее|полностью|продолжение)|далее)\s*[.…]?$`)},
-	{rule: RuleReadMore, leads: []string{"👉", "подробнее", "читайте", "читать", "смотрите", "слушайте", "рассказываем", "узнать больше"}, re: regexp.MustCompile(`^(?:👉\s*)?(?:Подробнее|Читайте|Читать|Смотрите|Слушайте|Рассказываем|Узнать больше)(?:\s+[^.!?]{0,60}?)?\s+(?:тут|здесь|по ссылке|на сайте|в материале|в статье|в нашем материале)(?:\s.{0,160})?[.!]?$`)},
+	{rule: RuleReadMore, leads: []string{"👉", "подробнее", "подробности", "читайте", "читать", "смотрите", "слушайте", "рассказываем", "узнать больше"}, re: regexp.MustCompile(`^(?:👉\s*)?(?:Подробнее|Подробности|Читайте|Читать|Смотрите|Слушайте|Рассказываем|Узнать больше)(?:\s+[^.!?]{0,60}?)?\s+(?:тут|здесь|по ссылке|на сайте|в материале|в статье|в нашем материале)(?:\s.{0,160})?[.!]?$`)},
 	{rule: RuleReadMore, leads: []string{"read more", "read the full"}, re: regexp.MustCompile(`(?i)^read (?:more|the full (?:story|article))\b.{0,150}$`)},
 	{rule: RuleReadMore, leads: []string{"read", "related", "more", "watch", "listen"}, re: regexp.MustCompile(`^(?:READ MORE|READ|RELATED|MORE|WATCH|LISTEN|Related|Read more|Watch|Listen)\s*:.{0,160}$`)},
 	{rule: RuleReadMore, leads: []string{"click here"}, re: regexp.MustCompile(`(?i)^click here\b.{0,150}$`)},

@@ -51,6 +51,8 @@ func TestTidyHandRules(t *testing.T) {
 			"О трендах рынка рассказала Светлана Филимонова", []string{RuleSignature}},
 		{"read more here", "Риа Новости", "Путин одобрил закон о периоде охлаждения. Подробнее о нем можно прочитать тут.",
 			"Путин одобрил закон о периоде охлаждения.", []string{RuleReadMore}},
+		{"details on the site", "Forbes Russia", "Выручка выросла на 12%. Подробности на сайте 📸: Александр К",
+			"Выручка выросла на 12%.", []string{RuleReadMore}},
 		{"trailing link after a number", "Сигналы РЦБ", "Таргет по нефти Urals — $72 https://t.me/finpizdec/23191",
 			"Таргет по нефти Urals — $72", []string{RuleLink}},
 		{"link a sentence needs stays", "x", "For details visit www.example.org", "For details visit www.example.org", nil},
