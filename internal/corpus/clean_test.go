@@ -246,6 +246,11 @@ func TestNewsSiteCleaning(t *testing.T) {
 	if share < 0.008 || share > 0.02 {
 		t.Errorf("removed %.2f%% of the text, want 0.8%%..2%%", 100*share)
 	}
+	rules := map[string]int{}
+	for _, r := range removals {
+		rules[r.rule]++
+	}
+	t.Logf("removals by rule: %v", rules)
 	logSamples(t, removals, func(r removal) (string, string, string) { return r.id, r.rule, r.text })
 }
 

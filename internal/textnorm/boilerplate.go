@@ -124,8 +124,8 @@ var handRules = []handRule{
 	// Advertising labels (the law requires them on ads; the ad's own text stays).
 	{rule: RuleAd, anyWord: true, leads: []string{"реклама"}, re: regexp.MustCompile(`^Реклама\.?\s+Рекламодатель(?:\s.{0,300})?$`)},
 	{rule: RuleAd, anyWord: true, leads: []string{"erid"}, re: regexp.MustCompile(`(?i)^erid:?\s*[\p{L}\p{N}]+$`)},
-	// Hashtag tails.
-	{rule: RuleHashtags, leads: []string{"#"}, re: regexp.MustCompile(`^(?:#[\p{L}\p{N}_]+[\s,]*)+$`)},
+	// Hashtag tails (a tag has a letter: "#2, Tinker Bell" is a rank).
+	{rule: RuleHashtags, leads: []string{"#"}, re: regexp.MustCompile(`^(?:#[\p{N}_]*\p{L}[\p{L}\p{N}_]*[\s,]*)+$`)},
 }
 
 // FooterOptions tune what Footers learns.

@@ -58,6 +58,7 @@ func TestTidyHandRules(t *testing.T) {
 		{"link a sentence needs stays", "x", "For details visit www.example.org", "For details visit www.example.org", nil},
 		{"hashtag tail", "demo", "Central bank raises the key rate to 16% #rates #economy", "Central bank raises the key rate to 16%", []string{RuleHashtags}},
 		{"hashtag tail after a stop", "demo", "Урожай собран. #урожай", "Урожай собран.", []string{RuleHashtags}},
+		{"a rank is no hashtag", "usatoday.com", "Indianapolis — #1, Lydia Deetz. #2,", "Indianapolis — #1, Lydia Deetz. #2,", nil},
 		{"leading hashtag stays", "demo", "#breaking Central bank raises the key rate", "#breaking Central bank raises the key rate", nil},
 		{"emoji-only line", "x", "Ставка 16%\n🔥🔥🔥\nРынок ждал", "Ставка 16%\nРынок ждал", []string{RuleEmoji}},
 		{"emoji tail", "x", "Рубль укрепился. 👍", "Рубль укрепился.", []string{RuleEmoji}},
