@@ -205,7 +205,7 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	}
 	buf := make([]parquet.Row, l.opts.BatchRows)
 	byCol := make([]parquet.Value, len(f.Schema().Columns())) // reused for every row
-	footers, err := l.learn(ctx, f, cols, name, buf, byCol)
+	footers, err := l.learn(ctx, f, cols, name, buf)
 	if err != nil {
 		return err
 	}
@@ -266,9 +266,10 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	return nil
 }
 
-// learn reads every row of f once and returns what ends many posts of each source
-// (textnorm.Footers): the first of ReadFile's two passes.
-func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name string, buf []parquet.Row, byCol []parquet.Value) (*textnorm.Footers, error) {
+// learn reads the text and source of every row of f and returns what ends many posts of each
+// source (textnorm.Footers): the first of ReadFile's two passes. Rows are not validated here;
+// an invalid one teaches little and is quarantined by the second pass.
+func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name string, buf []parquet.Row) (*textnorm.Footers, error) {
 	o := l.opts.Footers
 	if o == (textnorm.FooterOptions{}) {
 		o = textnorm.DefaultFooterOptions()
@@ -277,6 +278,15 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 		return nil, err
 	}
 	footers := textnorm.NewFooters(o)
+	textCol, sourceCol := -1, -1
+	for _, c := range cols {
+		switch c.canon {
+		case "text":
+			textCol = c.index
+		case "source":
+			sourceCol = c.index
+		}
+	}
 	var rowNum int64
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
@@ -287,8 +297,18 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 			}
 			n, rerr := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
-				if doc, q := l.decode(row, byCol, cols, name, rowNum); q == nil {
-					footers.Add(doc.Source, doc.Text)
+				var text, source string
+				for _, v := range row {
+					switch c := v.Column(); {
+					case v.IsNull():
+					case c == textCol:
+						text = stringOf(v)
+					case c == sourceCol:
+						source = stringOf(v)
+					}
+				}
+				if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
+					footers.Add(source, text)
 				}
 				rowNum++
 			}

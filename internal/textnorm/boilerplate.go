@@ -189,17 +189,34 @@ func NewFooters(o FooterOptions) *Footers {
 	return &Footers{opts: o, posts: map[string]int{}, tails: map[string]map[string]int{}, lines: map[string]map[string]int{}}
 }
 
-// Add counts one post of source (a channel name, or several separated by ";") with text (as
-// Clean returns it): the trailing pieces of its last line that follow other words, and its
-// promotional lines.
+// Add counts one post of source (a channel name, or several separated by ";") with text, as
+// read or as Clean returns it: the trailing pieces of its last line that follow other words,
+// and its promotional lines. It cleans only what it counts (the last line and the short lines
+// that look promotional), so a first pass over a file costs little more than reading it.
 func (f *Footers) Add(source, text string) {
 	chans := channelKeys(source)
-	if len(chans) == 0 || text == "" {
+	if len(chans) == 0 {
 		return
 	}
-	lines := strings.Split(text, "\n")
+	raw := strings.Split(text, "\n")
+	last, lines := "", 0
+	for i := len(raw) - 1; i >= 0; i-- {
+		c := Clean(raw[i])
+		if c == "" {
+			continue
+		}
+		lines += strings.Count(c, "\n") + 1
+		if last == "" {
+			last = c[strings.LastIndexByte(c, '\n')+1:]
+		}
+		if lines > 1 {
+			break
+		}
+	}
+	if last == "" {
+		return
+	}
 	tails := map[string]bool{}
-	last := lines[len(lines)-1]
 	for _, p := range pieces(last, len(last)-maxTailBytes) {
 		c := p.at
 		if !p.cut || c == 0 || !learnable(last[c:]) || strings.Count(last[c:], " ") >= 2*f.opts.MaxWords {
@@ -210,11 +227,16 @@ func (f *Footers) Add(source, text string) {
 		}
 	}
 	promo := map[string]bool{}
-	if len(lines) > 1 {
-		for _, l := range lines {
-			if l != "" && strings.Count(l, " ") < f.opts.MaxLineWords && promotional(l) {
-				if k := pieceKey(l); k != "" {
-					promo[k] = true
+	if lines > 1 {
+		for _, l := range raw {
+			if strings.Count(l, " ") >= f.opts.MaxLineWords+f.opts.MaxLineWords/4 || !promotional(l) {
+				continue
+			}
+			for c := range strings.SplitSeq(Clean(l), "\n") {
+				if c != "" && strings.Count(c, " ") < f.opts.MaxLineWords {
+					if k := pieceKey(c); k != "" {
+						promo[k] = true
+					}
 				}
 			}
 		}
