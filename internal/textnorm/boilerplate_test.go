@@ -278,3 +278,29 @@ func subsequence(a, b []string) bool {
 	}
 	return i == len(a)
 }
+
+// BenchmarkTidy measures Tidy on the shapes of tg-finance-ru and realtimeqa with learned
+// footers (texts/s).
+func BenchmarkTidy(b *testing.B) {
+	f := NewFooters(DefaultFooterOptions())
+	for _, p := range channelPosts(20, "🔵 Bloomberg") {
+		f.Add("Блумберг", p)
+	}
+	texts := []struct{ source, text string }{
+		{"Блумберг", strings.Repeat("Цены на кофе выросли на 20% за год, сообщили аналитики. ", 8) + "🔵 Bloomberg"},
+		{"Риа Новости", strings.Repeat("Рецессии в России нет, есть плановое охлаждение экономики. ", 6) + "Подписаться на РИА Новости / Все наши каналы"},
+		{"usatoday.com", strings.Repeat("The council voted 5-2 on Monday to approve the budget, officials said.\n\n", 10) + "Sign up for our weekly newsletter.\n\nThe mayor will sign it."},
+		{"Сигналы РЦБ", "🌙 Важное за ночь ⚓ Кабмин поручил ведомствам — ТАСС 🇮🇱 Министр обороны Израиля утвердил операцию Замечено Шпионом РЦБ. Подключить: @StockSpy_bot"},
+	}
+	for i := range texts {
+		texts[i].text = Clean(texts[i].text)
+	}
+	n := 0
+	for b.Loop() {
+		for _, t := range texts {
+			Tidy(t.text, t.source, f)
+			n++
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "texts/s")
+}
