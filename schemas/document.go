@@ -36,6 +36,9 @@ const (
 	// ReasonFutureDate: published after the day after the build started (a 2099 typo would
 	// otherwise make a 2099 shard); `asof index --allow-future` keeps such rows.
 	ReasonFutureDate = "future_date"
+	// ReasonBoilerplate: the text is nothing but boilerplate (a channel's footer, a link, a
+	// hashtag or emoji line; textnorm.Tidy), so nothing of it could be indexed.
+	ReasonBoilerplate = "boilerplate_only"
 )
 
 // QuarantineVersion is the version of QuarantineRow.

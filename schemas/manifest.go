@@ -58,6 +58,9 @@ type ShardMeta struct {
 	// Japanese or Korean chunks was built with, also hashed into its ID; 0 (absent) for a
 	// shard of English and Russian chunks only, analysed alike by every version.
 	Lexical int `json:"lexical,omitempty"`
+	// Clean is the version of the boilerplate rules (textnorm.CleanVersion) its documents' text
+	// was cleaned with, also hashed into its ID; 0 (absent) for a shard built before cleaning.
+	Clean int `json:"clean,omitempty"`
 	// Objects are the shard's files, relative to the index folder, with sizes and hashes.
 	Objects []ObjectRef `json:"objects"`
 }

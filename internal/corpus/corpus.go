@@ -2,6 +2,13 @@
 // validating every row: each row read is either returned as a document, counted as skipped
 // (outside the requested date range), or quarantined with a reason. Nothing is dropped
 // silently, and files are streamed one row group at a time, never read whole.
+//
+// A document's text is cleaned as it is read: textnorm.Clean (NFC, whitespace), then
+// textnorm.Tidy, which removes channel and site boilerplate (subscription footers, signatures,
+// "read more" and link-only lines, hashtag tails, emoji-only lines) by hand rules and by the
+// footers learned from the same file: each file is read twice, once to learn what ends many
+// posts of each source (textnorm.Footers), once to emit its documents. A row whose text is
+// nothing but boilerplate is quarantined (schemas.ReasonBoilerplate), never dropped.
 package corpus
 
 import (
@@ -14,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -78,6 +86,12 @@ type Options struct {
 	// Existing maps doc_ids already indexed to where they are (e.g. "index news, shard 2024-01");
 	// rows with those ids are duplicates (appending to an index).
 	Existing map[string]string
+	// Footers tune what is learned from each file about its sources' boilerplate (zero:
+	// textnorm.DefaultFooterOptions).
+	Footers textnorm.FooterOptions
+	// Removed, when set, is told what boilerplate was removed from each row that had some
+	// (quarantined rows included), for reports and measurements.
+	Removed func(docID string, removed []textnorm.Removal)
 }
 
 // Stats count what happened to the rows read: Read = Documents + Skipped + Σ Quarantined.
@@ -86,6 +100,12 @@ type Stats struct {
 	Documents   int64            `json:"documents"`
 	Skipped     int64            `json:"skipped"`
 	Quarantined map[string]int64 `json:"quarantined"`
+	// Tidied counts the rows read whose text lost boilerplate (textnorm.Tidy), TidiedRunes the
+	// runes removed, TextRunes the runes of all texts before: they measure the cleaning, not
+	// the reconciliation.
+	Tidied      int64 `json:"tidied,omitempty"`
+	TidiedRunes int64 `json:"tidied_runes,omitempty"`
+	TextRunes   int64 `json:"text_runes,omitempty"`
 }
 
 // Reconciles reports whether every row read is accounted for.
@@ -134,6 +154,9 @@ func (l *Loader) Total() Stats {
 		t.Read += s.Read
 		t.Documents += s.Documents
 		t.Skipped += s.Skipped
+		t.Tidied += s.Tidied
+		t.TidiedRunes += s.TidiedRunes
+		t.TextRunes += s.TextRunes
 		for k, v := range s.Quarantined {
 			t.Quarantined[k] += v
 		}
@@ -182,6 +205,10 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	}
 	buf := make([]parquet.Row, l.opts.BatchRows)
 	byCol := make([]parquet.Value, len(f.Schema().Columns())) // reused for every row
+	footers, err := l.learn(ctx, f, cols, name, buf)
+	if err != nil {
+		return err
+	}
 	var rowNum int64
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
@@ -194,6 +221,9 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			for _, row := range buf[:n] {
 				st.Read++
 				doc, q := l.decode(row, byCol, cols, name, rowNum)
+				if q == nil {
+					q = l.tidy(&doc, footers, st, name, rowNum)
+				}
 				if q == nil {
 					q = l.future(doc, name, rowNum)
 				}
@@ -234,6 +264,100 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 		}
 	}
 	return nil
+}
+
+// learn reads the text and source of every row of f and returns what ends many posts of each
+// source (textnorm.Footers): the first of ReadFile's two passes. Rows are not validated here;
+// an invalid one teaches little and is quarantined by the second pass.
+func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name string, buf []parquet.Row) (*textnorm.Footers, error) {
+	o := l.opts.Footers
+	if o == (textnorm.FooterOptions{}) {
+		o = textnorm.DefaultFooterOptions()
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	footers := textnorm.NewFooters(o)
+	textCol, sourceCol := -1, -1
+	for _, c := range cols {
+		switch c.canon {
+		case "text":
+			textCol = c.index
+		case "source":
+			sourceCol = c.index
+		}
+	}
+	var rowNum int64
+	for _, rg := range f.RowGroups() {
+		rows := rg.Rows()
+		for {
+			if err := ctx.Err(); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			n, rerr := rows.ReadRows(buf)
+			for _, row := range buf[:n] {
+				var text, source string
+				for _, v := range row {
+					switch c := v.Column(); {
+					case v.IsNull():
+					case c == textCol:
+						text = stringOf(v)
+					case c == sourceCol:
+						source = stringOf(v)
+					}
+				}
+				if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
+					footers.Add(source, text)
+				}
+				rowNum++
+			}
+			if rerr != nil {
+				rows.Close()
+				if errors.Is(rerr, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
+			}
+		}
+	}
+	return footers, nil
+}
+
+// tidy removes doc's boilerplate (textnorm.Tidy with footers), counts it in st, and detects
+// the language when the input gave none; it returns the quarantine row of a text that was
+// nothing but boilerplate, or nil.
+func (l *Loader) tidy(doc *schemas.Document, footers *textnorm.Footers, st *Stats, file string, rowNum int64) *schemas.QuarantineRow {
+	before := utf8.RuneCountInString(doc.Text)
+	st.TextRunes += int64(before)
+	text, removed := textnorm.Tidy(doc.Text, doc.Source, footers)
+	if len(removed) > 0 {
+		st.Tidied++
+		st.TidiedRunes += int64(before - utf8.RuneCountInString(text))
+		if l.opts.Removed != nil {
+			l.opts.Removed(doc.DocID, removed)
+		}
+	}
+	if text == "" {
+		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: schemas.ReasonBoilerplate,
+			Detail: fmt.Sprintf("the text is only boilerplate (%s: %q)", removed[0].Rule, evidenceCut(doc.Text, 120))}
+	}
+	doc.Text = text
+	if doc.Lang == "" {
+		doc.Lang = textnorm.Lang(doc.Title + " " + doc.Text)
+		if doc.Lang == "" {
+			doc.Lang = "en"
+		}
+	}
+	return nil
+}
+
+// evidenceCut returns s cut to n runes, with "…" when cut.
+func evidenceCut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // future returns the quarantine row of a document published after the day after Now's day,
@@ -434,12 +558,6 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		return doc, quarantine(schemas.ReasonEmptyText, "text is empty")
 	case badWeight != "":
 		return doc, quarantine(schemas.ReasonBadWeight, fmt.Sprintf("source_weight %q is not a finite number", badWeight))
-	}
-	if doc.Lang == "" {
-		doc.Lang = textnorm.Lang(doc.Title + " " + doc.Text)
-		if doc.Lang == "" {
-			doc.Lang = "en"
-		}
 	}
 	return doc, nil
 }

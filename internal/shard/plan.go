@@ -78,14 +78,21 @@ func Group(docs []schemas.Document, unit string) (periods []string, groups map[s
 	return periods, groups
 }
 
-// ID is a shard's identity: a hash of its period, its documents' content, the chunking
-// configuration and the model, and, for a shard with Chinese, Japanese or Korean documents,
-// the BM25 analysis (lexical.AnalysisVersion, see LexicalVersion). Equal inputs give equal
-// ids, so a rerun finds the shard done; any change (an edited document, another model, CJK
-// text analysed anew) gives a new one. A document JSON cannot encode (a NaN or infinite source
-// weight, a year past 9999) is an error: hashing the rest would give a shard and its edited
-// copy one id.
+// ID is a shard's identity: a hash of its period, its documents' content (as cleaned: other
+// cleaning rules that change a document's text change the id; a shard whose text they leave
+// alone keeps it), the chunking configuration and the model, and, for a shard with Chinese,
+// Japanese or Korean documents, the BM25 analysis (lexical.AnalysisVersion, see
+// LexicalVersion). Equal inputs give equal ids, so a rerun finds the shard done; any change (an
+// edited document, another model, CJK text analysed anew) gives a new one. A document JSON cannot encode (a
+// NaN or infinite source weight, a year past 9999) is an error: hashing the rest would give a
+// shard and its edited copy one id.
 func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) (string, error) {
+	return id(period, docs, cfg, model, LexicalVersion(docs))
+}
+
+// id hashes a shard's inputs with the given analysis version; a version of 0 is not hashed, so
+// ids from before the version existed are reproduced by passing 0.
+func id(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef, lexicalVersion int) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	if err := enc.Encode(struct {
@@ -96,8 +103,8 @@ func ID(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model s
 	}{schemas.ChunkVersion, period, cfg, model}); err != nil {
 		return "", fmt.Errorf("shard id of %s: %w", period, err)
 	}
-	if v := LexicalVersion(docs); v > 0 {
-		if err := enc.Encode(struct{ Lexical int }{v}); err != nil {
+	if lexicalVersion > 0 {
+		if err := enc.Encode(struct{ Lexical int }{lexicalVersion}); err != nil {
 			return "", fmt.Errorf("shard id of %s: %w", period, err)
 		}
 	}

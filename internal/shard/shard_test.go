@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
@@ -108,10 +109,11 @@ func TestChunks(t *testing.T) {
 	}
 }
 
-// TestIDLexicalVersion: a shard of English and Russian documents keeps the id it had before
-// the BM25 analysis was versioned (a rerun over it stays a no-op), while a shard with CJK
-// documents hashes the analysis version in (a shard built before is rebuilt with bigrams).
-func TestIDLexicalVersion(t *testing.T) {
+// TestIDVersions: the id hashes the cleaning version for every shard and the BM25 analysis
+// version only for a shard with CJK documents. With both versions at 0 it is the id the code
+// gave before either existed (so the versions are the only change), and each version that
+// applies changes it: a shard built before is rebuilt by a rerun.
+func TestIDVersions(t *testing.T) {
 	_, groups := Group(docs(), "month")
 	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
 	model := schemas.ModelRef{ID: "e5-small-v2", SHA256: "abc", Dim: 384}
@@ -122,28 +124,41 @@ func TestIDLexicalVersion(t *testing.T) {
 		name    string
 		period  string
 		docs    []schemas.Document
-		version int
+		lexical int
 		// before is the id the code before the versioning gave these documents.
 		before string
-		same   bool
 	}{
-		{"english and russian", "2024-03", groups["2024-03"], 0, "0f706f20447206809b6a44c5", true},
-		{"english only", "2024-04", groups["2024-04"], 0, "184c8633fd5b91b2d50f1bdd", true},
-		{"with a chinese document", "2024-03", withLang("zh"), lexical.AnalysisVersion, "2e9f00168d61a3a2d3d49253", false},
-		{"with a japanese document", "2024-03", withLang("ja"), lexical.AnalysisVersion, "", false},
-		{"with a zh-Hant document", "2024-03", withLang("zh-Hant"), lexical.AnalysisVersion, "", false},
+		{"english and russian", "2024-03", groups["2024-03"], 0, "0f706f20447206809b6a44c5"},
+		{"english only", "2024-04", groups["2024-04"], 0, "184c8633fd5b91b2d50f1bdd"},
+		{"with a chinese document", "2024-03", withLang("zh"), lexical.AnalysisVersion, "2e9f00168d61a3a2d3d49253"},
+		{"with a japanese document", "2024-03", withLang("ja"), lexical.AnalysisVersion, ""},
+		{"with a zh-Hant document", "2024-03", withLang("zh-Hant"), lexical.AnalysisVersion, ""},
+	}
+	hash := func(t *testing.T, docs []schemas.Document, period string, lex int) string {
+		t.Helper()
+		s, err := id(period, docs, cfg, model, lex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if v := LexicalVersion(tt.docs); v != tt.version {
-				t.Fatalf("LexicalVersion = %d, want %d", v, tt.version)
+			if v := LexicalVersion(tt.docs); v != tt.lexical {
+				t.Fatalf("LexicalVersion = %d, want %d", v, tt.lexical)
 			}
-			id := mustID(t, tt.period, tt.docs, cfg, model)
-			if id != mustID(t, tt.period, tt.docs, cfg, model) {
+			got := mustID(t, tt.period, tt.docs, cfg, model)
+			if got != mustID(t, tt.period, tt.docs, cfg, model) {
 				t.Fatal("ID is not stable")
 			}
-			if tt.before != "" && (id == tt.before) != tt.same {
-				t.Fatalf("ID = %s; before the lexical version it was %s (want same: %v)", id, tt.before, tt.same)
+			if want := hash(t, tt.docs, tt.period, tt.lexical); got != want {
+				t.Fatalf("ID = %s, want the hash with lexical %d, %s", got, tt.lexical, want)
+			}
+			if old := hash(t, tt.docs, tt.period, 0); tt.before != "" && old != tt.before {
+				t.Fatalf("with no version the id is %s; before the versions it was %s", old, tt.before)
+			}
+			if noLex := hash(t, tt.docs, tt.period, 0); (got == noLex) != (tt.lexical == 0) {
+				t.Fatalf("ID %s, without the lexical version %s: want equal only for a shard without CJK", got, noLex)
 			}
 		})
 	}
@@ -151,7 +166,8 @@ func TestIDLexicalVersion(t *testing.T) {
 
 // TestWriteRecordsLexicalVersion: meta.json carries the analysis version of a shard with CJK
 // chunks, whose text is indexed as bigrams, and nothing new for an English and Russian one
-// (the same Chinese text, labelled Russian, is indexed as single characters).
+// (the same Chinese text, labelled Russian, is indexed as single characters); every shard
+// records the cleaning version.
 func TestWriteRecordsLexicalVersion(t *testing.T) {
 	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
 	for _, tc := range []struct {
@@ -175,6 +191,10 @@ func TestWriteRecordsLexicalVersion(t *testing.T) {
 			}
 			if meta.Lexical != tc.want || bytes.Contains(data, []byte(`"lexical"`)) != (tc.want > 0) {
 				t.Fatalf("meta.Lexical = %d, want %d; meta.json:\n%s", meta.Lexical, tc.want, data)
+			}
+			var onDisk struct{ Clean int }
+			if err := json.Unmarshal(data, &onDisk); err != nil || meta.Clean != textnorm.CleanVersion || onDisk.Clean != textnorm.CleanVersion {
+				t.Fatalf("meta.Clean = %d, want %d; meta.json:\n%s", meta.Clean, textnorm.CleanVersion, data)
 			}
 			x, err := OpenBM25(filepath.Join(dir, BM25File), filepath.Join(t.TempDir(), "bm25"))
 			if err != nil {

@@ -28,3 +28,39 @@ func TestTerms(t *testing.T) {
 		t.Error("edge cases")
 	}
 }
+
+func TestKey(t *testing.T) {
+	tests := []struct {
+		name  string
+		words []string // all must share one key
+	}{
+		{"rate", []string{"rate", "rates", "rated", "rating", "Rates"}},
+		{"raise", []string{"raise", "raised", "raises", "raising"}},
+		{"inflation", []string{"inflation", "inflationary"}},
+		{"policy", []string{"policy", "policies"}},
+		{"possessive", []string{"bank", "banks", "bank's"}},
+		{"ставка", []string{"ставка", "ставку", "ставки", "ставкой", "ставке"}},
+		{"ключевая", []string{"ключевая", "ключевую", "ключевой"}},
+		{"банк", []string{"банк", "банка", "банке", "банком"}},
+		{"цена", []string{"цена", "цены", "цен", "цене"}},
+		{"рубль", []string{"рубль", "рубля", "рублей"}},
+		{"ё", []string{"ещё", "еще"}},
+		{"numbers whole", []string{"2024"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := TermKey(Tokens(tt.words[0])[0])
+			for _, w := range tt.words[1:] {
+				if got := TermKey(Tokens(w)[0]); got != want {
+					t.Errorf("TermKey(%q) = %q, TermKey(%q) = %q", w, got, tt.words[0], want)
+				}
+			}
+		})
+	}
+	distinct := [][2]string{{"interest", "international"}, {"2024", "2023"}, {"ставка", "стабильный"}, {"bus", "bu"}}
+	for _, d := range distinct {
+		if TermKey(d[0]) == TermKey(d[1]) {
+			t.Errorf("TermKey(%q) = TermKey(%q) = %q, want different", d[0], d[1], TermKey(d[0]))
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Package textnorm normalizes document text: Unicode NFC and tidy whitespace for the stored
-// text; a language guess (English, Russian, Chinese, Japanese or Korean, by script); word tokens; and
-// dedup keys that ignore what reposts change (URLs, @handles, case, punctuation, spacing).
+// text; channel and site boilerplate removed (Tidy, Footers); sentences (Sentences); how a
+// source is named to a reader (DisplayTitle, AfterTitle, Channels); a language guess (English,
+// Russian, Chinese, Japanese or Korean, by script); word tokens; and dedup keys that ignore what
+// reposts change (URLs, @handles, case, punctuation, spacing).
 package textnorm
 
 import (

@@ -1,4 +1,4 @@
-package summarize
+package textnorm
 
 import (
 	"reflect"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/asofrag/asof/internal/textnorm"
 )
 
 func TestSentences(t *testing.T) {
@@ -65,6 +63,24 @@ func TestSentences(t *testing.T) {
 			[]string{"Ставка 16%.", "📈 Рубль укрепился."}},
 		{"URL dots", "See example.com/a.b for more. Done.", []string{"See example.com/a.b for more.", "Done."}},
 		{"only punctuation", "... !!! ???", []string{"... !!! ???"}},
+		// Telegram items whose line breaks were lost (shapes from tg-finance-ru).
+		{"emoji bullets of a merged post",
+			"🌙 Важное за ночь ⚓ Кабмин поручил ведомствам — ТАСС 🇮🇱 Министр обороны Израиля утвердил операцию 🇦 Военные достижения России — РИА Новости",
+			[]string{"🌙 Важное за ночь", "⚓ Кабмин поручил ведомствам — ТАСС", "🇮🇱 Министр обороны Израиля утвердил операцию", "🇦 Военные достижения России — РИА Новости"}},
+		{"emoji glued to its item", "ROSN 574.85₽ 👉Полная новость", []string{"ROSN 574.85₽", "👉Полная новость"}},
+		{"emoji before lower case stays", "Курс вырос 📈 на 2%", []string{"Курс вырос 📈 на 2%"}},
+		{"emoji at the end stays", "Ставка 16% 📈", []string{"Ставка 16% 📈"}},
+		{"degree sign is no bullet", "Жара до 35 ° Цельсия", []string{"Жара до 35 ° Цельсия"}},
+		{"attribution then the same name", "Это важное достижение — Путин Путин назвал снижение инфляции важным",
+			[]string{"Это важное достижение — Путин", "Путин назвал снижение инфляции важным"}},
+		{"attribution of several words", "разрыв выпуска может закрыться — зампред ЦБ ЦБ РФ прогнозирует",
+			[]string{"разрыв выпуска может закрыться — зампред ЦБ", "ЦБ РФ прогнозирует"}},
+		{"doubled acronym", "Костин призвал «убить» систему SWIFT SWIFT объявил о расчетах",
+			[]string{"Костин призвал «убить» систему SWIFT", "SWIFT объявил о расчетах"}},
+		{"doubled name stays", "Французский ресторан Lou Lou теперь в Москве", []string{"Французский ресторан Lou Lou теперь в Москве"}},
+		{"doubled lower-case word stays", "Ставки в в России вырастут", []string{"Ставки в в России вырастут"}},
+		{"English attribution join", "Oil rose 3% — Reuters Reuters reported later that OPEC cut output",
+			[]string{"Oil rose 3% — Reuters", "Reuters reported later that OPEC cut output"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +96,7 @@ func FuzzSentences(f *testing.F) {
 	for _, s := range []string{
 		"Mr. J. Smith said 3.5%. «Да.» Ну… Ок! Next?", "т.е. в 2024 г. Цены\nвыросли. 1. Пункт", "...", "",
 		"A. B. C. D.", "\"Q.\" 'R.' (S.) [T.] ", "No. 5. no. 6", "г. гг. 2020 гг. Итог",
+		"🌙 Важное ⚓ Кабмин — ТАСС 🇮🇱 Министр", "достижение — Путин Путин назвал", "SWIFT SWIFT ЦБ ЦБ", "👉Полная 🔵",
 	} {
 		f.Add(s)
 	}
@@ -93,44 +110,8 @@ func FuzzSentences(f *testing.F) {
 				t.Fatalf("bad piece %q in %q", s, got)
 			}
 		}
-		if want, have := textnorm.Tokens(textnorm.Clean(text)), textnorm.Tokens(strings.Join(got, "\n")); !slices.Equal(want, have) {
+		if want, have := Tokens(Clean(text)), Tokens(strings.Join(got, "\n")); !slices.Equal(want, have) {
 			t.Fatalf("tokens changed: %q → %q", want, have)
 		}
 	})
-}
-
-func TestKey(t *testing.T) {
-	tests := []struct {
-		name  string
-		words []string // all must share one key
-	}{
-		{"rate", []string{"rate", "rates", "rated", "rating", "Rates"}},
-		{"raise", []string{"raise", "raised", "raises", "raising"}},
-		{"inflation", []string{"inflation", "inflationary"}},
-		{"policy", []string{"policy", "policies"}},
-		{"possessive", []string{"bank", "banks", "bank's"}},
-		{"ставка", []string{"ставка", "ставку", "ставки", "ставкой", "ставке"}},
-		{"ключевая", []string{"ключевая", "ключевую", "ключевой"}},
-		{"банк", []string{"банк", "банка", "банке", "банком"}},
-		{"цена", []string{"цена", "цены", "цен", "цене"}},
-		{"рубль", []string{"рубль", "рубля", "рублей"}},
-		{"ё", []string{"ещё", "еще"}},
-		{"numbers whole", []string{"2024"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := textnorm.TermKey(textnorm.Tokens(tt.words[0])[0])
-			for _, w := range tt.words[1:] {
-				if got := textnorm.TermKey(textnorm.Tokens(w)[0]); got != want {
-					t.Errorf("textnorm.TermKey(%q) = %q, textnorm.TermKey(%q) = %q", w, got, tt.words[0], want)
-				}
-			}
-		})
-	}
-	distinct := [][2]string{{"interest", "international"}, {"2024", "2023"}, {"ставка", "стабильный"}, {"bus", "bu"}}
-	for _, d := range distinct {
-		if textnorm.TermKey(d[0]) == textnorm.TermKey(d[1]) {
-			t.Errorf("textnorm.TermKey(%q) = textnorm.TermKey(%q) = %q, want different", d[0], d[1], textnorm.TermKey(d[0]))
-		}
-	}
 }
