@@ -5,11 +5,11 @@
 // Prompts. BriefPrompt asks for a digest of the numbered context blocks as of a day: the
 // claims "new" in the last newDays days and an ascending timeline; EvolutionPrompt asks for
 // "then" vs "now" over an older and a newer group of blocks. The documents are untrusted
-// data: each is fenced between "<<<DOC n=N nonce=X>>>" and "<<<END n=N nonce=X>>>" lines,
-// where X is a per-call nonce (the first 8 hex digits of the SHA-256 of the query and the
-// block texts, so the same input gives the same prompt), and every "<<<" inside a document
-// is rewritten to "‹‹‹" so that no document can close its fence or open another. The reply
-// is one JSON object (formats in BriefFormat and EvolutionFormat).
+// data, fenced by package fence's rule: each sits between a "<<<DOC N n=X>>>" and a
+// "<<<END n=X>>>" line, X a nonce hashed from the query and the block texts (the same input
+// gives the same prompt), and every text passes through fence's neutralizing, so that no
+// document can close its fence or open another. The reply is one JSON object (formats in
+// BriefFormat and EvolutionFormat).
 //
 // Checks. ParseBrief and ParseEvolution read a reply and check it against the blocks; every
 // failed check is a named problem, and all of them are returned together as a *CheckError

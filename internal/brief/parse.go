@@ -214,13 +214,13 @@ func (k *checker) err() error {
 	return &CheckError{Problems: k.problems}
 }
 
-// fence is a reply wrapped in one Markdown code fence.
-var fence = regexp.MustCompile("(?s)^```[A-Za-z]*[ \t]*\n?(.*?)\n?```$")
+// codeFence is a reply wrapped in one Markdown code fence.
+var codeFence = regexp.MustCompile("(?s)^```[A-Za-z]*[ \t]*\n?(.*?)\n?```$")
 
 // decode reads reply into v, which must be a JSON object, reporting why when it cannot.
 func (k *checker) decode(reply string, v any) bool {
 	s := strings.TrimSpace(reply)
-	if m := fence.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "```") {
+	if m := codeFence.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "```") {
 		s = strings.TrimSpace(m[1])
 	}
 	if !strings.HasPrefix(s, "{") {
