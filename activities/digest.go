@@ -15,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -217,26 +218,17 @@ func digestTopic(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic 
 	t.Mode, t.Interpretation, t.Message = ans.Mode, ans.Interpretation, ans.Message
 	if ans.Brief != nil {
 		t.Brief = *ans.Brief
-	} else {
-		t.Brief = schemas.Brief{Method: ans.SummaryMethod, NotEnough: len(ans.Blocks) == 0}
+	} else { // an answer stored before every answer had a brief
+		t.Brief = schemas.Brief{Method: ans.SummaryMethod, AsOf: ans.AsOf, NotEnough: len(ans.Blocks) == 0}
 	}
 	if ans.Judge != nil {
 		t.Judge = *ans.Judge
 	}
-	cited := map[int]bool{}
-	for _, list := range [][]schemas.Claim{t.Brief.New, t.Brief.Earlier, t.Brief.Timeline, t.Brief.Then, t.Brief.Now} {
-		for _, c := range list {
-			for _, n := range c.Cites {
-				cited[n] = true
-			}
-		}
+	t.Sources = render.Cited(t.Brief, ans.Blocks)
+	if len(render.Cites(t.Brief)) == 0 {
+		t.Sources = slices.Clone(ans.Blocks)
+		slices.SortFunc(t.Sources, func(x, y schemas.ContextBlock) int { return x.N - y.N })
 	}
-	for _, b := range ans.Blocks {
-		if len(cited) == 0 || cited[b.N] {
-			t.Sources = append(t.Sources, b)
-		}
-	}
-	slices.SortFunc(t.Sources, func(x, y schemas.ContextBlock) int { return x.N - y.N })
 	t.Freshness = digest.Freshness(t.Sources, ans.AsOf)
 	return t
 }

@@ -211,9 +211,9 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 }
 
 // AsofAnswer is an answer of asof as sumeval reads it: its blocks (title and snippet as
-// text) and its Markdown summary.
+// text) and its brief, the structured summary its reader saw rendered (never the Markdown).
 func AsofAnswer(ans schemas.Answer) sumeval.Answer {
-	sa := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: ans.AsOf, Summary: ans.Summary}
+	sa := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: ans.AsOf, Brief: ans.Brief}
 	for _, b := range ans.Blocks {
 		sa.Blocks = append(sa.Blocks, sumeval.Block{N: b.N, Date: b.PublishedAt, Text: strings.TrimSpace(b.Title + "\n" + b.Snippet)})
 	}
@@ -290,7 +290,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
 	}
 	sa := AsofAnswer(ans)
-	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, ans.AsOf, sa.Blocks, ans.Summary)
+	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sa)
 	if err != nil {
 		return RubricResult{}, llmError(err)
 	}

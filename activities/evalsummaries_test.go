@@ -15,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -48,8 +49,11 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 		})
 	})
 	runID := activities.SummariesRunID("e1", "q000")
-	ans := schemas.Answer{RunID: runID, Query: "ставка", AsOf: d("2025-09-04"), Summary: "### Earlier context\n- 2025-09-01 — Ставка 18% сохранена. [1]",
+	held := schemas.Claim{Date: d("2025-09-01"), Text: "Ставка 18% сохранена.", Cites: []int{1}}
+	ans := schemas.Answer{RunID: runID, Query: "ставка", AsOf: d("2025-09-04"),
+		Brief:  &schemas.Brief{Method: "extractive", AsOf: d("2025-09-04"), Earlier: []schemas.Claim{held}, Timeline: []schemas.Claim{held}},
 		Blocks: []schemas.ContextBlock{{N: 1, PublishedAt: d("2025-09-01"), Snippet: "Ставка 18% сохранена."}}}
+	ans.Summary = render.Markdown(*ans.Brief, ans.Blocks)
 	data, _ := json.Marshal(ans)
 	if _, err := b.Put(ctx, "runs/"+runID+"/answer.json", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -108,8 +112,10 @@ func readAll(t *testing.T, b blob.Bucket, key string) (*bytes.Reader, int64) {
 func TestRubricSummary(t *testing.T) {
 	ctx := context.Background()
 	b, _ := blob.NewLocal(t.TempDir())
-	ans := schemas.Answer{RunID: "r1", Query: "ставка", AsOf: time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC), Summary: "- 2025-09-01 — Ставка 18%. [1]",
+	ans := schemas.Answer{RunID: "r1", Query: "ставка", AsOf: time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC),
+		Brief:  &schemas.Brief{Method: "extractive", Timeline: []schemas.Claim{{Date: time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC), Text: "Ставка 18%.", Cites: []int{1}}}},
 		Blocks: []schemas.ContextBlock{{N: 1, PublishedAt: time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC), Snippet: "Ставка 18%."}}}
+	ans.Summary = render.Markdown(*ans.Brief, ans.Blocks)
 	data, _ := json.Marshal(ans)
 	if _, err := b.Put(ctx, "runs/r1/answer.json", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -132,8 +138,8 @@ func TestRubricSummary(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("%d requests, want 1 (the second call reads rubric.json)", n)
 	}
-	if !strings.Contains(srv.Requests()[0].Messages[1].Content, "Ставка 18%.") {
-		t.Errorf("the prompt lacks the context: %+v", srv.Requests()[0].Messages)
+	if u := srv.Requests()[0].Messages[1].Content; !strings.Contains(u, "[1] date=2025-09-01\nСтавка 18%.") || !strings.Contains(u, "### Timeline\n- 2025-09-01 — Ставка 18%. [1]\n") {
+		t.Errorf("the prompt lacks the context or the summary the reader saw: %+v", srv.Requests()[0].Messages)
 	}
 	env2 := s.NewTestActivityEnvironment()
 	none := &activities.Activities{Bucket: b}

@@ -15,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -261,7 +262,8 @@ type SummarizeInput struct {
 }
 
 // SummarizeResult is the LLM's summary, or Skipped when this worker has no LLM (the extractive
-// summary Compose made stands).
+// summary Compose made stands). Markdown is the brief rendered with the blocks it cites
+// (render.Markdown), the answer's summary.
 type SummarizeResult struct {
 	Skipped  bool           `json:"skipped"`
 	Brief    schemas.Brief  `json:"brief"`
@@ -301,7 +303,7 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	if err != nil {
 		return SummarizeResult{}, llmError(err)
 	}
-	return SummarizeResult{Brief: br, Markdown: brief.Markdown(br, in.AsOf, in.NewDays)}, nil
+	return SummarizeResult{Brief: br, Markdown: render.Markdown(br, in.Blocks)}, nil
 }
 
 // SaveAnswer writes runs/<run-id>/answer.json and context.md.

@@ -12,10 +12,19 @@ type Claim struct {
 }
 
 // Brief is a summary in structured form, the same whether an LLM or the extractive summarizer
-// wrote it, so that digests render and check it the same way.
+// wrote it. It is the only form a summary takes between the writer and the reader: every output
+// (Markdown, HTML, JSON) is rendered from it by internal/render, and the summaries evaluation
+// (internal/sumeval) scores it, never a rendering of it.
 type Brief struct {
-	// Method is "extractive" or "llm:<model>".
+	// Method is "extractive", "llm:<model>", or "none" when no document was left to summarize.
 	Method string `json:"method"`
+	// AsOf is the anchor day the brief answers as of (midnight UTC); zero in briefs stored
+	// before it was recorded.
+	AsOf time.Time `json:"as_of,omitzero"`
+	// NewDays is the "new" window: New holds claims from AsOf's day and the NewDays−1 days
+	// before it (0: no window). Briefs stored before it was recorded have 0 and, when they have
+	// New claims, the default window of 7 days.
+	NewDays int `json:"new_days"`
 	// New are the claims from the last NewDays days, freshest first; Earlier the older ones.
 	New     []Claim `json:"new"`
 	Earlier []Claim `json:"earlier"`
@@ -26,8 +35,9 @@ type Brief struct {
 	Now  []Claim `json:"now,omitempty"`
 	// NotEnough is true when the context does not answer the query.
 	NotEnough bool `json:"not_enough"`
-	// Note says what happened on the way, e.g. an LLM summary that failed its checks and was
-	// replaced by the extractive one.
+	// Note says how the brief was made when that is not the plain way, one sentence or more:
+	// a weak match, an LLM summary that failed and was replaced by the extractive one, no
+	// document left to summarize.
 	Note string `json:"note,omitempty"`
 }
 

@@ -74,7 +74,7 @@ func publishToyIndex(t *testing.T, b blob.Bucket, index string, n int) {
 
 var (
 	docFence   = regexp.MustCompile(`<<<DOC (\d+) n=`)
-	blockFence = regexp.MustCompile(`<<<DOC n=(\d+) nonce=\w+>>>\n\[\d+\] date=(\d{4}-\d{2}-\d{2})`)
+	blockFence = regexp.MustCompile(`<<<DOC (\d+) n=\w+>>>\n\[\d+\] date=(\d{4}-\d{2}-\d{2})`)
 )
 
 // fakeLLM answers judge and summary requests like a well-behaved model, after the faults the

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -15,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
@@ -222,7 +224,9 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 			return schemas.Answer{}, fmt.Errorf("summarize: %w", err)
 		case err != nil:
 			if ans.Brief != nil {
-				ans.Brief.Note = "the LLM summary failed after every retry (" + rootMessage(err) + "); this is the extractive summary"
+				note := "The LLM summary failed after every retry (" + rootMessage(err) + "); this is the extractive summary."
+				ans.Brief.Note = strings.TrimSpace(ans.Brief.Note + " " + note)
+				ans.Summary = render.Markdown(*ans.Brief, ans.Blocks) // pure: the note is part of what is shown
 			}
 		case !sum.Skipped:
 			b := sum.Brief

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +16,9 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/expand"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -217,9 +216,10 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 }
 
 // printAnswer renders an answer as Markdown. It uses one numbering, the context's: the
-// summary cites [n], the results table marks each result that is in the context with its
-// [n], and the Sources list resolves every [n] the summary cites to its date, sources, title
-// and address.
+// summary cites [n], and the results table marks each result that is in the context with its
+// [n]. The summary is the answer's own, rendered from its brief by internal/render (the form
+// a digest and the API's clients show): its note, its sections and the Sources list that
+// resolves every [n] it cites to its date, sources, title and address.
 func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 	printf(w, "# %s\n\n", ans.Query)
@@ -243,11 +243,11 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 		printf(w, "## Results\n\nIn ranked order; [n] is the result's number in the context, which the summary cites (–: not in the context).\n\n")
 		printf(w, "| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range ans.Results {
-			title := r.Title
+			title := textnorm.DisplayTitle(r.Title, r.Snippet, 90)
 			if title == "" {
-				title = r.Snippet
+				title = "untitled"
 			}
-			title = strings.ReplaceAll(truncate(title, 90), "|", "\\|")
+			title = strings.ReplaceAll(title, "|", "\\|")
 			rank := func(n int) string {
 				if n == 0 {
 					return "–"
@@ -265,23 +265,13 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 			if r.Relevance != nil {
 				grade = fmt.Sprint(*r.Relevance)
 			}
-			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), truncate(strings.Join(r.Sources, ", "), 40), title,
+			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), render.Truncate(strings.Join(textnorm.Channels(r.Sources...), ", "), 40), title,
 				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates, grade)
 		}
 		printf(w, "\n")
 	}
-	if ans.Summary != "" && ans.SummaryMethod != "none" {
+	if ans.Summary != "" {
 		printf(w, "## Summary (%s)\n\n%s\n\n", ans.SummaryMethod, strings.TrimSpace(ans.Summary))
-		if ans.Brief != nil && ans.Brief.Note != "" {
-			printf(w, "_Note: %s_\n\n", ans.Brief.Note)
-		}
-		if cited := citedBlocks(ans); len(cited) > 0 {
-			printf(w, "## Sources\n\n")
-			for _, b := range cited {
-				printf(w, "%s\n", sourceLine(b))
-			}
-			printf(w, "\n")
-		}
 	}
 	if j := ans.Judge; j != nil {
 		printf(w, "_Judge: %s — %d judged in %d batches, %d kept, %d dropped", j.Method, j.Judged, j.Batches, j.Kept, j.Dropped)
@@ -292,58 +282,4 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	}
 	printf(w, "_%d candidates, %d after folding duplicates; retrieval %d ms, total %s; stored under runs/%s/_\n",
 		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)
-}
-
-// citeRe finds citation marks: [3], [3, 9].
-var citeRe = regexp.MustCompile(`\[(\d+(?:\s*,\s*\d+)*)\]`)
-
-// citedBlocks are the context blocks the summary cites (in its text or its claims), by number.
-func citedBlocks(ans schemas.Answer) []schemas.ContextBlock {
-	cited := map[int]bool{}
-	for _, m := range citeRe.FindAllStringSubmatch(ans.Summary, -1) {
-		for _, f := range strings.Split(m[1], ",") {
-			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
-				cited[n] = true
-			}
-		}
-	}
-	if b := ans.Brief; b != nil {
-		for _, claims := range [][]schemas.Claim{b.New, b.Earlier, b.Timeline, b.Then, b.Now} {
-			for _, c := range claims {
-				for _, n := range c.Cites {
-					cited[n] = true
-				}
-			}
-		}
-	}
-	var out []schemas.ContextBlock
-	for _, b := range ans.Blocks {
-		if cited[b.N] {
-			out = append(out, b)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
-	return out
-}
-
-// sourceLine is one entry of the Sources list: [n] date · sources · title · url.
-func sourceLine(b schemas.ContextBlock) string {
-	title := b.Title
-	if title == "" {
-		title = b.Snippet
-	}
-	parts := []string{fmt.Sprintf("[%d] %s", b.N, b.PublishedAt.UTC().Format(time.DateOnly)), strings.Join(b.Sources, ", "), truncate(title, 120)}
-	if b.URL != "" {
-		parts = append(parts, b.URL)
-	}
-	return "- " + strings.Join(parts, " · ")
-}
-
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -135,10 +136,13 @@ func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
 			{N: 2, DocID: "rate-up", PublishedAt: day("2026-03-20"), Sources: []string{"bank", "wire"}, Title: "Bank raises rate", URL: "https://bank.example/rate", Hot: true},
 			{N: 9, DocID: "drought", PublishedAt: day("2026-02-02"), Sources: []string{"farm"}, Snippet: "The drought cut the harvest forecast"},
 		},
-		Summary:       "The bank raised the rate [2], after a drought [9]. Earlier it held [1, 2].",
 		SummaryMethod: "extractive",
-		Brief:         &schemas.Brief{Timeline: []schemas.Claim{{Text: "held", Cites: []int{1}}}},
+		Brief: &schemas.Brief{Method: "extractive", AsOf: day("2026-04-01"), NewDays: 7, Note: "Weak match.",
+			New: []schemas.Claim{{Date: day("2026-03-20"), Text: "The bank raised the rate.", Cites: []int{2}}},
+			Timeline: []schemas.Claim{{Date: day("2026-01-10"), Text: "It held.", Cites: []int{1, 2}}, {Date: day("2026-02-02"), Text: "A drought.", Cites: []int{9}},
+				{Date: day("2026-03-20"), Text: "The bank raised the rate.", Cites: []int{2}}}},
 	}
+	ans.Summary = render.Markdown(*ans.Brief, ans.Blocks) // as the Ask workflow writes it
 	var b strings.Builder
 	printAnswer(&b, ans, time.Second)
 	out := b.String()
@@ -148,7 +152,8 @@ func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
 		{"a result in the context has its [n]", "| [2] | 2026-03-20 | bank, wire | Bank raises rate | 0.0000 | – | – | – | 0 | 2 |\n"},
 		{"so does a lower one", "| [1] | 2026-01-10 | wire | Bank holds rate |"},
 		{"one outside the context has none", "| – | 2026-03-01 | city | Bridge \\| delayed |"},
-		{"the sources resolve every cited number", "## Sources\n\n" +
+		{"the summary is the answer's, note first", "## Summary (extractive)\n\n_Weak match._\n\n### New in the last 7 days\n- 2026-03-20 — The bank raised the rate. [2]\n"},
+		{"the sources resolve every cited number", "### Sources\n" +
 			"- [1] 2026-01-10 · wire · Bank holds rate\n" +
 			"- [2] 2026-03-20 · bank, wire · Bank raises rate · https://bank.example/rate\n" +
 			"- [9] 2026-02-02 · farm · The drought cut the harvest forecast\n\n"},
@@ -162,5 +167,8 @@ func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
 	}
 	if strings.Contains(out, "| 1 |") || strings.Contains(out, "| 3 |") {
 		t.Errorf("the table still numbers rows by rank:\n%s", out)
+	}
+	if strings.Count(out, "Weak match.") != 1 {
+		t.Errorf("the note is not shown exactly once:\n%s", out)
 	}
 }

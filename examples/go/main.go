@@ -37,7 +37,9 @@ const taskQueue = "asof-default"
 var asofErrors = []string{"InvalidInput", "BadConfiguration", "Mismatch"}
 
 // answer is the part of an Ask result (answer.json) this client reads; a reader ignores the
-// rest, and fields added within the API version.
+// rest, and fields added within the API version. Summary is the answer written for a reader,
+// in Markdown: its sections, then the dated sources it cites; the client prints it as it is,
+// so it shows what `asof ask` and the digests show.
 type answer struct {
 	RunID   string    `json:"run_id"`
 	Query   string    `json:"query"`
@@ -45,12 +47,6 @@ type answer struct {
 	Mode    string    `json:"mode"`
 	Message string    `json:"message,omitempty"`
 	Summary string    `json:"summary"`
-	Blocks  []struct {
-		N           int       `json:"n"`
-		PublishedAt time.Time `json:"published_at"`
-		Sources     []string  `json:"sources"`
-		Title       string    `json:"title"`
-	} `json:"blocks"`
 }
 
 // digestResult is a Digest result (digest-result.json).
@@ -135,10 +131,7 @@ func run() error {
 	if *asJSON {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"api_version": apiVersion, "answer": raw, "digest": dig, "topics": answers})
 	}
-	fmt.Printf("# %s (as of %s, %s)\n\n%s\n\nSources:\n", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Mode, firstOf(ans.Summary, ans.Message))
-	for _, b := range ans.Blocks {
-		fmt.Printf("  [%d] %s %s: %s\n", b.N, b.PublishedAt.Format(time.DateOnly), strings.Join(b.Sources, ", "), b.Title)
-	}
+	fmt.Printf("# %s (as of %s, %s)\n\n%s", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Mode, written(ans))
 	fmt.Printf("\n# Digest %s as of %s: %d topics, %d failed\n", *name, dig.AsOf.Format(time.DateOnly), dig.Topics, dig.Failed)
 	for _, k := range []string{"json", "markdown", "html"} {
 		fmt.Printf("  %-9s %s\n", k, dig.Keys[k])
@@ -146,7 +139,7 @@ func run() error {
 	for i, t := range ts {
 		var a answer
 		_ = json.Unmarshal(answers[i], &a)
-		fmt.Printf("\n## %s\n\n%s\n", t["name"], firstOf(a.Summary, a.Message, string(answers[i])))
+		fmt.Printf("\n## %s\n\n%s", t["name"], firstOf(written(a), string(answers[i])+"\n"))
 	}
 	return nil
 }
@@ -182,6 +175,18 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// written is what an answer says to its reader: the message of an empty answer, if any, and
+// the summary, each ending with a line break.
+func written(a answer) string {
+	var parts []string
+	for _, s := range []string{a.Message, a.Summary} {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s+"\n")
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 func firstOf(s ...string) string {

@@ -9,9 +9,10 @@ nothing from asof; it needs only the Temporal Python SDK (requirements.txt).
     python ask.py --address 127.0.0.1:7233 --index demo --as-of 2026-03-31 \
         "central bank key rate" --topic "Bridge=Lindholm bridge delay"
 
-It prints the answer (its summary and dated sources), then the digest: the keys it was written
-under in the store and each topic's summary. --json prints one JSON object instead:
-{"api_version", "answer", "digest", "topics"}.
+It prints the answer (its summary, which ends with the dated sources it cites), then the
+digest: the keys it was written under in the store and each topic's summary. The summaries are
+printed as asof wrote them, the form `asof ask` and the digests show. --json prints one JSON
+object instead: {"api_version", "answer", "digest", "topics"}.
 """
 
 import argparse
@@ -66,6 +67,13 @@ def fail(what, err):
     sys.exit(1)
 
 
+def written(answer):
+    """What an answer says to its reader: the message of an empty answer, if any, then the
+    summary (Markdown: its sections and the dated sources it cites)."""
+    parts = [s.strip() for s in (answer.get("message"), answer.get("summary")) if s and s.strip()]
+    return "\n\n".join(parts)
+
+
 async def main():
     args = parse_args()
     client = await Client.connect(args.address, namespace=args.namespace)
@@ -112,17 +120,14 @@ async def main():
                          ensure_ascii=False))
         return
     print(f"# {answer['query']} (as of {answer['as_of'][:10]}, {answer['mode']})\n")
-    print(answer["summary"] or answer.get("message", ""))
-    print("\nSources:")
-    for b in answer["blocks"]:
-        print(f"  [{b['n']}] {b['published_at'][:10]} {', '.join(b['sources'])}: {b['title']}")
+    print(written(answer))
     print(f"\n# Digest {args.digest_name} as of {digest['as_of'][:10]}: {digest['topics']} topics, "
           f"{digest['failed']} failed")
     for k in ("json", "markdown", "html"):
         print(f"  {k:9} {digest['keys'][k]}")
     for t, a in zip(topics, answers):
         print(f"\n## {t['name']}\n")
-        print(a.get("summary") or a.get("message") or a.get("error", ""))
+        print(written(a) or a.get("error", ""))
 
 
 if __name__ == "__main__":

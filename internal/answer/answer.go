@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
-	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
@@ -576,10 +576,15 @@ type Composed struct {
 	// Context is the prompt text of the blocks; Blocks the numbered documents.
 	Context string
 	Blocks  []schemas.ContextBlock
-	// Summary is Markdown; SummaryMethod how it was made ("none" when nothing passed).
+	// Brief is the summary; Summary its Markdown (render.Markdown, with the blocks it cites);
+	// SummaryMethod how it was made (Brief.Method: "none" when nothing passed).
 	Summary, SummaryMethod string
 	Brief                  *schemas.Brief
 }
+
+// NothingLeft is the Note of the brief of an answer that had no document to summarize and no
+// message from retrieval saying why.
+const NothingLeft = "No document was left to summarize: none passed retrieval and the judge."
 
 // ComposeInput is what a context and summary are made from.
 type ComposeInput struct {
@@ -588,21 +593,23 @@ type ComposeInput struct {
 	// Evolution asks for "then vs now"; Groups maps doc ids to "then" or "now".
 	Evolution bool
 	Groups    map[string]string
-	// Empty is the summary when no document passed (the ranking's Message, if any).
+	// Empty is the ranking's Message, if any: when no document passed, it says why, and the
+	// brief needs no note of its own.
 	Empty   string
 	Context evidence.Options
 	Summary summarize.Options
 }
 
 // Compose builds the dated context from docs (ranked, best first; what passed the judge) and
-// summarizes it extractively: digest and timeline, or then vs now.
+// summarizes it extractively: digest and timeline, or then vs now. With no docs the brief is
+// "none", not enough information, with the note NothingLeft unless in.Empty says why.
 func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 	if len(docs) == 0 {
-		out := Composed{Summary: in.Empty, SummaryMethod: "none"}
-		if out.Summary == "" {
-			out.Summary = "Not enough information: no document passed."
+		b := schemas.Brief{Method: "none", AsOf: asofday.Start(in.AsOf), NotEnough: true}
+		if in.Empty == "" {
+			b.Note = NothingLeft
 		}
-		return out, nil
+		return Composed{Summary: render.Markdown(b, nil), SummaryMethod: b.Method, Brief: &b}, nil
 	}
 	cx, err := Select(docs, in.AsOf, in.Context, in.Evolution)
 	if err != nil {
@@ -622,20 +629,18 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 				now = append(now, b)
 			}
 		}
-		ev, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
+		b, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
 		if err != nil {
 			return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 		}
-		b := brief.FromEvolution(ev)
-		out.Summary, out.SummaryMethod, out.Brief = ev.Markdown(), ev.Method, &b
+		out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
 		return out, nil
 	}
-	sum, err := summarize.Brief(in.Query, cx.Blocks, in.AsOf, in.Summary)
+	b, err := summarize.Brief(in.Query, cx.Blocks, in.AsOf, in.Summary)
 	if err != nil {
 		return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	b := brief.FromSummary(sum)
-	out.Summary, out.SummaryMethod, out.Brief = sum.Markdown(), sum.Method, &b
+	out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
 	return out, nil
 }
 

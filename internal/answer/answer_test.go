@@ -2,6 +2,7 @@ package answer
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -9,9 +10,11 @@ import (
 
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/retrieve/retrievetest"
 	"github.com/asofrag/asof/internal/summarize"
+	"github.com/asofrag/asof/schemas"
 )
 
 var (
@@ -225,8 +228,17 @@ func TestRankSaysWhenNothingIsAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Summary != r.Message || c.SummaryMethod != "none" || len(c.Blocks) != 0 {
-		t.Fatalf("summary %q (%s), %d blocks", c.Summary, c.SummaryMethod, len(c.Blocks))
+	// The message says why (the answer carries it); the brief says there is nothing to answer
+	// from, and the summary is that brief rendered.
+	want := schemas.Brief{Method: "none", AsOf: day("2024-05-15"), NotEnough: true}
+	if c.Brief == nil || !reflect.DeepEqual(*c.Brief, want) || c.SummaryMethod != "none" || len(c.Blocks) != 0 ||
+		c.Summary != "Not enough information in the documents up to 2024-05-15 to answer.\n" {
+		t.Fatalf("summary %q (%s), brief %+v, %d blocks", c.Summary, c.SummaryMethod, c.Brief, len(c.Blocks))
+	}
+	// With no message, the brief's note says why.
+	c, err = Compose(ComposeInput{Query: "key rate", AsOf: asOf, Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions()}, nil)
+	if err != nil || c.Brief == nil || c.Brief.Note != NothingLeft || !strings.HasPrefix(c.Summary, "_"+NothingLeft+"_\n\nNot enough information") {
+		t.Fatalf("summary %q, brief %+v, %v", c.Summary, c.Brief, err)
 	}
 	if _, err := Rank(s, Query{Read: Reading{Mode: "window", Text: "key rate"}, AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()}); !errors.Is(err, ErrInput) {
 		t.Fatalf("a window without dates: %v, want ErrInput", err)
@@ -264,6 +276,9 @@ func TestComposeEvolution(t *testing.T) {
 	}
 	if len(c.Blocks) != 4 || groups["then"] != 2 || groups["now"] != 2 || c.Brief == nil {
 		t.Fatalf("blocks %d by group %v (a context of every group member whatever KDocs)", len(c.Blocks), groups)
+	}
+	if want := render.Markdown(*c.Brief, c.Blocks); c.Summary != want || c.SummaryMethod != c.Brief.Method || !strings.Contains(c.Summary, "### Then\n") {
+		t.Errorf("summary\n%s\nis not the brief rendered:\n%s", c.Summary, want)
 	}
 }
 

@@ -1,15 +1,16 @@
-// Package brief writes the summary of an answer with an LLM and checks it (docs/design.md §6),
-// and converts the extractive summarizer's output (package summarize) into the same
-// structured form, a schemas.Brief, so that both render and are checked the same way.
+// Package brief writes the summary of an answer with an LLM and checks it (docs/design.md §6).
+// It returns a schemas.Brief, the structured form the extractive summarizer (package
+// summarize) returns too, so that both are rendered (package render) and scored (package
+// sumeval) the same way.
 //
 // Prompts. BriefPrompt asks for a digest of the numbered context blocks as of a day: the
 // claims "new" in the last newDays days and an ascending timeline; EvolutionPrompt asks for
 // "then" vs "now" over an older and a newer group of blocks. The documents are untrusted
-// data: each is fenced between "<<<DOC n=N nonce=X>>>" and "<<<END n=N nonce=X>>>" lines,
-// where X is a per-call nonce (the first 8 hex digits of the SHA-256 of the query and the
-// block texts, so the same input gives the same prompt), and every "<<<" inside a document
-// is rewritten to "‹‹‹" so that no document can close its fence or open another. The reply
-// is one JSON object (formats in BriefFormat and EvolutionFormat).
+// data, fenced by package fence's rule: each sits between a "<<<DOC N n=X>>>" and a
+// "<<<END n=X>>>" line, X a nonce hashed from the query and the block texts (the same input
+// gives the same prompt), and every text passes through fence's neutralizing, so that no
+// document can close its fence or open another. The reply is one JSON object (formats in
+// BriefFormat and EvolutionFormat).
 //
 // Checks. ParseBrief and ParseEvolution read a reply and check it against the blocks; every
 // failed check is a named problem, and all of them are returned together as a *CheckError
@@ -89,7 +90,7 @@ func Write(ctx context.Context, c Chatter, model, query string, blocks []evidenc
 	}
 	method := MethodPrefix + model
 	if len(blocks) == 0 {
-		return schemas.Brief{Method: method, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
+		return schemas.Brief{Method: method, AsOf: day(asOf), NewDays: newDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
 	}
 	parse := func(reply string) (schemas.Brief, error) { return ParseBrief(reply, blocks, asOf, newDays) }
 	return converse(ctx, c, "digest", method, BriefPrompt(query, blocks, asOf, newDays), BriefFormat, parse)
@@ -104,7 +105,7 @@ func Evolve(ctx context.Context, c Chatter, model, query string, then, now []evi
 	}
 	method := MethodPrefix + model
 	if len(then)+len(now) == 0 {
-		return schemas.Brief{Method: method, NotEnough: true}, nil
+		return schemas.Brief{Method: method, AsOf: day(asOf), NotEnough: true}, nil
 	}
 	parse := func(reply string) (schemas.Brief, error) { return ParseEvolution(reply, then, now, asOf) }
 	return converse(ctx, c, "evolve", method, EvolutionPrompt(query, then, now, asOf), EvolutionFormat, parse)

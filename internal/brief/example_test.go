@@ -8,6 +8,7 @@ import (
 	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/summarize"
 )
 
@@ -40,23 +41,19 @@ func ExampleWrite() {
 		panic(err)
 	}
 	fmt.Println(b.Method)
-	fmt.Print(brief.Markdown(b, asOf, 7))
+	fmt.Print(render.Markdown(b, nil))
 
-	// The extractive summary of the same blocks renders the same way.
-	s, err := summarize.Brief("key rate", blocks, asOf, summarize.DefaultOptions())
+	// The extractive summary of the same blocks is a Brief too, and renders the same way.
+	e, err := summarize.Brief("key rate", blocks, asOf, summarize.DefaultOptions())
 	if err != nil {
 		panic(err)
 	}
-	e := brief.FromSummary(s)
 	fmt.Println(e.Method)
-	fmt.Print(brief.Markdown(e, asOf, 7))
+	fmt.Print(render.Markdown(e, nil))
 	// Output:
 	// llm:small-model
 	// ### New in the last 7 days
 	// - 2024-06-28 — The key rate rose to 18%. [1]
-	//
-	// ### Earlier context
-	// - 2023-12-15 — The key rate rose to 16%. [2]
 	//
 	// ### Timeline
 	// - 2023-12-15 — The key rate rose to 16%. [2]
@@ -64,9 +61,6 @@ func ExampleWrite() {
 	// extractive
 	// ### New in the last 7 days
 	// - 2024-06-28 — The central bank raised the key rate to 18% on 28 June 2024. [1]
-	//
-	// ### Earlier context
-	// - 2023-12-15 — The key rate was raised to 16% in December. [2]
 	//
 	// ### Timeline
 	// - 2023-12-15 — The key rate was raised to 16% in December. [2]

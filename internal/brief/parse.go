@@ -56,8 +56,9 @@ type evolutionReply struct {
 // not_enough true with no claims is a valid answer; with claims, they are kept (and checked).
 // In the Brief, a "new" claim's Date is the latest publication time among the blocks it cites
 // and New is freshest first; Timeline is the timeline as given, each Date the given day, and
-// Earlier is the timeline entries dated before the new window, freshest first. Method is
-// left empty. Bad blocks or a zero asOf are an error wrapping ErrInput.
+// Earlier is the timeline entries dated before the new window, freshest first. AsOf is the
+// start of asOf's UTC day, NewDays newDays; Method is left empty. Bad blocks or a zero asOf
+// are an error wrapping ErrInput.
 func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
 	d, err := checkInput(asOf, newDays, blocks)
 	if err != nil {
@@ -73,7 +74,7 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 	if newDays > 0 {
 		window = "the new window, " + from.Format(evidence.DateLayout) + " to " + d.Format(evidence.DateLayout)
 	}
-	b := schemas.Brief{New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: r.NotEnough}
+	b := schemas.Brief{AsOf: d, NewDays: newDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: r.NotEnough}
 	for i, rc := range r.New {
 		where := fmt.Sprintf("new #%d", i+1)
 		c, cited := k.claim(where, rc, nil, "")
@@ -138,7 +139,8 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 // is false and both sides are empty. A "change" field is ignored: it could not be checked
 // against one side, and the two sides show the change. In the Brief, each claim's Date is the
 // latest publication time among the blocks it cites; Then is oldest first and Now freshest
-// first, as in summarize.Evolution; New, Earlier and Timeline are empty.
+// first, as summarize.Evolve orders them; New, Earlier and Timeline are empty; AsOf is the
+// start of asOf's UTC day.
 func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (schemas.Brief, error) {
 	d, err := checkInput(asOf, 0, then, now)
 	if err != nil {
@@ -162,7 +164,7 @@ func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (s
 		return out
 	}
 	b := schemas.Brief{
-		New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{},
+		AsOf: d, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{},
 		Then:      side("then", r.Then, then, "a NEWER document; \"then\" claims cite only OLDER documents ("+numbers(then)+")"),
 		Now:       side("now", r.Now, now, "an OLDER document; \"now\" claims cite only NEWER documents ("+numbers(now)+")"),
 		NotEnough: r.NotEnough,
@@ -214,13 +216,13 @@ func (k *checker) err() error {
 	return &CheckError{Problems: k.problems}
 }
 
-// fence is a reply wrapped in one Markdown code fence.
-var fence = regexp.MustCompile("(?s)^```[A-Za-z]*[ \t]*\n?(.*?)\n?```$")
+// codeFence is a reply wrapped in one Markdown code fence.
+var codeFence = regexp.MustCompile("(?s)^```[A-Za-z]*[ \t]*\n?(.*?)\n?```$")
 
 // decode reads reply into v, which must be a JSON object, reporting why when it cannot.
 func (k *checker) decode(reply string, v any) bool {
 	s := strings.TrimSpace(reply)
-	if m := fence.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "```") {
+	if m := codeFence.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "```") {
 		s = strings.TrimSpace(m[1])
 	}
 	if !strings.HasPrefix(s, "{") {

@@ -16,6 +16,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -28,8 +29,8 @@ var digestTemplate = template.Must(template.New("digest").Parse(digestHTML))
 //
 // The page has, in order: a header (name, index, as-of day, time zone); a table of
 // contents; an overview chart of each topic's freshest evidence; and one card per topic
-// with the content of Markdown — the reading of the query, what is new, the timeline (then
-// and now for an evolution), the sources, freshness, judge and summary method, or the
+// with the content of Markdown — the reading of the query, the summary and its sources
+// (render.HTML: the same view as render.Markdown), freshness, judge and summary method, or the
 // topic's error. Citations [n] link to the entries of the topic's source list (a number
 // the list lacks stays plain text), and a strip chart places each cited source on the 60
 // days before the anchor, older ones in a zone at its left edge.
@@ -37,8 +38,20 @@ var digestTemplate = template.Must(template.New("digest").Parse(digestHTML))
 // The page is rendered in memory first, so on a rendering error nothing is written. The
 // output is byte-identical for the same d.
 func WriteHTML(w io.Writer, d schemas.Digest) error {
+	v := buildView(d)
+	for i := range v.Topics {
+		t := &v.Topics[i]
+		if t.Error != "" {
+			continue
+		}
+		h, err := render.HTML(t.brief, t.sources, t.ID)
+		if err != nil {
+			return fmt.Errorf("digest: topic %d: %w", t.Num, err)
+		}
+		t.BriefHTML = h
+	}
 	var buf bytes.Buffer
-	if err := digestTemplate.Execute(&buf, buildView(d)); err != nil {
+	if err := digestTemplate.Execute(&buf, v); err != nil {
 		return fmt.Errorf("digest: render page: %w", err)
 	}
 	if _, err := buf.WriteTo(w); err != nil {

@@ -22,7 +22,7 @@ func ExampleMarkdown() {
 		Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: asOf, TimeZone: "Europe/Berlin",
 		Topics: []schemas.DigestTopic{{
 			Name: "ECB rates", Query: "what did the ECB decide", Mode: "recency", Interpretation: "recency (no date in query)",
-			Brief:     schemas.Brief{Method: "extractive", New: []schemas.Claim{held}, Earlier: []schemas.Claim{cut}, Timeline: []schemas.Claim{cut, held}},
+			Brief:     schemas.Brief{Method: "extractive", AsOf: asOf, NewDays: 7, New: []schemas.Claim{held}, Earlier: []schemas.Claim{cut}, Timeline: []schemas.Claim{cut, held}},
 			Sources:   blocks,
 			Freshness: digest.Freshness(blocks, asOf),
 			Judge:     schemas.JudgeReport{Method: "heuristic", Judged: 12, Kept: 2, Dropped: 10},
@@ -39,7 +39,7 @@ func ExampleMarkdown() {
 	// Query: what did the ECB decide
 	// Read as: recency (no date in query)
 	//
-	// ### What is new
+	// ### New in the last 7 days
 	// - 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1]
 	//
 	// ### Timeline
@@ -47,7 +47,7 @@ func ExampleMarkdown() {
 	// - 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1]
 	//
 	// ### Sources
-	// - [1] 2024-06-28 · reuters, ft · ECB holds rates (https://example.com/ecb-holds)
+	// - [1] 2024-06-28 · reuters, ft · ECB holds rates · https://example.com/ecb-holds
 	// - [2] 2024-06-06 · ecb.europa.eu · Monetary policy decisions
 	//
 	// Freshness: freshest evidence 2 days old, 50% within 7 days, 2 distinct days; median 13 days, 100% within 30 days, 2 context blocks

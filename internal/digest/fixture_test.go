@@ -78,6 +78,8 @@ func fixture() schemas.Digest {
 				Interpretation: "recency (no date in query)",
 				Brief: schemas.Brief{
 					Method:   "llm:qwen2.5-7b-instruct",
+					AsOf:     anchor,
+					NewDays:  NewDays,
 					New:      []schemas.Claim{ecbClaims[4], ecbClaims[3]},
 					Earlier:  ecbClaims[:3],
 					Timeline: ecbClaims,

@@ -14,7 +14,7 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-func render(t *testing.T, d schemas.Digest) string {
+func page(t *testing.T, d schemas.Digest) string {
 	t.Helper()
 	var b strings.Builder
 	if err := WriteHTML(&b, d); err != nil {
@@ -39,7 +39,7 @@ func cards(doc *html.Node) []*html.Node {
 
 func TestWriteHTMLStructure(t *testing.T) {
 	d := fixture()
-	doc := parse(t, render(t, d))
+	doc := parse(t, page(t, d))
 
 	if got := text(findAll(doc, "h1", nil)[0]); got != "Digest morning" {
 		t.Errorf("h1 = %q", got)
@@ -140,16 +140,24 @@ func TestWriteHTMLStructure(t *testing.T) {
 		t.Errorf("failed topic has %d sections", n)
 	}
 
-	// The evolution topic has Then and Now, no Timeline, and says nothing is new.
+	// The evolution topic has its note, then Then and Now, no Timeline.
 	var heads []string
 	for _, h := range findAll(cs[1], "h3", nil) {
 		heads = append(heads, text(h))
 	}
-	if want := []string{"What is new", "Then", "Now", "Sources"}; !slices.Equal(heads, want) {
+	if want := []string{"Then", "Now", "Sources"}; !slices.Equal(heads, want) {
 		t.Errorf("evolution topic sections = %q, want %q", heads, want)
 	}
-	if !strings.Contains(text(cs[1]), "Nothing new in the last 7 days.") {
-		t.Error("evolution topic does not say nothing is new")
+	if note := findAll(cs[1], "p", func(n *html.Node) bool { return hasClass(n, "note") }); len(note) != 1 || text(note[0]) != d.Topics[1].Brief.Note {
+		t.Errorf("evolution topic does not show its note")
+	}
+	// The recency topic's sections are those of `asof ask`.
+	heads = nil
+	for _, h := range findAll(cs[0], "h3", nil) {
+		heads = append(heads, text(h))
+	}
+	if want := []string{"New in the last 7 days", "Timeline", "Sources"}; !slices.Equal(heads, want) {
+		t.Errorf("recency topic sections = %q, want %q", heads, want)
 	}
 }
 
@@ -157,7 +165,7 @@ func TestWriteHTMLStructure(t *testing.T) {
 // source list, and that the entries carry the sources' links.
 func TestWriteHTMLCitations(t *testing.T) {
 	d := fixture()
-	doc := parse(t, render(t, d))
+	doc := parse(t, page(t, d))
 	ids := map[string]*html.Node{}
 	for _, n := range findAll(doc, "", func(n *html.Node) bool { return attr(n, "id") != "" }) {
 		if ids[attr(n, "id")] != nil {
@@ -204,7 +212,7 @@ func TestWriteHTMLCitations(t *testing.T) {
 
 	// A cite with no such source stays plain text rather than a dead link.
 	d.Topics[0].Brief.New[0].Cites = []int{3, 9}
-	doc = parse(t, render(t, d))
+	doc = parse(t, page(t, d))
 	for _, a := range findAll(doc, "a", nil) {
 		if strings.HasSuffix(attr(a, "href"), "-src-9") {
 			t.Fatal("cite [9] links to a missing source")
@@ -222,7 +230,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	d := fixture()
 	d.Topics[0].Sources[1].URL = "javascript:alert(1)"
 	d.Topics[0].Sources[2].URL = "ftp://example.com/file"
-	out := render(t, d)
+	out := page(t, d)
 	doc := parse(t, out)
 	if n := len(findAll(doc, "script", nil)); n != 0 || strings.Contains(strings.ToLower(out), "<script") {
 		t.Errorf("page has %d <script>", n)
@@ -279,7 +287,7 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	tp.Sources[0].Title, tp.Sources[0].Sources, tp.Sources[0].Snippet = evil, []string{evil}, `"><img src=x onerror=alert(1)>`
 	tp.Sources[0].URL = `https://example.com/?q="><script>alert(1)</script>`
 	d.Topics[2].Error = evil
-	out := render(t, d)
+	out := page(t, d)
 	if strings.Contains(out, "<script") || strings.Contains(out, "<img") {
 		t.Fatal("output holds an unescaped <script or <img")
 	}
@@ -305,16 +313,16 @@ func TestWriteHTMLEscapes(t *testing.T) {
 }
 
 func TestWriteHTMLDeterministic(t *testing.T) {
-	first := render(t, fixture())
+	first := page(t, fixture())
 	for range 20 { // maps iterate in a new order each time
-		if render(t, fixture()) != first {
+		if page(t, fixture()) != first {
 			t.Fatal("two renders of the same digest differ")
 		}
 	}
 }
 
 func TestWriteHTMLEmpty(t *testing.T) {
-	doc := parse(t, render(t, schemas.Digest{AsOf: anchor}))
+	doc := parse(t, page(t, schemas.Digest{AsOf: anchor}))
 	if n := len(cards(doc)); n != 0 {
 		t.Errorf("%d cards, want 0", n)
 	}
@@ -333,7 +341,7 @@ func TestWriteHTMLCrowdedDay(t *testing.T) {
 	for n := 1; n <= maxStack+3; n++ {
 		tp.Sources = append(tp.Sources, schemas.ContextBlock{N: n, PublishedAt: on(2024, 6, 29), Title: "same day"})
 	}
-	chart := findAll(cards(parse(t, render(t, d)))[0], "svg", nil)[0]
+	chart := findAll(cards(parse(t, page(t, d)))[0], "svg", nil)[0]
 	if n := len(findAll(chart, "circle", nil)); n != maxStack {
 		t.Errorf("%d dots on a crowded day, want %d", n, maxStack)
 	}
@@ -355,7 +363,7 @@ func TestWriteHTMLWriteError(t *testing.T) {
 }
 
 func TestWriteHTMLGolden(t *testing.T) {
-	golden(t, "digest.golden.html", []byte(render(t, fixture())))
+	golden(t, "digest.golden.html", []byte(page(t, fixture())))
 }
 
 func BenchmarkWriteHTML(b *testing.B) {

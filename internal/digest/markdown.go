@@ -2,7 +2,6 @@ package digest
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/asofrag/asof/schemas"
@@ -19,7 +18,7 @@ import (
 //	Query: what did the ECB decide on interest rates
 //	Read as: recency (no date in query)
 //
-//	### What is new
+//	### New in the last 7 days
 //	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
 //
 //	### Timeline
@@ -27,18 +26,17 @@ import (
 //	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
 //
 //	### Sources
-//	- [1] 2024-06-28 · reuters, ft · ECB holds (https://example.com/ecb)
+//	- [1] 2024-06-28 · reuters, ft · ECB holds · https://example.com/ecb
 //
 //	Freshness: freshest evidence 2 days old, 60% within 7 days, 5 distinct days; …
 //	Judge: llm:qwen — 24 judged, 9 kept, 15 dropped, 0 failed
 //	Summary: extractive
 //
-// "What is new" holds Brief.New, freshest first, or "Nothing new in the last 7 days."; the
-// Timeline is Brief.Timeline oldest first, replaced by Then and Now for an evolution brief
-// and by a "Not enough information" line for a brief that found none. A topic with an Error
-// shows its query and the error only; a Message is shown under the reading. Text fields
-// are put on one line each (whitespace collapsed); nothing else is escaped. The output is
-// the same for the same d.
+// A topic's summary and sources are its Brief and Sources rendered by render.Markdown, the
+// form `asof ask` prints too (note, not-enough line, sections, cited sources). A topic with an
+// Error shows its query and the error only; a Message is shown under the reading. Text fields
+// are put on one line each (whitespace collapsed); nothing else is escaped. The output is the
+// same for the same d.
 func Markdown(d schemas.Digest) string {
 	v := buildView(d)
 	var b strings.Builder
@@ -65,64 +63,12 @@ func Markdown(d schemas.Digest) string {
 		if t.Message != "" {
 			fmt.Fprintf(&b, "\nMessage: %s\n", t.Message)
 		}
-		if t.NotEnough != "" {
-			fmt.Fprintf(&b, "\n%s\n", t.NotEnough)
-		} else {
-			for _, s := range t.Sections {
-				fmt.Fprintf(&b, "\n### %s\n", s.Title)
-				if len(s.Claims) == 0 {
-					b.WriteString(s.Empty + "\n")
-				}
-				writeClaims(&b, s.Claims)
-			}
-		}
-		b.WriteString("\n### Sources\n")
-		if len(t.Sources) == 0 {
-			b.WriteString(none + "\n")
-		}
-		for _, s := range t.Sources {
-			fmt.Fprintf(&b, "- %s\n", sourceLine(s))
-		}
+		fmt.Fprintf(&b, "\n%s", t.Brief)
 		fmt.Fprintf(&b, "\nFreshness: %s\n", t.Freshness)
 		fmt.Fprintf(&b, "Judge: %s\n", t.Judge)
 		fmt.Fprintf(&b, "Summary: %s\n", t.Summary)
-		if t.Note != "" {
-			fmt.Fprintf(&b, "Note: %s\n", t.Note)
-		}
 	}
 	return b.String()
-}
-
-func writeClaims(b *strings.Builder, cs []claimView) {
-	for _, c := range cs {
-		fmt.Fprintf(b, "- %s — %s%s\n", c.Date, c.Text, citeText(c.Cites))
-	}
-}
-
-// citeText is " [1][3]", or "" without citations.
-func citeText(cs []citeView) string {
-	if len(cs) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteByte(' ')
-	for _, c := range cs {
-		b.WriteString("[" + strconv.Itoa(c.N) + "]")
-	}
-	return b.String()
-}
-
-// sourceLine is "[n] YYYY-MM-DD · source1, source2 · title (url)".
-func sourceLine(s sourceView) string {
-	parts := []string{fmt.Sprintf("[%d] %s", s.N, s.Date)}
-	if s.Sources != "" {
-		parts = append(parts, s.Sources)
-	}
-	title := s.Title
-	if s.URL != "" {
-		title += " (" + s.URL + ")"
-	}
-	return strings.Join(append(parts, title), " · ")
 }
 
 func orDash(s string) string {

@@ -3,13 +3,14 @@ package digest
 import (
 	"cmp"
 	"fmt"
+	"html/template"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -26,12 +27,10 @@ const (
 	maxLabelRunes = 26
 )
 
-// dateLayout is how days are shown (evidence.DateLayout).
-const dateLayout = "2006-01-02"
-
 // view is the digest as both renderers see it: every string already formatted, every
 // coordinate computed. Markdown and WriteHTML draw from the same view, so the two say the
-// same things.
+// same things; a topic's summary and sources are rendered by package render, the one renderer
+// of a brief, in both.
 type view struct {
 	Title    string
 	Index    string
@@ -54,61 +53,21 @@ type topicView struct {
 	Reading string
 	Error   string
 	Message string
-	// NotEnough is the sentence shown instead of the claims when the context did not answer.
-	NotEnough string
-	// Sections are "What is new", then "Timeline", or "Then" and "Now" for an evolution
-	// brief.
-	Sections  []claimSection
-	Sources   []sourceView
+	// Brief is the topic's summary with its sources, as Markdown (render.Markdown); BriefHTML
+	// the same as HTML (render.HTML), filled by WriteHTML.
+	Brief     string
+	BriefHTML template.HTML
 	Freshness string
 	Judge     string
 	Summary   string
-	Note      string
 	// Status sums the topic up in the table of contents; StatusClass colours it.
 	Status      string
 	StatusClass string
 	Chart       *timeChart
+	// brief and sources are what Brief and BriefHTML are rendered from.
+	brief   schemas.Brief
+	sources []schemas.ContextBlock
 }
-
-// claimSection is a heading over a list of claims; Empty is shown when there are none.
-type claimSection struct {
-	Title  string
-	Claims []claimView
-	Empty  string
-}
-
-type claimView struct {
-	Date  string
-	Text  string
-	Cites []citeView
-}
-
-// citeView is one [n] of a claim; Href is empty when the topic lists no source n, so that
-// every link on the page leads somewhere.
-type citeView struct {
-	N    int
-	Href string
-}
-
-type sourceView struct {
-	ID      string
-	N       int
-	Date    string
-	Sources string
-	Title   string
-	// URL is the source's address as given; Link is it again when it is an http(s) URL
-	// that can be a link, empty otherwise.
-	URL     string
-	Link    string
-	Snippet string
-	Age     string
-}
-
-// nothingNew is shown under "What is new" when Brief.New is empty; none under another empty
-// section.
-var nothingNew = fmt.Sprintf("Nothing new in the last %d days.", NewDays)
-
-const none = "None."
 
 func buildView(d schemas.Digest) view {
 	name := oneLine(d.Name)
@@ -151,66 +110,25 @@ func buildTopic(num int, t schemas.DigestTopic, asOf time.Time) topicView {
 		tv.Status, tv.StatusClass = "failed", "bad"
 		return tv
 	}
-	srcIDs := make(map[int]string, len(t.Sources))
-	sources := slices.Clone(t.Sources)
-	slices.SortStableFunc(sources, func(a, b schemas.ContextBlock) int { return cmp.Compare(a.N, b.N) })
-	for _, s := range sources {
-		id := fmt.Sprintf("%s-src-%d", tv.ID, s.N)
-		if _, dup := srcIDs[s.N]; dup {
-			continue
-		}
-		srcIDs[s.N] = id
-		tv.Sources = append(tv.Sources, buildSource(id, s, asOf))
-	}
-	claims := func(cs []schemas.Claim, newestFirst bool) []claimView {
-		cs = slices.Clone(cs)
-		slices.SortStableFunc(cs, func(a, b schemas.Claim) int {
-			if newestFirst {
-				return b.Date.Compare(a.Date)
-			}
-			return a.Date.Compare(b.Date)
-		})
-		out := make([]claimView, 0, len(cs))
-		for _, c := range cs {
-			cv := claimView{Date: formatDay(c.Date), Text: oneLine(c.Text)}
-			for _, n := range c.Cites {
-				cv.Cites = append(cv.Cites, citeView{N: n, Href: hrefOf(srcIDs, n)})
-			}
-			out = append(out, cv)
-		}
-		return out
-	}
 	b := t.Brief
-	if b.NotEnough {
-		tv.NotEnough = "Not enough information in the documents up to " + formatDay(asOf) + " to answer."
-	} else {
-		tv.Sections = []claimSection{{Title: "What is new", Claims: claims(b.New, true), Empty: nothingNew}}
-		if len(b.Then) > 0 || len(b.Now) > 0 || t.Mode == "evolution" {
-			tv.Sections = append(tv.Sections,
-				claimSection{Title: "Then", Claims: claims(b.Then, false), Empty: none},
-				claimSection{Title: "Now", Claims: claims(b.Now, false), Empty: none})
-		} else {
-			timeline := b.Timeline
-			if len(timeline) == 0 { // a brief that only split its claims still has a timeline
-				timeline = append(slices.Clone(b.New), b.Earlier...)
-			}
-			tv.Sections = append(tv.Sections, claimSection{Title: "Timeline", Claims: claims(timeline, false), Empty: none})
-		}
+	if b.AsOf.IsZero() { // a brief stored before it recorded its day
+		b.AsOf = asOf
 	}
+	tv.brief, tv.sources = b, t.Sources
+	tv.Brief = render.Markdown(b, t.Sources)
 	tv.Freshness = freshnessLine(t.Freshness)
 	tv.Judge = judgeLine(t.Judge)
 	tv.Summary = oneLine(b.Method)
 	if tv.Summary == "" {
 		tv.Summary = "none"
 	}
-	tv.Note = oneLine(b.Note)
 	switch f := t.Freshness; {
 	case f.Blocks == 0 || f.FreshestDays < 0:
 		tv.Status, tv.StatusClass = "no evidence", "muted"
 	default:
 		tv.Status, tv.StatusClass = "freshest "+days(f.FreshestDays)+" old", ageClass(f.FreshestDays)
 	}
-	tv.Chart = buildTimeChart(tv, sources, asOf)
+	tv.Chart = buildTimeChart(tv.ID, t.Sources, asOf)
 	return tv
 }
 
@@ -225,42 +143,6 @@ func reading(mode, interpretation string) string {
 	default:
 		return interpretation + " · mode " + mode
 	}
-}
-
-func hrefOf(ids map[int]string, n int) string {
-	if id, ok := ids[n]; ok {
-		return "#" + id
-	}
-	return ""
-}
-
-func buildSource(id string, s schemas.ContextBlock, asOf time.Time) sourceView {
-	sv := sourceView{
-		ID:      id,
-		N:       s.N,
-		Date:    formatDay(s.PublishedAt),
-		Title:   oneLine(s.Title),
-		URL:     oneLine(s.URL),
-		Snippet: oneLine(s.Snippet),
-		Age:     days(max(ageDays(s.PublishedAt, asOf), 0)) + " old",
-	}
-	var names []string
-	for _, n := range s.Sources {
-		if n = oneLine(n); n != "" {
-			names = append(names, n)
-		}
-	}
-	sv.Sources = strings.Join(names, ", ")
-	if sv.Title == "" {
-		sv.Title = oneLine(s.DocID)
-	}
-	if sv.Title == "" {
-		sv.Title = "untitled"
-	}
-	if u, err := url.Parse(sv.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		sv.Link = sv.URL
-	}
-	return sv
 }
 
 // freshnessLine describes f: "freshest evidence 2 days old, 60% within 7 days, 5 distinct
@@ -371,20 +253,20 @@ func dayX(age float64) float64 {
 	return timePlotX1 - age/chartDays*(timePlotX1-timePlotX0)
 }
 
-func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time) *timeChart {
-	if len(tv.Sources) == 0 {
+// buildTimeChart charts a topic's sources (the blocks its brief cites, or all its blocks when
+// it cites none), one dot per number, in number order; nil when there are none.
+func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Time) *timeChart {
+	sources = slices.Clone(sources)
+	slices.SortStableFunc(sources, func(a, b schemas.ContextBlock) int { return cmp.Compare(a.N, b.N) })
+	sources = slices.CompactFunc(sources, func(a, b schemas.ContextBlock) bool { return a.N == b.N })
+	if len(sources) == 0 {
 		return nil
 	}
 	// Stack the dots of each day (and of the older zone, age −1 here) in source order.
 	const older = -1
-	seen := make(map[int]bool, len(sources))
-	stack := make(map[int][]sourceView)
+	stack := make(map[int][]schemas.ContextBlock)
 	var keys []int
 	for _, s := range sources {
-		if seen[s.N] {
-			continue
-		}
-		seen[s.N] = true
 		age := max(ageDays(s.PublishedAt, asOf), 0)
 		if age > chartDays {
 			age = older
@@ -392,8 +274,7 @@ func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time
 		if _, ok := stack[age]; !ok {
 			keys = append(keys, age)
 		}
-		sv := buildSource("", s, asOf)
-		stack[age] = append(stack[age], sv)
+		stack[age] = append(stack[age], s)
 	}
 	slices.Sort(keys)
 	height := 1
@@ -402,7 +283,7 @@ func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time
 	}
 	axisY := timeTop + float64(height)*timeDotStep + timeDotGap
 	c := &timeChart{
-		ID:          tv.ID + "-chart",
+		ID:          topicID + "-chart",
 		Width:       timeWidth,
 		Height:      int(math.Ceil(axisY + timeBottom)),
 		PlotX0:      coord(timePlotX0),
@@ -435,7 +316,7 @@ func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time
 				Class: class,
 				CX:    coord(x),
 				CY:    coord(axisY - timeDotGap/2 - timeDotR - float64(i)*timeDotStep),
-				Title: fmt.Sprintf("[%d] %s · %s · %s", s.N, s.Date, s.Age, s.Title),
+				Title: fmt.Sprintf("[%d] %s · %s old · %s", s.N, formatDay(s.PublishedAt), days(max(ageDays(s.PublishedAt, asOf), 0)), render.SourceTitle(s)),
 			})
 		}
 		if len(list) > maxStack {
@@ -456,7 +337,7 @@ func buildTimeChart(tv topicView, sources []schemas.ContextBlock, asOf time.Time
 		desc = append(desc, fmt.Sprintf("older than %d days: %d", chartDays, olderCount))
 	}
 	c.Desc = fmt.Sprintf("Publication days of the %s over the %d days up to %s: %s.",
-		plural(len(tv.Sources), "cited source", "cited sources"), chartDays, formatDay(asOf), strings.Join(desc, "; "))
+		plural(len(sources), "cited source", "cited sources"), chartDays, formatDay(asOf), strings.Join(desc, "; "))
 	return c
 }
 
@@ -565,12 +446,7 @@ func buildOverview(topics []schemas.DigestTopic, views []topicView) *overviewCha
 }
 
 // formatDay is t's UTC day as YYYY-MM-DD; "undated" for the zero time.
-func formatDay(t time.Time) string {
-	if t.IsZero() {
-		return "undated"
-	}
-	return t.UTC().Format(dateLayout)
-}
+func formatDay(t time.Time) string { return render.Day(t) }
 
 // days formats an age in days: "1 day", "2 days", "4.5 days".
 func days[T int | float64](n T) string {
@@ -598,9 +474,7 @@ func pct(share float64) string {
 }
 
 // oneLine collapses s's whitespace, newlines included, into single spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+func oneLine(s string) string { return render.OneLine(s) }
 
 // coord formats an SVG coordinate with at most one decimal.
 func coord(v float64) string {

@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/asofrag/asof/internal/textnorm"
 	"math"
 	"slices"
 	"strings"
@@ -194,12 +195,12 @@ func (c Context) Text() string {
 			b.WriteString("\n\n")
 		}
 		fmt.Fprintf(&b, "[%d] date=%s", bl.N, bl.Doc.PublishedAt.UTC().Format(DateLayout))
-		switch len(bl.Doc.Sources) {
+		switch names := textnorm.Channels(bl.Doc.Sources...); len(names) {
 		case 0:
 		case 1:
-			b.WriteString(" source=" + bl.Doc.Sources[0])
+			b.WriteString(" source=" + names[0])
 		default:
-			b.WriteString(" sources=" + strings.Join(bl.Doc.Sources, ", "))
+			b.WriteString(" sources=" + strings.Join(names, ", "))
 		}
 		if t := collapse(bl.Doc.Title); t != "" {
 			b.WriteString("\n" + t)

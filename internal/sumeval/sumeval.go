@@ -4,36 +4,38 @@
 // An Answer is an anchor day, the numbered context blocks the summary was written from (each
 // with its publication day and text) and the summary. Two formats are read:
 //
-//   - FormatStudy: the study's summaries. They open with a header section, "### 1) Запрос и
-//     актуальная дата", that repeats the query and the anchor date; then a digest in prose and
-//     a timeline of "* YYYY-MM-DD — event" bullets. They carry no citation markers: sources are
-//     named in prose ("согласно данным Риа Новости"), if at all. Their context is the study's
-//     prompt text, "[n] date=YYYY-MM-DD channel(s)=… document=…" blocks (ParseStudyContext).
-//   - FormatAsof: asof's summaries (extractive, or an LLM brief): "### …" sections of
-//     "- YYYY-MM-DD — sentence [n]" bullets, or "Not enough information in the documents up to
-//     <anchor> to answer.", or an empty answer's "No documents in that period (…) as of
-//     <anchor>.". Citations are [n] markers ("[2]", "[2, 5]", "[2][5]") that name
-//     context blocks by number.
+//   - FormatStudy: the study's summaries, which exist only as text. They open with a header
+//     section, "### 1) Запрос и актуальная дата", that repeats the query and the anchor date;
+//     then a digest in prose and a timeline of "* YYYY-MM-DD — event" bullets. They carry no
+//     citation markers: sources are named in prose ("согласно данным Риа Новости"), if at all.
+//     Their context is the study's prompt text, "[n] date=YYYY-MM-DD channel(s)=… document=…"
+//     blocks (ParseStudyContext).
+//   - FormatAsof: asof's summaries (extractive, or an LLM brief), read from the schemas.Brief
+//     itself, never from a rendering of it. Its claims are the claims a reader saw: those of
+//     render.ViewOf, section by section (a claim shown twice counts twice), each with the date
+//     it is shown with and the block numbers it cites. Its note and its not-enough line are not
+//     claims.
 //
 // Date metrics (DateMetricsOf, the study's Table 3). The summary's dates are every day it
-// states (Dates, all forms) outside its header: the study's header section, and asof's "Not
-// enough information … up to <anchor>" and "No documents in that period (…) as of <anchor>."
-// lines, which repeat the anchor (and the query's window) and say nothing about the evidence. Ages are whole days, anchor day − stated day; a day after the anchor (a
-// forecast, a deadline) counts as a date but has no age. The study's own rules (StudyRules)
-// read ISO dates only and drop every one equal to the anchor, wherever it is; with them the
-// study's published figures reproduce from its file.
+// states (Dates, all forms) outside its header: for the study, outside its header section,
+// which repeats the anchor; for asof, the date each claim is shown with and the days its text
+// states. Ages are whole days, anchor day − stated day; a day after the anchor (a forecast, a
+// deadline) counts as a date but has no age. The study's own rules (StudyRules) read ISO dates
+// only and drop every one equal to the anchor, wherever it is; with them the study's
+// published figures reproduce from its file. (asof's claim dates are shown in ISO form, so
+// they count under both rules.)
 //
-// Citation checks (CitationsOf). The summary body (header removed) is cut into claims: each
-// bullet line ("- ", "* ", "• ") is one claim; any other line that is not a heading ("#…"), an
-// italic note ("_…_"), a "None." bullet or the not-enough line is cut into sentences, and each
-// sentence is one claim. A claim's citations are its [n] markers. A claim is cited when it has
-// at least one marker and every marker names a block of the context; a marker naming no block
-// is a bad citation. Every date a claim states is checked against its support: the blocks it
-// cites, or — for a format without markers (the study), where nothing is cited — every block
-// of the context. A date is supported when it is a support block's publication day or a day
-// the block's text states (read with the block's day as anchor; a day without a year in the
-// claim is also read as of the block's day, so "15 марта" matches whichever year both mean).
-// An asof claim without a marker has no support, so every date in it is unsupported.
+// Citation checks (CitationsOf). The study's summary body (header removed) is cut into
+// claims: each bullet line ("- ", "* ", "• ") is one claim; any other line that is not a
+// heading ("#…"), an italic note ("_…_") or a "- None." bullet is cut into sentences, and
+// each sentence is one claim; [n] markers in a claim would be its citations. A claim is cited when it cites at least one block and every
+// block it cites is one of the context; a citation naming no block is a bad citation. Every
+// date a claim states is checked against its support: the blocks it cites, or — for a format
+// without markers (the study), where nothing is cited — every block of the context. A date is
+// supported when it is a support block's publication day or a day the block's text states
+// (read with the block's day as anchor; a day without a year in the claim is also read as of
+// the block's day, so "15 марта" matches whichever year both mean). An asof claim that cites
+// nothing has no support, so every date in it is unsupported.
 package sumeval
 
 import (
@@ -44,6 +46,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -53,7 +56,7 @@ type Format string
 
 // The formats read.
 const (
-	// FormatAsof is asof's Markdown summary with [n] citations.
+	// FormatAsof is asof's summary, a schemas.Brief.
 	FormatAsof Format = "asof"
 	// FormatStudy is the study's summary: a header section, prose and a timeline, no markers.
 	FormatStudy Format = "study"
@@ -71,10 +74,26 @@ type Block struct {
 
 // Answer is one summary with the context it was written from.
 type Answer struct {
-	Format  Format
-	Anchor  time.Time
-	Blocks  []Block
+	Format Format
+	Anchor time.Time
+	Blocks []Block
+	// Summary is the summary's text (FormatStudy).
 	Summary string
+	// Brief is the summary (FormatAsof); nil when the answer has none.
+	Brief *schemas.Brief
+}
+
+// Text is the summary as its reader saw it, for a grader to read: a study's text, or asof's
+// Brief rendered as Markdown (render.Markdown, without the list of sources: the grader has
+// the context).
+func (a Answer) Text() string {
+	if a.Format == FormatAsof {
+		if a.Brief == nil {
+			return ""
+		}
+		return render.Markdown(*a.Brief, nil)
+	}
+	return a.Summary
 }
 
 // Rules choose how summary dates are read.
@@ -119,12 +138,8 @@ func DateMetricsOf(a Answer, rules Rules) DateMetrics {
 			m.MinAgeContext = age
 		}
 	}
-	body := a.Summary
-	if !rules.DropAnchorDates {
-		body = Body(a.Format, a.Summary, anchor)
-	}
 	var ages []float64
-	for _, d := range Dates(body, anchor, rules.ISOOnly) {
+	for _, d := range statedDates(a, anchor, rules) {
 		if rules.DropAnchorDates && d.Day.Equal(anchor) {
 			continue
 		}
@@ -157,60 +172,76 @@ func ageDays(anchor, day time.Time) float64 {
 	return float64(asofday.Start(anchor).Sub(asofday.Start(day)).Hours() / 24)
 }
 
+// statedDates are the dates a's summary states outside its header, under rules (see the
+// package comment).
+func statedDates(a Answer, anchor time.Time, rules Rules) []Date {
+	if a.Format != FormatAsof {
+		body := a.Summary
+		if !rules.DropAnchorDates {
+			body = Body(a.Summary)
+		}
+		return Dates(body, anchor, rules.ISOOnly)
+	}
+	var out []Date
+	for _, c := range Claims(a) {
+		out = append(out, claimDates(c, anchor, rules.ISOOnly)...)
+	}
+	return out
+}
+
+// claimDates are the date c is shown with, if any, then the dates its text states.
+func claimDates(c Claim, anchor time.Time, isoOnly bool) []Date {
+	var out []Date
+	if !c.Date.IsZero() {
+		day := asofday.Start(c.Date)
+		out = append(out, Date{Day: day, Text: day.Format(time.DateOnly)})
+	}
+	return append(out, Dates(c.Text, anchor, isoOnly)...)
+}
+
 // studyHeader is the heading of the study's first section (query and anchor date).
 const studyHeader = "### 1) Запрос и актуальная дата"
 
-// Body is the summary without the header that repeats the anchor: for FormatStudy the first
-// section when it is the study's "### 1) Запрос и актуальная дата" (up to the next "###"
-// heading); for FormatAsof the line "Not enough information in the documents up to <anchor>
-// to answer." and an empty answer's message "No documents in that period (<from>..<to>) as of
-// <anchor>." (it names the query's window, not evidence).
-func Body(f Format, summary string, anchor time.Time) string {
-	switch f {
-	case FormatStudy:
-		s := strings.TrimLeft(summary, " \t\r\n")
-		if !strings.HasPrefix(s, studyHeader) {
-			return summary
-		}
-		rest := s[len(studyHeader):]
-		if i := strings.Index(rest, "\n###"); i >= 0 {
-			return rest[i+1:]
-		}
-		return ""
-	case FormatAsof:
-		line := notEnoughLine(anchor)
-		empty := "as of " + asofday.Start(anchor).Format(time.DateOnly) + "."
-		var kept []string
-		for l := range strings.SplitSeq(summary, "\n") {
-			t := strings.TrimSpace(l)
-			if t == line || strings.HasPrefix(t, "No documents in that period (") && strings.HasSuffix(t, empty) {
-				continue
-			}
-			kept = append(kept, l)
-		}
-		return strings.Join(kept, "\n")
+// Body is a study summary without the header that repeats the anchor: its first section, when
+// it is the study's "### 1) Запрос и актуальная дата" (up to the next "###" heading).
+func Body(summary string) string {
+	s := strings.TrimLeft(summary, " \t\r\n")
+	if !strings.HasPrefix(s, studyHeader) {
+		return summary
 	}
-	return summary
-}
-
-// notEnoughLine is asof's answer when no sentence fits (summarize's notEnough).
-func notEnoughLine(anchor time.Time) string {
-	return "Not enough information in the documents up to " + asofday.Start(anchor).Format(time.DateOnly) + " to answer."
+	rest := s[len(studyHeader):]
+	if i := strings.Index(rest, "\n###"); i >= 0 {
+		return rest[i+1:]
+	}
+	return ""
 }
 
 // Claim is one checked statement of a summary.
 type Claim struct {
+	// Date is the day it is shown with (an asof claim), zero when the date, if any, is in
+	// Text (a study claim).
+	Date time.Time
 	Text string
-	// Cites are the block numbers its markers name, in order.
+	// Cites are the block numbers it cites, in order.
 	Cites []int
 }
 
 // citation matches one [n] or [n, m, …] marker.
 var citation = regexp.MustCompile(`\[(\d+(?:\s*,\s*\d+)*)\]`)
 
-// Claims cuts the summary body (Body) into claims with their citations (see the package
-// comment).
-func Claims(f Format, summary string, anchor time.Time) []Claim {
+// Claims are the claims of a's summary with their citations (see the package comment): for
+// FormatAsof the claims of render.ViewOf(*a.Brief), for FormatStudy its body cut into claims.
+func Claims(a Answer) []Claim {
+	if a.Format == FormatAsof {
+		if a.Brief == nil {
+			return nil
+		}
+		var out []Claim
+		for _, c := range render.ViewOf(*a.Brief).Claims() {
+			out = append(out, Claim{Date: c.Date, Text: c.Text, Cites: c.Cites})
+		}
+		return out
+	}
 	var out []Claim
 	add := func(text string) {
 		text = strings.TrimSpace(text)
@@ -226,7 +257,7 @@ func Claims(f Format, summary string, anchor time.Time) []Claim {
 		}
 		out = append(out, c)
 	}
-	for line := range strings.SplitSeq(Body(f, summary, anchor), "\n") {
+	for line := range strings.SplitSeq(Body(a.Summary), "\n") {
 		l := strings.TrimSpace(line)
 		switch {
 		case l == "", strings.HasPrefix(l, "#"), l == "- None.",
@@ -276,7 +307,7 @@ func CitationsOf(a Answer) CitationMetrics {
 		return s
 	}
 	m := CitationMetrics{WholeContext: a.Format == FormatStudy}
-	for _, c := range Claims(a.Format, a.Summary, anchor) {
+	for _, c := range Claims(a) {
 		m.Claims++
 		ok := len(c.Cites) > 0
 		var support []Block
@@ -295,7 +326,7 @@ func CitationsOf(a Answer) CitationMetrics {
 		if m.WholeContext {
 			support = a.Blocks
 		}
-		for _, d := range Dates(citation.ReplaceAllString(c.Text, ""), anchor, false) {
+		for _, d := range claimDates(Claim{Date: c.Date, Text: citation.ReplaceAllString(c.Text, "")}, anchor, false) {
 			m.DatesChecked++
 			found := false
 			for _, b := range support {

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/sumeval"
+	"github.com/asofrag/asof/schemas"
 )
 
 func day(s string) time.Time {
@@ -86,17 +89,24 @@ const studyContext = `АКТУАЛЬНАЯ ДАТА ОБЗОРА: 2025-09-04
  document=Курс доллара теперь стоит выше 100 рублей. С 29 мая курс ниже.
 `
 
-// asofSummary is asof's extractive summary as summarize.Summary.Markdown writes it.
-const asofSummary = `### New in the last 7 days
-- 2025-09-03 — ЦБ сохранил ставку; заседание 12 сентября. [1]
+// asofBrief is an extractive summary of asof as of 2025-09-04: one new claim, two earlier
+// ones (the second cites a block the context lacks), all three again in the timeline. A reader
+// sees "New in the last 7 days" and "Timeline" (render.ViewOf), four claims.
+func asofBrief() *schemas.Brief {
+	c := func(date, text string, n int) schemas.Claim {
+		return schemas.Claim{Date: day(date).Add(9 * time.Hour), Text: text, Cites: []int{n}}
+	}
+	now := c("2025-09-03", "ЦБ сохранил ставку; заседание 12 сентября.", 1)
+	rouble := c("2025-08-20", "Курс доллара опустился ниже 80 рублей 19 августа.", 2)
+	oil := c("2025-08-01", "Нефть подешевела.", 7)
+	return &schemas.Brief{Method: "extractive", AsOf: day("2025-09-04"), NewDays: 7,
+		New: []schemas.Claim{now}, Earlier: []schemas.Claim{rouble, oil}, Timeline: []schemas.Claim{oil, rouble, now}}
+}
 
-### Earlier context
-- 2025-08-20 — Курс доллара опустился ниже 80 рублей 19 августа. [2]
-- 2025-08-01 — Нефть подешевела. [7]
-
-### Timeline
-- 2025-08-20 — Курс доллара опустился ниже 80 рублей 19 августа. [2]
-- 2025-09-03 — ЦБ сохранил ставку; заседание 12 сентября. [1]`
+// timeline is a brief of the given timeline claims and no "new" window.
+func timeline(cs ...schemas.Claim) *schemas.Brief {
+	return &schemas.Brief{Method: "extractive", AsOf: day("2025-09-04"), Timeline: cs}
+}
 
 var asofBlocks = []sumeval.Block{
 	{N: 1, Date: day("2025-09-03"), Text: "ЦБ сохранил ставку; заседание 12 сентября."},
@@ -134,21 +144,34 @@ func TestDateMetrics(t *testing.T) {
 			sumeval.Answer{Format: sumeval.FormatStudy, Anchor: day("2025-09-04"), Blocks: sumeval.ParseStudyContext(studyContext), Summary: studySummary},
 			sumeval.StudyRules(),
 			sumeval.DateMetrics{Dates: 2, MinAgeContext: 0, MinAgeSummary: 38, Gap: 38, Within7: 0, Within30: 0}},
-		{"asof extractive",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Summary: asofSummary},
+		{"asof extractive: the claims a reader sees, new then timeline",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: asofBrief()},
 			sumeval.DefaultRules(),
-			// 09-03 (1), 12 September (2024-09-12: after the anchor in 2025, so the year before: 357), 08-20 (15), 08-19 (16), 08-01 (34), and the timeline again.
-			sumeval.DateMetrics{Dates: 9, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 2.0 / 9, Within30: 6.0 / 9}},
+			// New: 09-03 (1), 12 September (2024-09-12: after the anchor in 2025, so the year
+			// before: 357); Timeline: 08-01 (34), 08-20 (15), 08-19 (16), 09-03 (1), 357. The
+			// Earlier section is not shown, so not counted.
+			sumeval.DateMetrics{Dates: 7, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 2.0 / 7, Within30: 4.0 / 7}},
+		{"asof extractive under the study's rules: claim dates are ISO, the anchor's are dropped",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks,
+				Brief: timeline(schemas.Claim{Date: day("2025-09-04"), Text: "Сегодня 4 сентября.", Cites: []int{1}}, schemas.Claim{Date: day("2025-09-03"), Text: "Вчера.", Cites: []int{1}})},
+			sumeval.StudyRules(),
+			sumeval.DateMetrics{Dates: 1, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 1, Within30: 1}},
 		{"asof not enough: the anchor line is a header",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Summary: "Not enough information in the documents up to 2025-09-04 to answer.\n"},
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Brief: &schemas.Brief{AsOf: day("2025-09-04"), NotEnough: true}},
 			sumeval.DefaultRules(),
 			sumeval.DateMetrics{MinAgeContext: nan, MinAgeSummary: nan, Gap: nan, Within7: nan, Within30: nan}},
-		{"asof empty answer: its message names the window, not evidence",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Summary: "No documents in that period (2027-01-01..2025-09-04) as of 2025-09-04."},
+		{"asof empty answer: its note names the window, not evidence",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"),
+				Brief: &schemas.Brief{Method: "none", AsOf: day("2025-09-04"), NotEnough: true, Note: "No documents in that period (2027-01-01..2025-09-04) as of 2025-09-04."}},
 			sumeval.DefaultRules(),
 			sumeval.DateMetrics{MinAgeContext: nan, MinAgeSummary: nan, Gap: nan, Within7: nan, Within30: nan}},
+		{"asof answer without a brief",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks},
+			sumeval.DefaultRules(),
+			sumeval.DateMetrics{MinAgeContext: 1, MinAgeSummary: nan, Gap: nan, Within7: nan, Within30: nan}},
 		{"future summary date counts but has no age",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks[:1], Summary: "- 2025-09-03 — Заседание 2025-10-24. [1]"},
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks[:1],
+				Brief: timeline(schemas.Claim{Date: day("2025-09-03"), Text: "Заседание 2025-10-24.", Cites: []int{1}})},
 			sumeval.DefaultRules(),
 			sumeval.DateMetrics{Dates: 2, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 1, Within30: 1}},
 	}
@@ -171,20 +194,26 @@ func TestCitations(t *testing.T) {
 		want sumeval.CitationMetrics
 	}{
 		{"asof: the date the block's text states is supported, one it does not state is not, [7] names no block",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Summary: asofSummary},
-			// 5 bullets; [7] is bad. Unsupported: 19 августа twice (block 2 states 18 августа) and
-			// 2025-08-01 (its claim cites no existing block). "12 сентября" is read as 2024-09-12
-			// in the summary (as of 2025-09-04) and in block 1 (as of 2025-09-03): supported.
-			sumeval.CitationMetrics{Claims: 5, Cited: 4, BadCitations: 1, DatesChecked: 9, DatesUnsupported: 3}},
-		{"asof: a claim without a marker supports no date",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Summary: "### Earlier context\n- 2025-08-20 — Курс упал.\n- None."},
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: asofBrief()},
+			// 4 claims shown (new, then the timeline of 3); [7] is bad. Unsupported: 19 августа
+			// (block 2 states 18 августа) and 2025-08-01 (its claim cites no existing block).
+			// "12 сентября" is read as 2024-09-12 in the summary (as of 2025-09-04) and in block 1
+			// (as of 2025-09-03): supported, twice.
+			sumeval.CitationMetrics{Claims: 4, Cited: 3, BadCitations: 1, DatesChecked: 7, DatesUnsupported: 2}},
+		{"asof: a claim that cites nothing supports no date",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: timeline(schemas.Claim{Date: day("2025-08-20"), Text: "Курс упал."})},
 			sumeval.CitationMetrics{Claims: 1, DatesChecked: 1, DatesUnsupported: 1}},
-		{"asof: several markers",
-			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Summary: "- 2025-08-20 — Курс 18 августа. [1, 2]\n- 2025-09-03 — Ставка. [1][2]"},
+		{"asof: several citations",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: timeline(
+				schemas.Claim{Date: day("2025-08-20"), Text: "Курс 18 августа.", Cites: []int{1, 2}}, schemas.Claim{Date: day("2025-09-03"), Text: "Ставка.", Cites: []int{1, 2}})},
 			sumeval.CitationMetrics{Claims: 2, Cited: 2, DatesChecked: 3}},
+		{"asof: the note and the not-enough line are not claims",
+			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks,
+				Brief: &schemas.Brief{AsOf: day("2025-09-04"), NotEnough: true, Note: "Weak match [3] on 2025-09-01."}},
+			sumeval.CitationMetrics{}},
 		{"asof: a day without a year means the same day in the block and in the summary",
 			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: []sumeval.Block{{N: 1, Date: day("2025-03-01"), Text: "Выплата 15 марта."}},
-				Summary: "- 2025-03-01 — Выплата 15 марта. [1]"},
+				Brief: timeline(schemas.Claim{Date: day("2025-03-01"), Text: "Выплата 15 марта.", Cites: []int{1}})},
 			// "15 марта" is 2025-03-15 as of 2025-09-04 and 2024-03-15 as of the block's 2025-03-01.
 			sumeval.CitationMetrics{Claims: 1, Cited: 1, DatesChecked: 2}},
 		{"study: no markers, dates checked against the whole context",
@@ -197,6 +226,60 @@ func TestCitations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := sumeval.CitationsOf(tt.a); got != tt.want {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestScoresWhatTheReaderSaw renders briefs of every shape as Markdown, the way a reader
+// gets them, reads the claim lines back with a parser of this test's own, and checks that
+// sumeval, which reads the Brief, scores exactly those lines: the same claims in the same
+// order, and as many dates as the claim lines state.
+func TestScoresWhatTheReaderSaw(t *testing.T) {
+	anchor := day("2025-09-04")
+	legacy := asofBrief()
+	legacy.NewDays, legacy.AsOf = 0, time.Time{} // stored before the window and the day were recorded
+	tests := []struct {
+		name  string
+		brief *schemas.Brief
+		lines int
+	}{
+		{"extractive: new and timeline", asofBrief(), 4},
+		{"a brief stored before new_days", legacy, 4},
+		{"evolution", &schemas.Brief{AsOf: anchor, Then: asofBrief().Earlier, Now: asofBrief().New}, 3},
+		{"weak match with a note", &schemas.Brief{AsOf: anchor, NewDays: 7, Note: "Weak match 2025-09-01.", New: []schemas.Claim{}, Timeline: asofBrief().Earlier}, 2},
+		{"not enough with partial claims", &schemas.Brief{AsOf: anchor, NewDays: 1, NotEnough: true, Timeline: asofBrief().New}, 1},
+		{"timeline empty: built from new and earlier", &schemas.Brief{AsOf: anchor, NewDays: 7, New: asofBrief().New, Earlier: asofBrief().Earlier}, 4},
+		{"not enough", &schemas.Brief{AsOf: anchor, NotEnough: true}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			blocks := []schemas.ContextBlock{{N: 1, PublishedAt: day("2025-09-03"), Title: "ЦБ 2025-09-03"}, {N: 2, PublishedAt: day("2025-08-20")}}
+			md := render.Markdown(*tt.brief, blocks)
+			var seen []string // the claim lines of the rendered summary
+			for line := range strings.Lines(md) {
+				line = strings.TrimSuffix(line, "\n")
+				if line == "### Sources" {
+					break
+				}
+				if rest, ok := strings.CutPrefix(line, "- "); ok && rest != render.None && !strings.HasPrefix(rest, "Nothing new in the") {
+					seen = append(seen, rest)
+				}
+			}
+			a := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: anchor, Blocks: asofBlocks, Brief: tt.brief}
+			var scored []string
+			for _, c := range sumeval.Claims(a) {
+				scored = append(scored, render.ClaimLine(schemas.Claim{Date: c.Date, Text: c.Text, Cites: c.Cites}))
+			}
+			if !slices.Equal(scored, seen) || len(seen) != tt.lines {
+				t.Fatalf("sumeval scores\n%q\nthe reader saw (%d lines wanted)\n%q\nin\n%s", scored, tt.lines, seen, md)
+			}
+			dates := len(sumeval.Dates(strings.Join(seen, "\n"), anchor, false))
+			if got := sumeval.DateMetricsOf(a, sumeval.DefaultRules()).Dates; got != dates {
+				t.Errorf("%d dates scored, the claim lines state %d:\n%s", got, dates, md)
+			}
+			if a.Text() != render.Markdown(*tt.brief, nil) {
+				t.Errorf("the grader reads\n%s\nnot the rendered summary", a.Text())
 			}
 		})
 	}

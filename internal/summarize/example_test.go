@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/summarize"
 )
 
@@ -25,7 +26,7 @@ func ExampleEvolve() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Print(e.Markdown())
+	fmt.Print(render.Markdown(e, nil))
 	// Output:
 	// ### Then
 	// - 2020-07-24 — Ключевая ставка снижена до исторического минимума 4,25%. [4]

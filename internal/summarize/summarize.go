@@ -1,8 +1,10 @@
 // Package summarize is the offline summarizer of docs/design.md §6: with no LLM configured it
 // answers from the context blocks (package evidence) by picking sentences, never by writing
-// any. Every sentence it returns is a piece of one block, carries that block's date and
-// citation number [N], and nothing else is dated or cited. It is a pure function of its inputs:
-// no I/O, no clock, and the same input gives byte-identical Markdown.
+// any. It returns a schemas.Brief, the structured summary an LLM also returns (package brief),
+// which package render turns into Markdown and HTML. Every claim of it is a sentence, a piece of
+// one block, dated with that block's publication time and citing its number [N], and nothing
+// else is dated or cited. It is a pure function of its inputs: no I/O, no clock, and the same
+// input gives the same Brief.
 //
 // Candidates. Each block offers its title (when it has a letter and at least two words) and the
 // sentences of its chunk text, Doc.Text, or of its Snippet when the text is empty (see
@@ -29,7 +31,7 @@
 // where r = (Doc.Score − min) / (max − min) over the blocks given, or 0 when all scores are
 // equal or a score is not finite. A sentence is relevant when its coverage is positive and at
 // least MinOverlap. When none is, the sentences with a positive coverage stand in and the
-// result is marked Fallback; when no sentence shares a term with the query, the result is
+// Brief carries FallbackNote; when no sentence shares a term with the query, the result is
 // NotEnough.
 //
 // Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
@@ -62,10 +64,15 @@ import (
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/textnorm"
+	"github.com/asofrag/asof/schemas"
 )
 
-// Method is the Method of every Summary and Evolution: outputs label offline answers with it.
+// Method is the Method of every Brief made here: outputs label offline answers with it.
 const Method = "extractive"
+
+// FallbackNote is the Note of a Brief whose sentences all fell short of MinOverlap: the
+// closest ones were taken.
+const FallbackNote = "Weak match: no sentence covers enough of the query's terms; the closest ones are shown."
 
 // Options shape a summary.
 type Options struct {
@@ -130,76 +137,31 @@ var ErrNoAsOf = errors.New("summarize: as-of time is zero")
 // used by two blocks, so that a citation would be ambiguous (evidence.CheckBlocks).
 var ErrBlockNumber = evidence.ErrBlockNumber
 
-// Sentence is one selected sentence.
-type Sentence struct {
-	// N is the citation number of the block it came from.
-	N int
-	// Date is the block's publication date.
-	Date time.Time
-	// Text is the sentence, cut to MaxSentenceChars runes.
-	Text string
-	// Score is its selection score (see the package comment).
-	Score float64
-	// Sources are the block's sources.
-	Sources []string
-}
-
-// Summary is an extractive digest of a context.
-type Summary struct {
-	// Method is "extractive".
-	Method string
-	// AsOf is the start of the as-of day (UTC).
-	AsOf time.Time
-	// NewDays is the "new" window the sentences were split by.
-	NewDays int
-	// New are the sentences from the last NewDays days, freshest first.
-	New []Sentence
-	// Earlier are the older sentences, freshest first.
-	Earlier []Sentence
-	// Timeline is every selected sentence, oldest first.
-	Timeline []Sentence
-	// Fallback is true when no sentence reached MinOverlap and the closest ones were taken.
-	Fallback bool
-	// NotEnough is true when nothing in the context relates to the query.
-	NotEnough bool
-}
-
-// Evolution is an extractive "then vs now" summary.
-type Evolution struct {
-	// Method is "extractive".
-	Method string
-	// AsOf is the start of the as-of day (UTC).
-	AsOf time.Time
-	// Then are sentences of the older group, oldest first; Now of the newer group, freshest
-	// first.
-	Then, Now []Sentence
-	// Fallback is true when a group had no sentence reaching MinOverlap and its closest ones
-	// were taken.
-	Fallback bool
-	// NotEnough is true when nothing in either group relates to the query.
-	NotEnough bool
-}
-
-// Brief summarizes blocks for query as of asOf's UTC day.
-func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (Summary, error) {
+// Brief summarizes blocks for query as of asOf's UTC day: New are the sentences of the "new"
+// window, freshest first, Earlier the older ones, freshest first, and Timeline all of them,
+// oldest first. AsOf is the start of asOf's UTC day and NewDays the window.
+func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (schemas.Brief, error) {
 	day, err := check(asOf, o, blocks)
 	if err != nil {
-		return Summary{}, err
+		return schemas.Brief{}, err
 	}
-	s := Summary{Method: Method, AsOf: day, NewDays: o.NewDays}
+	s := schemas.Brief{Method: Method, AsOf: day, NewDays: o.NewDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}}
 	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
 	isNew := func(c candidate) bool { return !c.block.Doc.PublishedAt.Before(newFrom) }
 	chosen, fallback, notEnough := choose(textnorm.Terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o, isNew, (o.MaxSentences+1)/2)
-	s.Fallback, s.NotEnough = fallback, notEnough
+	s.NotEnough = notEnough
+	if fallback {
+		s.Note = FallbackNote
+	}
 	for _, c := range slices.SortedStableFunc(slices.Values(chosen), freshestFirst) {
 		if !c.block.Doc.PublishedAt.Before(newFrom) {
-			s.New = append(s.New, c.sentence(o))
+			s.New = append(s.New, c.claim(o))
 		} else {
-			s.Earlier = append(s.Earlier, c.sentence(o))
+			s.Earlier = append(s.Earlier, c.claim(o))
 		}
 	}
 	for _, c := range slices.SortedStableFunc(slices.Values(chosen), oldestFirst) {
-		s.Timeline = append(s.Timeline, c.sentence(o))
+		s.Timeline = append(s.Timeline, c.claim(o))
 	}
 	return s, nil
 }
@@ -207,11 +169,13 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (Su
 // Evolve summarizes two groups of blocks, the oldest and the newest evidence of one context, as
 // "then" vs "now". Each group gets half of MaxSentences, rounded up; novelty and MaxPerDoc
 // apply within a group. Block numbers must be distinct across both groups. An empty group, or
-// one with nothing relevant, gives an empty side.
-func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options) (Evolution, error) {
+// one with nothing relevant, gives an empty side. In the Brief, Then is oldest first and Now
+// freshest first; New, Earlier and Timeline are empty; NotEnough is set when neither side has
+// anything relevant.
+func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options) (schemas.Brief, error) {
 	day, err := check(asOf, o, then, now)
 	if err != nil {
-		return Evolution{}, err
+		return schemas.Brief{}, err
 	}
 	all := slices.Concat(then, now)
 	rank := rankNorm(all)
@@ -219,12 +183,16 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	budget := (o.MaxSentences + 1) / 2
 	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o, nil, 0)
 	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o, nil, 0)
-	e := Evolution{Method: Method, AsOf: day, Fallback: thenFB || nowFB, NotEnough: thenNE && nowNE}
+	e := schemas.Brief{Method: Method, AsOf: day, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{},
+		Then: []schemas.Claim{}, Now: []schemas.Claim{}, NotEnough: thenNE && nowNE}
+	if thenFB || nowFB {
+		e.Note = FallbackNote
+	}
 	for _, c := range slices.SortedStableFunc(slices.Values(thenC), oldestFirst) {
-		e.Then = append(e.Then, c.sentence(o))
+		e.Then = append(e.Then, c.claim(o))
 	}
 	for _, c := range slices.SortedStableFunc(slices.Values(nowC), freshestFirst) {
-		e.Now = append(e.Now, c.sentence(o))
+		e.Now = append(e.Now, c.claim(o))
 	}
 	return e, nil
 }
@@ -274,14 +242,10 @@ type candidate struct {
 	score    float64
 }
 
-func (c candidate) sentence(o Options) Sentence {
-	return Sentence{
-		N:       c.block.N,
-		Date:    c.block.Doc.PublishedAt,
-		Text:    evidence.Snippet(c.text, o.MaxSentenceChars),
-		Score:   c.score,
-		Sources: slices.Clone(c.block.Doc.Sources),
-	}
+// claim is the candidate as a claim: its text cut to MaxSentenceChars runes, dated with its
+// block's publication time and citing the block.
+func (c candidate) claim(o Options) schemas.Claim {
+	return schemas.Claim{Date: c.block.Doc.PublishedAt, Text: evidence.Snippet(c.text, o.MaxSentenceChars), Cites: []int{c.block.N}}
 }
 
 // footnote matches footnote marks, which would read as citations.
@@ -416,72 +380,4 @@ func oldestFirst(a, b candidate) int {
 		cmp.Compare(a.block.N, b.block.N),
 		cmp.Compare(a.pos, b.pos),
 	)
-}
-
-// fallbackNote introduces a Fallback summary.
-const fallbackNote = "_Weak match: no sentence covers enough of the query's terms; the closest ones are shown._\n\n"
-
-// Markdown renders the summary as sections of dated, cited sentences,
-//
-//	### New in the last 7 days
-//	- 2024-05-14 — sentence [3]
-//
-//	### Earlier context
-//	- …
-//
-//	### Timeline
-//	- …
-//
-// with "- None." under an empty section and no "new" section when NewDays is 0. A Fallback
-// summary opens with a note saying so; a NotEnough one is the single line "Not enough
-// information in the documents up to YYYY-MM-DD to answer." (the as-of day).
-func (s Summary) Markdown() string {
-	if s.NotEnough {
-		return notEnough(s.AsOf)
-	}
-	var b strings.Builder
-	if s.Fallback {
-		b.WriteString(fallbackNote)
-	}
-	switch s.NewDays {
-	case 0:
-	case 1:
-		section(&b, "New in the last day", s.New)
-	default:
-		section(&b, fmt.Sprintf("New in the last %d days", s.NewDays), s.New)
-	}
-	section(&b, "Earlier context", s.Earlier)
-	section(&b, "Timeline", s.Timeline)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// Markdown renders the evolution as "### Then" and "### Now" sections, in the form of
-// Summary.Markdown.
-func (e Evolution) Markdown() string {
-	if e.NotEnough {
-		return notEnough(e.AsOf)
-	}
-	var b strings.Builder
-	if e.Fallback {
-		b.WriteString(fallbackNote)
-	}
-	section(&b, "Then", e.Then)
-	section(&b, "Now", e.Now)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func notEnough(asOf time.Time) string {
-	return "Not enough information in the documents up to " + asOf.Format(evidence.DateLayout) + " to answer.\n"
-}
-
-// section writes a heading and one line per sentence, then a blank line.
-func section(b *strings.Builder, heading string, ss []Sentence) {
-	b.WriteString("### " + heading + "\n")
-	if len(ss) == 0 {
-		b.WriteString("- None.\n")
-	}
-	for _, s := range ss {
-		fmt.Fprintf(b, "- %s — %s [%d]\n", s.Date.UTC().Format(evidence.DateLayout), s.Text, s.N)
-	}
-	b.WriteString("\n")
 }

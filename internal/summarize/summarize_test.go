@@ -8,13 +8,13 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/schemas"
 )
 
 // asOf is the anchor of the tests: its day is 2024-06-30 (UTC), so with NewDays 7 the "new"
@@ -35,13 +35,21 @@ func blk(n int, at time.Time, title, text string, sources ...string) evidence.Bl
 // scored is b with Doc.Score set.
 func scored(b evidence.Block, s float64) evidence.Block { b.Doc.Score = s; return b }
 
-// lines renders sentences as "[N] text".
-func lines(ss []Sentence) []string {
+// lines renders claims as "[N] text", N the one block a sentence cites.
+func lines(cs []schemas.Claim) []string {
 	out := []string{}
-	for _, s := range ss {
-		out = append(out, fmt.Sprintf("[%d] %s", s.N, s.Text))
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("[%d] %s", n(c), c.Text))
 	}
 	return out
+}
+
+// n is the block an extractive claim cites: it cites exactly one.
+func n(c schemas.Claim) int {
+	if len(c.Cites) != 1 {
+		return -1
+	}
+	return c.Cites[0]
 }
 
 // with returns the default options changed by f.
@@ -394,8 +402,11 @@ func TestDigestSelection(t *testing.T) {
 			if len(s.Timeline) != len(s.New)+len(s.Earlier) {
 				t.Errorf("Timeline has %d sentences, New+Earlier %d", len(s.Timeline), len(s.New)+len(s.Earlier))
 			}
-			if s.NotEnough != tt.notEnough || s.Fallback != tt.low {
-				t.Errorf("NotEnough, Fallback = %v, %v; want %v, %v", s.NotEnough, s.Fallback, tt.notEnough, tt.low)
+			if fallback := s.Note == FallbackNote; s.NotEnough != tt.notEnough || fallback != tt.low {
+				t.Errorf("NotEnough, Fallback = %v, %v (note %q); want %v, %v", s.NotEnough, fallback, s.Note, tt.notEnough, tt.low)
+			}
+			if !tt.low && s.Note != "" {
+				t.Errorf("Note = %q, want none", s.Note)
 			}
 			if s.Method != "extractive" {
 				t.Errorf("Method = %q", s.Method)
@@ -404,19 +415,25 @@ func TestDigestSelection(t *testing.T) {
 	}
 }
 
-func TestDigestSentenceFields(t *testing.T) {
+func TestDigestClaimFields(t *testing.T) {
 	b := scored(blk(4, ago(2), "", "Copper output rose at the largest mine.", "tg:a", "tg:b"), 3)
 	s, err := Brief("copper", []evidence.Block{b}, asOf, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Sentence{N: 4, Date: ago(2), Text: "Copper output rose at the largest mine.", Score: 1, Sources: []string{"tg:a", "tg:b"}}
+	want := schemas.Claim{Date: ago(2), Text: "Copper output rose at the largest mine.", Cites: []int{4}}
 	if len(s.New) != 1 || !reflect.DeepEqual(s.New[0], want) {
 		t.Fatalf("New = %+v, want [%+v]", s.New, want)
 	}
-	s.New[0].Sources[0] = "changed"
-	if b.Doc.Sources[0] != "tg:a" {
-		t.Error("Sentence.Sources aliases the block's Sources")
+	if day := time.Date(2024, 6, 30, 0, 0, 0, 0, time.UTC); !s.AsOf.Equal(day) || s.NewDays != 7 || s.Method != Method {
+		t.Errorf("AsOf, NewDays, Method = %v, %d, %q; want %v, 7, %q", s.AsOf, s.NewDays, s.Method, day, Method)
+	}
+	e, err := Evolve("copper", nil, []evidence.Block{b}, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Now) != 1 || !reflect.DeepEqual(e.Now[0], want) || e.NewDays != 0 || len(e.New)+len(e.Earlier)+len(e.Timeline) != 0 {
+		t.Errorf("Evolve: %+v", e)
 	}
 }
 
@@ -551,8 +568,8 @@ func TestEvolve(t *testing.T) {
 			if got := lines(e.Now); !reflect.DeepEqual(got, tt.wantNow) {
 				t.Errorf("Now\n got %q\nwant %q", got, tt.wantNow)
 			}
-			if e.NotEnough != tt.notEnough || e.Fallback != tt.weak || e.Method != Method {
-				t.Errorf("NotEnough, Fallback, Method = %v, %v, %q", e.NotEnough, e.Fallback, e.Method)
+			if fallback := e.Note == FallbackNote; e.NotEnough != tt.notEnough || fallback != tt.weak || e.Method != Method {
+				t.Errorf("NotEnough, Fallback, Method = %v, %v, %q", e.NotEnough, fallback, e.Method)
 			}
 		})
 	}
@@ -574,58 +591,43 @@ var goldenBlocks = []evidence.Block{
 	blk(5, ago(58), "", "Weather: sunny skies over the capital all week long."),
 }
 
-const goldenMarkdown = `### New in the last 7 days
-- 2024-06-28 — Central bank holds key rate at 16% [1]
-- 2024-06-25 — Banks raised deposit rates after the key rate decision. [3]
+// goldenBrief is goldenBlocks summarized for "key rate decision": each section's claims as
+// "YYYY-MM-DD [N] text".
+var goldenBrief = map[string][]string{
+	"new": {
+		"2024-06-28 [1] Central bank holds key rate at 16%",
+		"2024-06-25 [3] Banks raised deposit rates after the key rate decision.",
+	},
+	"earlier": {
+		"2024-06-10 [4] Key rate decision due next week",
+		"2024-06-10 [4] Mr. Ivanov expects the key rate to stay at 16%.",
+	},
+	"timeline": {
+		"2024-06-10 [4] Key rate decision due next week",
+		"2024-06-10 [4] Mr. Ivanov expects the key rate to stay at 16%.",
+		"2024-06-25 [3] Banks raised deposit rates after the key rate decision.",
+		"2024-06-28 [1] Central bank holds key rate at 16%",
+	},
+}
 
-### Earlier context
-- 2024-06-10 — Key rate decision due next week [4]
-- 2024-06-10 — Mr. Ivanov expects the key rate to stay at 16%. [4]
-
-### Timeline
-- 2024-06-10 — Key rate decision due next week [4]
-- 2024-06-10 — Mr. Ivanov expects the key rate to stay at 16%. [4]
-- 2024-06-25 — Banks raised deposit rates after the key rate decision. [3]
-- 2024-06-28 — Central bank holds key rate at 16% [1]
-`
-
-func TestGoldenMarkdown(t *testing.T) {
+func TestGoldenBrief(t *testing.T) {
 	s, err := Brief("key rate decision", goldenBlocks, asOf, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Markdown(); got != goldenMarkdown {
-		t.Errorf("Markdown:\n%s\nwant:\n%s", got, goldenMarkdown)
+	dated := func(cs []schemas.Claim) []string {
+		out := []string{}
+		for _, c := range cs {
+			out = append(out, fmt.Sprintf("%s [%d] %s", c.Date.UTC().Format(evidence.DateLayout), n(c), c.Text))
+		}
+		return out
 	}
-}
-
-func TestMarkdownShapes(t *testing.T) {
-	day := time.Date(2024, 6, 30, 0, 0, 0, 0, time.UTC)
-	one := []Sentence{{N: 2, Date: ago(40), Text: "Old news."}}
-	tests := []struct {
-		name string
-		md   string
-		want string
-	}{
-		{"not enough", Summary{AsOf: day, NewDays: 7, NotEnough: true}.Markdown(),
-			"Not enough information in the documents up to 2024-06-30 to answer.\n"},
-		{"empty new section", Summary{AsOf: day, NewDays: 7, Earlier: one, Timeline: one}.Markdown(),
-			"### New in the last 7 days\n- None.\n\n### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
-		{"no new section when NewDays is 0", Summary{AsOf: day, Earlier: one, Timeline: one}.Markdown(),
-			"### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
-		{"one day", Summary{AsOf: day, NewDays: 1, Fallback: true, Earlier: one, Timeline: one}.Markdown(),
-			fallbackNote + "### New in the last day\n- None.\n\n### Earlier context\n- 2024-05-21 — Old news. [2]\n\n### Timeline\n- 2024-05-21 — Old news. [2]\n"},
-		{"evolution", Evolution{AsOf: day, Then: one}.Markdown(),
-			"### Then\n- 2024-05-21 — Old news. [2]\n\n### Now\n- None.\n"},
-		{"evolution not enough", Evolution{AsOf: day, NotEnough: true}.Markdown(),
-			"Not enough information in the documents up to 2024-06-30 to answer.\n"},
+	got := map[string][]string{"new": dated(s.New), "earlier": dated(s.Earlier), "timeline": dated(s.Timeline)}
+	if !reflect.DeepEqual(got, goldenBrief) {
+		t.Errorf("Brief:\n%q\nwant:\n%q", got, goldenBrief)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.md != tt.want {
-				t.Errorf("got\n%q\nwant\n%q", tt.md, tt.want)
-			}
-		})
+	if s.NotEnough || s.Note != "" || s.Then != nil || s.Now != nil {
+		t.Errorf("NotEnough %v, Note %q, Then %v, Now %v", s.NotEnough, s.Note, s.Then, s.Now)
 	}
 }
 
@@ -665,40 +667,27 @@ func randomBlocks(r *rand.Rand) []evidence.Block {
 	return out
 }
 
-var (
-	citeRe = regexp.MustCompile(`\[(\d+)\]`)
-	dateRe = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
-)
+// citeRe is a bracketed number, which a reader would take for a citation.
+var citeRe = regexp.MustCompile(`\[\s*\d+\s*\]`)
 
-// checkOutput checks md and the sentences against the blocks: citations and dates exist, and
+// checkOutput checks the claims against the blocks: each cites one block and is dated with
+// its publication time, no bracketed number is left in a text to read as a citation, and
 // sentences are no longer than o allows.
-func checkOutput(t *testing.T, md string, notEnough bool, ss []Sentence, blocks []evidence.Block, o Options) {
+func checkOutput(t *testing.T, cs []schemas.Claim, blocks []evidence.Block, o Options) {
 	t.Helper()
-	dates := map[string]bool{}
 	byN := map[int]evidence.Block{}
 	for _, b := range blocks {
-		dates[b.Doc.PublishedAt.UTC().Format(evidence.DateLayout)] = true
 		byN[b.N] = b
 	}
-	if notEnough {
-		dates[asOf.Format(evidence.DateLayout)] = true
-	}
-	for _, m := range citeRe.FindAllStringSubmatch(md, -1) {
-		if n, _ := strconv.Atoi(m[1]); byN[n].N != n {
-			t.Errorf("cites [%d], not an input block\n%s", n, md)
+	for _, c := range cs {
+		if utf8.RuneCountInString(c.Text) > o.MaxSentenceChars {
+			t.Errorf("sentence of %d runes > %d: %q", utf8.RuneCountInString(c.Text), o.MaxSentenceChars, c.Text)
 		}
-	}
-	for _, d := range dateRe.FindAllString(md, -1) {
-		if !dates[d] {
-			t.Errorf("prints date %s, not an input date\n%s", d, md)
+		if b, ok := byN[n(c)]; !ok || !b.Doc.PublishedAt.Equal(c.Date) {
+			t.Errorf("claim citing %v dated %v: no such block", c.Cites, c.Date)
 		}
-	}
-	for _, s := range ss {
-		if utf8.RuneCountInString(s.Text) > o.MaxSentenceChars {
-			t.Errorf("sentence of %d runes > %d: %q", utf8.RuneCountInString(s.Text), o.MaxSentenceChars, s.Text)
-		}
-		if b, ok := byN[s.N]; !ok || !b.Doc.PublishedAt.Equal(s.Date) {
-			t.Errorf("sentence [%d] dated %v: no such block", s.N, s.Date)
+		if m := citeRe.FindString(c.Text); m != "" {
+			t.Errorf("claim text has %s, which would read as a citation: %q", m, c.Text)
 		}
 	}
 }
@@ -719,15 +708,15 @@ func TestProperties(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		md := s.Markdown()
-		checkOutput(t, md, s.NotEnough, s.Timeline, blocks, o)
+		md := fmt.Sprintf("%+v", s)
+		checkOutput(t, s.Timeline, blocks, o)
 
-		// Same input, same bytes, whatever the order of the blocks.
+		// Same input, same brief, whatever the order of the blocks.
 		shuffled := slices.Clone(blocks)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		s2, err := Brief(query, shuffled, asOf, o)
-		if err != nil || s2.Markdown() != md {
-			t.Fatalf("%s: not deterministic (err %v)\n%s\n----\n%s", name, err, md, s2.Markdown())
+		if err != nil || !reflect.DeepEqual(s2, s) {
+			t.Fatalf("%s: not deterministic (err %v)\n%+v\n----\n%+v", name, err, s, s2)
 		}
 
 		if len(s.Timeline) > o.MaxSentences || len(s.Timeline) != len(s.New)+len(s.Earlier) {
@@ -735,12 +724,12 @@ func TestProperties(t *testing.T) {
 		}
 		perDoc := map[int]int{}
 		for _, x := range s.Timeline {
-			if perDoc[x.N]++; perDoc[x.N] > o.MaxPerDoc {
-				t.Errorf("%s: %d sentences from [%d], max %d", name, perDoc[x.N], x.N, o.MaxPerDoc)
+			if perDoc[n(x)]++; perDoc[n(x)] > o.MaxPerDoc {
+				t.Errorf("%s: %d sentences from [%d], max %d", name, perDoc[n(x)], n(x), o.MaxPerDoc)
 			}
 		}
-		byDate := func(asc bool) func(a, b Sentence) int {
-			return func(a, b Sentence) int {
+		byDate := func(asc bool) func(a, b schemas.Claim) int {
+			return func(a, b schemas.Claim) int {
 				if asc {
 					return a.Date.Compare(b.Date)
 				}
@@ -754,12 +743,12 @@ func TestProperties(t *testing.T) {
 		newFrom := time.Date(2024, 6, 31-o.NewDays, 0, 0, 0, 0, time.UTC)
 		for _, x := range s.New {
 			if x.Date.Before(newFrom) {
-				t.Errorf("%s: [%d] of %v is in New, window starts %v", name, x.N, x.Date, newFrom)
+				t.Errorf("%s: [%d] of %v is in New, window starts %v", name, n(x), x.Date, newFrom)
 			}
 		}
 		for _, x := range s.Earlier {
 			if !x.Date.Before(newFrom) {
-				t.Errorf("%s: [%d] of %v is in Earlier, window starts %v", name, x.N, x.Date, newFrom)
+				t.Errorf("%s: [%d] of %v is in Earlier, window starts %v", name, n(x), x.Date, newFrom)
 			}
 		}
 
@@ -768,9 +757,9 @@ func TestProperties(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Evolve: %v", name, err)
 		}
-		emd := e.Markdown()
-		checkOutput(t, emd, e.NotEnough, slices.Concat(e.Then, e.Now), blocks, o)
-		if e2, _ := Evolve(query, blocks[:cut], blocks[cut:], asOf, o); e2.Markdown() != emd {
+		emd := fmt.Sprintf("%+v", e)
+		checkOutput(t, slices.Concat(e.Then, e.Now), blocks, o)
+		if e2, _ := Evolve(query, blocks[:cut], blocks[cut:], asOf, o); !reflect.DeepEqual(e2, e) {
 			t.Fatalf("%s: Evolve not deterministic", name)
 		}
 		if !slices.IsSortedFunc(e.Then, byDate(true)) || !slices.IsSortedFunc(e.Now, byDate(false)) {

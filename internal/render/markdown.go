@@ -1,0 +1,88 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+// Markdown renders b, with the blocks its claims cite, for a terminal or a file:
+//
+//	_Weak match: no sentence covers enough of the query's terms; the closest ones are shown._
+//
+//	### New in the last 7 days
+//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
+//
+//	### Timeline
+//	- 2024-06-06 — The ECB cut rates for the first time since 2019. [2]
+//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
+//
+//	### Sources
+//	- [1] 2024-06-28 · reuters, ft · ECB holds · https://example.com/ecb
+//
+// in the order of ViewOf: the note in italics, the not-enough line, the sections ("- None." or
+// "- Nothing new in the last 7 days." under an empty one) and the sources (SourceLine; none
+// when nothing is cited, or when blocks is nil). An undated claim has no date. The text ends
+// with one line break.
+func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
+	v := ViewOf(b)
+	var parts []string
+	if v.Note != "" {
+		parts = append(parts, "_"+v.Note+"_\n")
+	}
+	if v.NotEnough != "" {
+		parts = append(parts, v.NotEnough+"\n")
+	}
+	for _, s := range v.Sections {
+		var w strings.Builder
+		w.WriteString("### " + s.Title + "\n")
+		if len(s.Claims) == 0 {
+			w.WriteString("- " + s.Empty + "\n")
+		}
+		for _, c := range s.Claims {
+			w.WriteString("- " + ClaimLine(c) + "\n")
+		}
+		parts = append(parts, w.String())
+	}
+	if cited := Cited(b, blocks); len(cited) > 0 {
+		var w strings.Builder
+		w.WriteString("### Sources\n")
+		for _, bl := range cited {
+			w.WriteString("- " + SourceLine(bl) + "\n")
+		}
+		parts = append(parts, w.String())
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ClaimLine is one claim as a Markdown line without its bullet: "2024-06-28 — text [1][3]",
+// the date left out when the claim has none, the marks when it cites nothing.
+func ClaimLine(c schemas.Claim) string {
+	var w strings.Builder
+	if !c.Date.IsZero() {
+		w.WriteString(Day(c.Date) + " — ")
+	}
+	w.WriteString(OneLine(c.Text))
+	if len(c.Cites) > 0 {
+		w.WriteString(" ")
+	}
+	for _, n := range c.Cites {
+		w.WriteString("[" + strconv.Itoa(n) + "]")
+	}
+	return w.String()
+}
+
+// SourceLine is one source as a Markdown line without its bullet: "[n] YYYY-MM-DD · sources ·
+// title · url", the sources and url left out when empty, the title as SourceTitle gives it.
+func SourceLine(b schemas.ContextBlock) string {
+	parts := []string{"[" + strconv.Itoa(b.N) + "] " + Day(b.PublishedAt)}
+	if s := SourceNames(b); s != "" {
+		parts = append(parts, s)
+	}
+	parts = append(parts, SourceTitle(b))
+	if u := OneLine(b.URL); u != "" {
+		parts = append(parts, u)
+	}
+	return strings.Join(parts, " · ")
+}

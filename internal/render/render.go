@@ -1,0 +1,223 @@
+// Package render is the one place where a summary becomes something to read. A summary is a
+// schemas.Brief, whoever wrote it (the extractive summarizer or an LLM); every output is
+// rendered from it here, and from nothing else:
+//
+//   - Markdown, for terminals, files and API clients: `asof ask`, each topic of digest.md, and
+//     the Answer's summary field that the example clients print;
+//   - HTML, a fragment of the digest page (internal/digest puts it in a topic's card);
+//   - JSON is the Brief itself (its tags are in package schemas): answer.json, `asof ask
+//     --json`, digest.json.
+//
+// What is shown, in which order, under which heading, is decided once, by ViewOf, and both
+// renderers draw from that view; the summaries evaluation (internal/sumeval) scores the claims
+// of the same view, so it measures what a reader saw. A new summary format touches ViewOf and,
+// for new markup, the two renderers in this package.
+//
+// The view of a brief, in order:
+//
+//   - its Note, when it has one (how it was made: a weak match, a replaced LLM summary);
+//   - "Not enough information in the documents up to YYYY-MM-DD to answer." when NotEnough;
+//     a NotEnough brief with no claims shows nothing more;
+//   - an evolution brief (one with Then or Now claims): "Then", oldest first, and "Now",
+//     freshest first;
+//   - any other: "New in the last N days" (freshest first; "Nothing new in the last N days."
+//     when empty; absent when the brief has no new window) and "Timeline" (oldest first). The
+//     Earlier claims are in the timeline already and are not shown again; a brief with an empty
+//     timeline shows its New and Earlier claims there, so no claim goes unseen;
+//   - the sources: the blocks the claims cite, by number.
+//
+// Each section is put in its order by date (a stable sort: the writers' order stands among
+// claims of one date), whatever order a stored brief has; a claim's text is put on one line.
+// Output is deterministic: the same brief and blocks give the same bytes.
+package render
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/internal/textnorm"
+	"github.com/asofrag/asof/schemas"
+)
+
+// LegacyNewDays is the "new" window of a brief stored before Brief.NewDays was recorded (it
+// has NewDays 0 and New claims): the summarizer's default then and now.
+const LegacyNewDays = 7
+
+// Section kinds, in the order a view may show them.
+const (
+	SectionNew      = "new"
+	SectionTimeline = "timeline"
+	SectionThen     = "then"
+	SectionNow      = "now"
+)
+
+// None is what an empty section other than "new" says.
+const None = "None."
+
+// Section is one titled list of claims.
+type Section struct {
+	// Kind is one of the Section… constants.
+	Kind string
+	// Title is the heading, e.g. "New in the last 7 days".
+	Title string
+	// Claims are the section's claims, in the brief's order.
+	Claims []schemas.Claim
+	// Empty is what the section says when it has no claims.
+	Empty string
+}
+
+// View is a brief as every output shows it.
+type View struct {
+	// Note is the brief's note on one line, or "".
+	Note string
+	// NotEnough is the not-enough line, or "".
+	NotEnough string
+	// Sections are the sections shown, in order.
+	Sections []Section
+}
+
+// Claims are the claims of the view's sections, in order: every claim a reader sees, once per
+// time it is shown.
+func (v View) Claims() []schemas.Claim {
+	var out []schemas.Claim
+	for _, s := range v.Sections {
+		out = append(out, s.Claims...)
+	}
+	return out
+}
+
+// ViewOf is what every output shows of b (see the package comment).
+func ViewOf(b schemas.Brief) View {
+	v := View{Note: OneLine(b.Note)}
+	if b.NotEnough {
+		v.NotEnough = NotEnoughLine(b.AsOf)
+	}
+	evolution := len(b.Then)+len(b.Now) > 0
+	if b.NotEnough && !evolution && len(b.New)+len(b.Earlier)+len(b.Timeline) == 0 {
+		return v
+	}
+	if evolution {
+		v.Sections = []Section{
+			{Kind: SectionThen, Title: "Then", Claims: sorted(b.Then, oldestFirst), Empty: None},
+			{Kind: SectionNow, Title: "Now", Claims: sorted(b.Now, freshestFirst), Empty: None},
+		}
+		return v
+	}
+	if days := newDays(b); days > 0 {
+		v.Sections = append(v.Sections, Section{Kind: SectionNew, Title: "New in the " + lastDays(days), Claims: sorted(b.New, freshestFirst),
+			Empty: "Nothing new in the " + lastDays(days) + "."})
+	}
+	timeline := b.Timeline
+	if len(timeline) == 0 { // a brief that only split its claims still has a timeline
+		timeline = slices.Concat(b.Earlier, b.New)
+	}
+	v.Sections = append(v.Sections, Section{Kind: SectionTimeline, Title: "Timeline", Claims: sorted(timeline, oldestFirst), Empty: None})
+	return v
+}
+
+// sorted is a copy of cs in order (a stable sort), or nil when cs is empty.
+func sorted(cs []schemas.Claim, order func(x, y schemas.Claim) int) []schemas.Claim {
+	if len(cs) == 0 {
+		return nil
+	}
+	return slices.SortedStableFunc(slices.Values(cs), order)
+}
+
+func oldestFirst(x, y schemas.Claim) int   { return x.Date.Compare(y.Date) }
+func freshestFirst(x, y schemas.Claim) int { return y.Date.Compare(x.Date) }
+
+// newDays is b's "new" window, LegacyNewDays for a brief stored before it was recorded.
+func newDays(b schemas.Brief) int {
+	if b.NewDays == 0 && len(b.New) > 0 {
+		return LegacyNewDays
+	}
+	return b.NewDays
+}
+
+// lastDays is "last day" or "last N days".
+func lastDays(n int) string {
+	if n == 1 {
+		return "last day"
+	}
+	return "last " + strconv.Itoa(n) + " days"
+}
+
+// NotEnoughLine is the line of a brief that found no answer as of asOf's day; without a day
+// (a brief stored before Brief.AsOf was recorded) it names none.
+func NotEnoughLine(asOf time.Time) string {
+	if asOf.IsZero() {
+		return "Not enough information in the documents to answer."
+	}
+	return "Not enough information in the documents up to " + Day(asOf) + " to answer."
+}
+
+// Cites are the block numbers b's claims cite, ascending, each once.
+func Cites(b schemas.Brief) []int {
+	var out []int
+	for _, cs := range [][]schemas.Claim{b.New, b.Earlier, b.Timeline, b.Then, b.Now} {
+		for _, c := range cs {
+			out = append(out, c.Cites...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Cited are the blocks b cites, by number (the first block of each number), ascending.
+func Cited(b schemas.Brief, blocks []schemas.ContextBlock) []schemas.ContextBlock {
+	cites := Cites(b)
+	var out []schemas.ContextBlock
+	for _, bl := range blocks {
+		if _, ok := slices.BinarySearch(cites, bl.N); ok && !slices.ContainsFunc(out, func(o schemas.ContextBlock) bool { return o.N == bl.N }) {
+			out = append(out, bl)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y schemas.ContextBlock) int { return cmp.Compare(x.N, y.N) })
+	return out
+}
+
+// MaxTitleRunes bounds a source's shown title when it falls back to the snippet.
+const MaxTitleRunes = 120
+
+// SourceTitle is how a source is named: its title, or, for a post without one, the start of
+// its snippet (MaxTitleRunes runes at most), or "untitled". Never a bare document id.
+func SourceTitle(b schemas.ContextBlock) string {
+	if t := textnorm.DisplayTitle(OneLine(b.Title), b.Snippet, MaxTitleRunes); t != "" {
+		return t
+	}
+	return "untitled"
+}
+
+// SourceNames are a source's channels or outlets, comma-separated: each once (textnorm.Channels:
+// case and ё aside, "A; B" lists split), empty names left out.
+func SourceNames(b schemas.ContextBlock) string {
+	names := make([]string, 0, len(b.Sources))
+	for _, n := range b.Sources {
+		names = append(names, OneLine(n))
+	}
+	return strings.Join(textnorm.Channels(names...), ", ")
+}
+
+// Day is t's UTC day as YYYY-MM-DD, or "undated" for the zero time.
+func Day(t time.Time) string {
+	if t.IsZero() {
+		return "undated"
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+// OneLine collapses s's whitespace, line breaks included, into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Truncate puts s on one line and cuts it to n runes, the last one "…" when cut.
+func Truncate(s string, n int) string {
+	s = OneLine(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:max(n-1, 0)]) + "…"
+}
