@@ -28,6 +28,7 @@ type Cache[T any] struct {
 	budget int64
 
 	mu      sync.Mutex
+	closed  bool // Close ran: a shard is closed as soon as nobody holds it
 	entries map[string]*entry[T]
 	lru     *list.List // front: most recent; holds *entry
 	used    int64
@@ -117,6 +118,12 @@ func (c *Cache[T]) load(ctx context.Context, e *entry[T], load func(context.Cont
 	}()
 	c.mu.Lock()
 	e.val, e.err = val, err
+	if err == nil && c.closed && e.refs == 0 { // loaded after Close, for nobody: close it now
+		close(e.ready)
+		c.mu.Unlock()
+		closeEntry(e)
+		return
+	}
 	if err != nil {
 		// Forget a failed load so the next caller tries again.
 		if c.entries[e.id] == e {
@@ -141,7 +148,30 @@ func (c *Cache[T]) releaser(e *entry[T]) func() {
 func (c *Cache[T]) release(e *entry[T]) {
 	c.mu.Lock()
 	e.refs--
+	last := c.closed && e.refs == 0 && e.loaded()
 	c.mu.Unlock()
+	if last { // Close left it open for its holder
+		closeEntry(e)
+	}
+}
+
+// loaded reports whether e finished loading without error.
+func (e *entry[T]) loaded() bool {
+	select {
+	case <-e.ready:
+		return e.err == nil
+	default:
+		return false
+	}
+}
+
+// closeEntry closes e's shard, reporting a failure on stderr (nobody is left to return it to).
+func closeEntry[T any](e *entry[T]) {
+	if e.val.Close != nil {
+		if err := e.val.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "asof: closing cached shard %s: %v\n", e.id, err)
+		}
+	}
 }
 
 // evict closes least recently used, unheld shards until the cache fits its budget.
@@ -183,18 +213,19 @@ func (c *Cache[T]) Stats() CacheStats {
 	return s
 }
 
-// Close releases every shard; the cache must not be used afterwards.
+// Close releases every shard; the cache must not be used afterwards. A shard that a caller
+// still holds (an activity a stopping worker abandoned, still searching) is closed when that
+// caller releases it, never under it: closing unmaps the shard's files.
 func (c *Cache[T]) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closed = true
 	var first error
 	for id, e := range c.entries {
-		select {
-		case <-e.ready:
-		default:
-			continue
+		if !e.loaded() || e.refs > 0 {
+			continue // a load in flight or a holder closes it (load, release)
 		}
-		if e.err == nil && e.val.Close != nil {
+		if e.val.Close != nil {
 			if err := e.val.Close(); err != nil && first == nil {
 				first = err
 			}

@@ -150,3 +150,42 @@ func TestCacheLoadOutlivesACancelledCaller(t *testing.T) {
 		t.Fatalf("stats %+v, want one load, cached", s)
 	}
 }
+
+// TestCacheCloseWaitsForHolders: Close closes the shards nobody holds at once and a held one
+// when its holder releases it, never under it (closing unmaps files a search may be reading:
+// a stopping worker's abandoned activity once crashed the process this way).
+func TestCacheCloseWaitsForHolders(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var closed []string
+	loader := func(id string) func(context.Context) (Loaded[string], error) {
+		return func(context.Context) (Loaded[string], error) {
+			return Loaded[string]{Value: id, Size: 1, Close: func() error { mu.Lock(); closed = append(closed, id); mu.Unlock(); return nil }}, nil
+		}
+	}
+	c := NewCache[string](100)
+	_, free, err := c.Get(ctx, "free", loader("free"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	free()
+	_, held, err := c.Get(ctx, "held", loader("held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(closed) != 1 || closed[0] != "free" {
+		t.Fatalf("after Close: closed %v, want [free] (held is still in use)", closed)
+	}
+	mu.Unlock()
+	held()
+	held()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(closed) != 2 || closed[1] != "held" {
+		t.Fatalf("after the holder released: closed %v, want [free held], each once", closed)
+	}
+}
