@@ -60,7 +60,27 @@ type evalParam struct {
 
 // EvalParams are the keys a system name may set after "@" (e.g.
 // "temporal_rrf@wt=1.2,k=30,tr=days"), each a field of retrieve.Options.
-var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "tp", "fb", "alpha", "lambda", "rm3", "fbdocs"}
+var EvalParams = []string{"wd", "wb", "wt", "ws", "k", "win", "top", "tr", "tp", "fb", "alpha", "lambda", "rm3", "fbdocs", "lbtop", "lbshare"}
+
+// lookBack is auto's look-back rule with the system's lbtop and lbshare (nil: the default).
+func (s evalSystem) lookBack() *answer.LookBackRule {
+	var r *answer.LookBackRule
+	for _, p := range s.params {
+		if p.key != "lbtop" && p.key != "lbshare" {
+			continue
+		}
+		if r == nil {
+			d := answer.DefaultLookBack
+			r = &d
+		}
+		if p.key == "lbtop" {
+			r.Top = int(p.num)
+		} else {
+			r.Share = p.num
+		}
+	}
+	return r
+}
 
 // apply sets the parameters on o.
 func (s evalSystem) apply(o *retrieve.Options) {
@@ -621,13 +641,13 @@ func evalRun(cache *retrieve.Cache, shards []*retrieve.Shard, s evalSystem, q Ev
 		return nil, nil, err
 	}
 	if len(s.params) > 0 && !s.dedup && !s.judge && rerank == nil && read.Mode != string(retrieve.Evolution) {
-		hits, err := answer.RankStrict(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Cache: cache})
+		hits, err := answer.RankStrict(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, LookBack: s.lookBack(), Cache: cache})
 		if err != nil {
 			return nil, nil, err
 		}
 		return rankedOf(hits), nil, nil
 	}
-	r, err := answer.Rank(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: !s.dedup, Cache: cache})
+	r, err := answer.Rank(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: !s.dedup, LookBack: s.lookBack(), Cache: cache})
 	if err != nil {
 		return nil, nil, err
 	}

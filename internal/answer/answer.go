@@ -74,7 +74,7 @@ type LookBackRule struct {
 	Share float64
 }
 
-// DefaultLookBack is the rule Rank applies.
+// DefaultLookBack is the rule Rank applies when Query.LookBack is nil.
 var DefaultLookBack = LookBackRule{Top: 10, Share: 0.5}
 
 // Read decides the mode and dates of a question as of asOf: auto runs the English/Russian
@@ -256,6 +256,9 @@ type Query struct {
 	// NoFold keeps every copy in Rank's results instead of folding them (evaluation's strict
 	// systems, without +dedup); Ranked is folded either way.
 	NoFold bool
+	// LookBack, when not nil, replaces DefaultLookBack (evaluation's variants; Top 0 turns the
+	// look-back off).
+	LookBack *LookBackRule
 	// Cache, when not nil, is searched through: evaluation ranks one question many ways, and
 	// the result is the same as without it. Not safe for concurrent use (retrieve.Cache).
 	Cache *retrieve.Cache
@@ -334,7 +337,11 @@ func RankStrict(shards []*retrieve.Shard, q Query) ([]Hit, error) {
 // options it searched with.
 func searchAll(shards []*retrieve.Shard, q Query) (Reading, retrieve.Options, retrieve.Result, error) {
 	if q.Read.LookBack && q.Read.Mode == string(retrieve.Recency) {
-		past, err := aboutThePast(shards, q, DefaultLookBack)
+		rule := DefaultLookBack
+		if q.LookBack != nil {
+			rule = *q.LookBack
+		}
+		past, err := aboutThePast(shards, q, rule)
 		if err != nil {
 			return q.Read, retrieve.Options{}, retrieve.Result{}, err
 		}
