@@ -31,7 +31,9 @@ func utcDay(s string) time.Time {
 }
 
 // TestReadQuery checks the adapter: answer.Read's reading comes back, and its bad input is a
-// non-retryable InvalidInput error (the readings themselves are tested in internal/answer).
+// non-retryable InvalidInput error (the readings themselves are tested in internal/answer). A
+// named year is searched from a week before it to a quarter after it: the news of a period
+// comes out around and after it.
 func TestReadQuery(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
@@ -42,7 +44,7 @@ func TestReadQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r activities.ReadQueryResult
-	if err := v.Get(&r); err != nil || r.Mode != "window" || !r.From.Equal(utcDay("2015-01-01")) || r.Text != "elections" {
+	if err := v.Get(&r); err != nil || r.Mode != "window" || !r.From.Equal(utcDay("2014-12-25")) || !r.To.Equal(utcDay("2016-04-01")) || r.Text != "elections" {
 		t.Fatalf("reading %+v (%v)", r, err)
 	}
 	_, err = env.ExecuteActivity((&activities.Activities{}).ReadQuery, activities.ReadQueryInput{Query: "x", AsOf: asOf, Mode: "magic"})
