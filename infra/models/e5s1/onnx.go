@@ -14,8 +14,7 @@ const (
 	LinearF32 Linear = "f32"
 	// LinearInt8 requantizes every linear weight to int8 per output column (7-bit range, so
 	// AVX2's saturating multiply-add cannot overflow) for ONNX's MatMulInteger, with the
-	// activations quantized per call (DynamicQuantizeLinear), as dynamic int8 quantization
-	// does. ONNX Runtime only.
+	// activations quantized to uint8 per token (quantizeRows). ONNX Runtime only.
 	LinearInt8 Linear = "int8"
 )
 
@@ -45,6 +44,58 @@ type builder struct {
 	nodes []node
 	inits []tensor
 	seq   int
+
+	// LinearInt8's row quantization: constants, and each input's quantized rows and scales
+	// (the Q, K and V projections share theirs).
+	u8zero, inv127, eps, axis1 string
+	rowShapes                  map[int]string // [-1, k]: a linear's input as a matrix
+	outShapes                  map[int]string // [batch, sequence, n]: its output back
+	bt                         string         // Shape(input_ids): [batch, sequence]
+	quant                      map[string][2]string
+}
+
+// quantizeRows quantizes x's rows (its last axis, k values) to uint8 around 128, one scale per
+// row — a token: s = max|row| / 127, q = saturate(round(x/s) + 128), QuantizeLinear per axis
+// over x as a [tokens, k] matrix. A scale per token, not per batch (DynamicQuantizeLinear),
+// keeps a text's vector independent of what it is batched with, and an outlier token from
+// coarsening every other. It returns q [tokens, k] and the scales [tokens, 1].
+func (g *builder) quantizeRows(x string, k int) (q, scale string) {
+	if v, ok := g.quant[x]; ok {
+		return v[0], v[1]
+	}
+	if g.quant == nil {
+		g.quant, g.rowShapes, g.outShapes = map[string][2]string{}, map[int]string{}, map[int]string{}
+		g.u8zero = g.init(tensor{name: "u8_128", dtype: dtUint8, raw: []byte{128}})
+		g.inv127 = g.init(f32Tensor("f32_inv127", nil, []float32{1.0 / 127}))
+		g.eps = g.init(f32Tensor("f32_eps", nil, []float32{1e-12}))
+		g.axis1 = g.init(i64Tensor("axis_1", []int64{1}, 1))
+	}
+	shape, ok := g.rowShapes[k]
+	if !ok {
+		shape = g.init(i64Tensor(fmt.Sprintf("shape_rows_%d", k), []int64{2}, -1, int64(k)))
+		g.rowShapes[k] = shape
+	}
+	x2 := g.op("Reshape", []string{x, shape})
+	amax := g.op("ReduceMax", []string{g.op("Abs", []string{x2})}, intsAttr("axes", 1), intAttr("keepdims", 0))
+	s := g.op("Max", []string{g.op("Mul", []string{amax, g.inv127}), g.eps}) // [tokens]
+	zp := g.op("Expand", []string{g.u8zero, g.op("Shape", []string{s})})
+	q = g.op("QuantizeLinear", []string{x2, s, zp}, intAttr("axis", 0))
+	scale = g.op("Unsqueeze", []string{s, g.axis1})
+	g.quant[x] = [2]string{q, scale}
+	return q, scale
+}
+
+// outShape is the shape [batch, sequence, n] a linear's [tokens, n] output is reshaped to.
+func (g *builder) outShape(n int) string {
+	if v, ok := g.outShapes[n]; ok {
+		return v
+	}
+	if g.bt == "" {
+		g.bt = g.op("Shape", []string{"input_ids"})
+	}
+	v := g.op("Concat", []string{g.bt, g.init(i64Tensor(fmt.Sprintf("dim_%d", n), []int64{1}, int64(n)))}, intAttr("axis", 0))
+	g.outShapes[n] = v
+	return v
 }
 
 // op appends a node and returns its single output's name.
@@ -80,7 +131,7 @@ func (g *builder) build() []byte {
 	maskMin := g.init(f32Tensor("mask_min", nil, []float32{-1e4}))
 	scale := g.init(f32Tensor("attn_scale", nil, []float32{float32(1 / math.Sqrt(float64(hd)))}))
 	half := g.init(f32Tensor("half", nil, []float32{0.5}))
-	invSqrt2 := g.init(f32Tensor("inv_sqrt2", nil, []float32{float32(1 / math.Sqrt2)}))
+	sqrt2 := g.init(f32Tensor("sqrt2", nil, []float32{float32(math.Sqrt2)}))
 	i0 := g.init(i64Tensor("i64_0", nil, 0))
 	i1 := g.init(i64Tensor("i64_1", nil, 1))
 
@@ -137,9 +188,10 @@ func (g *builder) build() []byte {
 		x = g.layerNorm(g.op("Add", []string{ao, x}), p+"aln")
 
 		h := g.linear(x, p+"fi", m.Hidden, m.FFN)
-		// GELU (erf form): 0.5·h·(1 + erf(h/√2)).
-		e := g.op("Erf", []string{g.op("Mul", []string{h, invSqrt2})})
-		h = g.op("Mul", []string{g.op("Mul", []string{h, half}), g.op("Add", []string{e, one})})
+		// GELU (erf form), written as PyTorch exports it so ONNX Runtime fuses it into one
+		// Gelu: (h · (1 + erf(h / √2))) · 0.5.
+		e := g.op("Erf", []string{g.op("Div", []string{h, sqrt2})})
+		h = g.op("Mul", []string{g.op("Mul", []string{h, g.op("Add", []string{e, one})}), half})
 		o := g.linear(h, p+"fo", m.FFN, m.Hidden)
 		x = g.layerNorm(g.op("Add", []string{o, x}), p+"oln")
 	}
@@ -208,13 +260,10 @@ func (g *builder) linear(x, prefix string, in, out int) string {
 		}
 		w := g.init(tensor{name: prefix + ".w.i8", dtype: dtInt8, dims: []int64{int64(in), int64(out)}, raw: raw})
 		ws := g.init(f32Tensor(prefix+".w.scale", []int64{int64(out)}, colScale))
-		g.seq++
-		q, qs, qz := fmt.Sprintf("xq_%d", g.seq), fmt.Sprintf("xscale_%d", g.seq), fmt.Sprintf("xzero_%d", g.seq)
-		g.nodes = append(g.nodes, node{op: "DynamicQuantizeLinear", name: q, in: []string{x}, out: []string{q, qs, qz}})
-		acc := g.op("MatMulInteger", []string{q, w, qz})
-		accF := g.op("Cast", []string{acc}, intAttr("to", dtFloat))
-		scale := g.op("Mul", []string{qs, ws})
-		y = g.op("Mul", []string{accF, scale})
+		q, xs := g.quantizeRows(x, in)
+		acc := g.op("MatMulInteger", []string{q, w, g.u8zero}) // [tokens, out]
+		y2 := g.op("Mul", []string{g.op("Mul", []string{g.op("Cast", []string{acc}, intAttr("to", dtFloat)), xs}), ws})
+		y = g.op("Reshape", []string{y2, g.outShape(out)})
 	case LinearF32:
 		// Wᵀ [in, out], dequantized.
 		wt := make([]float32, in*out)
