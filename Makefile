@@ -107,7 +107,7 @@ $(TOOLS)/staticcheck:
 $(TOOLS)/workflowcheck:
 	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
-bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25s, ONNX Runtime from Python, memcpy, direct calls), one run; also .asof/bench/last.json
+bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25s, ONNX Runtime from Python, memcpy, direct calls; the multilingual model against the English one, pulling both), one run; also .asof/bench/last.json
 	$(GO) run ./bench/runner -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)"
 
 bench-go: ## run every Go benchmark once
