@@ -117,15 +117,12 @@ func pureGo(cfg config.Config) bool {
 	return err == nil && b == embed.BackendGo
 }
 
-// multilingualModel is the catalogue's multilingual model for the backend, which a warning
-// about unread languages names: fp32 on pure Go, int8 otherwise; "" for an embeddings server,
-// whose models are its own.
+// multilingualModel is the catalogue's multilingual model, which a warning about unread
+// languages names; "" for an embeddings server, whose models are its own. It needs ONNX
+// Runtime: on pure Go, loading it says so and how to set it up.
 func multilingualModel(cfg config.Config) string {
-	switch {
-	case cfg.Embed.Remote():
+	if cfg.Embed.Remote() {
 		return ""
-	case pureGo(cfg):
-		return "multilingual-e5-small-f32"
 	}
 	return "multilingual-e5-small"
 }

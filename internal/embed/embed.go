@@ -93,6 +93,11 @@ var (
 	// ErrQuantizedOnGo means a quantized model (int8 operators) was given to the pure-Go
 	// backend, which cannot run them (gomlx v0.26 panics inside its matrix kernels).
 	ErrQuantizedOnGo = errors.New("embed: the pure-Go backend cannot run quantized (int8) models")
+	// ErrUnigramOnGo means a model with a SentencePiece Unigram vocabulary (XLM-R: the
+	// multilingual models) was given to the pure-Go backend, whose tokenizer does not split
+	// such a vocabulary as the model was trained (it caps pieces at 20 bytes, keeps runs of
+	// spaces, and fails on decomposed accents), so its vectors would be wrong.
+	ErrUnigramOnGo = errors.New("embed: the pure-Go backend cannot tokenize SentencePiece Unigram (XLM-R) models correctly")
 )
 
 // DefaultORTDir is the folder where libonnxruntime.so is looked for when Config.ORTDir is
@@ -186,10 +191,16 @@ func NewHugot(cfg Config) (*Hugot, error) {
 		return nil, err
 	}
 	if backend == BackendGo {
+		if kind, err := tokenizerKind(cfg.Dir); err != nil {
+			return nil, err
+		} else if kind == "Unigram" {
+			return nil, fmt.Errorf("%w: %s; build with ONNX Runtime (`make setup-ort`, then `make build`), whose tokenizer is Hugging Face's own, or embed through a server (--embed-backend openai)",
+				ErrUnigramOnGo, cfg.ID)
+		}
 		if op, err := quantizedOp(filepath.Join(cfg.Dir, cfg.ONNXFile)); err != nil {
 			return nil, err
 		} else if op != "" {
-			return nil, fmt.Errorf("%w: %s uses %s; build with ONNX Runtime (`make setup-ort`, then `make build`) or embed with a float model (--embed-model e5-small-v2 for English, multilingual-e5-small-f32 for other languages)",
+			return nil, fmt.Errorf("%w: %s uses %s; build with ONNX Runtime (`make setup-ort`, then `make build`) or, for English, embed with the float model (--embed-model e5-small-v2)",
 				ErrQuantizedOnGo, cfg.ID, op)
 		}
 	}

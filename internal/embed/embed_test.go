@@ -175,6 +175,19 @@ func TestQuantizedModelOnPureGoWithModel(t *testing.T) {
 	}
 }
 
+// TestUnigramModelOnPureGoWithModel: the pure-Go backend refuses a SentencePiece Unigram
+// (XLM-R) model, even in fp32, with a clear error: its tokenizer splits such vocabularies
+// unlike the model was trained (run, the multilingual model's vectors for texts with long
+// pieces, runs of spaces or decomposed accents drift far from the reference, or it panics).
+func TestUnigramModelOnPureGoWithModel(t *testing.T) {
+	cfg := testmodel.ConfigOf(t, "multilingual-e5-small-f32")
+	cfg.Backend = embed.BackendGo
+	_, err := embed.NewHugot(cfg)
+	if !errors.Is(err, embed.ErrUnigramOnGo) || !strings.Contains(err.Error(), "multilingual-e5-small-f32") || !strings.Contains(err.Error(), "make setup-ort") {
+		t.Fatalf("XLM-R model on pure Go: err = %v, want ErrUnigramOnGo naming the model and the fix", err)
+	}
+}
+
 func TestCancelledContextWithModel(t *testing.T) {
 	h := e5(t)
 	ctx, cancel := context.WithCancel(context.Background())

