@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/vecindex"
 )
 
@@ -169,13 +170,14 @@ func (r *runner) modelDir(id string) string {
 	return filepath.Join(dir, id)
 }
 
-// indexModel is the model the index build is measured with: asof's default, int8 E5 on
-// ONNX Runtime (fp32 on pure Go, which cannot run int8).
+// indexModel is the model the index build is measured with: asof's default for new indexes,
+// multilingual int8 on ONNX Runtime (English fp32 on pure Go, which runs neither int8 nor
+// XLM-R), as the Go benchmark's testmodel.BenchID.
 func (r *runner) indexModel() string {
 	if r.ort {
-		return "e5-small-v2-q"
+		return models.DefaultID
 	}
-	return "e5-small-v2"
+	return models.FloatDefaultID
 }
 
 // embedPeer runs the Python ONNX Runtime embedder (bench/embed_peer.py) on model id, laid out

@@ -39,12 +39,13 @@ func TestModelCatalogueAndLocalFolderWithModel(t *testing.T) {
 	}
 	e5 := testmodel.Dir(t)
 	shared := testmodel.ModelsDir(t)
-	def := effectiveModel(config.Default()) // e5-small-v2-q on ONNX Runtime, e5-small-v2 on pure Go
+	testmodel.DirOf(t, "e5-small-v2-q")
+	def := effectiveModel(config.Default()) // the default: multilingual int8 on ONNX Runtime, English fp32 on pure Go
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "models") // the catalogue models, and my-e5 beside them
 	local := filepath.Join(modelDir, "my-e5")
 	os.MkdirAll(local, 0o755)
-	for _, id := range []string{"e5-small-v2", "e5-small-v2-q"} {
+	for _, id := range []string{"e5-small-v2", "e5-small-v2-q", models.DefaultID} {
 		if err := os.Symlink(filepath.Join(shared, id), filepath.Join(modelDir, id)); err != nil {
 			t.Fatal(err)
 		}

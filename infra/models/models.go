@@ -67,12 +67,14 @@ const (
 	PoolingCLS  = "cls"  // the first token's vector (BGE)
 )
 
-// DefaultID is the model asof embeds with when none is configured and ONNX Runtime runs it:
-// int8 E5, ~1.5× faster than fp32 on CPUs and as good in retrieval (BENCHMARKS.md).
-const DefaultID = "e5-small-v2-q"
+// DefaultID is the model a new index embeds with when none is configured and ONNX Runtime
+// runs it: multilingual-e5-small in int8, which reads ~100 languages (Russian, Chinese and
+// English among them) in process. An existing index keeps the model it was built with.
+const DefaultID = "multilingual-e5-small"
 
-// FloatDefaultID is the default on backends that run only float models (hugot's pure-Go
-// backend cannot run int8 operators).
+// FloatDefaultID is the default on hugot's pure-Go backend, which can run neither int8
+// operators nor XLM-R's SentencePiece tokenizer: the English E5-small-v2 in fp32 (`asof index`
+// warns when a corpus is not English).
 const FloatDefaultID = "e5-small-v2"
 
 // Spec describes one embedding model: how asof runs it and, for catalogue models, where its

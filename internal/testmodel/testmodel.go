@@ -85,7 +85,8 @@ func ORTDir() string { return ortDir }
 // test binaries built with -tags ORT, else pure Go.
 func Config(t testing.TB) embed.Config { return ConfigOf(t, ID) }
 
-// ConfigOf is Config for another catalogue E5 model (e5-small-v2-q), skipping t without it.
+// ConfigOf is Config for another catalogue E5 model (e5-small-v2-q, multilingual-e5-small),
+// skipping t without it.
 func ConfigOf(t testing.TB, id string) embed.Config {
 	return embed.Config{Dir: DirOf(t, id), ID: id, Dim: 384, QueryPrefix: "query: ", PassagePrefix: "passage: ", ORTDir: ortDir}
 }
@@ -102,11 +103,12 @@ func E5(t testing.TB) *embed.Hugot {
 }
 
 // ModelsDir returns the models folder for tests that run the CLI on its default model, which
-// is e5-small-v2-q on ONNX Runtime and e5-small-v2 on pure Go: it skips t unless both are
-// pulled (`make setup` pulls the default; `asof models pull e5-small-v2 e5-small-v2-q` both).
+// is multilingual-e5-small on ONNX Runtime and e5-small-v2 on pure Go, and on E5-small-v2 (ID)
+// by name: it skips t unless both are pulled (`make setup` pulls the default; `asof models
+// pull e5-small-v2 multilingual-e5-small` both).
 func ModelsDir(t testing.TB) string {
 	t.Helper()
-	for _, id := range []string{"e5-small-v2", "e5-small-v2-q"} {
+	for _, id := range []string{ID, models.DefaultID, models.FloatDefaultID} {
 		DirOf(t, id)
 	}
 	return modelsDir
