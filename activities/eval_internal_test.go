@@ -116,7 +116,7 @@ func TestEvalVariantScoresWhatAskRanks(t *testing.T) {
 	want := run(nil, "temporal_rrf")
 	cache := &retrieve.Cache{MinTopN: 500}
 	other := run(cache, "temporal_rrf@wt=3,tr=competition,k=5")
-	if got := run(cache, "temporal_rrf@wb=0.75,wt=1,k=30,tr=days"); !slices.Equal(got, want) {
+	if got := run(cache, "temporal_rrf@wb=0.75,wt=1.2,k=30,tr=days"); !slices.Equal(got, want) {
 		t.Fatalf("variant with ask's defaults ranked\n%v\nwant\n%v", got, want)
 	}
 	if slices.Equal(other, want) {

@@ -213,9 +213,9 @@ func TestScore(t *testing.T) {
 		in   Candidate
 		want float64
 	}{
-		// The defaults: k 30, weights dense 1, BM25 0.75, time 1.
-		{"recency all branches", Recency, c(1, 2, 3, 0.9, "2024-05-15"), 1.0/31 + 0.75/32 + 1.0/33},
-		{"recency missing branch adds nothing", Recency, c(0, 5, 1, 0.9, "2024-05-15"), 0.75/35 + 1.0/31},
+		// The defaults: k 30, weights dense 1, BM25 0.75, time 1.2.
+		{"recency all branches", Recency, c(1, 2, 3, 0.9, "2024-05-15"), 1.0/31 + 0.75/32 + 1.2/33},
+		{"recency missing branch adds nothing", Recency, c(0, 5, 1, 0.9, "2024-05-15"), 0.75/35 + 1.2/31},
 		{"hybrid has no time", Hybrid, c(1, 2, 3, 0.9, "2024-05-15"), 1.0/31 + 0.75/32},
 		// Δt runs to the end of A's day: a day minus 1 ms for a same-day item.
 		{"decay same day", Decay, c(0, 0, 0, 0.8, "2024-05-15"), 0.4 + 0.5/(1+(1-1e-3/86400)/365.25)},
