@@ -542,7 +542,7 @@ func Docs(hits []Hit) []evidence.Doc {
 	docs := make([]evidence.Doc, 0, len(hits))
 	for _, h := range hits {
 		docs = append(docs, evidence.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
-			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score})
+			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score, Cosine: float64(h.Cos), Folded: h.Folded})
 	}
 	return docs
 }
@@ -618,7 +618,8 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 	out := Composed{Context: cx.Text()}
 	for _, bl := range cx.Blocks {
 		out.Blocks = append(out.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
-			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID]})
+			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID],
+			Folded: bl.Doc.Folded})
 	}
 	if in.Evolution {
 		var then, now []evidence.Block

@@ -33,6 +33,12 @@ type Doc struct {
 	PublishedAt time.Time
 	// Score is its ranking score; higher is better.
 	Score float64
+	// Grade is the judge's relevance (1 related, 2 on the question), 0 when it was not judged.
+	Grade int
+	// Cosine is its dense similarity to the query, 0 when unknown.
+	Cosine float64
+	// Folded are the documents folded into it as near-duplicates.
+	Folded []string
 }
 
 // Options shape the context.
