@@ -27,8 +27,8 @@ func TestLeadOf(t *testing.T) {
 		grades sumeval.Grades
 		want   sumeval.LeadMetrics
 	}{
-		{"the freshest new claim cites the answer",
-			&schemas.Brief{AsOf: day("2025-09-04"), NewDays: 7, New: []schemas.Claim{c("2025-09-02", 2), c("2025-09-03", 1)}, Earlier: []schemas.Claim{c("2025-08-20", 3)}},
+		{"the lead (the writer's first new claim) cites the answer",
+			&schemas.Brief{AsOf: day("2025-09-04"), NewDays: 7, New: []schemas.Claim{c("2025-09-03", 1), c("2025-09-02", 2)}, Earlier: []schemas.Claim{c("2025-08-20", 3)}},
 			grades, sumeval.LeadMetrics{Answerable: true, Lead: true, Support: true, CitedDocs: 3, CitedRelevant: 2}},
 		{"a calendar post leads: support without lead",
 			&schemas.Brief{AsOf: day("2025-09-04"), NewDays: 7, New: []schemas.Claim{c("2025-09-02", 2)}, Earlier: []schemas.Claim{c("2025-08-20", 3), c("2025-07-01", 5, 1)}},
