@@ -34,16 +34,29 @@
 // Brief carries FallbackNote; when no sentence shares a term with the query, the result is
 // NotEnough.
 //
-// Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
-// then earlier in the block, the title first) up to MaxSentences — first, in Brief, up to half
-// of MaxSentences (rounded up) from blocks of the "new" window, so that what is new is not
-// crowded out by older sentences that cover more of the query, then the best of all — skipping a sentence whose
-// term Jaccard with one already taken exceeds NoveltyMax (a near-repeat, e.g. the same news
-// reposted by a second channel) and any beyond MaxPerDoc from one block. Taken sentences are
-// cut to MaxSentenceChars runes at a word boundary with "…". They are then split into "new"
-// (published from 00:00 UTC NewDays−1 days before A's day, inclusive, to the end of A's day:
-// with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before that), each
-// freshest first, and listed again oldest first as the timeline.
+// Relevance floor. A sentence may be said as new (and on the evolution's "now" side) only
+// when it is on topic: its coverage is at least MinOverlap (any positive coverage in a
+// fallback) and its block's cosine to the query (evidence.Doc.Cosine, 0 unknown: no floor) is
+// at least the best cosine of the blocks less CosineSlack. A sentence of the "new" window
+// below the floor is not said at all: a channel's weekly calendar post that names every word
+// of the query never leads, nor shows up as news.
+//
+// Selection. The lead comes first: the on-topic "new" sentence with the best coverage +
+// LeadRankWeight · r (the most relevant fresh evidence; ties: the better scored); then, up to
+// half of MaxSentences (rounded up), the other on-topic new sentences, freshest first, so the
+// freshest facts are said; then the best of the rest by score (ties: newer date, then lower N,
+// then earlier in the block, the title first) up to MaxSentences. When nothing on topic is new,
+// the latest on-topic older sentence leads instead. A sentence is skipped when it is beyond
+// MaxPerDoc from its block or repeats one already taken: a term Jaccard above NoveltyMax (the
+// same news reposted by a second channel) or, unless NoveltyMax is 1, 70% of the terms of one
+// in the other (a title and a repost's lead sentence that says it again, with more). Taken
+// sentences are cut to MaxSentenceChars runes at a word boundary with "…". They are then split
+// into "new" (published from 00:00 UTC NewDays−1 days before A's day, inclusive, to the end of
+// A's day: with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before
+// that): the lead first in its section, the others freshest first; and listed again oldest
+// first as the timeline (render shows each claim once). A Brief with nothing to say has the
+// NothingSaidNote; an evolution whose "now" side is empty while "then" is not has the
+// NothingRecentNote.
 //
 // Days are UTC calendar days, as in evidence. A block published after the end of A's day is a
 // leak from upstream and is an error, not skipped.
