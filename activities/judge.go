@@ -145,8 +145,12 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		if q == "" {
 			q = in.Query
 		}
+		best := 0.0 // the pool's best cosine: each batch is graded against the whole pool
+		for _, r := range rows {
+			best = max(best, r.Cosine)
+		}
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
-		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.Heuristic(q, docs)}, nil
+		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, best)}, nil
 	}
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
