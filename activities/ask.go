@@ -169,7 +169,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 
 // compose builds the dated context of docs and its extractive summary into ans (answer.Compose).
 func compose(ans *schemas.Answer, in AnswerInput, docs []evidence.Doc, groups map[string]string, evolution bool) error {
-	c, err := answer.Compose(answer.ComposeInput{Query: in.Query, AsOf: in.AsOf, Evolution: evolution, Groups: groups,
+	c, err := answer.Compose(answer.ComposeInput{Query: in.Query, SearchText: ans.SearchText, AsOf: in.AsOf, Evolution: evolution, Groups: groups,
 		Empty: ans.Message, Context: in.Context, Summary: in.Summary}, docs)
 	if err != nil {
 		return invalid(err)

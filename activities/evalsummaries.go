@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
@@ -41,10 +43,18 @@ type SummaryQuery struct {
 	Done bool `json:"done"`
 }
 
-// PlanSummariesInput names the queries of a summaries evaluation.
+// PlanSummariesInput names the queries of a summaries evaluation: unlabelled queries
+// (QueriesKey), or judged questions (QuestionsKey with QrelsKey).
 type PlanSummariesInput struct {
 	EvalID     string `json:"eval_id"`
 	QueriesKey string `json:"queries_key"`
+	// QuestionsKey and QrelsKey are judged questions (question_id, question_date, question)
+	// and their judgements: only questions with judgements, dated within [From, To] (zero:
+	// unbounded), are answered, in question id order.
+	QuestionsKey string    `json:"questions_key,omitempty"`
+	QrelsKey     string    `json:"qrels_key,omitempty"`
+	From         time.Time `json:"from,omitzero"`
+	To           time.Time `json:"to,omitzero"`
 	// Limit keeps the first Limit queries (0: all).
 	Limit int `json:"limit"`
 }
@@ -60,9 +70,9 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	if in.EvalID == "" {
 		return PlanSummariesResult{}, invalid(errors.New("no eval id"))
 	}
-	rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QueriesKey)
+	rows, err := a.summaryQueries(ctx, in)
 	if err != nil {
-		return PlanSummariesResult{}, invalidIfMissing(err, "queries")
+		return PlanSummariesResult{}, err
 	}
 	if in.Limit > 0 && in.Limit < len(rows) {
 		rows = rows[:in.Limit]
@@ -91,6 +101,37 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	return out, nil
 }
 
+// summaryQueries reads the queries of in: the unlabelled file, or the judged questions that
+// have judgements, inside [From, To], by question id.
+func (a *Activities) summaryQueries(ctx context.Context, in PlanSummariesInput) ([]schemas.EvalQuery, error) {
+	if in.QuestionsKey == "" {
+		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QueriesKey)
+		return rows, invalidIfMissing(err, "queries")
+	}
+	qs, err := getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey)
+	if err != nil {
+		return nil, invalidIfMissing(err, "questions")
+	}
+	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+	if err != nil {
+		return nil, invalidIfMissing(err, "qrels")
+	}
+	judged := map[string]bool{}
+	for _, r := range qrels {
+		judged[r.QuestionID] = true
+	}
+	var rows []schemas.EvalQuery
+	for _, q := range qs {
+		d := asofday.Start(q.QuestionDate)
+		if !judged[q.QuestionID] || (!in.From.IsZero() && d.Before(in.From)) || (!in.To.IsZero() && d.After(in.To)) {
+			continue
+		}
+		rows = append(rows, schemas.EvalQuery{QueryID: q.QuestionID, Query: strings.TrimSpace(q.Question), AnchorDate: d})
+	}
+	slices.SortFunc(rows, func(x, y schemas.EvalQuery) int { return strings.Compare(x.QueryID, y.QueryID) })
+	return rows, nil
+}
+
 // FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
 type FinishSummariesInput struct {
 	EvalID  string         `json:"eval_id"`
@@ -101,6 +142,9 @@ type FinishSummariesInput struct {
 	// StudyKey is the study's answers (study-answers.parquet); empty: asof alone. Only the
 	// study's rows for the queries above are scored.
 	StudyKey string `json:"study_key,omitempty"`
+	// QrelsKey, when set, holds judgements of the queries: asof's summaries are then scored
+	// against them too (summary lead, support and noise: sumeval.LeadOf).
+	QrelsKey string `json:"qrels_key,omitempty"`
 	// Rubric is RubricLLM when asof's answers were graded; Rubrics then holds the scores by
 	// query id (an answer without scores counts as missing).
 	Rubric  string                    `json:"rubric,omitempty"`
@@ -137,6 +181,20 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	if in.EvalID == "" || len(in.Queries) == 0 {
 		return FinishSummariesResult{}, invalid(errors.New("no eval id or no queries"))
 	}
+	var grades map[string]sumeval.Grades
+	if in.QrelsKey != "" {
+		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		if err != nil {
+			return FinishSummariesResult{}, invalidIfMissing(err, "qrels")
+		}
+		grades = map[string]sumeval.Grades{}
+		for _, r := range qrels {
+			if grades[r.QuestionID] == nil {
+				grades[r.QuestionID] = sumeval.Grades{}
+			}
+			grades[r.QuestionID][r.DocID] = int(r.Grade)
+		}
+	}
 	wanted := map[string]SummaryQuery{}
 	var rows, asofStudyRules []sumeval.Row
 	var out []schemas.SummaryEvalRow
@@ -161,6 +219,10 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		}
 		sa := AsofAnswer(ans)
 		row.Dates, row.Citations = sumeval.DateMetricsOf(sa, sumeval.DefaultRules()), sumeval.CitationsOf(sa)
+		if g, ok := grades[q.QueryID]; ok {
+			l := sumeval.LeadOf(sa, g)
+			row.Lead = &l
+		}
 		rows = append(rows, row)
 		out = append(out, summaryRow(row, q.Query, q.RunID))
 		row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
@@ -215,7 +277,8 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 func AsofAnswer(ans schemas.Answer) sumeval.Answer {
 	sa := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: ans.AsOf, Brief: ans.Brief}
 	for _, b := range ans.Blocks {
-		sa.Blocks = append(sa.Blocks, sumeval.Block{N: b.N, Date: b.PublishedAt, Text: strings.TrimSpace(b.Title + "\n" + b.Snippet)})
+		sa.Blocks = append(sa.Blocks, sumeval.Block{N: b.N, Date: b.PublishedAt, Text: strings.TrimSpace(b.Title + "\n" + b.Snippet),
+			DocID: b.DocID, Folded: b.Folded})
 	}
 	return sa
 }
@@ -236,6 +299,13 @@ func summaryRow(r sumeval.Row, query, runID string) schemas.SummaryEvalRow {
 		row.Relevance, row.Groundedness, row.FactsNumbers, row.DatesTimeline, row.Recency = rb.Relevance, rb.Groundedness, rb.FactsNumbers, rb.DatesTimeline, rb.Recency
 		if o, ok := rb.Overall(); ok {
 			row.Overall = &o
+		}
+	}
+	if l := r.Lead; l != nil {
+		n := func(x int) *int32 { v := int32(x); return &v }
+		row.CitedDocs, row.CitedRelevant, row.CitedUnjudged = n(l.CitedDocs), n(l.CitedRelevant), n(l.CitedUnjudged)
+		if l.Answerable {
+			row.Lead, row.Support = &l.Lead, &l.Support
 		}
 	}
 	return row

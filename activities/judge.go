@@ -85,7 +85,7 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 		rows[i] = schemas.CandidateRow{Rank: int32(i + 1), DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt,
 			Source: c.Chunk.Source, Sources: f.Sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
 			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
-			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments))}
+			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments)), Folded: f.Folded}
 	}
 	key := CandidatesKey(in.RunID)
 	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
@@ -145,8 +145,12 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		if q == "" {
 			q = in.Query
 		}
+		best := 0.0 // the pool's best cosine: each batch is graded against the whole pool
+		for _, r := range rows {
+			best = max(best, r.Cosine)
+		}
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
-		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.Heuristic(q, docs)}, nil
+		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, best)}, nil
 	}
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
@@ -235,7 +239,7 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 		}
 		rep.Kept++
 		docs = append(docs, evidence.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
-			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score})
+			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score, Grade: grade[int(r.Rank)], Cosine: r.Cosine, Folded: r.Folded})
 		if r.Group != "" {
 			groups[r.DocID] = r.Group
 		}

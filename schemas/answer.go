@@ -82,6 +82,9 @@ type ContextBlock struct {
 	URL         string    `json:"url,omitempty"`
 	// Group is "then" or "now" in evolution mode.
 	Group string `json:"group,omitempty"`
+	// Folded are the documents folded into this one as near-duplicates (reposts, other
+	// outlets' copies), for evaluation's group credit.
+	Folded []string `json:"folded,omitempty"`
 }
 
 // AnswerCounts say how much evidence was looked at.
@@ -122,4 +125,6 @@ type CandidateRow struct {
 	Group      string   `parquet:"group" json:"group"`
 	Duplicates int32    `parquet:"duplicates" json:"duplicates"`
 	Fragments  int32    `parquet:"fragments" json:"fragments"`
+	// Folded are the documents folded into it as near-duplicates (answer.Hit.Folded).
+	Folded []string `parquet:"folded,list" json:"folded,omitempty"`
 }

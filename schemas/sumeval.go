@@ -21,7 +21,7 @@ type StudyAnswer struct {
 }
 
 // SummaryEvalRowVersion is the version of SummaryEvalRow.
-const SummaryEvalRowVersion = 1
+const SummaryEvalRowVersion = 2
 
 // SummaryEvalRow is one summary scored by the summaries evaluation (per_answer.parquet): the
 // study's Table 3 date figures, the citation checks and the rubric. A nil figure could not be
@@ -49,4 +49,12 @@ type SummaryEvalRow struct {
 	Recency          *float64 `parquet:"recency,optional" json:"recency"`
 	Overall          *float64 `parquet:"overall,optional" json:"overall"`
 	Error            string   `parquet:"error,optional" json:"error,omitempty"`
+	// Lead, Support, CitedDocs, CitedRelevant and CitedUnjudged score the summary against
+	// judgements (eval --summaries with --qrels; sumeval.LeadOf): nil without them. Lead and
+	// Support are nil too when the question has no grade-2 document.
+	Lead          *bool  `parquet:"summary_lead,optional" json:"summary_lead,omitempty"`
+	Support       *bool  `parquet:"summary_support,optional" json:"summary_support,omitempty"`
+	CitedDocs     *int32 `parquet:"cited_docs,optional" json:"cited_docs,omitempty"`
+	CitedRelevant *int32 `parquet:"cited_relevant,optional" json:"cited_relevant,omitempty"`
+	CitedUnjudged *int32 `parquet:"cited_unjudged,optional" json:"cited_unjudged,omitempty"`
 }

@@ -20,6 +20,13 @@ type EvalSummariesInput struct {
 	EvalID     string `json:"eval_id"`
 	Index      string `json:"index"`
 	QueriesKey string `json:"queries_key"`
+	// QuestionsKey and QrelsKey, instead of QueriesKey, are judged questions: those with
+	// judgements dated within [From, To] are answered, and the summaries are also scored
+	// against the judgements (summary lead, support, noise).
+	QuestionsKey string    `json:"questions_key,omitempty"`
+	QrelsKey     string    `json:"qrels_key,omitempty"`
+	From         time.Time `json:"from,omitzero"`
+	To           time.Time `json:"to,omitzero"`
 	// StudyKey is the study's answers (empty: asof alone).
 	StudyKey string `json:"study_key,omitempty"`
 	Limit    int    `json:"limit"`
@@ -68,7 +75,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 	})
 	var plan activities.PlanSummariesResult
 	if err := workflow.ExecuteActivity(quick, a.PlanSummaries, activities.PlanSummariesInput{
-		EvalID: in.EvalID, QueriesKey: in.QueriesKey, Limit: in.Limit,
+		EvalID: in.EvalID, QueriesKey: in.QueriesKey, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, From: in.From, To: in.To, Limit: in.Limit,
 	}).Get(ctx, &plan); err != nil {
 		return EvalSummariesResult{}, fmt.Errorf("plan: %w", err)
 	}
@@ -133,7 +140,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 	}
 	out.Failed = len(failed)
 	if err := workflow.ExecuteActivity(quick, a.FinishSummaries, activities.FinishSummariesInput{
-		EvalID: in.EvalID, Index: in.Index, Queries: plan.Queries, Errors: failed, StudyKey: in.StudyKey,
+		EvalID: in.EvalID, Index: in.Index, Queries: plan.Queries, Errors: failed, StudyKey: in.StudyKey, QrelsKey: in.QrelsKey,
 		Rubric: in.Rubric, Rubrics: rubrics,
 	}).Get(ctx, &out.Finish); err != nil {
 		return EvalSummariesResult{}, fmt.Errorf("finish: %w", err)

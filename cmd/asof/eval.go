@@ -107,6 +107,21 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 	return nil
 }
 
+// evalSpan reads --from and --to (empty: unbounded).
+func evalSpan(f evalFlags) (from, to time.Time, err error) {
+	if f.from != "" {
+		if from, err = corpus.ParseDate(f.from); err != nil {
+			return from, to, fmt.Errorf("--from: %w", err)
+		}
+	}
+	if f.to != "" {
+		if to, err = corpus.ParseDate(f.to); err != nil {
+			return from, to, fmt.Errorf("--to: %w", err)
+		}
+	}
+	return from, to, nil
+}
+
 // evaluate checks the inputs, runs the Eval workflow (resuming an equal earlier run) and copies
 // its files to f.out, which it returns as an absolute path.
 func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, string, error) {
@@ -119,17 +134,9 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 			return none, "", fmt.Errorf("--systems: %w", err)
 		}
 	}
-	var from, to time.Time
-	var err error
-	if f.from != "" {
-		if from, err = corpus.ParseDate(f.from); err != nil {
-			return none, "", fmt.Errorf("--from: %w", err)
-		}
-	}
-	if f.to != "" {
-		if to, err = corpus.ParseDate(f.to); err != nil {
-			return none, "", fmt.Errorf("--to: %w", err)
-		}
+	from, to, err := evalSpan(f)
+	if err != nil {
+		return none, "", err
 	}
 	specs := []string{f.questions, f.qrels}
 	switch {

@@ -29,7 +29,7 @@ type summariesFlags struct {
 // addSummariesFlags adds the summaries mode's flags to eval.
 func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
 	var s summariesFlags
-	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries as `asof ask` does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), beside --study's answers")
+	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries (or judged --questions with --qrels) as `asof ask` does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), against the judgements (summary lead, support, noise), beside --study's answers")
 	fs.StringVar(&s.study, "study", "", "with --summaries: the study's answers Parquet (tg-finance-ru study-answers.parquet) to compare with")
 	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries on the study's five 1-5 criteria) or none (\"not judged\")")
 	return &s
@@ -38,15 +38,19 @@ func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
 // summariesHelp is appended to eval's long help.
 const summariesHelp = `
 
-Summaries mode (--summaries --queries FILE [--study FILE]): every query is answered as of its
-anchor_date by the Ask workflow exactly as ` + "`asof ask`" + ` serves it (default options, heuristic judge,
+Summaries mode (--summaries --queries FILE [--study FILE], or --summaries --questions FILE
+--qrels FILE [--from DAY --to DAY]): every query is answered as of its anchor_date (a judged
+question as of its question_date) by the Ask workflow exactly as ` + "`asof ask`" + ` serves it (default options, heuristic judge,
 extractive summary), a few at a time (--concurrency), and each summary is measured like the
 Telegram study measured its own (its Table 3: share of summaries with dates, dates per
 summary, age of the freshest context document and of the freshest date the summary states,
 the gap, share of summary dates within 7 and 30 days), with citation checks (claims citing an
 existing block, dates absent from the cited blocks). --study adds the study's three systems
 for the same queries, with its judge's rubric; --rubric llm has the configured LLM grade asof's
-summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged". Writes DIR/summary.json, DIR/table.md and
+summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged".
+With judged questions each summary is also scored against the qrels: summary lead (its first
+line cites a grade-2 document), summary support (some line does) and summary noise (the share
+of cited documents not judged relevant). Writes DIR/summary.json, DIR/table.md and
 DIR/per_answer.parquet (also under evals/summaries/<id>/); a rerun asks only what is missing.
 --limit N keeps the first N queries. See docs/summaries.md.`
 
@@ -54,15 +58,25 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	if err := checkIndexName(f.index); err != nil {
 		return err
 	}
+	judged := f.questions != "" || f.qrels != ""
 	switch {
-	case f.queries == "":
-		return errors.New("--summaries needs --queries (query_id, query, anchor_date)")
-	case f.questions != "" || f.qrels != "":
-		return errors.New("--summaries reads --queries, not --questions/--qrels")
+	case f.queries != "" && judged:
+		return errors.New("--summaries reads --queries (unlabelled) or --questions with --qrels (judged), not both")
+	case judged && (f.questions == "" || f.qrels == ""):
+		return errors.New("--summaries with judged questions needs both --questions and --qrels")
+	case f.queries == "" && !judged:
+		return errors.New("--summaries needs --queries (query_id, query, anchor_date) or --questions with --qrels")
 	case s.rubric != "none" && s.rubric != activities.RubricLLM:
 		return fmt.Errorf("--rubric %q: use llm or none", s.rubric)
 	}
+	from, to, err := evalSpan(f)
+	if err != nil {
+		return err
+	}
 	specs := []string{f.queries}
+	if judged {
+		specs = []string{f.questions, f.qrels}
+	}
 	if s.study != "" {
 		specs = append(specs, s.study)
 	}
@@ -71,13 +85,21 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return err
 	}
 	if len(files) != len(specs) {
-		return errors.New("--queries and --study each name one Parquet file")
+		return errors.New("--queries (or --questions and --qrels) and --study each name one Parquet file")
 	}
-	if err := checkParquetColumns[schemas.EvalQuery]("--queries", files[0]); err != nil {
+	if judged {
+		err = checkParquetColumns[schemas.EvalQuestion]("--questions", files[0])
+		if err == nil {
+			err = checkParquetColumns[schemas.Qrel]("--qrels", files[1], "days_before")
+		}
+	} else {
+		err = checkParquetColumns[schemas.EvalQuery]("--queries", files[0])
+	}
+	if err != nil {
 		return err
 	}
 	if s.study != "" {
-		if err := checkParquetColumns[schemas.StudyAnswer]("--study", files[1]); err != nil {
+		if err := checkParquetColumns[schemas.StudyAnswer]("--study", files[len(files)-1]); err != nil {
 			return err
 		}
 	}
@@ -104,9 +126,14 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	if err != nil {
 		return err
 	}
-	in := workflows.EvalSummariesInput{Index: f.index, QueriesKey: inputs[0].Key, Limit: f.limit, Concurrency: f.concurrency}
+	in := workflows.EvalSummariesInput{Index: f.index, Limit: f.limit, Concurrency: f.concurrency}
+	if judged {
+		in.QuestionsKey, in.QrelsKey, in.From, in.To = inputs[0].Key, inputs[1].Key, from, to
+	} else {
+		in.QueriesKey = inputs[0].Key
+	}
 	if s.study != "" {
-		in.StudyKey = inputs[1].Key
+		in.StudyKey = inputs[len(inputs)-1].Key
 	}
 	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
 	// not part of it, so --rubric llm after a plain run grades the answers already there.
@@ -115,7 +142,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		in.Rubric = activities.RubricLLM
 	}
 	began := time.Now()
-	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", f.queries, f.index, in.EvalID)
+	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", files[0], f.index, in.EvalID)
 	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalSummariesWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.EvalSummaries, in)
 	if err != nil {
 		return fmt.Errorf("start summaries eval: %w", err)

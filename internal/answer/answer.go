@@ -549,7 +549,7 @@ func Docs(hits []Hit) []evidence.Doc {
 	docs := make([]evidence.Doc, 0, len(hits))
 	for _, h := range hits {
 		docs = append(docs, evidence.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
-			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score})
+			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score, Cosine: float64(h.Cos), Folded: h.Folded})
 	}
 	return docs
 }
@@ -596,7 +596,10 @@ const NothingLeft = "No document was left to summarize: none passed retrieval an
 // ComposeInput is what a context and summary are made from.
 type ComposeInput struct {
 	Query string
-	AsOf  time.Time
+	// SearchText is the query as read (Reading.Text: without its date phrases, which chose
+	// the time, not the topic); the summary matches sentences against it when it is set.
+	SearchText string
+	AsOf       time.Time
 	// Evolution asks for "then vs now"; Groups maps doc ids to "then" or "now".
 	Evolution bool
 	Groups    map[string]string
@@ -605,6 +608,14 @@ type ComposeInput struct {
 	Empty   string
 	Context evidence.Options
 	Summary summarize.Options
+}
+
+// topic is the text a summary's sentences are matched against: SearchText, else Query.
+func (in ComposeInput) topic() string {
+	if strings.TrimSpace(in.SearchText) != "" {
+		return in.SearchText
+	}
+	return in.Query
 }
 
 // Compose builds the dated context from docs (ranked, best first; what passed the judge) and
@@ -625,7 +636,8 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 	out := Composed{Context: cx.Text()}
 	for _, bl := range cx.Blocks {
 		out.Blocks = append(out.Blocks, schemas.ContextBlock{N: bl.N, DocID: bl.Doc.DocID, PublishedAt: bl.Doc.PublishedAt,
-			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID]})
+			Sources: bl.Doc.Sources, Title: bl.Doc.Title, Snippet: bl.Snippet, Hot: bl.Hot, URL: bl.Doc.URL, Group: in.Groups[bl.Doc.DocID],
+			Folded: bl.Doc.Folded})
 	}
 	if in.Evolution {
 		var then, now []evidence.Block
@@ -636,14 +648,14 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 				now = append(now, b)
 			}
 		}
-		b, err := summarize.Evolve(in.Query, then, now, in.AsOf, in.Summary)
+		b, err := summarize.Evolve(in.topic(), then, now, in.AsOf, in.Summary)
 		if err != nil {
 			return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 		}
 		out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
 		return out, nil
 	}
-	b, err := summarize.Brief(in.Query, cx.Blocks, in.AsOf, in.Summary)
+	b, err := summarize.Brief(in.topic(), cx.Blocks, in.AsOf, in.Summary)
 	if err != nil {
 		return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}

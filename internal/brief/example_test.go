@@ -57,12 +57,10 @@ func ExampleWrite() {
 	//
 	// ### Timeline
 	// - 2023-12-15 — The key rate rose to 16%. [2]
-	// - 2024-06-28 — The key rate rose to 18%. [1]
 	// extractive
 	// ### New in the last 7 days
 	// - 2024-06-28 — The central bank raised the key rate to 18% on 28 June 2024. [1]
 	//
 	// ### Timeline
 	// - 2023-12-15 — The key rate was raised to 16% in December. [2]
-	// - 2024-06-28 — The central bank raised the key rate to 18% on 28 June 2024. [1]
 }

@@ -44,7 +44,6 @@ func ExampleMarkdown() {
 	//
 	// ### Timeline
 	// - 2024-06-06 — The ECB cut its key rates by 25 basis points. [2]
-	// - 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1]
 	//
 	// ### Sources
 	// - [1] 2024-06-28 · reuters, ft · ECB holds rates · https://example.com/ecb-holds

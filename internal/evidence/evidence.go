@@ -8,7 +8,6 @@
 package evidence
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -33,6 +32,12 @@ type Doc struct {
 	PublishedAt time.Time
 	// Score is its ranking score; higher is better.
 	Score float64
+	// Grade is the judge's relevance (1 related, 2 on the question), 0 when it was not judged.
+	Grade int
+	// Cosine is its dense similarity to the query, 0 when unknown.
+	Cosine float64
+	// Folded are the documents folded into it as near-duplicates.
+	Folded []string
 }
 
 // Options shape the context.
@@ -114,7 +119,8 @@ type Block struct {
 	Hot bool
 }
 
-// Context is the selected documents, newest first, and how many of them are hot or history.
+// Context is the selected documents, hot ones first, each part in ranked order, and how many
+// of them are hot or history.
 type Context struct {
 	// Blocks are numbered 1..len(Blocks) in order.
 	Blocks []Block
@@ -129,8 +135,9 @@ const DateLayout = "2006-01-02"
 //
 // The first round(KDocs·HotRatio) hot documents and the first KDocs minus that many history
 // documents are taken, each in ranked order; when one pool is short, the other fills the
-// free slots, still in ranked order. The selection is then sorted newest first (ties: higher
-// Score, then DocID, then ranked order) and numbered from 1. Any ranked document published
+// free slots, still in ranked order. The selection is then ordered so that the most relevant
+// fresh evidence is [1]: the hot documents in ranked order, then the history documents in
+// ranked order, and numbered from 1. Any ranked document published
 // after the end of asOf's day is an error wrapping ErrFuture, even one that would not be
 // selected.
 func Build(ranked []Doc, asOf time.Time, o Options) (Context, error) {
@@ -166,12 +173,16 @@ func Build(ranked []Doc, asOf time.Time, o Options) (Context, error) {
 	for k, i := range sel {
 		c.Blocks[k] = Block{Doc: ranked[i], Hot: !ranked[i].PublishedAt.Before(hotFrom)}
 	}
+	// The most relevant fresh evidence first: hot documents in ranked order, then history
+	// documents in ranked order (sel is in ranked order).
 	slices.SortStableFunc(c.Blocks, func(a, b Block) int {
-		return cmp.Or(
-			b.Doc.PublishedAt.Compare(a.Doc.PublishedAt),
-			cmp.Compare(b.Doc.Score, a.Doc.Score),
-			cmp.Compare(a.Doc.DocID, b.Doc.DocID),
-		)
+		switch {
+		case a.Hot && !b.Hot:
+			return -1
+		case b.Hot && !a.Hot:
+			return 1
+		}
+		return 0
 	})
 	for k := range c.Blocks {
 		c.Blocks[k].N = k + 1

@@ -38,19 +38,19 @@ func TestBuildSelection(t *testing.T) {
 		name         string
 		ranked       []Doc
 		opts         Options
-		want         []string // selected DocIDs, newest first
+		want         []string // selected DocIDs: hot in ranked order, then history in ranked order
 		hot, history int
 	}{
 		{"empty", nil, half, []string{}, 0, 0},
 		{
 			"all hot: the first KDocs in ranked order",
 			[]Doc{doc("h5", 5), doc("h1", 1), doc("h3", 3), doc("h0", 0), doc("h2", 2), doc("h4", 4)},
-			half, []string{"h0", "h1", "h3", "h5"}, 4, 0,
+			half, []string{"h5", "h1", "h3", "h0"}, 4, 0,
 		},
 		{
 			"all old: the first KDocs in ranked order",
 			[]Doc{doc("o45", 45), doc("o41", 41), doc("o40", 40), doc("o43", 43), doc("o44", 44)},
-			half, []string{"o40", "o41", "o43", "o45"}, 0, 4,
+			half, []string{"o45", "o41", "o40", "o43"}, 0, 4,
 		},
 		{
 			"mixed: quota from each pool",
@@ -100,7 +100,7 @@ func TestBuildSelection(t *testing.T) {
 				{DocID: "last-instant", PublishedAt: time.Date(2024, 6, 30, 23, 59, 59, 999999999, time.UTC)},
 				{DocID: "old", PublishedAt: time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)},
 			},
-			Options{KDocs: 3, HotDays: 30, HotRatio: 0.67, SnippetChars: 100}, []string{"last-instant", "first-hot", "last-old"}, 2, 1,
+			Options{KDocs: 3, HotDays: 30, HotRatio: 0.67, SnippetChars: 100}, []string{"first-hot", "last-instant", "last-old"}, 2, 1,
 		},
 	}
 	for _, tt := range tests {
@@ -121,15 +121,17 @@ func TestBuildSelection(t *testing.T) {
 	}
 }
 
-func TestBuildOrderTies(t *testing.T) {
+// TestBuildOrder numbers the most relevant fresh evidence first: hot documents in ranked
+// order, whatever their dates and scores, then history documents in ranked order.
+func TestBuildOrder(t *testing.T) {
 	same := ago(2)
 	ranked := []Doc{
+		{DocID: "old-best", ChunkID: "old-best#0", PublishedAt: ago(60), Score: 9},
 		{DocID: "b", ChunkID: "b#1", PublishedAt: same, Score: 1},
-		{DocID: "z", ChunkID: "z#0", PublishedAt: same, Score: 2}, // higher score first
-		{DocID: "a", ChunkID: "a#0", PublishedAt: same, Score: 1}, // then DocID
-		{DocID: "b", ChunkID: "b#0", PublishedAt: same, Score: 1}, // then ranked order
-		{DocID: "new", ChunkID: "new#0", PublishedAt: same.Add(time.Second), Score: 0},
-		{DocID: "old", ChunkID: "old#0", PublishedAt: ago(60), Score: 9},
+		{DocID: "z", ChunkID: "z#0", PublishedAt: same, Score: 2},
+		{DocID: "newest", ChunkID: "newest#0", PublishedAt: same.Add(time.Second), Score: 0},
+		{DocID: "old", ChunkID: "old#0", PublishedAt: ago(40), Score: 9},
+		{DocID: "b", ChunkID: "b#0", PublishedAt: same, Score: 1},
 	}
 	c, err := Build(ranked, asOf, DefaultOptions())
 	if err != nil {
@@ -139,7 +141,7 @@ func TestBuildOrderTies(t *testing.T) {
 	for _, b := range c.Blocks {
 		got = append(got, b.Doc.ChunkID)
 	}
-	want := []string{"new#0", "z#0", "a#0", "b#1", "b#0", "old#0"}
+	want := []string{"b#1", "z#0", "newest#0", "b#0", "old-best#0", "old#0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("order %q, want %q", got, want)
 	}
@@ -236,12 +238,12 @@ func TestText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[1] date=2024-06-29 source=@markettwits
-Инфляция замедлилась
-
-[2] date=2024-06-28 sources=@cbr_official, @rbc, @tass
+	want := `[1] date=2024-06-28 sources=@cbr_official, @rbc, @tass
 Банк России повысил ставку
 Совет директоров повысил ключевую ставку…
+
+[2] date=2024-06-29 source=@markettwits
+Инфляция замедлилась
 
 [3] date=2023-12-15
 Archive`
@@ -254,8 +256,8 @@ Archive`
 }
 
 // TestBuildProperties checks on random inputs: len(Blocks) = min(KDocs, len(ranked)); every
-// block is published by the end of the as-of day; blocks are numbered 1..n and sorted newest
-// first; Hot agrees with the window and with the counts; each pool contributes a prefix of
+// block is published by the end of the as-of day; blocks are numbered 1..n, hot ones first,
+// each part in ranked order; Hot agrees with the window and with the counts; each pool contributes a prefix of
 // itself in ranked order, of the size the quota and the other pool's shortfall allow; and
 // snippets respect the limit.
 func TestBuildProperties(t *testing.T) {
@@ -311,8 +313,8 @@ func TestBuildProperties(t *testing.T) {
 			if n := utf8.RuneCountInString(b.Snippet); n > o.SnippetChars {
 				fail("block %d snippet has %d runes", k, n)
 			}
-			if k > 0 && c.Blocks[k-1].Doc.PublishedAt.Before(b.Doc.PublishedAt) {
-				fail("blocks %d and %d not newest first", k-1, k)
+			if k > 0 && !c.Blocks[k-1].Hot && b.Hot {
+				fail("history block %d before hot block %d", k-1, k)
 			}
 		}
 		if c.HotCount != hotCount || c.HistoryCount != len(c.Blocks)-hotCount {
@@ -329,6 +331,19 @@ func TestBuildProperties(t *testing.T) {
 		wantHot := min(len(hot), max(roundHalfUp(o.KDocs, o.HotRatio), o.KDocs-len(history)))
 		if c.HotCount != wantHot {
 			fail("%d hot, want %d (pools %d/%d)", c.HotCount, wantHot, len(hot), len(history))
+		}
+		var order []string // the blocks must be the hot prefix, then the history prefix, each in ranked order
+		for _, pool := range [][]string{hot, history} {
+			for _, id := range pool {
+				if chosen[id] {
+					order = append(order, id)
+				}
+			}
+		}
+		for k, b := range c.Blocks {
+			if b.Doc.ChunkID != order[k] {
+				fail("block %d is %q, want %q (hot, then history, each in ranked order)", k, b.Doc.ChunkID, order[k])
+			}
 		}
 		for _, pool := range [][]string{hot, history} {
 			taken := 0

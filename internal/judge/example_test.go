@@ -9,8 +9,9 @@ import (
 func ExampleHeuristic() {
 	docs := []judge.Doc{
 		{ID: 1, Title: "ЦБ сохранил ключевую ставку", Text: "Банк России сохранил ставку на уровне 21%.", Cosine: 0.9},
-		{ID: 2, Title: "Ставки по ипотеке растут", Cosine: 0.81},
+		{ID: 2, Title: "Ставки по ипотеке растут", Cosine: 0.86},
 		{ID: 3, Title: "Погода в Москве", Cosine: 0.7},
+		{ID: 4, Title: "Ставки по вкладам", Cosine: 0.83}, // one word, and more than CosineSlack below the best
 	}
 	for _, v := range judge.Heuristic("Какая сейчас ключевая ставка ЦБ?", docs) {
 		fmt.Printf("doc %d: %d\n", v.ID, v.Relevance)
@@ -19,6 +20,7 @@ func ExampleHeuristic() {
 	// doc 1: 2
 	// doc 2: 1
 	// doc 3: 0
+	// doc 4: 0
 }
 
 func ExampleParse() {

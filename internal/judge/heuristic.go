@@ -29,15 +29,37 @@ const (
 	// MinPrefixRunes is the least length, in runes, of a term key that may
 	// match a longer key by prefix.
 	MinPrefixRunes = 5
+	// CosineSlack is how far below the best known cosine of the pool a
+	// document's cosine may be and the document still be kept, unless its
+	// words alone make it grade 2 (coverage of at least CoverageDirect). The
+	// absolute thresholds above were set on E5-small-v2 scores; a multilingual
+	// model scores every text of the corpus's language high (0.80–0.90 for
+	// unrelated Russian posts), and a floor relative to the pool's best holds
+	// for either. Measured on the judged pools of the Russian dev set and
+	// realtimeqa 2023 (docs/summaries.md).
+	CosineSlack = 0.06
 )
 
 // Heuristic is the offline judge ([MethodHeuristic]): it grades each doc by
 // the share of the query's content terms found in its title and text and by
-// its cosine, with the rule in the package documentation. Verdicts are sorted
-// by ID. It is deterministic and does no I/O.
-func Heuristic(query string, docs []Doc) []Verdict {
+// its cosine, with the rule in the package documentation; the pool's best
+// cosine is the best of docs. Verdicts are sorted by ID. It is deterministic
+// and does no I/O.
+func Heuristic(query string, docs []Doc) []Verdict { return HeuristicPool(query, docs, 0) }
+
+// HeuristicPool is [Heuristic] for docs that are a batch of a larger pool,
+// whose best known cosine is poolBest (0: the best of docs): a document whose
+// cosine is more than CosineSlack below it is graded 0 unless its words alone
+// make it grade 2.
+func HeuristicPool(query string, docs []Doc, poolBest float64) []Verdict {
 	if len(docs) == 0 {
 		return nil
+	}
+	best := poolBest
+	for _, d := range docs {
+		if c := d.Cosine; c > best && !math.IsInf(c, 1) {
+			best = c
+		}
 	}
 	q := textnorm.Terms(query)
 	out := make([]Verdict, len(docs))
@@ -46,14 +68,14 @@ func Heuristic(query string, docs []Doc) []Verdict {
 		if math.IsNaN(cos) || math.IsInf(cos, 0) {
 			cos = 0
 		}
-		rel := 0
+		rel, cov := 0, 0.0
 		if len(q) == 0 {
 			if cos >= CosineRelated {
 				rel = 1
 			}
 		} else {
 			n := matched(q, textnorm.Terms(d.Title+"\n"+d.Text))
-			cov := float64(n) / float64(len(q))
+			cov = float64(n) / float64(len(q))
 			// One word of several shared, with a known cosine below CosineDirect, is a
 			// coincidence ("ministry" in a grain forecast for "finance minister"), not a
 			// neighbouring subject.
@@ -65,6 +87,9 @@ func Heuristic(query string, docs []Doc) []Verdict {
 			case words || cos >= CosineRelated:
 				rel = 1
 			}
+		}
+		if cos > 0 && cos < best-CosineSlack && cov < CoverageDirect {
+			rel = 0 // far from the pool's best match, and the words alone do not make it direct
 		}
 		out[i] = Verdict{ID: d.ID, Relevance: rel}
 	}

@@ -141,7 +141,8 @@ func TestHeuristicDeterministic(t *testing.T) {
 	docs := sampleDocs()
 	docs = append(docs, judge.Doc{ID: 4, Title: "ECB rate decision", Text: "Interest rates were cut.", Cosine: 0.9})
 	first := judge.Heuristic(query, docs)
-	want := []judge.Verdict{{ID: 1, Relevance: 2}, {ID: 2, Relevance: 0}, {ID: 3, Relevance: 1}, {ID: 4, Relevance: 2}}
+	// Doc 3 (Russian, cosine 0.85) is more than CosineSlack below doc 1's 0.91 and shares no word: 0.
+	want := []judge.Verdict{{ID: 1, Relevance: 2}, {ID: 2, Relevance: 0}, {ID: 3, Relevance: 0}, {ID: 4, Relevance: 2}}
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("Heuristic = %v, want %v", first, want)
 	}
@@ -158,6 +159,33 @@ func TestHeuristicDeterministic(t *testing.T) {
 	}
 	if got := judge.Heuristic(query, nil); got != nil {
 		t.Errorf("Heuristic(no docs) = %v, want nil", got)
+	}
+}
+
+// TestHeuristicPool grades against the best cosine of the whole pool a batch comes from.
+func TestHeuristicPool(t *testing.T) {
+	const query = "ECB interest rate decision"
+	related := judge.Doc{ID: 1, Title: "Lagarde speaks", Text: "The central bank in Frankfurt lowered borrowing costs.", Cosine: 0.86}
+	direct := judge.Doc{ID: 2, Title: "ECB rate decision", Text: "Interest rates were cut.", Cosine: 0.80}
+	tests := []struct {
+		name     string
+		doc      judge.Doc
+		poolBest float64
+		want     int
+	}{
+		{name: "the batch's own best", doc: related, poolBest: 0, want: 1},
+		{name: "within CosineSlack of the pool's best", doc: related, poolBest: related.Cosine + judge.CosineSlack - 0.001, want: 1},
+		{name: "beyond CosineSlack of the pool's best", doc: related, poolBest: related.Cosine + judge.CosineSlack + 0.001, want: 0},
+		{name: "words alone make it direct: kept however far", doc: direct, poolBest: 0.99, want: 2},
+		{name: "cosine unknown: no floor", doc: judge.Doc{ID: 3, Title: "Interest", Text: "rates"}, poolBest: 0.99, want: 1},
+		{name: "a pool best below the batch's: the batch's counts", doc: related, poolBest: 0.5, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := judge.HeuristicPool(query, []judge.Doc{tt.doc}, tt.poolBest)[0].Relevance; got != tt.want {
+				t.Errorf("HeuristicPool(pool best %v) = %d, want %d", tt.poolBest, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -20,14 +20,21 @@
 //     a NotEnough brief with no claims shows nothing more;
 //   - an evolution brief (one with Then or Now claims): "Then", oldest first, and "Now",
 //     freshest first;
-//   - any other: "New in the last N days" (freshest first; "Nothing new in the last N days."
-//     when empty; absent when the brief has no new window) and "Timeline" (oldest first). The
-//     Earlier claims are in the timeline already and are not shown again; a brief with an empty
-//     timeline shows its New and Earlier claims there, so no claim goes unseen;
+//   - any other: "New in the last N days" (the writer's first new claim, its lead, then the
+//     others freshest first; "Nothing new in the last N days." when empty; absent when the
+//     brief has no new window); when nothing is new, "Latest": one claim, the freshest earlier
+//     claim (the writer's first of that day; else the freshest of the timeline), so the reader sees the latest answer
+//     first, when the timeline holds more than that one; then "Timeline" (oldest first). The Earlier claims are in the timeline already and
+//     are not shown again; a brief with an empty timeline shows its New and Earlier claims
+//     there, so no claim goes unseen;
+//   - no claim is shown twice: one that repeats a claim shown before it (the same text, or on
+//     the same day most of the same terms, textnorm.RepeatsTitle) is left out, so the new
+//     claims an extractive timeline also holds are not listed again, and a section left with
+//     nothing that was not shown above is left out;
 //   - the sources: the blocks the claims cite, by number.
 //
-// Each section is put in its order by date (a stable sort: the writers' order stands among
-// claims of one date), whatever order a stored brief has; a claim's text is put on one line.
+// Each section other than "new" is put in its order by date (a stable sort: the writers' order
+// stands among claims of one date), whatever order a stored brief has; a claim's text is put on one line.
 // Output is deterministic: the same brief and blocks give the same bytes.
 package render
 
@@ -49,6 +56,7 @@ const LegacyNewDays = 7
 // Section kinds, in the order a view may show them.
 const (
 	SectionNew      = "new"
+	SectionLatest   = "latest"
 	SectionTimeline = "timeline"
 	SectionThen     = "then"
 	SectionNow      = "now"
@@ -104,18 +112,79 @@ func ViewOf(b schemas.Brief) View {
 			{Kind: SectionThen, Title: "Then", Claims: sorted(b.Then, oldestFirst), Empty: None},
 			{Kind: SectionNow, Title: "Now", Claims: sorted(b.Now, freshestFirst), Empty: None},
 		}
-		return v
+		return v.once()
 	}
-	if days := newDays(b); days > 0 {
-		v.Sections = append(v.Sections, Section{Kind: SectionNew, Title: "New in the " + lastDays(days), Claims: sorted(b.New, freshestFirst),
+	days := newDays(b)
+	fresh := leadFirst(b.New)
+	if days > 0 {
+		v.Sections = append(v.Sections, Section{Kind: SectionNew, Title: "New in the " + lastDays(days), Claims: fresh,
 			Empty: "Nothing new in the " + lastDays(days) + "."})
 	}
 	timeline := b.Timeline
 	if len(timeline) == 0 { // a brief that only split its claims still has a timeline
 		timeline = slices.Concat(b.Earlier, b.New)
 	}
-	v.Sections = append(v.Sections, Section{Kind: SectionTimeline, Title: "Timeline", Claims: sorted(timeline, oldestFirst), Empty: None})
+	timeline = sorted(timeline, oldestFirst)
+	if len(fresh) == 0 && len(timeline) > 1 {
+		// Nothing new: the latest claim leads, so a reader sees the freshest answer first, not
+		// the oldest line of the timeline.
+		latest := timeline[len(timeline)-1]
+		if len(b.Earlier) > 0 {
+			latest = sorted(b.Earlier, freshestFirst)[0]
+		}
+		v.Sections = append(v.Sections, Section{Kind: SectionLatest, Title: "Latest", Claims: []schemas.Claim{latest}, Empty: None})
+	}
+	v.Sections = append(v.Sections, Section{Kind: SectionTimeline, Title: "Timeline", Claims: timeline, Empty: None})
+	return v.once()
+}
+
+// leadFirst is the claims of a "new" section as shown: the writer's first claim (its lead: the
+// extractive summarizer puts its most relevant fresh sentence there), then the others freshest
+// first. A brief whose new claims are freshest first shows them in that order.
+func leadFirst(cs []schemas.Claim) []schemas.Claim {
+	if len(cs) == 0 {
+		return nil
+	}
+	return slices.Concat(cs[:1], sorted(cs[1:], freshestFirst))
+}
+
+// once drops every claim that repeats one shown before it, in view order (sections in order,
+// claims in order): no sentence is shown twice, whether a writer listed it in two sections
+// (the extractive timeline holds the new claims too) or two sources said it (repeats). A
+// section all of whose claims were shown above is left out.
+func (v View) once() View {
+	var shown []schemas.Claim
+	sections := v.Sections[:0]
+	for _, s := range v.Sections {
+		var keep []schemas.Claim
+		for _, c := range s.Claims {
+			if slices.ContainsFunc(shown, func(d schemas.Claim) bool { return repeats(c, d) }) {
+				continue
+			}
+			shown = append(shown, c)
+			keep = append(keep, c)
+		}
+		if len(s.Claims) > 0 && len(keep) == 0 {
+			continue
+		}
+		s.Claims = keep
+		sections = append(sections, s)
+	}
+	v.Sections = sections
 	return v
+}
+
+// repeats reports whether claim c says claim d again: the same text (case and spacing aside),
+// or, on the same day, one holds most of the other's terms (textnorm.RepeatsTitle).
+func repeats(c, d schemas.Claim) bool {
+	a, b := strings.ToLower(OneLine(c.Text)), strings.ToLower(OneLine(d.Text))
+	if a == b {
+		return true
+	}
+	if Day(c.Date) != Day(d.Date) {
+		return false
+	}
+	return textnorm.RepeatsTitle(a, b) || textnorm.RepeatsTitle(b, a)
 }
 
 // sorted is a copy of cs in order (a stable sort), or nil when cs is empty.
@@ -154,13 +223,12 @@ func NotEnoughLine(asOf time.Time) string {
 	return "Not enough information in the documents up to " + Day(asOf) + " to answer."
 }
 
-// Cites are the block numbers b's claims cite, ascending, each once.
+// Cites are the block numbers the claims shown of b cite (ViewOf: a repeat left out cites
+// nothing), ascending, each once.
 func Cites(b schemas.Brief) []int {
 	var out []int
-	for _, cs := range [][]schemas.Claim{b.New, b.Earlier, b.Timeline, b.Then, b.Now} {
-		for _, c := range cs {
-			out = append(out, c.Cites...)
-		}
+	for _, c := range ViewOf(b).Claims() {
+		out = append(out, c.Cites...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

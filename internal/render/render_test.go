@@ -50,14 +50,14 @@ func TestMarkdown(t *testing.T) {
 		want   string
 	}{
 		{
-			name: "digest: new, then the timeline; earlier is in the timeline already", b: digest,
+			name: "digest: new, then the timeline; earlier is in the timeline already, new is not shown again", b: digest,
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n- 2024-06-28 — Raised to 18%. [1][2]\n",
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
 		},
 		{
 			name: "with the sources it cites, by number, titles never a bare id", b: digest, blocks: blocks,
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
 				"### Sources\n" +
 				"- [1] 2024-06-28 · tass, rbc · Key rate raised · https://example.com/a\n" +
 				"- [2] 2024-06-27 · A post without a title, whose first words name it in the list of sources.\n" +
@@ -72,8 +72,8 @@ func TestMarkdown(t *testing.T) {
 			want: "### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
 		},
 		{
-			name: "stored before new_days: the default window", b: schemas.Brief{New: []schemas.Claim{raised}, Timeline: []schemas.Claim{raised}},
-			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n### Timeline\n- 2024-06-28 — Raised to 18%. [1][2]\n",
+			name: "stored before new_days: the default window; a timeline of shown claims only is left out", b: schemas.Brief{New: []schemas.Claim{raised}, Timeline: []schemas.Claim{raised}},
+			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n",
 		},
 		{
 			name: "not enough, no claims", b: schemas.Brief{AsOf: asOf, NotEnough: true, NewDays: 7, New: []schemas.Claim{}},
@@ -105,12 +105,23 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "a timeline made of new and earlier when it is empty", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{raised}, Earlier: []schemas.Claim{held}},
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n- 2024-06-28 — Raised to 18%. [1][2]\n",
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
 		},
 		{
-			name: "sections are put in order", b: schemas.Brief{AsOf: asOf, NewDays: 3000, New: []schemas.Claim{held, raised}, Timeline: []schemas.Claim{raised, cut, held}},
-			want: "### New in the last 3000 days\n- 2024-06-28 — Raised to 18%. [1][2]\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
-				"### Timeline\n- 2022-09-16 — Cut to 7.5%. [5]\n- 2023-12-15 — Raised to 16%. [4]\n- 2024-06-28 — Raised to 18%. [1][2]\n",
+			name: "sections are put in order: the writer's lead first, the other new claims freshest first", b: schemas.Brief{AsOf: asOf, NewDays: 3000,
+				New: []schemas.Claim{cut, held, raised}, Timeline: []schemas.Claim{raised, cut, held}},
+			want: "### New in the last 3000 days\n- 2022-09-16 — Cut to 7.5%. [5]\n- 2024-06-28 — Raised to 18%. [1][2]\n- 2023-12-15 — Raised to 16%. [4]\n",
+		},
+		{
+			name: "nothing new: the writer's latest earlier claim leads, the timeline holds the rest", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{},
+				Earlier: []schemas.Claim{held, cut}, Timeline: []schemas.Claim{cut, held}},
+			want: "### New in the last 7 days\n- Nothing new in the last 7 days.\n\n### Latest\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
+				"### Timeline\n- 2022-09-16 — Cut to 7.5%. [5]\n",
+		},
+		{
+			name: "a repeat of a claim shown, on the same day, is left out", b: schemas.Brief{AsOf: asOf, NewDays: 7,
+				New: []schemas.Claim{raised, claim("2024-06-28", "BREAKING: raised to 18%", 3)}, Timeline: []schemas.Claim{cut}},
+			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n### Timeline\n- 2022-09-16 — Cut to 7.5%. [5]\n",
 		},
 	}
 	for _, tt := range tests {

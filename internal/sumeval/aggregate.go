@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,6 +47,8 @@ type Row struct {
 	Citations CitationMetrics
 	// Rubric is nil when the system's answers were not judged at all.
 	Rubric *Rubric
+	// Lead is nil when the question has no judgements (or the system cites no block).
+	Lead *LeadMetrics
 }
 
 // Mean is a running mean that skips missing values. Its JSON is {"mean": x or null, "n": n,
@@ -130,7 +133,23 @@ type Aggregate struct {
 	DatesTimeline Mean `json:"dates_timeline"`
 	Recency       Mean `json:"recency"`
 	Overall       Mean `json:"overall"`
+	// Graded counts the answers scored against judgements (Row.Lead); Lead and Support are
+	// shares of those whose question has a grade-2 document.
+	Graded  int  `json:"graded"`
+	Lead    Mean `json:"summary_lead"`
+	Support Mean `json:"summary_support"`
+	// CitedDocs, CitedRelevant and CitedUnjudged are summed over the graded answers.
+	CitedDocs     int `json:"cited_docs"`
+	CitedRelevant int `json:"cited_relevant"`
+	CitedUnjudged int `json:"cited_unjudged"`
 }
+
+// Noise is the share of the documents graded answers cite that are not judged relevant
+// (grade 0 or unjudged), pooled over answers; NaN when none cites a document.
+func (g Aggregate) Noise() float64 { return ratio(g.CitedDocs-g.CitedRelevant, g.CitedDocs) }
+
+// UnjudgedShare is the share of cited documents that are unjudged (part of Noise).
+func (g Aggregate) UnjudgedShare() float64 { return ratio(g.CitedUnjudged, g.CitedDocs) }
 
 // CitedShare is Cited / Claims (NaN without claims).
 func (g Aggregate) CitedShare() float64 { return ratio(g.Cited, g.Claims) }
@@ -173,6 +192,16 @@ func Summarize(rows []Row) []Aggregate {
 		g.DatesChecked += c.DatesChecked
 		g.DatesUnsupported += c.DatesUnsupported
 		g.WholeContext = g.WholeContext || c.WholeContext
+		if l := r.Lead; l != nil {
+			g.Graded++
+			if l.Answerable {
+				g.Lead.Add(b2f(l.Lead))
+				g.Support.Add(b2f(l.Support))
+			}
+			g.CitedDocs += l.CitedDocs
+			g.CitedRelevant += l.CitedRelevant
+			g.CitedUnjudged += l.CitedUnjudged
+		}
 		if r.Rubric == nil {
 			continue
 		}
@@ -200,8 +229,9 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// Markdown renders the systems side by side: the date figures, the citation checks and the
-// rubric ("not judged" for a system without one). Missing figures are "–".
+// Markdown renders the systems side by side: the date figures, the citation checks, the
+// figures against judgements (summary lead, support and noise, when some answer was graded)
+// and the rubric ("not judged" for a system without one). Missing figures are "–".
 func Markdown(aggs []Aggregate) string {
 	var b strings.Builder
 	b.WriteString("| system | answers | with dates | dates per summary | freshest context doc, days | freshest summary date, days | gap, days | summary dates ≤7 d | ≤30 d | claims cited | bad citations | dates unsupported | overall (judged) |\n")
@@ -218,6 +248,16 @@ func Markdown(aggs []Aggregate) string {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n", g.System, g.Answers,
 			num(g.HasDates.Value(), 3), num(g.DatesPerSummary.Value(), 2), num(g.MinAgeContext.Value(), 2), num(g.MinAgeSummary.Value(), 2),
 			num(g.Gap.Value(), 2), num(g.Within7.Value(), 3), num(g.Within30.Value(), 3), num(g.CitedShare(), 3), g.BadCitations, unsupported, overall)
+	}
+	if slices.ContainsFunc(aggs, func(g Aggregate) bool { return g.Graded > 0 }) {
+		b.WriteString("\n| system | graded | with a grade-2 doc | summary lead | summary support | cited docs | summary noise | of them unjudged | gap, days |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, g := range aggs {
+			if g.Graded == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %d | %s | %s | %s |\n", g.System, g.Graded, g.Lead.N, num(g.Lead.Value(), 3),
+				num(g.Support.Value(), 3), g.CitedDocs, num(g.Noise(), 3), num(g.UnjudgedShare(), 3), num(g.Gap.Value(), 2))
+		}
 	}
 	b.WriteString("\n| system | relevance | groundedness | facts_numbers | dates_timeline | recency | overall | judged | missing |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range aggs {

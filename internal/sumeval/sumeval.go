@@ -70,6 +70,11 @@ type Block struct {
 	Date time.Time
 	// Text is what the block shows (title, snippet or document).
 	Text string
+	// DocID is the block's document (asof's blocks; empty for the study's) and Folded the
+	// documents folded into it as near-duplicates: LeadOf credits the block with the best
+	// grade among them.
+	DocID  string
+	Folded []string
 }
 
 // Answer is one summary with the context it was written from.

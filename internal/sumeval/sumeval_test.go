@@ -148,9 +148,9 @@ func TestDateMetrics(t *testing.T) {
 			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: asofBrief()},
 			sumeval.DefaultRules(),
 			// New: 09-03 (1), 12 September (2024-09-12: after the anchor in 2025, so the year
-			// before: 357); Timeline: 08-01 (34), 08-20 (15), 08-19 (16), 09-03 (1), 357. The
-			// Earlier section is not shown, so not counted.
-			sumeval.DateMetrics{Dates: 7, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 2.0 / 7, Within30: 4.0 / 7}},
+			// before: 357); Timeline: 08-01 (34), 08-20 (15), 08-19 (16); the new claim is not
+			// shown again there, and the Earlier section is not shown: neither is counted.
+			sumeval.DateMetrics{Dates: 5, MinAgeContext: 1, MinAgeSummary: 1, Gap: 0, Within7: 1.0 / 5, Within30: 3.0 / 5}},
 		{"asof extractive under the study's rules: claim dates are ISO, the anchor's are dropped",
 			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks,
 				Brief: timeline(schemas.Claim{Date: day("2025-09-04"), Text: "Сегодня 4 сентября.", Cites: []int{1}}, schemas.Claim{Date: day("2025-09-03"), Text: "Вчера.", Cites: []int{1}})},
@@ -199,7 +199,7 @@ func TestCitations(t *testing.T) {
 			// (block 2 states 18 августа) and 2025-08-01 (its claim cites no existing block).
 			// "12 сентября" is read as 2024-09-12 in the summary (as of 2025-09-04) and in block 1
 			// (as of 2025-09-03): supported, twice.
-			sumeval.CitationMetrics{Claims: 4, Cited: 3, BadCitations: 1, DatesChecked: 7, DatesUnsupported: 2}},
+			sumeval.CitationMetrics{Claims: 3, Cited: 2, BadCitations: 1, DatesChecked: 5, DatesUnsupported: 2}},
 		{"asof: a claim that cites nothing supports no date",
 			sumeval.Answer{Format: sumeval.FormatAsof, Anchor: day("2025-09-04"), Blocks: asofBlocks, Brief: timeline(schemas.Claim{Date: day("2025-08-20"), Text: "Курс упал."})},
 			sumeval.CitationMetrics{Claims: 1, DatesChecked: 1, DatesUnsupported: 1}},
@@ -244,12 +244,13 @@ func TestScoresWhatTheReaderSaw(t *testing.T) {
 		brief *schemas.Brief
 		lines int
 	}{
-		{"extractive: new and timeline", asofBrief(), 4},
-		{"a brief stored before new_days", legacy, 4},
+		{"extractive: new, then the timeline without the new claim again", asofBrief(), 3},
+		{"a brief stored before new_days", legacy, 3},
 		{"evolution", &schemas.Brief{AsOf: anchor, Then: asofBrief().Earlier, Now: asofBrief().New}, 3},
 		{"weak match with a note", &schemas.Brief{AsOf: anchor, NewDays: 7, Note: "Weak match 2025-09-01.", New: []schemas.Claim{}, Timeline: asofBrief().Earlier}, 2},
 		{"not enough with partial claims", &schemas.Brief{AsOf: anchor, NewDays: 1, NotEnough: true, Timeline: asofBrief().New}, 1},
-		{"timeline empty: built from new and earlier", &schemas.Brief{AsOf: anchor, NewDays: 7, New: asofBrief().New, Earlier: asofBrief().Earlier}, 4},
+		{"timeline empty: built from new and earlier", &schemas.Brief{AsOf: anchor, NewDays: 7, New: asofBrief().New, Earlier: asofBrief().Earlier}, 3},
+		{"nothing new: the latest leads", &schemas.Brief{AsOf: anchor, NewDays: 7, New: []schemas.Claim{}, Earlier: asofBrief().Earlier, Timeline: asofBrief().Earlier}, 2},
 		{"not enough", &schemas.Brief{AsOf: anchor, NotEnough: true}, 0},
 	}
 	for _, tt := range tests {

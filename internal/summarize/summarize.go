@@ -34,16 +34,29 @@
 // Brief carries FallbackNote; when no sentence shares a term with the query, the result is
 // NotEnough.
 //
-// Selection. Relevant sentences are taken greedily by score (ties: newer date, then lower N,
-// then earlier in the block, the title first) up to MaxSentences — first, in Brief, up to half
-// of MaxSentences (rounded up) from blocks of the "new" window, so that what is new is not
-// crowded out by older sentences that cover more of the query, then the best of all — skipping a sentence whose
-// term Jaccard with one already taken exceeds NoveltyMax (a near-repeat, e.g. the same news
-// reposted by a second channel) and any beyond MaxPerDoc from one block. Taken sentences are
-// cut to MaxSentenceChars runes at a word boundary with "…". They are then split into "new"
-// (published from 00:00 UTC NewDays−1 days before A's day, inclusive, to the end of A's day:
-// with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before that), each
-// freshest first, and listed again oldest first as the timeline.
+// Relevance floor. A sentence may be said as new (and on the evolution's "now" side) only
+// when it is on topic: its coverage is at least MinOverlap (any positive coverage in a
+// fallback) and its block's cosine to the query (evidence.Doc.Cosine, 0 unknown: no floor) is
+// at least the best cosine of the blocks less CosineSlack. A sentence of the "new" window
+// below the floor is not said at all: a channel's weekly calendar post that names every word
+// of the query never leads, nor shows up as news.
+//
+// Selection. The lead comes first: the on-topic "new" sentence with the best coverage +
+// LeadRankWeight · r (the most relevant fresh evidence; ties: the better scored); then, up to
+// half of MaxSentences (rounded up), the other on-topic new sentences, freshest first, so the
+// freshest facts are said; then the best of the rest by score (ties: newer date, then lower N,
+// then earlier in the block, the title first) up to MaxSentences. When nothing on topic is new,
+// the latest on-topic older sentence leads instead. A sentence is skipped when it is beyond
+// MaxPerDoc from its block or repeats one already taken: a term Jaccard above NoveltyMax (the
+// same news reposted by a second channel) or, unless NoveltyMax is 1, 70% of the terms of one
+// in the other (a title and a repost's lead sentence that says it again, with more). Taken
+// sentences are cut to MaxSentenceChars runes at a word boundary with "…". They are then split
+// into "new" (published from 00:00 UTC NewDays−1 days before A's day, inclusive, to the end of
+// A's day: with NewDays 7 and A = 2024-06-30, from 2024-06-24 00:00) and "earlier" (before
+// that): the lead first in its section, the others freshest first; and listed again oldest
+// first as the timeline (render shows each claim once). A Brief with nothing to say has the
+// NothingSaidNote; an evolution whose "now" side is empty while "then" is not has the
+// NothingRecentNote.
 //
 // Days are UTC calendar days, as in evidence. A block published after the end of A's day is a
 // leak from upstream and is an error, not skipped.
@@ -93,6 +106,14 @@ type Options struct {
 	MaxSentenceChars int `json:"MaxSentenceChars"`
 	// RankWeight weighs the block's normalized retrieval score against query coverage.
 	RankWeight float64 `json:"RankWeight"`
+	// LeadRankWeight weighs the block's normalized retrieval score against query coverage
+	// when the lead is chosen: the claim a reader sees first.
+	LeadRankWeight float64 `json:"LeadRankWeight"`
+	// CosineSlack is the relevance floor of a "new" claim and of the evolution's "now" side:
+	// its block's cosine to the query (evidence.Doc.Cosine) must be at least the best cosine
+	// of the blocks given minus CosineSlack. Blocks of unknown cosine (0) pass; 1 lets
+	// every block pass.
+	CosineSlack float64 `json:"CosineSlack"`
 }
 
 // DefaultOptions are 8 sentences, a 7-day "new" window, 2 sentences per block, 25% query
@@ -100,7 +121,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		MaxSentences: 8, NewDays: 7, MaxPerDoc: 2, MinOverlap: 0.25, NoveltyMax: 0.6,
-		MaxSentenceChars: 300, RankWeight: 0.1,
+		MaxSentenceChars: 300, RankWeight: 0.1, LeadRankWeight: 1, CosineSlack: 0.06,
 	}
 }
 
@@ -122,6 +143,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("summarize: max sentence chars %d must be positive", o.MaxSentenceChars)
 	case !(o.RankWeight >= 0) || math.IsInf(o.RankWeight, 1):
 		return fmt.Errorf("summarize: rank weight %v must be finite and not negative", o.RankWeight)
+	case !(o.LeadRankWeight >= 0) || math.IsInf(o.LeadRankWeight, 1):
+		return fmt.Errorf("summarize: lead rank weight %v must be finite and not negative", o.LeadRankWeight)
+	case !unit(o.CosineSlack):
+		return fmt.Errorf("summarize: cosine slack %v must be in [0, 1]", o.CosineSlack)
 	}
 	return nil
 }
@@ -137,9 +162,19 @@ var ErrNoAsOf = errors.New("summarize: as-of time is zero")
 // used by two blocks, so that a citation would be ambiguous (evidence.CheckBlocks).
 var ErrBlockNumber = evidence.ErrBlockNumber
 
+// NothingSaidNote is the Note of a Brief that found nothing to say: no sentence of the blocks
+// shares a term with the query.
+const NothingSaidNote = "No sentence of the documents found mentions the query's terms."
+
+// NothingRecentNote is the Note of an evolution Brief whose "now" side is empty while its
+// "then" side is not: nothing recent passed the relevance floor.
+const NothingRecentNote = "Nothing recent is on topic: the newest documents found do not pass the relevance floor."
+
 // Brief summarizes blocks for query as of asOf's UTC day: New are the sentences of the "new"
-// window, freshest first, Earlier the older ones, freshest first, and Timeline all of them,
-// oldest first. AsOf is the start of asOf's UTC day and NewDays the window.
+// window, the lead first, then freshest first; Earlier the older ones (freshest first; when
+// nothing is new, the latest on-topic one, which leads, first); and Timeline all of them,
+// oldest first. AsOf is the start of
+// asOf's UTC day and NewDays the window.
 func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (schemas.Brief, error) {
 	day, err := check(asOf, o, blocks)
 	if err != nil {
@@ -148,19 +183,48 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 	s := schemas.Brief{Method: Method, AsOf: day, NewDays: o.NewDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}}
 	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
 	isNew := func(c candidate) bool { return !c.block.Doc.PublishedAt.Before(newFrom) }
-	chosen, fallback, notEnough := choose(textnorm.Terms(query), candidates(blocks, rankNorm(blocks)), o.MaxSentences, o, isNew, (o.MaxSentences+1)/2)
+	pool, fallback, notEnough := score(textnorm.Terms(query), candidates(blocks, rankNorm(blocks)), o)
 	s.NotEnough = notEnough
-	if fallback {
+	switch {
+	case notEnough && len(blocks) > 0:
+		s.Note = NothingSaidNote
+	case fallback:
 		s.Note = FallbackNote
 	}
-	for _, c := range slices.SortedStableFunc(slices.Values(chosen), freshestFirst) {
-		if !c.block.Doc.PublishedAt.Before(newFrom) {
+	floor := cosineFloor(o, blocks)
+	onTopic := func(c candidate) bool { return (fallback || c.coverage >= o.MinOverlap) && aboveFloor(c, floor) }
+	var fresh, older []candidate
+	for _, c := range pool {
+		switch {
+		case !isNew(c):
+			older = append(older, c)
+		case onTopic(c):
+			fresh = append(fresh, c) // a new sentence below the floor is never said
+		}
+	}
+	var p picker
+	p.o = o
+	if len(fresh) > 0 {
+		// The lead is the most relevant fresh sentence; the others of the "new" half follow
+		// freshest first, so the freshest on-topic facts are said.
+		p.take(o.MaxSentences, lead(fresh, o))
+		p.take((o.MaxSentences+1)/2, slices.SortedStableFunc(slices.Values(fresh), freshestFirst)...)
+	} else if top := slices.DeleteFunc(slices.Clone(older), func(c candidate) bool { return !onTopic(c) }); len(top) > 0 {
+		// Nothing new: the latest on-topic sentence leads (ties: the best scored).
+		p.take(o.MaxSentences, slices.SortedStableFunc(slices.Values(top), func(a, b candidate) int {
+			return b.block.Doc.PublishedAt.Compare(a.block.Doc.PublishedAt)
+		})[0])
+	}
+	p.take(o.MaxSentences, slices.Concat(fresh, older)...) // pool order: best score first
+	slices.SortStableFunc(p.chosen[min(1, len(p.chosen)):], freshestFirst)
+	for _, c := range p.chosen {
+		if isNew(c) {
 			s.New = append(s.New, c.claim(o))
 		} else {
 			s.Earlier = append(s.Earlier, c.claim(o))
 		}
 	}
-	for _, c := range slices.SortedStableFunc(slices.Values(chosen), oldestFirst) {
+	for _, c := range slices.SortedStableFunc(slices.Values(p.chosen), oldestFirst) {
 		s.Timeline = append(s.Timeline, c.claim(o))
 	}
 	return s, nil
@@ -169,7 +233,9 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 // Evolve summarizes two groups of blocks, the oldest and the newest evidence of one context, as
 // "then" vs "now". Each group gets half of MaxSentences, rounded up; novelty and MaxPerDoc
 // apply within a group. Block numbers must be distinct across both groups. An empty group, or
-// one with nothing relevant, gives an empty side. In the Brief, Then is oldest first and Now
+// one with nothing relevant, gives an empty side; the "now" side takes only sentences above
+// the relevance floor (MinOverlap, CosineSlack), and when it is empty while "then" is not, the
+// Brief's Note says that nothing recent is on topic. In the Brief, Then is oldest first and Now
 // freshest first; New, Earlier and Timeline are empty; NotEnough is set when neither side has
 // anything relevant.
 func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options) (schemas.Brief, error) {
@@ -181,17 +247,31 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	rank := rankNorm(all)
 	q := textnorm.Terms(query)
 	budget := (o.MaxSentences + 1) / 2
-	thenC, thenFB, thenNE := choose(q, candidates(then, rank[:len(then)]), budget, o, nil, 0)
-	nowC, nowFB, nowNE := choose(q, candidates(now, rank[len(then):]), budget, o, nil, 0)
+	thenPool, thenFB, thenNE := score(q, candidates(then, rank[:len(then)]), o)
+	nowPool, _, _ := score(q, candidates(now, rank[len(then):]), o)
+	floor := cosineFloor(o, all)
+	nowPool = slices.DeleteFunc(nowPool, func(c candidate) bool { return c.coverage < o.MinOverlap || !aboveFloor(c, floor) })
+	var tp, np picker
+	tp.o, np.o = o, o
+	tp.take(budget, thenPool...)
+	if len(nowPool) > 0 {
+		np.take(budget, lead(nowPool, o))
+		np.take(budget, nowPool...)
+	}
 	e := schemas.Brief{Method: Method, AsOf: day, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{},
-		Then: []schemas.Claim{}, Now: []schemas.Claim{}, NotEnough: thenNE && nowNE}
-	if thenFB || nowFB {
+		Then: []schemas.Claim{}, Now: []schemas.Claim{}, NotEnough: thenNE && len(nowPool) == 0}
+	switch {
+	case e.NotEnough && len(all) > 0:
+		e.Note = NothingSaidNote
+	case len(nowPool) == 0 && len(tp.chosen) > 0:
+		e.Note = NothingRecentNote
+	case thenFB:
 		e.Note = FallbackNote
 	}
-	for _, c := range slices.SortedStableFunc(slices.Values(thenC), oldestFirst) {
+	for _, c := range slices.SortedStableFunc(slices.Values(tp.chosen), oldestFirst) {
 		e.Then = append(e.Then, c.claim(o))
 	}
-	for _, c := range slices.SortedStableFunc(slices.Values(nowC), freshestFirst) {
+	for _, c := range slices.SortedStableFunc(slices.Values(np.chosen), freshestFirst) {
 		e.Now = append(e.Now, c.claim(o))
 	}
 	return e, nil
@@ -303,12 +383,12 @@ func candidates(blocks []evidence.Block, rank []float64) []candidate {
 	return out
 }
 
-// choose scores cands against the query terms q and selects up to limit of them, first up to
-// preferN of those prefer accepts (the "new" ones: what is new must not be crowded out by
-// better-covering older sentences), then the best of all. fallback reports that none reached
-// MinOverlap, notEnough that none shares a term with q.
-func choose(q []string, cands []candidate, limit int, o Options, prefer func(candidate) bool, preferN int) (chosen []candidate, fallback, notEnough bool) {
-	var relevant, weak []candidate
+// score scores cands against the query terms q and returns the relevant ones, best first
+// (ties: newer date, then lower N, then earlier in the block). fallback reports that none
+// reached MinOverlap and the ones with a positive coverage stand in; notEnough that none shares
+// a term with q.
+func score(q []string, cands []candidate, o Options) (pool []candidate, fallback, notEnough bool) {
+	var weak []candidate
 	for _, c := range cands {
 		c.coverage = 1
 		if len(q) > 0 {
@@ -318,18 +398,18 @@ func choose(q []string, cands []candidate, limit int, o Options, prefer func(can
 		switch {
 		case c.coverage <= 0:
 		case c.coverage >= o.MinOverlap:
-			relevant = append(relevant, c)
+			pool = append(pool, c)
 		default:
 			weak = append(weak, c)
 		}
 	}
-	if len(relevant) == 0 {
+	if len(pool) == 0 {
 		if len(weak) == 0 {
 			return nil, false, true
 		}
-		relevant, fallback = weak, true
+		pool, fallback = weak, true
 	}
-	slices.SortStableFunc(relevant, func(a, b candidate) int {
+	slices.SortStableFunc(pool, func(a, b candidate) int {
 		return cmp.Or(
 			cmp.Compare(b.score, a.score),
 			b.block.Doc.PublishedAt.Compare(a.block.Doc.PublishedAt),
@@ -337,27 +417,78 @@ func choose(q []string, cands []candidate, limit int, o Options, prefer func(can
 			cmp.Compare(a.pos, b.pos),
 		)
 	})
-	perDoc := map[int]int{}
-	taken := map[*candidate]bool{}
-	take := func(limit int, ok func(candidate) bool) {
-		for i := range relevant {
-			c := &relevant[i]
-			if len(chosen) >= limit {
-				return
-			}
-			if taken[c] || !ok(*c) || perDoc[c.block.N] >= o.MaxPerDoc || slices.ContainsFunc(chosen, func(d candidate) bool { return textnorm.Jaccard(c.terms, d.terms) > o.NoveltyMax }) {
-				continue
-			}
-			taken[c] = true
-			perDoc[c.block.N]++
-			chosen = append(chosen, *c)
+	return pool, fallback, false
+}
+
+// lead is the candidate a summary leads with: the best by coverage + LeadRankWeight · rank
+// (ties: the earlier in cands).
+func lead(cands []candidate, o Options) candidate {
+	best := cands[0]
+	for _, c := range cands[1:] {
+		if c.coverage+o.LeadRankWeight*c.rank > best.coverage+o.LeadRankWeight*best.rank {
+			best = c
 		}
 	}
-	if prefer != nil && preferN > 0 {
-		take(min(preferN, limit), prefer)
+	return best
+}
+
+// cosineFloor is the least block cosine of a claim that must be on topic: the best known
+// cosine of the blocks less CosineSlack, or 0 when no cosine is known.
+func cosineFloor(o Options, blocks []evidence.Block) float64 {
+	best := 0.0
+	for _, b := range blocks {
+		if c := b.Doc.Cosine; c > best && !math.IsInf(c, 1) {
+			best = c
+		}
 	}
-	take(limit, func(candidate) bool { return true })
-	return chosen, fallback, false
+	if best == 0 {
+		return 0
+	}
+	return best - o.CosineSlack
+}
+
+// aboveFloor reports whether c's block reaches floor (a block of unknown cosine does).
+func aboveFloor(c candidate, floor float64) bool {
+	cos := c.block.Doc.Cosine
+	return cos == 0 || math.IsNaN(cos) || cos >= floor
+}
+
+// picker collects the selected candidates.
+type picker struct {
+	o      Options
+	chosen []candidate
+}
+
+// take adds cands in order while fewer than limit are chosen, skipping one already chosen, one
+// beyond MaxPerDoc from its block, and one that repeats a chosen one: a term Jaccard above
+// NoveltyMax (the same news reposted by a second channel), or, unless NoveltyMax is 1 (novelty
+// off), most of the terms of one in the other (a title and the lead sentence of a repost that
+// says it again, with more).
+func (p *picker) take(limit int, cands ...candidate) {
+	for _, c := range cands {
+		if len(p.chosen) >= limit {
+			return
+		}
+		perDoc := 0
+		if slices.ContainsFunc(p.chosen, func(d candidate) bool {
+			if d.block.N == c.block.N {
+				perDoc++
+				if d.pos == c.pos {
+					return true
+				}
+			}
+			return textnorm.Jaccard(c.terms, d.terms) > p.o.NoveltyMax ||
+				(p.o.NoveltyMax < 1 && (contains(c.terms, d.terms) || contains(d.terms, c.terms)))
+		}) || perDoc >= p.o.MaxPerDoc {
+			continue
+		}
+		p.chosen = append(p.chosen, c)
+	}
+}
+
+// contains reports whether b holds at least titleInSentence of a's terms (a non-empty).
+func contains(a, b []string) bool {
+	return len(a) > 0 && float64(textnorm.Overlap(a, b)) >= titleInSentence*float64(len(a))
 }
 
 // titleInSentence is the share of a title's terms found in one of its block's sentences above

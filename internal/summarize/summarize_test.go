@@ -73,12 +73,12 @@ func TestDigestSelection(t *testing.T) {
 		notEnough, low bool     // low: Fallback
 	}{
 		{
-			name:  "relevant beats irrelevant",
+			name:  "relevant beats irrelevant; the best covering one leads",
 			query: "key rate inflation",
 			blocks: []evidence.Block{blk(1, ago(1), "",
 				"The key rate was left unchanged this month. Inflation pushed the key rate to a record high. The weather in the capital was sunny and warm.")},
 			opts:        with(nil),
-			wantNew:     []string{"[1] The key rate was left unchanged this month.", "[1] Inflation pushed the key rate to a record high."},
+			wantNew:     []string{"[1] Inflation pushed the key rate to a record high.", "[1] The key rate was left unchanged this month."},
 			wantEarlier: []string{},
 		},
 		{
@@ -405,7 +405,10 @@ func TestDigestSelection(t *testing.T) {
 			if fallback := s.Note == FallbackNote; s.NotEnough != tt.notEnough || fallback != tt.low {
 				t.Errorf("NotEnough, Fallback = %v, %v (note %q); want %v, %v", s.NotEnough, fallback, s.Note, tt.notEnough, tt.low)
 			}
-			if !tt.low && s.Note != "" {
+			if tt.notEnough && len(tt.blocks) > 0 && s.Note != NothingSaidNote {
+				t.Errorf("Note = %q, want %q", s.Note, NothingSaidNote)
+			}
+			if !tt.low && !tt.notEnough && s.Note != "" {
 				t.Errorf("Note = %q, want none", s.Note)
 			}
 			if s.Method != "extractive" {
@@ -581,18 +584,19 @@ func TestEvolve(t *testing.T) {
 // goldenBlocks is a small context: a decision, its repost, a follow-up, an older preview and
 // noise.
 var goldenBlocks = []evidence.Block{
-	blk(1, ago(2), "Central bank holds key rate at 16%",
-		"Analysts had expected a hold. Inflation slowed to 8.3% in May, the bank said.", "tg:cb_news"),
-	blk(2, ago(2).Add(-time.Hour), "", "Central bank holds key rate at 16% — via @cb_news", "tg:repost"),
-	blk(3, ago(5), "", "Banks raised deposit rates after the key rate decision.", "tg:banks"),
-	blk(4, ago(20), "Key rate decision due next week",
+	scored(blk(1, ago(2), "Central bank holds key rate at 16%",
+		"Analysts had expected a hold. Inflation slowed to 8.3% in May, the bank said.", "tg:cb_news"), 0.9),
+	scored(blk(2, ago(2).Add(-time.Hour), "", "Central bank holds key rate at 16% — via @cb_news", "tg:repost"), 0.85),
+	scored(blk(3, ago(5), "", "Banks raised deposit rates after the key rate decision.", "tg:banks"), 0.5),
+	scored(blk(4, ago(20), "Key rate decision due next week",
 		"Mr. Ivanov expects the key rate to stay at 16%. The U.S. dollar fell 1.5% against the rouble.",
-		"https://example.com/preview"),
-	blk(5, ago(58), "", "Weather: sunny skies over the capital all week long."),
+		"https://example.com/preview"), 0.6),
+	scored(blk(5, ago(58), "", "Weather: sunny skies over the capital all week long."), 0.1),
 }
 
 // goldenBrief is goldenBlocks summarized for "key rate decision": each section's claims as
-// "YYYY-MM-DD [N] text".
+// "YYYY-MM-DD [N] text". The best ranked block's title leads "new" (coverage 2/3 + rank 1
+// beats the deposit-rate sentence's 3/3 + rank 0.5).
 var goldenBrief = map[string][]string{
 	"new": {
 		"2024-06-28 [1] Central bank holds key rate at 16%",
@@ -736,8 +740,15 @@ func TestProperties(t *testing.T) {
 				return b.Date.Compare(a.Date)
 			}
 		}
-		if !slices.IsSortedFunc(s.Timeline, byDate(true)) || !slices.IsSortedFunc(s.New, byDate(false)) ||
-			!slices.IsSortedFunc(s.Earlier, byDate(false)) {
+		// The lead comes first (New[0], or Earlier[0] when nothing is new), the rest freshest first.
+		rest := func(cs []schemas.Claim, led bool) []schemas.Claim {
+			if led && len(cs) > 0 {
+				return cs[1:]
+			}
+			return cs
+		}
+		if !slices.IsSortedFunc(s.Timeline, byDate(true)) || !slices.IsSortedFunc(rest(s.New, true), byDate(false)) ||
+			!slices.IsSortedFunc(rest(s.Earlier, len(s.New) == 0), byDate(false)) {
 			t.Errorf("%s: sections out of order\n%s", name, md)
 		}
 		newFrom := time.Date(2024, 6, 31-o.NewDays, 0, 0, 0, 0, time.UTC)
@@ -785,5 +796,69 @@ func BenchmarkDigest(b *testing.B) {
 		if _, err := Brief("key rate inflation ключевая ставка", blocks, asOf, o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// withCos is b with the dense cosine of its document to the query.
+func withCos(b evidence.Block, c float64) evidence.Block { b.Doc.Cosine = c; return b }
+
+// TestLeadAndFloor checks what a summary leads with: the most relevant fresh sentence, never
+// one below the relevance floor, and the latest on-topic one when nothing is new; and that no
+// sentence is said twice.
+func TestLeadAndFloor(t *testing.T) {
+	decision := withCos(scored(blk(1, ago(3), "", "The central bank held the key rate at 16% on Friday."), 0.9), 0.90)
+	calendar := withCos(scored(blk(2, ago(1), "", "Week ahead: key rate decisions in Chile, Poland and Turkey, CPI in the U.S."), 0.8), 0.80)
+	follow := withCos(scored(blk(3, ago(2), "", "Deposit rates rose after the key rate decision, banks said."), 0.5), 0.88)
+	older := withCos(scored(blk(4, ago(20), "", "The key rate was raised to 16% in a surprise move."), 0.7), 0.89)
+	oldest := withCos(scored(blk(5, ago(40), "", "Analysts expect the key rate to peak at 16%."), 0.6), 0.87)
+	repost := withCos(scored(blk(6, ago(3), "", "BREAKING: The central bank held the key rate at 16% on Friday, its statement said."), 0.85), 0.90)
+	tests := []struct {
+		name      string
+		blocks    []evidence.Block
+		opts      Options
+		wantNew   []string
+		wantEarly []string
+	}{
+		{"the most relevant fresh sentence leads, the others follow freshest first; a calendar post below the floor is not said",
+			[]evidence.Block{calendar, follow, decision, older}, with(nil),
+			[]string{"[1] The central bank held the key rate at 16% on Friday.", "[3] Deposit rates rose after the key rate decision, banks said."},
+			[]string{"[4] The key rate was raised to 16% in a surprise move."}},
+		{"no floor: the calendar post, which has every word of the query, leads (what the floor is for)",
+			[]evidence.Block{calendar, follow, decision, older}, with(func(o *Options) { o.CosineSlack = 1 }),
+			[]string{"[2] Week ahead: key rate decisions in Chile, Poland and Turkey, CPI in the U.S.", "[3] Deposit rates rose after the key rate decision, banks said.", "[1] The central bank held the key rate at 16% on Friday."},
+			[]string{"[4] The key rate was raised to 16% in a surprise move."}},
+		{"nothing new on topic: the latest on-topic sentence leads the earlier ones",
+			[]evidence.Block{calendar, oldest, older}, with(nil),
+			[]string{},
+			[]string{"[4] The key rate was raised to 16% in a surprise move.", "[5] Analysts expect the key rate to peak at 16%."}},
+		{"a repost that says the lead again, with more, is not said twice",
+			[]evidence.Block{decision, repost}, with(nil),
+			[]string{"[1] The central bank held the key rate at 16% on Friday."},
+			[]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Brief("key rate decision", tt.blocks, asOf, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lines(s.New); !reflect.DeepEqual(got, tt.wantNew) {
+				t.Errorf("New\n got %q\nwant %q", got, tt.wantNew)
+			}
+			if got := lines(s.Earlier); !reflect.DeepEqual(got, tt.wantEarly) {
+				t.Errorf("Earlier\n got %q\nwant %q", got, tt.wantEarly)
+			}
+		})
+	}
+
+	// Evolution: a "now" side with nothing above the floor is empty, and the note says so.
+	then := []evidence.Block{withCos(blk(7, ago(400), "", "The key rate was cut to 7.5% to support lending."), 0.9)}
+	now := []evidence.Block{withCos(blk(8, ago(2), "", "Key rate decisions in Chile and Poland this week."), 0.8)}
+	e, err := Evolve("how has the key rate changed", then, now, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Now) != 0 || len(e.Then) != 1 || e.Note != NothingRecentNote {
+		t.Errorf("Evolve: then %d, now %d, note %q; want 1, 0, %q", len(e.Then), len(e.Now), e.Note, NothingRecentNote)
 	}
 }
