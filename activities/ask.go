@@ -143,9 +143,11 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 			return ans, answer.Ranking{}, err
 		}
 	}
-	b := retrieve.BoundsOf(in.AsOf, o)
+	b := retrieve.BoundsOf(in.AsOf, answer.SearchOptions(in.Read, in.Options))
 	ans.From, ans.To = b.Lo, b.Hi
-	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, b)
+	// The shards Rank may search: the reading's bounds, or every day up to the anchor when
+	// auto may look back or fall back to the whole past (answer.Reach), as eval loads them.
+	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
 	if err != nil {
 		return ans, answer.Ranking{}, err
 	}
@@ -158,7 +160,11 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	if r, err = a.rerankRanking(ctx, in.Query, o, r); err != nil {
 		return ans, r, err
 	}
-	a.Metrics.Retrieval(string(o.Mode), time.Since(began))
+	// The header says what was searched: auto's look-back or empty-period fallback changes
+	// the reading (answer.Ranking.Read).
+	ans.Mode, ans.Interpretation, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Text
+	ans.From, ans.To = r.Bounds.Lo, r.Bounds.Hi
+	a.Metrics.Retrieval(string(r.Mode), time.Since(began))
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
 	ans.Message = r.Message
 	for i, h := range r.Results {

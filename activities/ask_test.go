@@ -139,6 +139,18 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	if got := activities.SampleCount(t, m, "asof_retrieval_seconds", "mode", "recency"); got != 2 {
 		t.Errorf("asof_retrieval_seconds{mode=recency} counts %v rankings, want the 2 answers", got)
 	}
+	// Auto reads "in 2010" as the time of its news; nothing was published then, so the whole
+	// past is searched: the 2015 shard is loaded and its article found, and the header says
+	// what was searched (answer.Reach, answer.EmptyPeriodReading).
+	read := run[activities.ReadQueryResult](t, env, acts.ReadQuery, activities.ReadQueryInput{Query: "general election in 2010", AsOf: utcDay("2024-05-15")})
+	past := run[schemas.Answer](t, env, acts.Answer, activities.AnswerInput{
+		RunID: "run-3", Index: "toy", Query: "general election in 2010", AsOf: utcDay("2024-05-15"), Read: read, Vector: []float32{0, 1, 0}, Model: model,
+		Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions(),
+	})
+	if read.Mode != "window" || past.Mode != "hybrid" || past.Counts.ShardsSearched != 2 || len(past.Results) == 0 || past.Results[0].DocID != "old" ||
+		!strings.Contains(past.Interpretation, "nothing was published in") || !past.From.IsZero() {
+		t.Fatalf("read %s; answered %s from %v (%d shards searched): %+v (%s)", read.Mode, past.Mode, past.From, past.Counts.ShardsSearched, past.Results, past.Interpretation)
+	}
 	// Another model's query vector is refused, without retries.
 	_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{Index: "toy", Query: "x", AsOf: utcDay("2024-05-15"),
 		Read: activities.ReadQueryResult{Mode: "recency", Text: "x"}, Vector: []float32{1, 0, 0}, Model: schemas.ModelRef{ID: "other"}, Options: retrieve.DefaultOptions(),
@@ -146,8 +158,8 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "was built with model toy, this worker embeds with other: pass --embed-model toy") {
 		t.Fatalf("other model: %v", err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 1 {
-		t.Fatalf("unpacked shards %v, want the one loaded", left)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "asof-shard-*")); len(left) != 2 {
+		t.Fatalf("unpacked shards %v, want the two loaded", left)
 	}
 	if err := activities.Close(acts); err != nil {
 		t.Fatal(err)

@@ -85,9 +85,15 @@ func TestAskCommandWithModel(t *testing.T) {
 	if w.Mode != "window" || len(w.Results) != 1 || w.Results[0].DocID != "election-2015" {
 		t.Fatalf("in 2015: mode %s, %v (%s)", w.Mode, docIDs(w), w.Interpretation)
 	}
+	// Nothing was published around 2016: auto searches the whole past by relevance and says
+	// so; a window asked for is the period itself, and empty.
 	e := ask("--as-of", "2023-03-03", "general election in 2016")
+	if e.Mode != "hybrid" || len(e.Results) == 0 || !strings.Contains(e.Interpretation, "nothing was published in") {
+		t.Fatalf("in 2016: mode %s, %v (%s)", e.Mode, docIDs(e), e.Interpretation)
+	}
+	e = ask("--as-of", "2023-03-03", "--mode", "window", "general election in 2016")
 	if len(e.Results) != 0 || !strings.Contains(e.Message, "No documents in that period") {
-		t.Fatalf("in 2016: %v %q", docIDs(e), e.Message)
+		t.Fatalf("in 2016, window: %v %q", docIDs(e), e.Message)
 	}
 	ev := ask("--as-of", "2023-03-03", "--mode", "evolution", "--evolution-k", "1", "Brexit deal for Northern Ireland")
 	if len(ev.Results) != 2 || ev.Results[0].Group != "then" || ev.Results[1].Group != "now" || !ev.Results[0].PublishedAt.Before(ev.Results[1].PublishedAt) {

@@ -47,7 +47,10 @@ type Reading struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	// Text is what BM25 and the embedder see: the query without its date phrases.
-	Text           string `json:"text"`
+	Text string `json:"text"`
+	// Query is the question as asked (auto's period readings keep it: EmptyPeriodReading
+	// searches it whole).
+	Query          string `json:"query,omitempty"`
 	Interpretation string `json:"interpretation"`
 	// Fresh is set when auto read a request for fresh news ("latest", "this week"): Rank
 	// multiplies the time weight by retrieve.Options.FreshBoost.
@@ -60,6 +63,10 @@ type Reading struct {
 	// period named in passing ("a year ago", "the 1990s") reaches back to it. -1 lifts the
 	// window (a question LookBack found to be about the past).
 	WindowDays int `json:"window_days,omitempty"`
+	// Period is set when auto read a period named in the question as the time of its news
+	// (AroundPeriod): when nothing at all was published then, Rank searches
+	// EmptyPeriodReading instead.
+	Period bool `json:"period,omitempty"`
 }
 
 // LookBackRule is how Rank tells a question about the past from one about the present when
@@ -115,6 +122,7 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 			// An event's period: reports come a little before it and after it ("inflation in
 			// November" is published in December; half-year results in August).
 			out.From, out.To = AroundPeriod(r.From, r.To, asOf)
+			out.Period, out.Query = true, q
 			out.Interpretation = r.Explain() + ", searched " + Span(out.From, out.To) + ": the news of a period comes out around and after it"
 			if recent := asofday.Start(asOf).AddDate(0, 0, -retrieve.DefaultOptions().WindowDays); !out.To.Before(recent) {
 				// A recent period: what is known of it now, the freshest reports first —
@@ -350,6 +358,10 @@ func searchAll(shards []*retrieve.Shard, q Query) (Reading, retrieve.Options, re
 		}
 	}
 	o, res, err := search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
+	if err == nil && q.Read.Period && (res.Bounds.Empty || res.Allowed == 0) {
+		q.Read = EmptyPeriodReading(q.Read)
+		o, res, err = search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
+	}
 	if err != nil || len(q.Variants) == 0 || o.Mode == retrieve.Evolution || len(res.Candidates) == 0 {
 		return q.Read, o, res, err
 	}
@@ -401,6 +413,23 @@ func PastReading(read Reading) Reading {
 	return read
 }
 
+// EmptyPeriodReading is auto's period reading searched when nothing at all was published
+// around the period: the archive holds no news of that time, so what it says of the period is
+// in later documents (a history, an anniversary, an encyclopedia), found by relevance alone —
+// hybrid over everything published by the anchor, the question searched whole (its date
+// words are now words to match, not a filter). Its interpretation says so.
+func EmptyPeriodReading(read Reading) Reading {
+	span := Span(read.From, read.To)
+	if read.Query != "" {
+		read.Text = read.Query
+	}
+	read.Mode = string(retrieve.Hybrid)
+	read.From, read.To = time.Time{}, time.Time{}
+	read.WindowDays, read.Period, read.LookBack, read.Fresh = -1, false, false, false
+	read.Interpretation = "nothing was published in " + span + ", so every date up to the anchor is searched by relevance alone, the dates as words (" + read.Interpretation + ")"
+	return read
+}
+
 // search runs retrieval for read with o (mode, dates and the fresh boost from read), through c
 // when it is not nil, and returns the options it searched with.
 func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []float32, asOf time.Time, o retrieve.Options) (retrieve.Options, retrieve.Result, error) {
@@ -431,6 +460,16 @@ func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 		o.Weights.Time *= o.FreshBoost
 	}
 	return o
+}
+
+// Reach is the span of publication days Rank may search for read as of asOf with o: the
+// shards a caller must load. A reading that may look back (LookBack) or fall back to the
+// whole past (Period) reaches every day up to the anchor; any other reaches its own bounds.
+func Reach(read Reading, asOf time.Time, o retrieve.Options) retrieve.Bounds {
+	if read.LookBack || read.Period {
+		return retrieve.Bounds{Hi: asofday.Last(asOf)}
+	}
+	return retrieve.BoundsOf(asOf, SearchOptions(read, o))
 }
 
 // fuseLists combines several searches' candidate lists by reciprocal rank (fusion.RRF, each

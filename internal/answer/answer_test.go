@@ -285,6 +285,45 @@ func TestComposeEvolution(t *testing.T) {
 // TestRankVariants: a variant's search (here a hypothetical answer's vector pointing at the
 // pie recipe) lifts what it finds in the fused ranking, the question's own evidence is kept,
 // and nothing after the anchor comes in through any search.
+// TestRankEmptyPeriodSearchesThePast: auto reads "in 2015" as the time of the news, but the
+// archive holds nothing published then, so the question is searched over everything up to the
+// anchor by relevance, with its year as a word, and says so; nothing after the anchor comes.
+// A window asked for explicitly stays empty (TestRankSaysWhenNothingIsAllowed).
+func TestRankEmptyPeriodSearchesThePast(t *testing.T) {
+	s := []*retrieve.Shard{rateShard(t)}
+	asOf := day("2024-05-15")
+	read, err := Read("key rate decision in 2015", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read.Period || read.Mode != "window" || read.Query != "key rate decision in 2015" {
+		t.Fatalf("read %+v, want a period window keeping the question", read)
+	}
+	r, err := Rank(s, Query{Read: read, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := docIDs(r.Results)
+	if r.Mode != retrieve.Hybrid || r.Message != "" || len(got) == 0 || slices.Contains(got, "future") {
+		t.Fatalf("mode %s, message %q, results %v: want the past searched by relevance, nothing after the anchor", r.Mode, r.Message, got)
+	}
+	if got[0] != "a2" || r.Read.Text != "key rate decision in 2015" || !strings.Contains(r.Read.Interpretation, "nothing was published in 2014-12-25..2016-04-01") {
+		t.Fatalf("results %v, reading %+v: want a2 (its words) first, the question whole, and the reason", got, r.Read)
+	}
+	// A period with news is searched as read.
+	in2024, err := Read("key rate in May 2024", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Rank(s, Query{Read: in2024, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Read.Interpretation != in2024.Interpretation || len(r.Results) == 0 {
+		t.Fatalf("May 2024 searched as %q (%v), want as read: %q", r.Read.Interpretation, docIDs(r.Results), in2024.Interpretation)
+	}
+}
+
 func TestRankVariants(t *testing.T) {
 	s := []*retrieve.Shard{rateShard(t)}
 	asOf := day("2024-05-15")
