@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/demo"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/testchrome"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
@@ -18,7 +19,8 @@ import (
 var claimLine = regexp.MustCompile(`(?m)^- (\d{4}-\d{2}-\d{2}) — .*\[\d+\]$`)
 
 // TestDemoAndScheduleWithModel runs `asof demo` on the embedded default, checks that every
-// claim of its digest is dated no later than the anchor and cited, that nothing published
+// claim of its digest is dated no later than the anchor and cited, that no topic's answer has
+// a defect a reader must never see (render.Defects), that nothing published
 // after the anchor (the April rate cut) reaches any output, and that the HTML and JSON are
 // written; then drives a daily digest schedule on the same embedded server: create, list,
 // trigger (a run as of today), pause, delete.
@@ -62,6 +64,9 @@ func TestDemoAndScheduleWithModel(t *testing.T) {
 	for _, tp := range d.Topics {
 		if tp.Error != "" || len(tp.Sources) == 0 || tp.Judge.Method != "heuristic" {
 			t.Errorf("topic %s: error %q, %d sources, judge %q", tp.Name, tp.Error, len(tp.Sources), tp.Judge.Method)
+		}
+		for _, d := range render.Defects(tp.Brief, tp.Sources) { // what a reader must never see
+			t.Errorf("topic %s: %s", tp.Name, d)
 		}
 		for _, list := range [][]schemas.Claim{tp.Brief.New, tp.Brief.Timeline, tp.Brief.Then, tp.Brief.Now} {
 			for _, c := range list {

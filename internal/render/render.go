@@ -36,6 +36,10 @@
 // Each section other than "new" is put in its order by date (a stable sort: the writers' order
 // stands among claims of one date), whatever order a stored brief has; a claim's text is put on one line.
 // Output is deterministic: the same brief and blocks give the same bytes.
+//
+// Defects lists what a reader must never see in a view (a sentence twice, boilerplate, a source
+// named by a bare id, sentences glued at a join); the tests of the written answers on real
+// channel text (internal/answer) and on the demo (cmd/asof) hold every answer to none.
 package render
 
 import (
