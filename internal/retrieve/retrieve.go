@@ -22,8 +22,8 @@
 //   - hybrid: dense + BM25 RRF without time (the "relevance only" baseline; also used inside
 //     hard windows and for the evolution pool).
 //   - window: hybrid inside [From, To]; an empty window returns nothing, never other dates.
-//   - evolution: the Pool most relevant (hybrid, no recency window) split into the oldest K
-//     ("then") and the newest K ("now").
+//   - evolution: the Pool most relevant (hybrid, no recency window) that score at least
+//     PoolFloor times the best, split into the oldest K ("then") and the newest K ("now").
 //   - dense, bm25: one branch alone (baselines for evaluation).
 package retrieve
 
@@ -111,6 +111,10 @@ type Options struct {
 	Lambda float64 `json:"Lambda"`
 	// Pool is the evolution mode's pool of most relevant candidates.
 	Pool int `json:"Pool"`
+	// PoolFloor is the least score, as a share of the best candidate's, of a member of the
+	// evolution pool (0: none). A topic only a few documents name fills the rest of a fixed
+	// pool with the tail of one branch, and the newest of that tail would be "now".
+	PoolFloor float64 `json:"PoolFloor,omitempty"`
 	// MaxPerSource caps results per source (0: no cap).
 	MaxPerSource int `json:"MaxPerSource"`
 	// Sources, when set, is a hard filter on the chunk's source.
@@ -162,7 +166,7 @@ const DefaultDensityBonus = 0.002
 
 // DefaultOptions: recency mode, 365-day window, 500 per branch, k 30, weights dense 1, BM25
 // 0.75, time 1.2 with the time rank by distinct days, auto source weight, decay α 0.5 λ 1, 10
-// results; evolution: the 50 most relevant, 3 per group.
+// results; evolution: the 50 most relevant that score at least half the best, 3 per group.
 //
 // The fusion parameters are `asof tune`'s choice on the public realtimeqa questions of 2022
 // (grid of 240, objective the mean of nDCG@10 over grade-2 and over all judged questions),
@@ -176,7 +180,7 @@ func DefaultOptions() Options {
 	return Options{
 		Mode: Recency, WindowDays: 365, TopNEach: 500, K: 10, EvolutionK: 3, KRRF: 30, TimeRank: TimeRankDays,
 		Weights: Weights{Dense: 1, BM25: 0.75, Time: 1.2, Source: -1},
-		Alpha:   0.5, Lambda: 1, Pool: 50, DensityBonus: DefaultDensityBonus,
+		Alpha:   0.5, Lambda: 1, Pool: 50, PoolFloor: 0.5, DensityBonus: DefaultDensityBonus,
 	}
 }
 
@@ -220,6 +224,9 @@ func (o Options) Validate() error {
 	}
 	if o.Alpha < 0 || o.Alpha > 1 || o.Lambda < 0 {
 		errs = append(errs, fmt.Errorf("decay α %v must be in [0,1] and λ %v ≥ 0", o.Alpha, o.Lambda))
+	}
+	if o.PoolFloor < 0 || o.PoolFloor > 1 || math.IsNaN(o.PoolFloor) {
+		errs = append(errs, fmt.Errorf("evolution pool floor %v must be in [0, 1]", o.PoolFloor))
 	}
 	if o.Mode == Evolution && (o.Pool < 2 || o.EvolutionK < 1) {
 		errs = append(errs, fmt.Errorf("evolution pool %d must be ≥ 2 and k per group %d ≥ 1", o.Pool, o.EvolutionK))
@@ -825,14 +832,15 @@ func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
 	return CapPerSource(cands, k, maxPer, func(c Candidate) string { return c.Chunk.Source })
 }
 
-// evolution takes the Pool most relevant candidates (one per document) and returns the oldest
-// EvolutionK as "then" (oldest first) and the newest as "now" (newest first), never the same chunk in
-// both; a pool smaller than 2K is split in half, the extra one going to "now".
+// evolution takes the Pool most relevant candidates (one per document) that score at least
+// PoolFloor times the best (cands are sorted best first) and returns the oldest EvolutionK as
+// "then" (oldest first) and the newest as "now" (newest first), never the same chunk in both; a
+// pool smaller than 2K is split in half, the extra one going to "now".
 func evolution(cands []Candidate, o Options) []Candidate {
 	seen := map[string]bool{}
 	var pool []Candidate
 	for _, c := range cands {
-		if len(pool) == o.Pool {
+		if len(pool) == o.Pool || (len(pool) > 0 && c.Score < o.PoolFloor*pool[0].Score) {
 			break
 		}
 		if seen[c.Chunk.DocID] {

@@ -244,16 +244,20 @@ func TestEvolutionSplit(t *testing.T) {
 	tests := []struct {
 		name      string
 		k, pool   int
+		floor     float64
 		then, now []string
 	}{
-		{"k 3 of 7", 3, 50, []string{"d5", "d0", "d2"}, []string{"d6", "d1", "d3"}},
-		{"pool limits to the 4 most relevant", 3, 4, []string{"d0", "d2"}, []string{"d1", "d3"}},
-		{"odd pool gives now the extra", 3, 3, []string{"d0"}, []string{"d1", "d2"}},
-		{"k 1", 1, 50, []string{"d5"}, []string{"d6"}},
+		{"k 3 of 7", 3, 50, 0, []string{"d5", "d0", "d2"}, []string{"d6", "d1", "d3"}},
+		{"pool limits to the 4 most relevant", 3, 4, 0, []string{"d0", "d2"}, []string{"d1", "d3"}},
+		{"odd pool gives now the extra", 3, 3, 0, []string{"d0"}, []string{"d1", "d2"}},
+		{"k 1", 1, 50, 0, []string{"d5"}, []string{"d6"}},
+		{"floor 0.5 leaves out the newest, which scores 4 of 10", 3, 50, 0.5, []string{"d5", "d0", "d2"}, []string{"d1", "d3", "d4"}},
+		{"floor 0.75 keeps the scores 10, 9, 8", 3, 50, 0.75, []string{"d0"}, []string{"d1", "d2"}},
+		{"floor 1 keeps the best alone, as now", 3, 50, 1, nil, []string{"d0"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out := evolution(cands, opts(func(o *Options) { o.Mode = Evolution; o.EvolutionK = tc.k; o.Pool = tc.pool }))
+			out := evolution(cands, opts(func(o *Options) { o.Mode = Evolution; o.EvolutionK = tc.k; o.Pool = tc.pool; o.PoolFloor = tc.floor }))
 			var then, now []string
 			for _, c := range out {
 				if c.Group == "then" {
