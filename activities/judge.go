@@ -145,12 +145,12 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		if q == "" {
 			q = in.Query
 		}
-		best := 0.0 // the pool's best cosine: each batch is graded against the whole pool
-		for _, r := range rows {
-			best = max(best, r.Cosine)
+		pool := make([]judge.Doc, len(rows)) // each batch is graded against the whole pool's best cosine
+		for i, r := range rows {
+			pool[i] = judge.Doc{Title: r.Title, Text: r.Text, Cosine: r.Cosine}
 		}
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
-		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, best)}, nil
+		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, judge.PoolOf(q, pool))}, nil
 	}
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)

@@ -42,26 +42,57 @@ const (
 
 // Heuristic is the offline judge ([MethodHeuristic]): it grades each doc by
 // the share of the query's content terms found in its title and text and by
-// its cosine, with the rule in the package documentation; the pool's best
-// cosine is the best of docs. Verdicts are sorted by ID. It is deterministic
-// and does no I/O.
-func Heuristic(query string, docs []Doc) []Verdict { return HeuristicPool(query, docs, 0) }
+// its cosine, with the rule in the package documentation; the pool is docs.
+// Verdicts are sorted by ID. It is deterministic and does no I/O.
+func Heuristic(query string, docs []Doc) []Verdict {
+	return HeuristicPool(query, docs, PoolOf(query, docs))
+}
 
-// HeuristicPool is [Heuristic] for docs that are a batch of a larger pool,
-// whose best known cosine is poolBest (0: the best of docs): a document whose
-// cosine is more than CosineSlack below it is graded 0 unless its words alone
-// make it grade 2.
-func HeuristicPool(query string, docs []Doc, poolBest float64) []Verdict {
+// Pool is what a batch of candidates is graded against: two facts of the whole
+// pool it was retrieved with.
+type Pool struct {
+	// Best is the best known cosine of the pool, leaving out a document that is
+	// the query's own text ([textnorm.IsCopy]): a post pasted as the question
+	// finds itself at a cosine near 1, and every other document, its follow-ups
+	// included, would fall more than CosineSlack below it.
+	Best float64 `json:"best"`
+	// Worded reports that some document of the pool shares at least
+	// CoverageRelated of the query's terms: the subject is named in the
+	// corpus's words, so a document in the query's language that names none of
+	// them is not on it, whatever its cosine.
+	Worded bool `json:"worded"`
+}
+
+// PoolOf returns the Pool facts of docs for query.
+func PoolOf(query string, docs []Doc) Pool {
+	q := textnorm.Terms(query)
+	var p Pool
+	for _, d := range docs {
+		t := textnorm.Terms(d.Title + "\n" + d.Text)
+		if len(q) > 0 && float64(matched(q, t)) >= CoverageRelated*float64(len(q)) {
+			p.Worded = true
+		}
+		c := d.Cosine
+		if c > p.Best && !math.IsInf(c, 1) && !math.IsNaN(c) && !textnorm.IsCopy(q, t) {
+			p.Best = c
+		}
+	}
+	return p
+}
+
+// HeuristicPool is [Heuristic] for docs that are a batch of a larger pool
+// (pool: [PoolOf] the whole pool): a document whose cosine is more than
+// CosineSlack below pool.Best is graded 0 unless its words alone make it
+// grade 2, and, when pool.Worded, so is a document in the query's language
+// that shares none of its terms.
+func HeuristicPool(query string, docs []Doc, pool Pool) []Verdict {
 	if len(docs) == 0 {
 		return nil
 	}
-	best := poolBest
-	for _, d := range docs {
-		if c := d.Cosine; c > best && !math.IsInf(c, 1) {
-			best = c
-		}
-	}
 	q := textnorm.Terms(query)
+	own := PoolOf(query, docs) // a pool is never less than the batch it holds
+	best, worded := max(pool.Best, own.Best), pool.Worded || own.Worded
+	qlang := textnorm.Lang(query)
 	out := make([]Verdict, len(docs))
 	for i, d := range docs {
 		cos := d.Cosine
@@ -86,6 +117,9 @@ func HeuristicPool(query string, docs []Doc, poolBest float64) []Verdict {
 				rel = 2
 			case words || cos >= CosineRelated:
 				rel = 1
+			}
+			if n == 0 && worded && !textnorm.CJK(qlang) && textnorm.Lang(d.Title+"\n"+d.Text) == qlang {
+				rel = 0 // the pool names the subject in the query's words; this one, in the same language, names none
 			}
 		}
 		if cos > 0 && cos < best-CosineSlack && cov < CoverageDirect {

@@ -162,28 +162,58 @@ func TestHeuristicDeterministic(t *testing.T) {
 	}
 }
 
-// TestHeuristicPool grades against the best cosine of the whole pool a batch comes from.
+// TestHeuristicPool grades against the facts of the whole pool a batch comes from.
 func TestHeuristicPool(t *testing.T) {
 	const query = "ECB interest rate decision"
 	related := judge.Doc{ID: 1, Title: "Lagarde speaks", Text: "The central bank in Frankfurt lowered borrowing costs.", Cosine: 0.86}
 	direct := judge.Doc{ID: 2, Title: "ECB rate decision", Text: "Interest rates were cut.", Cosine: 0.80}
+	russian := judge.Doc{ID: 4, Title: "ЕЦБ", Text: "Европейский центробанк снизил ставки.", Cosine: 0.86}
 	tests := []struct {
-		name     string
-		doc      judge.Doc
-		poolBest float64
-		want     int
+		name string
+		doc  judge.Doc
+		pool judge.Pool
+		want int
 	}{
-		{name: "the batch's own best", doc: related, poolBest: 0, want: 1},
-		{name: "within CosineSlack of the pool's best", doc: related, poolBest: related.Cosine + judge.CosineSlack - 0.001, want: 1},
-		{name: "beyond CosineSlack of the pool's best", doc: related, poolBest: related.Cosine + judge.CosineSlack + 0.001, want: 0},
-		{name: "words alone make it direct: kept however far", doc: direct, poolBest: 0.99, want: 2},
-		{name: "cosine unknown: no floor", doc: judge.Doc{ID: 3, Title: "Interest", Text: "rates"}, poolBest: 0.99, want: 1},
-		{name: "a pool best below the batch's: the batch's counts", doc: related, poolBest: 0.5, want: 1},
+		{name: "the batch's own best", doc: related, want: 1},
+		{name: "within CosineSlack of the pool's best", doc: related, pool: judge.Pool{Best: related.Cosine + judge.CosineSlack - 0.001}, want: 1},
+		{name: "beyond CosineSlack of the pool's best", doc: related, pool: judge.Pool{Best: related.Cosine + judge.CosineSlack + 0.001}, want: 0},
+		{name: "words alone make it direct: kept however far", doc: direct, pool: judge.Pool{Best: 0.99}, want: 2},
+		{name: "cosine unknown: no floor", doc: judge.Doc{ID: 3, Title: "Interest", Text: "rates"}, pool: judge.Pool{Best: 0.99}, want: 1},
+		{name: "a pool best below the batch's: the batch's counts", doc: related, pool: judge.Pool{Best: 0.5}, want: 1},
+		{name: "a worded pool: no word of the query in its language is not on it", doc: related, pool: judge.Pool{Worded: true}, want: 0},
+		{name: "a worded pool: another language cannot share words, its cosine counts", doc: russian, pool: judge.Pool{Worded: true}, want: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := judge.HeuristicPool(query, []judge.Doc{tt.doc}, tt.poolBest)[0].Relevance; got != tt.want {
-				t.Errorf("HeuristicPool(pool best %v) = %d, want %d", tt.poolBest, got, tt.want)
+			if got := judge.HeuristicPool(query, []judge.Doc{tt.doc}, tt.pool)[0].Relevance; got != tt.want {
+				t.Errorf("HeuristicPool(pool %+v) = %d, want %d", tt.pool, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPoolOf finds the pool's best cosine without the query's own text, and whether the pool
+// names the subject in the query's words.
+func TestPoolOf(t *testing.T) {
+	const pasted = "Газпром нефть передала Газпрому 5,15% акций сербской нефтяной компании NIS"
+	copyDoc := judge.Doc{ID: 1, Text: pasted + " Подписаться", Cosine: 0.97}
+	followUp := judge.Doc{ID: 2, Text: "Вучич: вопрос санкций против NIS решат Россия и Сербия", Cosine: 0.88}
+	tests := []struct {
+		name  string
+		query string
+		docs  []judge.Doc
+		want  judge.Pool
+	}{
+		{"the pasted post is not the best match of itself", pasted, []judge.Doc{copyDoc, followUp}, judge.Pool{Best: 0.88, Worded: true}},
+		{"a short query equal to a title is its best answer", "Газпром нефть NIS", []judge.Doc{{Title: "Газпром нефть NIS", Cosine: 0.95}}, judge.Pool{Best: 0.95, Worded: true}},
+		{"no word of the query anywhere", "ECB interest rate decision", []judge.Doc{{Text: "The central bank in Frankfurt lowered borrowing costs.", Cosine: 0.86}}, judge.Pool{Best: 0.86}},
+		{"one word of four is not worded", "ECB interest rate decision", []judge.Doc{{Text: "Interest in football grows."}}, judge.Pool{}},
+		{"no docs", "ECB", nil, judge.Pool{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := judge.PoolOf(tt.query, tt.docs); got != tt.want {
+				t.Errorf("PoolOf = %+v, want %+v", got, tt.want)
 			}
 		})
 	}

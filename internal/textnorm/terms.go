@@ -125,5 +125,17 @@ func Jaccard(a, b []string) float64 {
 	return float64(n) / float64(len(a)+len(b)-n)
 }
 
+// A text is a copy of a query (IsCopy) when the query has at least CopyMinTerms terms and the
+// two share at least CopyJaccard of their terms.
+const (
+	CopyMinTerms = 5
+	CopyJaccard  = 0.8
+)
+
+// IsCopy reports whether a text of terms d is the query of terms q itself (both sorted
+// distinct): a post pasted as the question, found again in the corpus with a footer or an edit
+// at most. A short query is never a copy: a title that equals it is its best answer.
+func IsCopy(q, d []string) bool { return len(q) >= CopyMinTerms && Jaccard(q, d) >= CopyJaccard }
+
 // IsStopWord reports whether the lower-case token t is dropped by Terms.
 func IsStopWord(t string) bool { return stopWords[t] }

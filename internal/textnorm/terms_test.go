@@ -64,3 +64,25 @@ func TestKey(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCopy(t *testing.T) {
+	const post = "Газпром нефть передала Газпрому 5,15% акций сербской нефтяной компании NIS"
+	tests := []struct {
+		name        string
+		query, text string
+		want        bool
+	}{
+		{"the post itself", post, post, true},
+		{"the post with a channel footer", post, post + "\nПодписаться на канал", true},
+		{"a follow-up on the same story", post, "Вучич: вопрос санкций против NIS решат Россия и Сербия", false},
+		{"the post inside a long digest", post, post + ". Нефть Brent подорожала на 2%. Рубль укрепился к доллару. Минфин разместил ОФЗ на 50 млрд рублей.", false},
+		{"a short query is never a copy, even of a title equal to it", "ключевая ставка ЦБ", "Ключевая ставка ЦБ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsCopy(Terms(tt.query), Terms(tt.text)); got != tt.want {
+				t.Errorf("IsCopy = %v, want %v (Jaccard %.2f)", got, tt.want, Jaccard(Terms(tt.query), Terms(tt.text)))
+			}
+		})
+	}
+}
