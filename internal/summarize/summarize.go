@@ -25,8 +25,12 @@
 //
 // Score. For the distinct terms Q of the query and S of a sentence,
 //
-//	coverage = |Q ∩ S| / |Q|              (1 for every sentence when Q is empty)
+//	coverage = |Q ∩ S| / min(|Q|, CoverageTerms)   (at most 1; 1 for every sentence when Q is empty)
 //	score    = coverage + RankWeight · r
+//
+// CoverageTerms (8 by default; 0: |Q|) is how many of a long query's terms make a sentence
+// cover it: a post pasted as the question has 30–60 terms, and no sentence of a follow-up holds
+// a quarter of them.
 //
 // where r = (Doc.Score − min) / (max − min) over the blocks given, or 0 when all scores are
 // equal or a score is not finite. A sentence is relevant when its coverage is positive and at
@@ -37,7 +41,8 @@
 // Relevance floor. A sentence may be said as new (and on the evolution's "now" side) only
 // when it is on topic: its coverage is at least MinOverlap (any positive coverage in a
 // fallback) and its block's cosine to the query (evidence.Doc.Cosine, 0 unknown: no floor) is
-// at least the best cosine of the blocks less CosineSlack. A sentence of the "new" window
+// at least the best cosine of the blocks less CosineSlack (a block that is the query's own
+// text, textnorm.IsCopy, does not count as the best: a post pasted as the question). A sentence of the "new" window
 // below the floor is not said at all: a channel's weekly calendar post that names every word
 // of the query never leads, nor shows up as news.
 //
@@ -99,6 +104,9 @@ type Options struct {
 	MaxPerDoc int `json:"MaxPerDoc"`
 	// MinOverlap is the least query-term coverage, in [0, 1], of a relevant sentence.
 	MinOverlap float64 `json:"MinOverlap"`
+	// CoverageTerms caps the query terms coverage counts against: a sentence holding this many
+	// of a longer query's terms covers it (0: no cap, every term counts).
+	CoverageTerms int `json:"CoverageTerms,omitempty"`
 	// NoveltyMax, in [0, 1], is the largest term Jaccard a sentence may have with one
 	// already taken; above it, the sentence is redundant.
 	NoveltyMax float64 `json:"NoveltyMax"`
@@ -117,10 +125,11 @@ type Options struct {
 }
 
 // DefaultOptions are 8 sentences, a 7-day "new" window, 2 sentences per block, 25% query
-// coverage (2 of 8 query terms: one common word alone, "new" or "union", is not enough), 0.6 novelty, 300-rune sentences and a 0.1 rank weight.
+// coverage (2 of 8 query terms: one common word alone, "new" or "union", is not enough) counted
+// against at most 8 query terms, 0.6 novelty, 300-rune sentences and a 0.1 rank weight.
 func DefaultOptions() Options {
 	return Options{
-		MaxSentences: 8, NewDays: 7, MaxPerDoc: 2, MinOverlap: 0.25, NoveltyMax: 0.6,
+		MaxSentences: 8, NewDays: 7, MaxPerDoc: 2, MinOverlap: 0.25, CoverageTerms: 8, NoveltyMax: 0.6,
 		MaxSentenceChars: 300, RankWeight: 0.1, LeadRankWeight: 1, CosineSlack: 0.06,
 	}
 }
@@ -137,6 +146,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("summarize: max per doc %d must be positive", o.MaxPerDoc)
 	case !unit(o.MinOverlap):
 		return fmt.Errorf("summarize: min overlap %v must be in [0, 1]", o.MinOverlap)
+	case o.CoverageTerms < 0:
+		return fmt.Errorf("summarize: coverage terms %d must not be negative", o.CoverageTerms)
 	case !unit(o.NoveltyMax):
 		return fmt.Errorf("summarize: novelty max %v must be in [0, 1]", o.NoveltyMax)
 	case o.MaxSentenceChars < 1:
@@ -191,7 +202,7 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 	case fallback:
 		s.Note = FallbackNote
 	}
-	floor := cosineFloor(o, blocks)
+	floor := cosineFloor(o, textnorm.Terms(query), blocks)
 	onTopic := func(c candidate) bool { return (fallback || c.coverage >= o.MinOverlap) && aboveFloor(c, floor) }
 	var fresh, older []candidate
 	for _, c := range pool {
@@ -232,7 +243,8 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 
 // Evolve summarizes two groups of blocks, the oldest and the newest evidence of one context, as
 // "then" vs "now". Each group gets half of MaxSentences, rounded up; novelty and MaxPerDoc
-// apply within a group. Block numbers must be distinct across both groups. An empty group, or
+// apply within a group. The "now" side is chosen as Brief chooses its new sentences: the lead,
+// the freshest up to half the side, then the best. Block numbers must be distinct across both groups. An empty group, or
 // one with nothing relevant, gives an empty side; the "now" side takes only sentences above
 // the relevance floor (MinOverlap, CosineSlack), and when it is empty while "then" is not, the
 // Brief's Note says that nothing recent is on topic. In the Brief, Then is oldest first and Now
@@ -249,13 +261,16 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	budget := (o.MaxSentences + 1) / 2
 	thenPool, thenFB, thenNE := score(q, candidates(then, rank[:len(then)]), o)
 	nowPool, _, _ := score(q, candidates(now, rank[len(then):]), o)
-	floor := cosineFloor(o, all)
+	floor := cosineFloor(o, q, all)
 	nowPool = slices.DeleteFunc(nowPool, func(c candidate) bool { return c.coverage < o.MinOverlap || !aboveFloor(c, floor) })
 	var tp, np picker
 	tp.o, np.o = o, o
 	tp.take(budget, thenPool...)
 	if len(nowPool) > 0 {
+		// As in Brief: the lead, then the freshest on-topic sentences up to half the side, so
+		// the side's freshest fact is said; then the best by score.
 		np.take(budget, lead(nowPool, o))
+		np.take((budget+1)/2, slices.SortedStableFunc(slices.Values(nowPool), freshestFirst)...)
 		np.take(budget, nowPool...)
 	}
 	e := schemas.Brief{Method: Method, AsOf: day, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{},
@@ -392,7 +407,7 @@ func score(q []string, cands []candidate, o Options) (pool []candidate, fallback
 	for _, c := range cands {
 		c.coverage = 1
 		if len(q) > 0 {
-			c.coverage = float64(textnorm.Overlap(q, c.terms)) / float64(len(q))
+			c.coverage = min(1, float64(textnorm.Overlap(q, c.terms))/float64(coverageTerms(len(q), o)))
 		}
 		c.score = c.coverage + o.RankWeight*c.rank
 		switch {
@@ -420,6 +435,15 @@ func score(q []string, cands []candidate, o Options) (pool []candidate, fallback
 	return pool, fallback, false
 }
 
+// coverageTerms is what the coverage of a query of n terms is counted against: n, or
+// CoverageTerms when that is smaller and set.
+func coverageTerms(n int, o Options) int {
+	if o.CoverageTerms > 0 {
+		return min(n, o.CoverageTerms)
+	}
+	return n
+}
+
 // lead is the candidate a summary leads with: the best by coverage + LeadRankWeight · rank
 // (ties: the earlier in cands).
 func lead(cands []candidate, o Options) candidate {
@@ -433,13 +457,17 @@ func lead(cands []candidate, o Options) candidate {
 }
 
 // cosineFloor is the least block cosine of a claim that must be on topic: the best known
-// cosine of the blocks less CosineSlack, or 0 when no cosine is known.
-func cosineFloor(o Options, blocks []evidence.Block) float64 {
+// cosine of the blocks less CosineSlack, or 0 when no cosine is known. A block that is the
+// query's own text (q its terms; textnorm.IsCopy: a post pasted as the question) does not set
+// it, or nothing but the post itself could be said as new.
+func cosineFloor(o Options, q []string, blocks []evidence.Block) float64 {
 	best := 0.0
 	for _, b := range blocks {
-		if c := b.Doc.Cosine; c > best && !math.IsInf(c, 1) {
-			best = c
+		c := b.Doc.Cosine
+		if c <= best || math.IsInf(c, 1) || textnorm.IsCopy(q, textnorm.Terms(b.Doc.Title+"\n"+b.Doc.Text)) {
+			continue
 		}
+		best = c
 	}
 	if best == 0 {
 		return 0

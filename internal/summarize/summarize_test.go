@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -860,5 +861,61 @@ func TestLeadAndFloor(t *testing.T) {
 	}
 	if len(e.Now) != 0 || len(e.Then) != 1 || e.Note != NothingRecentNote {
 		t.Errorf("Evolve: then %d, now %d, note %q; want 1, 0, %q", len(e.Then), len(e.Now), e.Note, NothingRecentNote)
+	}
+}
+
+// TestPastedPost: a post pasted as the question is found again in the corpus at a cosine near
+// 1. It must not set the relevance floor, and a follow-up that holds only a few of its many
+// terms still covers it (CoverageTerms), so the follow-up is said as new.
+func TestPastedPost(t *testing.T) {
+	const pasted = "The Northern Railway sold its freight terminal in Riga to a Dutch logistics group for 40 million euros, " +
+		"the company said, citing falling transit volumes and new customs rules at the border."
+	post := withCos(scored(blk(1, ago(200), "", pasted), 0.9), 0.98)
+	follow := withCos(scored(blk(2, ago(2), "", "The Riga freight terminal cut 120 jobs after its sale, the Dutch owner said."), 0.5), 0.88)
+	if q := len(textnorm.Terms(pasted)); q < 16 {
+		t.Fatalf("the pasted post has %d terms; the test needs a long one", q)
+	}
+	tests := []struct {
+		name    string
+		opts    Options
+		wantNew []string
+	}{
+		{"the follow-up is new", with(nil), []string{"[2] The Riga freight terminal cut 120 jobs after its sale, the Dutch owner said."}},
+		{"every term counted: the follow-up covers too little to be said as new", with(func(o *Options) { o.CoverageTerms = 0 }), []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Brief(pasted, []evidence.Block{post, follow}, asOf, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lines(s.New); !reflect.DeepEqual(got, tt.wantNew) {
+				t.Errorf("New\n got %q\nwant %q", got, tt.wantNew)
+			}
+		})
+	}
+	// The copy left out, the floor is the follow-up's cosine less the slack; with the copy it
+	// would be 0.98 − 0.06 and nothing but the post itself could be new.
+	q := textnorm.Terms(pasted)
+	if got, want := cosineFloor(DefaultOptions(), q, []evidence.Block{post, follow}), 0.88-DefaultOptions().CosineSlack; math.Abs(got-want) > 1e-9 {
+		t.Errorf("cosineFloor = %v, want %v", got, want)
+	}
+}
+
+// TestEvolveNowSaysTheFreshest: the "now" side says its freshest on-topic fact even when
+// older recent ones score higher, as Brief says its freshest new facts.
+func TestEvolveNowSaysTheFreshest(t *testing.T) {
+	then := []evidence.Block{blk(1, ago(400), "", "The key rate was cut to 7.5% to support lending.")}
+	now := []evidence.Block{
+		scored(blk(2, ago(40), "", "The key rate was raised to 16% as the key rate decision surprised markets. The key rate decision was unanimous."), 1),
+		scored(blk(3, ago(30), "", "The key rate stays at 16% after the key rate decision. The key rate decision was expected."), 0.9),
+		scored(blk(4, ago(1), "", "Deposit rates followed the key rate down."), 0),
+	}
+	e, err := Evolve("key rate decision", then, now, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Now) == 0 || n(e.Now[0]) != 4 {
+		t.Errorf("Now = %q, want the freshest on-topic fact [4] first", lines(e.Now))
 	}
 }
