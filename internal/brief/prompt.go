@@ -46,6 +46,11 @@ func fences(query string, groups ...[]evidence.Block) fence.Fence {
 // untrusted is the system prompt's paragraph on the fenced documents.
 var untrusted = fence.Rule("a numbered document (NAME is DOC and its number N)") + "\n\n"
 
+// closingRules end the rules of every brief prompt, before the reply format.
+const closingRules = "- If the documents do not answer the question, set \"not_enough\" to true (not enough information) and keep only the claims the documents support, or none.\n" +
+	"- Write the claims in the language of the question, one fact each.\n\n" +
+	"Reply with ONLY this JSON object, no other text:\n"
+
 // commonRules are the rules every summary keeps.
 const commonRules = "- Answer only from the documents; add nothing from your own knowledge.\n" +
 	"- Every claim cites one or more documents by number in \"cites\" (N of [N]) and says only what they say. Do not write [N] marks in \"text\".\n" +
@@ -71,13 +76,10 @@ func BriefPrompt(query string, blocks []evidence.Block, asOf time.Time, newDays 
 			from, d, lastDays(newDays))
 	}
 	sys.WriteString("- \"timeline\" lists the key events in ascending date order, the new ones included; the \"date\" (YYYY-MM-DD) of each entry is the publication date of one of the documents it cites. The timeline is empty only when \"not_enough\" is true.\n")
-	sys.WriteString("- If the documents do not answer the question, set \"not_enough\" to true (not enough information) and keep only the claims the documents support, or none.\n")
-	sys.WriteString("- Write the claims in the language of the question, one fact each.\n\n")
-	sys.WriteString("Reply with ONLY this JSON object, no other text:\n" + BriefFormat)
+	sys.WriteString(closingRules + BriefFormat)
 
 	var user strings.Builder
-	user.WriteString("Question: " + f.Line(query) + "\n")
-	user.WriteString("As of: " + d + "\n")
+	user.WriteString("Question: " + f.Line(query) + "\nAs of: " + d + "\n")
 	if newDays > 0 {
 		user.WriteString("\"new\" window: " + from + " to " + d + "\n")
 	}
@@ -101,13 +103,10 @@ func EvolutionPrompt(query string, then, now []evidence.Block, asOf time.Time) [
 	sys.WriteString("Rules:\n" + commonRules)
 	sys.WriteString("- \"then\" claims cite only OLDER documents (" + numbers(then) + "); \"now\" claims cite only NEWER documents (" + numbers(now) + ").\n")
 	sys.WriteString("- Speak to the same aspects in \"then\" and \"now\", so that the change shows; a side with no relevant document is [].\n")
-	sys.WriteString("- If the documents do not answer the question, set \"not_enough\" to true (not enough information) and keep only the claims the documents support, or none.\n")
-	sys.WriteString("- Write the claims in the language of the question, one fact each.\n\n")
-	sys.WriteString("Reply with ONLY this JSON object, no other text:\n" + EvolutionFormat)
+	sys.WriteString(closingRules + EvolutionFormat)
 
 	var user strings.Builder
-	user.WriteString("Question: " + f.Line(query) + "\n")
-	user.WriteString("As of: " + d + "\n")
+	user.WriteString("Question: " + f.Line(query) + "\nAs of: " + d + "\n")
 	fmt.Fprintf(&user, "\nOLDER documents, for \"then\" (%d), nonce %s:\n\n", len(then), f.Nonce())
 	writeBlocks(&user, then, f)
 	fmt.Fprintf(&user, "NEWER documents, for \"now\" (%d), nonce %s:\n\n", len(now), f.Nonce())

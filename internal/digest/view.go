@@ -286,19 +286,19 @@ func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Ti
 		ID:          topicID + "-chart",
 		Width:       timeWidth,
 		Height:      int(math.Ceil(axisY + timeBottom)),
-		PlotX0:      coord(timePlotX0),
-		PlotX1:      coord(timePlotX1),
-		Top:         coord(timeTop - 6),
-		AxisY:       coord(axisY),
-		TickY:       coord(axisY + timeTickPad),
-		LabelY:      coord(axisY + timeTickPad + 12),
-		NewX:        coord(dayX(NewDays - 0.5)),
-		NewW:        coord(timePlotX1 + timeDotR + 2 - dayX(NewDays-0.5)),
-		NewH:        coord(axisY - (timeTop - 6)),
+		PlotX0:      render.Coord(timePlotX0),
+		PlotX1:      render.Coord(timePlotX1),
+		Top:         render.Coord(timeTop - 6),
+		AxisY:       render.Coord(axisY),
+		TickY:       render.Coord(axisY + timeTickPad),
+		LabelY:      render.Coord(axisY + timeTickPad + 12),
+		NewX:        render.Coord(dayX(NewDays - 0.5)),
+		NewW:        render.Coord(timePlotX1 + timeDotR + 2 - dayX(NewDays-0.5)),
+		NewH:        render.Coord(axisY - (timeTop - 6)),
 		AnchorLabel: "as of " + formatDay(asOf),
 	}
 	for _, d := range []int{60, 30, 14, 7, 0} {
-		c.Ticks = append(c.Ticks, tick{X: coord(dayX(float64(d))), Label: tickLabel(d)})
+		c.Ticks = append(c.Ticks, tick{X: render.Coord(dayX(float64(d))), Label: tickLabel(d)})
 	}
 	var desc []string
 	olderCount := 0
@@ -314,15 +314,15 @@ func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Ti
 			}
 			c.Dots = append(c.Dots, dot{
 				Class: class,
-				CX:    coord(x),
-				CY:    coord(axisY - timeDotGap/2 - timeDotR - float64(i)*timeDotStep),
+				CX:    render.Coord(x),
+				CY:    render.Coord(axisY - timeDotGap/2 - timeDotR - float64(i)*timeDotStep),
 				Title: fmt.Sprintf("[%d] %s · %s old · %s", s.N, formatDay(s.PublishedAt), days(max(ageDays(s.PublishedAt, asOf), 0)), render.SourceTitle(s)),
 			})
 		}
 		if len(list) > maxStack {
 			c.Extra = append(c.Extra, label{ // right of the top dot
-				X:    coord(x + timeDotR + 3),
-				Y:    coord(axisY - timeDotGap/2 - timeDotR - float64(maxStack-1)*timeDotStep + 4),
+				X:    render.Coord(x + timeDotR + 3),
+				Y:    render.Coord(axisY - timeDotGap/2 - timeDotR - float64(maxStack-1)*timeDotStep + 4),
 				Text: "+" + strconv.Itoa(len(list)-maxStack),
 			})
 		}
@@ -333,7 +333,7 @@ func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Ti
 		desc = append(desc, fmt.Sprintf("%s old: %d", days(k), len(list)))
 	}
 	if olderCount > 0 {
-		c.Older = &olderZone{X: coord(timeOlderX), SepX: coord(timeSepX), Label: "older"}
+		c.Older = &olderZone{X: render.Coord(timeOlderX), SepX: render.Coord(timeSepX), Label: "older"}
 		desc = append(desc, fmt.Sprintf("older than %d days: %d", chartDays, olderCount))
 	}
 	c.Desc = fmt.Sprintf("Publication days of the %s over the %d days up to %s: %s.",
@@ -400,26 +400,26 @@ func buildOverview(topics []schemas.DigestTopic, views []topicView) *overviewCha
 	c := &overviewChart{
 		Width:  ovWidth,
 		Height: int(math.Ceil(axisY + ovBottom)),
-		PlotX0: coord(ovPlotX0),
-		PlotX1: coord(ovPlotX0 + ovPlotW),
-		Top:    coord(ovTop - 4),
-		AxisY:  coord(axisY),
-		TickY:  coord(axisY + ovTickPad),
+		PlotX0: render.Coord(ovPlotX0),
+		PlotX1: render.Coord(ovPlotX0 + ovPlotW),
+		Top:    render.Coord(ovTop - 4),
+		AxisY:  render.Coord(axisY),
+		TickY:  render.Coord(axisY + ovTickPad),
 	}
 	for _, d := range []int{0, 7, 14, 30, 60} {
-		c.Ticks = append(c.Ticks, tick{X: coord(ovPlotX0 + float64(d)/chartDays*ovPlotW), Label: tickLabel(d)})
+		c.Ticks = append(c.Ticks, tick{X: render.Coord(ovPlotX0 + float64(d)/chartDays*ovPlotW), Label: tickLabel(d)})
 	}
 	desc := make([]string, 0, len(topics))
 	for i, t := range topics {
 		tv := views[i]
 		y := ovTop + float64(i)*ovStep
 		b := overviewBar{
-			Label:  shorten(fmt.Sprintf("%d. %s", tv.Num, tv.Name)),
+			Label:  render.Label(fmt.Sprintf("%d. %s", tv.Num, tv.Name), maxLabelRunes),
 			Href:   "#" + tv.ID,
-			Y:      coord(y),
-			H:      coord(ovBarH),
-			TextY:  coord(y + ovBarH/2 + 4),
-			LabelX: coord(ovPlotX0 - ovLabelGap),
+			Y:      render.Coord(y),
+			H:      render.Coord(ovBarH),
+			TextY:  render.Coord(y + ovBarH/2 + 4),
+			LabelX: render.Coord(ovPlotX0 - ovLabelGap),
 		}
 		w := 0.0
 		f := t.Freshness
@@ -436,7 +436,7 @@ func buildOverview(topics []schemas.DigestTopic, views []topicView) *overviewCha
 				b.Value += " (off the axis)"
 			}
 		}
-		b.W, b.ValueX = coord(w), coord(ovPlotX0+w+4)
+		b.W, b.ValueX = render.Coord(w), render.Coord(ovPlotX0+w+4)
 		b.Title = tv.Name + ": " + b.Value
 		desc = append(desc, tv.Name+" "+b.Value)
 		c.Bars = append(c.Bars, b)
@@ -476,20 +476,3 @@ func pct(share float64) string {
 // oneLine collapses s's whitespace, newlines included, into single spaces.
 func oneLine(s string) string { return render.OneLine(s) }
 
-// coord formats an SVG coordinate with at most one decimal.
-func coord(v float64) string {
-	v = math.Round(v*10) / 10
-	if v == 0 {
-		v = 0 // no "-0"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-// shorten cuts a label to maxLabelRunes runes, ending it with "…" when cut.
-func shorten(s string) string {
-	r := []rune(s)
-	if len(r) <= maxLabelRunes {
-		return s
-	}
-	return string(r[:maxLabelRunes-1]) + "…"
-}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -96,4 +97,23 @@ func HTML(b schemas.Brief, blocks []schemas.ContextBlock, prefix string) (templa
 		return "", fmt.Errorf("render: brief as HTML: %w", err)
 	}
 	return template.HTML(strings.TrimRight(buf.String(), "\n")), nil // #nosec G203 -- written by html/template, escaped
+}
+
+// Coord formats an SVG coordinate with at most one decimal, never "-0": what the HTML views'
+// charts (digest, eval report) write into their markup.
+func Coord(v float64) string {
+	v = math.Round(v*10) / 10
+	if v == 0 {
+		v = 0 // no "-0"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// Label cuts a chart label to n runes, ending it with "…" when cut.
+func Label(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

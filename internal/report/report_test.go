@@ -67,7 +67,7 @@ func fixture() EvalReport {
 	}
 }
 
-func render(t *testing.T, r EvalReport) string {
+func renderPage(t *testing.T, r EvalReport) string {
 	t.Helper()
 	var b strings.Builder
 	if err := WriteEval(&b, r); err != nil {
@@ -99,7 +99,7 @@ func cells(tr *html.Node) []*html.Node {
 
 func TestWriteEvalStructure(t *testing.T) {
 	r := fixture()
-	doc := parse(t, render(t, r))
+	doc := parse(t, renderPage(t, r))
 
 	// One <svg> per chart, and no other.
 	charts := []string{"chart-ndcg10", "chart-recall10", "chart-mrr", "chart-leakage10", "chart-months", "chart-ages"}
@@ -201,7 +201,7 @@ func TestWriteEvalStructure(t *testing.T) {
 }
 
 func TestWriteEvalAgeHistogram(t *testing.T) {
-	doc := parse(t, render(t, fixture()))
+	doc := parse(t, renderPage(t, fixture()))
 	ages := byID(t, doc, "chart-ages")
 	panels := findAll(ages, "g", nil)
 	if len(panels) != 3 {
@@ -236,7 +236,7 @@ func TestWriteEvalEscapes(t *testing.T) {
 	}
 	r.Rows[0].QuestionID = "q" + evil
 	r.DocsPerMonth = append(r.DocsPerMonth, MonthCount{Month: evil, Docs: 3})
-	out := render(t, r)
+	out := renderPage(t, r)
 	if strings.Contains(out, "<script") {
 		t.Fatal("output holds an unescaped <script")
 	}
@@ -259,9 +259,9 @@ func TestWriteEvalEscapes(t *testing.T) {
 
 func TestWriteEvalDeterministic(t *testing.T) {
 	r := fixture()
-	first := render(t, r)
+	first := renderPage(t, r)
 	for range 20 { // maps iterate in a new order each time
-		if again := render(t, r); again != first {
+		if again := renderPage(t, r); again != first {
 			t.Fatal("two renders of the same report differ")
 		}
 	}
@@ -288,7 +288,7 @@ func TestWriteEvalEmpty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := parse(t, render(t, tt.r))
+			doc := parse(t, renderPage(t, tt.r))
 			svgs := findAll(doc, "svg", nil)
 			if len(svgs) != tt.svgs {
 				t.Errorf("%d <svg>, want %d", len(svgs), tt.svgs)
@@ -322,7 +322,7 @@ func TestWriteEvalQuestionLimit(t *testing.T) {
 			schemas.EvalRow{System: "hybrid", QuestionID: q, Valid: true, NDCG10: 1},
 			schemas.EvalRow{System: "bm25", QuestionID: q, Valid: true, NDCG10: float64(i) / 250})
 	}
-	doc := parse(t, render(t, r))
+	doc := parse(t, renderPage(t, r))
 	questions := byID(t, doc, "questions")
 	trs := findAll(questions, "tr", nil)
 	if len(trs) != 1+maxQuestionRows {
@@ -342,7 +342,7 @@ func TestWriteEvalMonthLabels(t *testing.T) {
 	for m := range 60 {
 		r.DocsPerMonth = append(r.DocsPerMonth, MonthCount{Month: time.Date(2019, time.Month(m+1), 1, 0, 0, 0, 0, time.UTC).Format("2006-01"), Docs: 10 * m})
 	}
-	chart := byID(t, parse(t, render(t, r)), "chart-months")
+	chart := byID(t, parse(t, renderPage(t, r)), "chart-months")
 	if n := len(findAll(chart, "rect", nil)); n != 60 {
 		t.Errorf("%d columns, want 60", n)
 	}
@@ -368,7 +368,7 @@ func TestWriteEvalWriteError(t *testing.T) {
 }
 
 func TestWriteEvalGolden(t *testing.T) {
-	got := []byte(render(t, fixture()))
+	got := []byte(renderPage(t, fixture()))
 	path := filepath.Join("testdata", "eval.golden.html")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

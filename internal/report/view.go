@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/eval"
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -344,14 +345,14 @@ func buildBarCharts(systems []eval.Summary, colors map[string]string) []barChart
 			Title:   m.title,
 			Width:   barWidth,
 			Height:  int(math.Ceil(axisY + barBottom)),
-			PlotX0:  coord(barPlotX0),
-			PlotX1:  coord(barPlotX0 + barPlotW),
-			PlotTop: coord(barTop - 4),
-			AxisY:   coord(axisY),
-			TickY:   coord(axisY + barTickPad),
+			PlotX0:  render.Coord(barPlotX0),
+			PlotX1:  render.Coord(barPlotX0 + barPlotW),
+			PlotTop: render.Coord(barTop - 4),
+			AxisY:   render.Coord(axisY),
+			TickY:   render.Coord(axisY + barTickPad),
 		}
 		for _, t := range []float64{0, 0.25, 0.5, 0.75, 1} {
-			c.Ticks = append(c.Ticks, tick{X: coord(barPlotX0 + t*barPlotW), Label: strconv.FormatFloat(t, 'f', -1, 64)})
+			c.Ticks = append(c.Ticks, tick{X: render.Coord(barPlotX0 + t*barPlotW), Label: strconv.FormatFloat(t, 'f', -1, 64)})
 		}
 		desc := make([]string, 0, len(systems))
 		for i, s := range systems {
@@ -366,16 +367,16 @@ func buildBarCharts(systems []eval.Summary, colors map[string]string) []barChart
 			w := clamp01(v) * barPlotW
 			y := barTop + float64(i)*barStep
 			c.Bars = append(c.Bars, hbar{
-				Label:  shorten(s.System),
+				Label:  render.Label(s.System, maxLabelRunes),
 				Title:  s.System + ": " + text,
 				Value:  text,
 				Class:  colors[s.System],
-				LabelX: coord(barPlotX0 - barLabelGap),
-				Y:      coord(y),
-				H:      coord(barHeight),
-				W:      coord(w),
-				TextY:  coord(y + barHeight/2 + 4),
-				ValueX: coord(barPlotX0 + w + 4),
+				LabelX: render.Coord(barPlotX0 - barLabelGap),
+				Y:      render.Coord(y),
+				H:      render.Coord(barHeight),
+				W:      render.Coord(w),
+				TextY:  render.Coord(y + barHeight/2 + 4),
+				ValueX: render.Coord(barPlotX0 + w + 4),
 			})
 			desc = append(desc, s.System+" "+text)
 		}
@@ -436,17 +437,17 @@ func buildMonthChart(in []MonthCount) *columnChart {
 	c := &columnChart{
 		Width:    monthWidth,
 		Height:   monthHeight,
-		PlotX0:   coord(monthPlotX0),
-		PlotX1:   coord(monthPlotX1),
-		PlotTop:  coord(monthPlotTop),
-		Baseline: coord(monthBaseline),
-		YLabelX:  coord(monthPlotX0 - 6),
-		XLabelY:  coord(monthBaseline + 16),
+		PlotX0:   render.Coord(monthPlotX0),
+		PlotX1:   render.Coord(monthPlotX1),
+		PlotTop:  render.Coord(monthPlotTop),
+		Baseline: render.Coord(monthBaseline),
+		YLabelX:  render.Coord(monthPlotX0 - 6),
+		XLabelY:  render.Coord(monthBaseline + 16),
 	}
 	plotH := monthBaseline - monthPlotTop
 	for v := 0; v <= top; v += step {
 		y := monthBaseline - float64(v)/float64(top)*plotH
-		c.YTicks = append(c.YTicks, tick{Y: coord(y), Label: compactInt(v)})
+		c.YTicks = append(c.YTicks, tick{Y: render.Coord(y), Label: compactInt(v)})
 	}
 	slot := (monthPlotX1 - monthPlotX0) / float64(len(months))
 	every := (len(months) + maxMonthLabels - 1) / maxMonthLabels
@@ -454,14 +455,14 @@ func buildMonthChart(in []MonthCount) *columnChart {
 		h := float64(max(m.Docs, 0)) / float64(top) * plotH
 		x := monthPlotX0 + float64(i)*slot
 		c.Columns = append(c.Columns, vbar{
-			X:     coord(x + slot*0.1),
-			Y:     coord(monthBaseline - h),
-			W:     coord(slot * 0.8),
-			H:     coord(h),
+			X:     render.Coord(x + slot*0.1),
+			Y:     render.Coord(monthBaseline - h),
+			W:     render.Coord(slot * 0.8),
+			H:     render.Coord(h),
 			Title: m.Month + ": " + strconv.Itoa(m.Docs) + " documents",
 		})
 		if i%every == 0 {
-			c.XLabels = append(c.XLabels, tick{X: coord(x + slot/2), Label: m.Month})
+			c.XLabels = append(c.XLabels, tick{X: render.Coord(x + slot/2), Label: m.Month})
 		}
 	}
 	first, last := months[0].Month, months[len(months)-1].Month
@@ -653,13 +654,13 @@ func buildAgeChart(rows []schemas.EvalRow, systems []string, colors map[string]s
 		}
 		panel := agePanel{
 			Title:     s,
-			Label:     shorten(s) + " (" + strconv.Itoa(total) + " questions)",
+			Label:     render.Label(s, maxLabelRunes) + " (" + strconv.Itoa(total) + " questions)",
 			Class:     colors[s],
-			Transform: "translate(" + coord(float64(p%ageColumns)*agePanelStepX) + "," + coord(float64(p/ageColumns)*agePanelStepY) + ")",
-			TitleY:    coord(ageTitleY),
-			LabelY:    coord(ageLabelY),
-			Baseline:  coord(agePlotTop + agePlotH),
-			PanelW:    coord(agePanelW),
+			Transform: "translate(" + render.Coord(float64(p%ageColumns)*agePanelStepX) + "," + render.Coord(float64(p/ageColumns)*agePanelStepY) + ")",
+			TitleY:    render.Coord(ageTitleY),
+			LabelY:    render.Coord(ageLabelY),
+			Baseline:  render.Coord(agePlotTop + agePlotH),
+			PanelW:    render.Coord(agePanelW),
 		}
 		parts := make([]string, 0, nb)
 		for b, n := range c {
@@ -670,12 +671,12 @@ func buildAgeChart(rows []schemas.EvalRow, systems []string, colors map[string]s
 			h := float64(n) / float64(peak) * agePlotH
 			x := 5 + float64(b)*ageSlot + (ageSlot-ageBarW)/2
 			panel.Bars = append(panel.Bars, ageBar{
-				X:      coord(x),
-				Y:      coord(agePlotTop + agePlotH - h),
-				W:      coord(ageBarW),
-				H:      coord(h),
-				MidX:   coord(x + ageBarW/2),
-				CountY: coord(agePlotTop + agePlotH - h - 3),
+				X:      render.Coord(x),
+				Y:      render.Coord(agePlotTop + agePlotH - h),
+				W:      render.Coord(ageBarW),
+				H:      render.Coord(h),
+				MidX:   render.Coord(x + ageBarW/2),
+				CountY: render.Coord(agePlotTop + agePlotH - h - 3),
 				Count:  strconv.Itoa(n),
 				Bucket: label,
 				Title:  fmt.Sprintf("%s: %d of %d questions (%s%%) %s", s, n, total, formatFixed(percent(n, total), 0), agePhrase(label)),
@@ -817,15 +818,6 @@ func formatFixed(v float64, decimals int) string {
 	return s
 }
 
-// coord formats an SVG coordinate with at most one decimal.
-func coord(v float64) string {
-	v = math.Round(v*10) / 10
-	if v == 0 {
-		v = 0 // no "-0"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
 // compactInt formats an axis value: 950, 12k, 1.5M.
 func compactInt(n int) string {
 	switch {
@@ -856,11 +848,3 @@ func groupInt(n int) string {
 	return b.String()
 }
 
-// shorten cuts a label to maxLabelRunes runes, ending it with "…" when cut.
-func shorten(s string) string {
-	r := []rune(s)
-	if len(r) <= maxLabelRunes {
-		return s
-	}
-	return string(r[:maxLabelRunes-1]) + "…"
-}
