@@ -194,7 +194,7 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 	s := schemas.Brief{Method: Method, AsOf: day, NewDays: o.NewDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}}
 	newFrom := day.AddDate(0, 0, 1-o.NewDays) // first new instant (NewDays 0: the day after A)
 	isNew := func(c candidate) bool { return !c.block.Doc.PublishedAt.Before(newFrom) }
-	pool, fallback, notEnough := score(textnorm.Terms(query), candidates(blocks, rankNorm(blocks)), o)
+	pool, fallback, notEnough := score(textnorm.Terms(query), candidates(blocks, rankNorm(blocks), o.MaxSentenceChars), o)
 	s.NotEnough = notEnough
 	switch {
 	case notEnough && len(blocks) > 0:
@@ -259,8 +259,8 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	rank := rankNorm(all)
 	q := textnorm.Terms(query)
 	budget := (o.MaxSentences + 1) / 2
-	thenPool, thenFB, thenNE := score(q, candidates(then, rank[:len(then)]), o)
-	nowPool, _, _ := score(q, candidates(now, rank[len(then):]), o)
+	thenPool, thenFB, thenNE := score(q, candidates(then, rank[:len(then)], o.MaxSentenceChars), o)
+	nowPool, _, _ := score(q, candidates(now, rank[len(then):], o.MaxSentenceChars), o)
 	floor := cosineFloor(o, q, all)
 	nowPool = slices.DeleteFunc(nowPool, func(c candidate) bool { return c.coverage < o.MinOverlap || !aboveFloor(c, floor) })
 	var tp, np picker
@@ -350,7 +350,11 @@ var footnote = regexp.MustCompile(`\[\s*\d+\s*\]`)
 const minSentenceRunes = 20
 
 // candidates returns the candidate sentences of blocks; rank[i] is block i's normalized score.
-func candidates(blocks []evidence.Block, rank []float64) []candidate {
+// A sentence that opens on a word pointing back (dangling: «Она считает…», "He also said…")
+// stands with the sentences before it back to one that does not, when they fit in maxChars
+// runes, and is left out otherwise, as is a chunk's first sentence that does (what it points
+// to is in another chunk).
+func candidates(blocks []evidence.Block, rank []float64, maxChars int) []candidate {
 	var out []candidate
 	for i, b := range blocks {
 		seen := map[string]bool{} // terms of the block's pieces so far
@@ -377,10 +381,20 @@ func candidates(blocks []evidence.Block, rank []float64) []candidate {
 			text = b.Snippet
 		}
 		first := len(out)
-		for k, s := range Sentences(text) {
+		sents := Sentences(text)
+		for k, s := range sents {
 			if k == 0 {
-				if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
-					continue // a chunk that starts mid-sentence
+				if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) || dangling(s) {
+					continue // a chunk that starts mid-sentence, or on a word pointing back
+				}
+			}
+			if k > 0 && dangling(s) {
+				j := k - 1 // back to the sentence that names what s points to
+				for j > 0 && dangling(sents[j]) {
+					j--
+				}
+				if s = strings.Join(sents[j:k+1], " "); dangling(s) || utf8.RuneCountInString(s) > maxChars {
+					continue
 				}
 			}
 			add(k+1, s, false)
@@ -396,6 +410,39 @@ func candidates(blocks []evidence.Block, rank []float64) []candidate {
 		}
 	}
 	return out
+}
+
+// leadIns are words that may open a sentence before the word that points back: «Также он
+// сообщил», «По его словам», "According to her", "But they".
+var leadIns = map[string]bool{
+	"также": true, "тоже": true, "однако": true, "но": true, "и": true, "а": true, "впрочем": true,
+	"кроме": true, "того": true, "вместе": true, "с": true, "тем": true, "по": true, "при": true, "этом": true,
+	"also": true, "however": true, "but": true, "and": true, "meanwhile": true, "according": true, "to": true,
+}
+
+// pointsBack are the words whose referent a sentence taken alone would not name: personal and
+// demonstrative pronouns (ё is folded to е by textnorm.Tokens).
+var pointsBack = map[string]bool{
+	"он": true, "она": true, "оно": true, "они": true, "его": true, "ее": true, "их": true, "ему": true,
+	"ей": true, "им": true, "него": true, "нее": true, "них": true, "нему": true, "ней": true, "ним": true,
+	"это": true, "этот": true, "эта": true, "эти": true, "этого": true, "этой": true, "этим": true, "этих": true,
+	"he": true, "she": true, "it": true, "they": true, "his": true, "her": true, "its": true, "their": true,
+	"him": true, "them": true, "these": true, "those": true,
+}
+
+// dangling reports whether sentence s opens, after at most three lead-in words, on a word that
+// points back to an earlier sentence.
+func dangling(s string) bool {
+	toks := textnorm.Tokens(s)
+	for i, t := range toks {
+		switch {
+		case pointsBack[t]:
+			return true
+		case i >= 3 || !leadIns[t]:
+			return false
+		}
+	}
+	return false
 }
 
 // score scores cands against the query terms q and returns the relevant ones, best first

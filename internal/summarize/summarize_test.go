@@ -919,3 +919,51 @@ func TestEvolveNowSaysTheFreshest(t *testing.T) {
 		t.Errorf("Now = %q, want the freshest on-topic fact [4] first", lines(e.Now))
 	}
 }
+
+func TestDangling(t *testing.T) {
+	tests := []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{"ru pronoun subject", "Она считает, что ставка останется высокой.", true},
+		{"ru lead-in then pronoun", "Также он сообщил, что вопрос санкций будет решаться совместно.", true},
+		{"ru by his words", "По его мнению, рынок достиг дна.", true},
+		{"ru by the data of a named source", "По данным Росстата, инфляция замедлилась.", false},
+		{"ru at the same time, then a noun", "При этом рекламодатели не спешат переносить бюджеты.", false},
+		{"ru named subject", "Набиуллина заявила, что ставка останется высокой.", false},
+		{"en pronoun subject", "He also said the plant would close in May.", true},
+		{"en according to her", "According to her, prices will rise.", true},
+		{"en this year is not a pronoun here", "This year the harvest was late.", false},
+		{"en named subject", "The ministry said the plant would close.", false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := dangling(tt.s); got != tt.want {
+				t.Errorf("dangling(%q) = %v, want %v", tt.s, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDanglingSentenceStandsWithItsAntecedent: «Она считает…» is said with the sentence that
+// names who "she" is, or not at all when the two are too long together.
+func TestDanglingSentenceStandsWithItsAntecedent(t *testing.T) {
+	b := blk(1, ago(1), "", "Эльвира Набиуллина выступила в Госдуме в среду. Она считает, что ключевая ставка останется высокой до конца года.")
+	s, err := Brief("ключевая ставка", []evidence.Block{b}, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"[1] Эльвира Набиуллина выступила в Госдуме в среду. Она считает, что ключевая ставка останется высокой до конца года."}
+	if got := lines(s.New); !reflect.DeepEqual(got, want) {
+		t.Errorf("New\n got %q\nwant %q", got, want)
+	}
+	s, err = Brief("ключевая ставка", []evidence.Block{b}, asOf, with(func(o *Options) { o.MaxSentenceChars = 80 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.New) != 0 {
+		t.Errorf("too long together: New = %q, want nothing", lines(s.New))
+	}
+}
