@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/rerank/reranktest"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -58,7 +59,7 @@ func publishToy(t *testing.T, env *testsuite.TestActivityEnvironment, acts *acti
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Put(ctx, path.Join(activities.IndexPrefix(name), shard.Prefix("2024", meta.ID), f), r); err != nil {
+		if _, err := b.Put(ctx, path.Join(layout.IndexPrefix(name), layout.ShardPrefix("2024", meta.ID), f), r); err != nil {
 			t.Fatal(err)
 		}
 		r.Close()

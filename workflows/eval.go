@@ -9,6 +9,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 )
 
 // EvalInput is one bulk evaluation.
@@ -42,7 +43,7 @@ type EvalResult struct {
 }
 
 // evalVectorsVersion is the change ID of Eval storing each batch's query vectors
-// (activities.EvalVectorsKey) instead of carrying them through the history: one eval of 785
+// (layout.EvalVectorsKey) instead of carrying them through the history: one eval of 785
 // questions wrote 12.5 MB of history that way, and Temporal ends a run at 50 MB.
 const evalVectorsVersion = "eval-vectors-in-store"
 
@@ -84,7 +85,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 	embed := func(ctx workflow.Context, n int) workflow.Future {
 		ei := activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])}
 		if stored {
-			ei.Key = activities.EvalVectorsKey(in.EvalID, n)
+			ei.Key = layout.EvalVectorsKey(in.EvalID, n)
 		}
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, ei)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -21,7 +22,7 @@ const ErrTypeHealth = "HealthCheckFailed"
 // task queue answers a ping. `asof dev` runs it at start-up.
 func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, error) {
 	if in.Prefix == "" {
-		in.Prefix = "health"
+		in.Prefix = layout.HealthPrefix
 	}
 	if len(in.Queues) == 0 {
 		in.Queues = config.AllQueues
@@ -37,7 +38,7 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 		WrittenAt:  workflow.Now(ctx).UTC(),
 		Payload:    strings.Repeat("as of ", 170), // ~1 KiB
 	}
-	key := fmt.Sprintf("%s/%s.json", strings.Trim(in.Prefix, "/"), info.WorkflowExecution.RunID)
+	key := layout.HealthProbeKey(in.Prefix, info.WorkflowExecution.RunID)
 
 	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -100,7 +101,7 @@ type Progress struct {
 	// DocsToBuild counts the documents of shards not built yet.
 	DocsToBuild int `json:"docs_to_build"`
 	// InFlight lists the shards being built now; a client can count their stored embedding
-	// parts (activities.VectorsPrefix) for finer progress.
+	// parts (layout.VectorsPrefix) for finer progress.
 	InFlight []InFlightShard `json:"in_flight,omitempty"`
 	// Model and Languages are known once the plan is: the model the shards are embedded with
 	// and this build's documents per language, so a client can warn about a model that does
@@ -325,7 +326,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		HeartbeatTimeout:    in.EmbedHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
 	})
-	vecPrefix := activities.VectorsPrefix(in.Index, in.ShardID)
+	vecPrefix := layout.VectorsPrefix(in.Index, in.ShardID)
 	var emb activities.EmbedShardResult
 	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize, Model: in.Model}).Get(ctx, &emb); err != nil {
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)

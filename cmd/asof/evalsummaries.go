@@ -15,6 +15,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -118,7 +119,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
 		return err
 	}
-	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
+	cur, err := blob.ReadAll(ctx, st.Bucket, layout.CurrentKey(f.index))
 	if err != nil {
 		return err
 	}

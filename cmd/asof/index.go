@@ -26,6 +26,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -393,7 +394,7 @@ func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []st
 		if err != nil {
 			return nil, err
 		}
-		key := path.Join("corpora", sum[:16], filepath.Base(p))
+		key := layout.CorpusKey(sum, filepath.Base(p))
 		if ok, err := b.Exists(ctx, key); err != nil {
 			return nil, err
 		} else if !ok {
@@ -512,7 +513,7 @@ func embeddedInFlight(ctx context.Context, b blob.Bucket, index string, partSize
 	n := 0
 	for _, s := range shards {
 		parts := 0
-		_ = b.Iter(ctx, activities.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
+		_ = b.Iter(ctx, layout.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
 		n += parts * partSize
 	}
 	return n

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"slices"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
@@ -196,25 +195,21 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 
 // liveManifest reads the manifest CURRENT names for index; nil when the index has none yet.
 func liveManifest(ctx context.Context, b blob.Bucket, index string) (*schemas.Manifest, error) {
-	prefix := activities.IndexPrefix(index)
-	data, err := blob.ReadAll(ctx, b, path.Join(prefix, "CURRENT"))
-	if errors.Is(err, blob.ErrNotFound) {
+	cur, err := layout.ReadCurrent(ctx, b, index)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, layout.ErrDamaged): // it names CURRENT
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("read index %s: %w", index, err)
 	}
-	var cur activities.Current
-	if err := json.Unmarshal(data, &cur); err != nil {
-		return nil, fmt.Errorf("%s/CURRENT is damaged: %w", prefix, err)
-	}
-	data, err = blob.ReadAll(ctx, b, path.Join(prefix, cur.Manifest))
-	if err != nil {
-		return nil, fmt.Errorf("read index %s: %w", index, err)
-	}
-	m, err := schemas.DecodeManifest(data)
-	if err != nil {
+	m, err := layout.ReadManifest(ctx, b, layout.ManifestOf(index, cur))
+	if errors.Is(err, layout.ErrDamaged) {
 		return nil, fmt.Errorf("index %s, %s: %w", index, cur.Manifest, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", index, err)
 	}
 	return &m, nil
 }
