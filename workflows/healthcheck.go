@@ -14,9 +14,6 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// ErrTypeHealth marks a failed health check; it is not retried.
-const ErrTypeHealth = "HealthCheckFailed"
-
 // HealthCheck proves the whole stack works: a worker writes a probe object to the store, reads
 // it back, compares it with what the workflow sent, deletes it, and then a worker on every
 // task queue answers a ping. `asof dev` runs it at start-up.
