@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
@@ -30,7 +29,7 @@ func withReranker(cfg config.Config, deps worker.Deps) (worker.Deps, func(), err
 	if !cfg.Rerank.Enabled() || !slices.Contains(cfg.Worker.TaskQueues, config.QueueDefault) {
 		return deps, func() {}, nil
 	}
-	r, o, closeFn, err := activities.RerankerFromConfig(cfg)
+	r, o, closeFn, err := rerank.FromConfig(cfg)
 	if err != nil {
 		return deps, func() {}, err
 	}
