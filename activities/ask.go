@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
@@ -14,9 +12,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"
@@ -25,9 +23,6 @@ import (
 
 // ModeAuto lets the query-intent parser choose the mode and dates.
 const ModeAuto = answer.Auto
-
-// RunPrefix is where one question's artifacts go: runs/<run-id>/.
-func RunPrefix(runID string) string { return path.Join("runs", runID) }
 
 // ReadQueryInput is a question before retrieval.
 type ReadQueryInput struct {
@@ -124,7 +119,7 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	began := time.Now()
 	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: in.RunID, Index: in.Index, Query: in.Query,
 		AsOf: in.AsOf.UTC(), Mode: in.Read.Mode, Interpretation: in.Read.Interpretation, SearchText: in.Read.Text}
-	if err := ValidateIndexName(in.Index); err != nil {
+	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return ans, answer.Ranking{}, invalid(err)
 	}
 	o := in.Options
@@ -214,23 +209,6 @@ func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Man
 	return shards, release, searched, skipped, nil
 }
 
-// currentManifest reads the live manifest of index.
-func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
-	prefix := IndexPrefix(index)
-	data, err := blob.ReadAll(ctx, a.Bucket, path.Join(prefix, "CURRENT"))
-	if errors.Is(err, blob.ErrNotFound) {
-		return schemas.Manifest{}, invalid(indexNotFoundError{index})
-	}
-	if err != nil {
-		return schemas.Manifest{}, err
-	}
-	var cur Current
-	if err := json.Unmarshal(data, &cur); err != nil {
-		return schemas.Manifest{}, fmt.Errorf("%s/CURRENT is damaged: %w", prefix, err)
-	}
-	return a.readManifest(ctx, path.Join(prefix, cur.Manifest))
-}
-
 // writeRun stores answer.json and context.md under runs/<run-id>/.
 func (a *Activities) writeRun(ctx context.Context, ans schemas.Answer) error {
 	if ans.RunID == "" {
@@ -240,11 +218,10 @@ func (a *Activities) writeRun(ctx context.Context, ans schemas.Answer) error {
 	if err != nil {
 		return err
 	}
-	p := RunPrefix(ans.RunID)
-	if _, err := a.Bucket.Put(ctx, path.Join(p, "answer.json"), bytes.NewReader(data)); err != nil {
+	if _, err := a.Bucket.Put(ctx, layout.AnswerKey(ans.RunID), bytes.NewReader(data)); err != nil {
 		return err
 	}
 	md := fmt.Sprintf("# Context for %q as of %s\n\n%s\n", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Context)
-	_, err = a.Bucket.Put(ctx, path.Join(p, "context.md"), strings.NewReader(md))
+	_, err = a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
 	return err
 }

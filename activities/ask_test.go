@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -96,7 +97,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		}
 		for _, name := range append(shard.Files(meta), shard.MetaFile) {
 			f, _ := os.Open(filepath.Join(dir, name))
-			if _, err := b.Put(ctx, path.Join(activities.IndexPrefix("toy"), shard.Prefix(period, meta.ID), name), f); err != nil {
+			if _, err := b.Put(ctx, path.Join(layout.IndexPrefix("toy"), layout.ShardPrefix(period, meta.ID), name), f); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,24 +14,10 @@ import (
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
-
-// DigestPrefix is where the digest of one name and day is written.
-func DigestPrefix(name string, day time.Time) string {
-	return path.Join("digests", name, day.UTC().Format(time.DateOnly))
-}
-
-var digestName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
-// ValidateDigestName checks a digest (and schedule) name: it becomes a storage key.
-func ValidateDigestName(name string) error {
-	if !digestName.MatchString(name) {
-		return fmt.Errorf("digest name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63, starting with a letter or digit)", name)
-	}
-	return nil
-}
 
 // PlanDigestInput is a digest request before it runs. Now is the workflow's current time: the
 // anchor when AsOf is zero (activities never read the clock to decide what "now" is).
@@ -59,7 +44,7 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if name == "" {
 		name = "digest"
 	}
-	if err := ValidateDigestName(name); err != nil {
+	if err := layout.ValidateDigestName(name); err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}
 	if len(in.Topics) == 0 {
@@ -118,11 +103,6 @@ type WriteDigestKeys struct {
 	Archive string `json:"archive,omitempty"`
 }
 
-// DigestArchiveKey is the archive page of the digests of one name.
-func DigestArchiveKey(name string) string {
-	return path.Join("digests", name, digest.ArchiveFile)
-}
-
 // WriteDigest reads each topic's answer (runs/<ask-run-id>/answer.json), boils it down to what
 // a digest shows (the brief, the cited sources, their freshness, how they were judged), and
 // writes digest.json, digest.md and digest.html under digests/<name>/<day>/, then rewrites the
@@ -133,7 +113,7 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	for _, ref := range in.Topics {
 		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
 		if ref.Error == "" {
-			data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(ref.AskRunID), "answer.json"))
+			data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
 			if err != nil {
 				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
 			}
@@ -145,8 +125,7 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 		}
 		d.Topics = append(d.Topics, t)
 	}
-	prefix := DigestPrefix(in.Name, in.AsOf)
-	keys := WriteDigestKeys{JSON: path.Join(prefix, "digest.json"), Markdown: path.Join(prefix, "digest.md"), HTML: path.Join(prefix, "digest.html")}
+	keys := WriteDigestKeys{JSON: layout.DigestJSONKey(in.Name, in.AsOf), Markdown: layout.DigestMarkdownKey(in.Name, in.AsOf), HTML: layout.DigestHTMLKey(in.Name, in.AsOf)}
 	js, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return keys, err
@@ -176,11 +155,11 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 // says so, rather than failing every later digest of the name. Two digests of one name saved
 // at once may each miss the other's day; the next save lists both.
 func (a *Activities) writeDigestArchive(ctx context.Context, name string) (string, error) {
-	prefix := path.Join("digests", name) + "/"
+	prefix := layout.DigestsPrefix(name) + "/"
 	var keys []string
 	err := a.Bucket.Iter(ctx, prefix, func(o blob.ObjectInfo) error {
 		day, file, ok := strings.Cut(strings.TrimPrefix(o.Key, prefix), "/")
-		if ok && file == "digest.json" && !strings.Contains(day, "/") {
+		if ok && file == layout.DigestJSONFile && !strings.Contains(day, "/") {
 			keys = append(keys, o.Key)
 		}
 		return nil
@@ -205,7 +184,7 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 	if err := digest.WriteArchive(&page, name, ds); err != nil {
 		return "", err
 	}
-	key := DigestArchiveKey(name)
+	key := layout.DigestArchiveKey(name)
 	if _, err := a.Bucket.Put(ctx, key, &page); err != nil {
 		return "", err
 	}

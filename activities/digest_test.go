@@ -13,6 +13,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/htmltest"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -43,7 +44,7 @@ func TestWriteDigestUpdatesArchive(t *testing.T) {
 		t.Helper()
 		asOf := utcDay(day)
 		askRun := "ask-" + name + "-" + day
-		put(path.Join(activities.RunPrefix(askRun), "answer.json"), schemas.Answer{AsOf: asOf,
+		put(path.Join(layout.RunPrefix(askRun), "answer.json"), schemas.Answer{AsOf: asOf,
 			Blocks: []schemas.ContextBlock{{N: 1, DocID: "d", PublishedAt: utcDay(fresh), Title: "t"}}})
 		return run[activities.WriteDigestKeys](t, env, acts.WriteDigest, activities.WriteDigestInput{Name: name, Index: "news", AsOf: asOf,
 			Topics: []activities.DigestTopicRef{{Name: "Rates", Query: "key rate", AskRunID: askRun}, {Name: "Chips", Query: "chips", Error: "ask failed"}}})

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -201,9 +201,6 @@ func ParseEvalSystem(name string) (evalSystem, error) {
 	return s, nil
 }
 
-// EvalPrefix is where one evaluation's files go.
-func EvalPrefix(id string) string { return path.Join("evals", id) }
-
 // EvalQuestionRef is a question in a batch.
 type EvalQuestionRef struct {
 	ID       string    `json:"id"`
@@ -346,11 +343,6 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
 }
 
-// EvalVectorsKey is where batch n of an evaluation stores its questions' vectors.
-func EvalVectorsKey(evalID string, n int) string {
-	return path.Join(EvalPrefix(evalID), "vectors", fmt.Sprintf("%05d.f32", n))
-}
-
 // putVectors stores vectors (all of one length) at key in vecindex's file format.
 func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) error {
 	dim := 0
@@ -411,11 +403,6 @@ type EvalBatchResult struct {
 	Resumed bool `json:"resumed"`
 }
 
-// EvalBatchKey is where batch n of an evaluation stores its rows.
-func EvalBatchKey(evalID string, n int) string {
-	return path.Join(EvalPrefix(evalID), "batches", fmt.Sprintf("%05d.parquet", n))
-}
-
 // EvalBatch answers every question of a batch with every system (ranked documents: a
 // document's rank is its best chunk's), scores them against the qrels and stores the rows.
 // A batch already stored is not run again.
@@ -426,7 +413,7 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 }
 
 func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
-	key := EvalBatchKey(in.EvalID, in.Batch)
+	key := layout.EvalBatchKey(in.EvalID, in.Batch)
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return EvalBatchResult{}, err
 	} else if ok {
@@ -756,8 +743,7 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 		}
 		rows = append(rows, part...)
 	}
-	prefix := EvalPrefix(in.EvalID)
-	res := FinishEvalResult{SummaryKey: path.Join(prefix, "summary.json"), PerQueryKey: path.Join(prefix, "per_query.parquet")}
+	res := FinishEvalResult{SummaryKey: layout.EvalSummaryKey(in.EvalID), PerQueryKey: layout.EvalPerQueryKey(in.EvalID)}
 	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
@@ -824,7 +810,7 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if err := report.WriteEval(&html, rep); err != nil {
 		return res, err
 	}
-	res.ReportKey = path.Join(prefix, "report.html")
+	res.ReportKey = layout.EvalReportKey(in.EvalID)
 	if _, err := a.Bucket.Put(ctx, res.ReportKey, &html); err != nil {
 		return res, err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -16,15 +15,13 @@ import (
 
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
 
 // SummariesSystem is the name of asof's answers in the summaries evaluation.
 const SummariesSystem = "asof"
-
-// SummariesPrefix is where one summaries evaluation writes: evals/summaries/<id>/.
-func SummariesPrefix(evalID string) string { return path.Join("evals", "summaries", evalID) }
 
 // SummariesRunID is the Ask run (and child workflow) id of one query of a summaries
 // evaluation: its answer is runs/<id>/answer.json, so a rerun finds it and does not ask again.
@@ -93,7 +90,7 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 		}
 		seen[r.QueryID] = true
 		q := SummaryQuery{QueryID: r.QueryID, Query: r.Query, AnchorDate: r.AnchorDate.UTC(), RunID: SummariesRunID(in.EvalID, r.QueryID)}
-		if q.Done, err = a.Bucket.Exists(ctx, path.Join(RunPrefix(q.RunID), "answer.json")); err != nil {
+		if q.Done, err = a.Bucket.Exists(ctx, layout.AnswerKey(q.RunID)); err != nil {
 			return PlanSummariesResult{}, err
 		}
 		out.Queries = append(out.Queries, q)
@@ -204,7 +201,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 			out = append(out, schemas.SummaryEvalRow{System: SummariesSystem, QueryID: q.QueryID, Query: q.Query, RunID: q.RunID, Error: msg})
 			continue
 		}
-		data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(q.RunID), "answer.json"))
+		data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(q.RunID))
 		if err != nil {
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
@@ -253,9 +250,8 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	if rep.Rubric == "" {
 		rep.Rubric = "none"
 	}
-	prefix := SummariesPrefix(in.EvalID)
-	res := FinishSummariesResult{SummaryKey: path.Join(prefix, "summary.json"), TableKey: path.Join(prefix, "table.md"),
-		PerAnswerKey: path.Join(prefix, "per_answer.parquet"), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
+	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
+		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
 	if err := putParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
 		return FinishSummariesResult{}, err
 	}
@@ -337,7 +333,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 	if a.LLM == nil {
 		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
-	key := path.Join(RunPrefix(in.RunID), "rubric.json")
+	key := layout.RubricKey(in.RunID)
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return RubricResult{}, err
 	} else if ok {
@@ -351,7 +347,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		}
 		return res, nil
 	}
-	data, err := blob.ReadAll(ctx, a.Bucket, path.Join(RunPrefix(in.RunID), "answer.json"))
+	data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(in.RunID))
 	if err != nil {
 		return RubricResult{}, invalidIfMissing(err, "answer")
 	}

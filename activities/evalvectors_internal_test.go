@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -23,7 +24,7 @@ func TestQueryVectorsRoundTripThroughTheStore(t *testing.T) {
 	}
 	a := &Activities{Bucket: b, Model: schemas.ModelRef{ID: "e5-small-v2-q"}}
 	want := [][]float32{{0.5, -0.25, 1e-7}, {-1, 0, 3.25}}
-	key := EvalVectorsKey("e1", 3)
+	key := layout.EvalVectorsKey("e1", 3)
 	if key != "evals/e1/vectors/00003.f32" {
 		t.Fatalf("key %q", key)
 	}
@@ -37,7 +38,7 @@ func TestQueryVectorsRoundTripThroughTheStore(t *testing.T) {
 	if len(got) != len(want) || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) {
 		t.Fatalf("read back %v, want %v", got, want)
 	}
-	_, err = a.getVectors(ctx, EvalVectorsKey("e1", 4))
+	_, err = a.getVectors(ctx, layout.EvalVectorsKey("e1", 4))
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !app.NonRetryable() || !strings.Contains(err.Error(), "query vectors") {
 		t.Fatalf("missing vectors: %v", err)

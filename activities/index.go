@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -22,25 +21,13 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
-
-var indexNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
-// IndexPrefix is the folder of an index in the store.
-func IndexPrefix(index string) string { return path.Join("indexes", index) }
-
-// ValidateIndexName checks an index name (lower-case letters, digits, ".", "_", "-").
-func ValidateIndexName(index string) error {
-	if !indexNameRe.MatchString(index) {
-		return fmt.Errorf("index name %q: use 1-63 lower-case letters, digits, '.', '_' or '-'", index)
-	}
-	return nil
-}
 
 // ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
 // InvalidInput error an activity returns for an index that has no CURRENT manifest yet.
@@ -56,6 +43,19 @@ func (e indexNotFoundError) Error() string {
 }
 
 func (e indexNotFoundError) Is(target error) bool { return target == ErrIndexNotFound }
+
+// currentManifest reads the live manifest of index; an index with no CURRENT yet is the
+// non-retryable ErrIndexNotFound.
+func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
+	cur, err := layout.ReadCurrent(ctx, a.Bucket, index)
+	if errors.Is(err, blob.ErrNotFound) {
+		return schemas.Manifest{}, invalid(indexNotFoundError{index})
+	}
+	if err != nil {
+		return schemas.Manifest{}, err
+	}
+	return layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(index, cur))
+}
 
 func invalid(err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
@@ -130,7 +130,7 @@ type PlanIndexResult struct {
 // period, stages each period's documents, and names each shard by the hash of its content,
 // configuration and model, so shards that already exist are reused.
 func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanIndexResult, error) {
-	if err := ValidateIndexName(in.Index); err != nil {
+	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return PlanIndexResult{}, invalid(err)
 	}
 	if err := shard.ValidUnit(in.Period); err != nil {
@@ -211,17 +211,16 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		}
 	}
 	if len(rejects) > 0 {
-		res.QuarantineKey = path.Join("quarantine", in.RunID, "rejects.parquet")
+		res.QuarantineKey = layout.QuarantineKey(in.RunID)
 		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
-	prefix := IndexPrefix(in.Index)
 	for i, p := range periods {
 		g := groups[p]
 		id := ids[i]
-		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: path.Join(prefix, "staging", id, "docs.parquet")}
-		metaKey := path.Join(prefix, shard.Prefix(p, id), shard.MetaFile)
+		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
+		metaKey := layout.ShardKey(in.Index, p, id, shard.MetaFile)
 		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
 			var m schemas.ShardMeta
 			if json.Unmarshal(data, &m) == nil && m.ID == id {
@@ -273,7 +272,7 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 				have[d.DocID] = true
 			}
 		}
-		rows, err := getParquet[docIDRow](ctx, a, path.Join(IndexPrefix(index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
+		rows, err := getParquet[docIDRow](ctx, a, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
 		if err != nil {
 			return err
 		}
@@ -329,7 +328,7 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
-		chunks, err := getParquet[schemas.Chunk](ctx, a, path.Join(IndexPrefix(in.Index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
+		chunks, err := getParquet[schemas.Chunk](ctx, a, layout.ShardKey(in.Index, sm.Period, sm.ID, shard.ChunksFile))
 		if err != nil {
 			return nil, err
 		}
@@ -399,7 +398,7 @@ func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkS
 		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
 	}
 	rows, trunc := shard.Chunks(docs, in.Chunk)
-	key := path.Join(IndexPrefix(in.Index), "staging", in.ShardID, "chunks.parquet")
+	key := layout.StagingChunksKey(in.Index, in.ShardID)
 	if err := a.putParquet(ctx, key, rows); err != nil {
 		return ChunkShardResult{}, err
 	}
@@ -453,7 +452,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	alive := startKeepAlive(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { activity.RecordHeartbeat(ctx, details) })
 	defer alive.stop()
 	for p := 0; p < res.Parts; p++ {
-		key := partKey(in.VectorsPrefix, p)
+		key := layout.PartKey(in.VectorsPrefix, p)
 		if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 			return res, err
 		} else if ok {
@@ -579,13 +578,6 @@ func (k *keepAlive) stop() {
 	}
 }
 
-// VectorsPrefix is where a shard's embedding parts are staged.
-func VectorsPrefix(index, shardID string) string {
-	return path.Join(IndexPrefix(index), "staging", shardID, "vectors")
-}
-
-func partKey(prefix string, p int) string { return fmt.Sprintf("%s/%05d.f32", prefix, p) }
-
 // WriteShardInput names a shard's staged chunks and vector parts.
 type WriteShardInput struct {
 	Index         string `json:"index"`
@@ -604,10 +596,10 @@ type WriteShardResult struct {
 
 // WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
 // last: a shard with a meta.json is complete. It then deletes the shard's staging
-// (StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
+// (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
 	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
-	metaKey := path.Join(IndexPrefix(in.Index), shard.Prefix(in.Period, in.ShardID), shard.MetaFile)
+	metaKey := layout.ShardKey(in.Index, in.Period, in.ShardID, shard.MetaFile)
 	if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
 		var m schemas.ShardMeta
 		if json.Unmarshal(data, &m) == nil && m.ID == in.ShardID {
@@ -622,7 +614,7 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	}
 	var vec *vecindex.Flat
 	for p := 0; p < in.Parts; p++ {
-		data, err := blob.ReadAll(ctx, a.Bucket, partKey(in.VectorsPrefix, p))
+		data, err := blob.ReadAll(ctx, a.Bucket, layout.PartKey(in.VectorsPrefix, p))
 		if err != nil {
 			return WriteShardResult{}, err
 		}
@@ -654,9 +646,8 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	}
 	a.Metrics.ShardBuilt(time.Since(began))
 	began = time.Now()
-	prefix := IndexPrefix(in.Index)
 	for _, name := range append(shard.Files(meta), shard.MetaFile) {
-		if _, err := a.upload(ctx, path.Join(prefix, shard.Prefix(in.Period, in.ShardID), name), filepath.Join(dir, "s", name)); err != nil {
+		if _, err := a.upload(ctx, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
 			return WriteShardResult{}, err
 		}
 	}
@@ -664,16 +655,9 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
 }
 
-// StagingPrefix is the folder of a shard's staged documents, chunks and vector parts: more
-// bytes than the shard itself, kept until the shard's meta.json is written so a build can
-// resume, then deleted.
-func StagingPrefix(index, shardID string) string {
-	return path.Join(IndexPrefix(index), "staging", shardID)
-}
-
 // deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
 func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
-	objs, err := blob.List(ctx, a.Bucket, StagingPrefix(index, shardID)+"/")
+	objs, err := blob.List(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/")
 	if err != nil {
 		return fmt.Errorf("shard %s is written; list its staging: %w", shardID, err)
 	}
@@ -721,15 +705,6 @@ type PublishManifestResult struct {
 	Rebased bool `json:"rebased,omitempty"`
 }
 
-// Current is the content of an index's CURRENT object.
-type Current struct {
-	Manifest string `json:"manifest"`
-	Seq      int    `json:"seq"`
-}
-
-// maxManifestProbes bounds how many taken manifest numbers one publish attempt skips.
-const maxManifestProbes = 100
-
 // PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
 // write, so readers see the old index or the new one, never half of one.
 //
@@ -742,25 +717,13 @@ const maxManifestProbes = 100
 // with the live counts plus its own, so neither append loses the other's shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
 	began := time.Now()
-	prefix := IndexPrefix(in.Index)
-	curKey := path.Join(prefix, "CURRENT")
 	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
 	for attempt := 0; attempt < 5; attempt++ {
-		var cur Current
 		var live *schemas.Manifest
-		etag := ""
-		st, err := a.Bucket.Stat(ctx, curKey)
+		cur, etag, err := layout.ReadCurrentForSwap(ctx, a.Bucket, in.Index)
 		switch {
 		case err == nil:
-			data, err := blob.ReadAll(ctx, a.Bucket, curKey)
-			if err != nil {
-				return PublishManifestResult{}, err
-			}
-			if err := json.Unmarshal(data, &cur); err != nil {
-				return PublishManifestResult{}, fmt.Errorf("%s is damaged: %w", curKey, err)
-			}
-			etag = st.ETag
-			if m, err := a.readManifest(ctx, path.Join(prefix, cur.Manifest)); err == nil {
+			if m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(in.Index, cur)); err == nil {
 				live = &m
 			} else if in.Append {
 				return PublishManifestResult{}, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, err)
@@ -785,23 +748,20 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		}
 		shards = sortedShards(shards)
 		if live != nil && sameShards(*live, shards, in.Model) {
-			return PublishManifestResult{Key: path.Join(prefix, cur.Manifest), Seq: cur.Seq, Unchanged: true}, nil
+			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true}, nil
 		}
 		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, CreatedAt: in.CreatedAt.UTC(),
 			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: counts}
 		for _, s := range shards {
 			m.Counts.Chunks += int64(s.Chunks)
 		}
-		rel, err := a.putManifest(ctx, prefix, &m, cur.Seq+1)
+		rel, err := layout.PutManifest(ctx, a.Bucket, in.Index, &m, cur.Seq+1, func(existing schemas.Manifest) bool {
+			return sameShards(existing, m.Shards, m.Model)
+		})
 		if err != nil {
 			return PublishManifestResult{}, err
 		}
-		ptr, _ := json.Marshal(Current{Manifest: rel, Seq: m.Seq})
-		if etag == "" {
-			_, err = a.Bucket.PutIfAbsent(ctx, curKey, bytes.NewReader(ptr))
-		} else {
-			_, err = a.Bucket.CompareAndSwap(ctx, curKey, etag, bytes.NewReader(ptr))
-		}
+		err = layout.MoveCurrent(ctx, a.Bucket, in.Index, etag, layout.Current{Manifest: rel, Seq: m.Seq})
 		if errors.Is(err, blob.ErrPreconditionFailed) || errors.Is(err, blob.ErrNotFound) {
 			continue // someone published in between
 		}
@@ -809,34 +769,9 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq, Rebased: rebased}, nil
+		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: rebased}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
-}
-
-// putManifest writes m as manifests/<n>.json at the first free number n ≥ from (setting
-// m.Seq) and returns its key relative to the index. A taken number holding a manifest of the
-// same shards (this publish's earlier attempt) is used as it is.
-func (a *Activities) putManifest(ctx context.Context, prefix string, m *schemas.Manifest, from int) (string, error) {
-	for seq := from; seq < from+maxManifestProbes; seq++ {
-		m.Seq = seq
-		rel := fmt.Sprintf("manifests/%06d.json", seq)
-		data, _ := json.MarshalIndent(m, "", "  ")
-		_, err := a.Bucket.PutIfAbsent(ctx, path.Join(prefix, rel), bytes.NewReader(data))
-		if err == nil {
-			return rel, nil
-		}
-		if !errors.Is(err, blob.ErrPreconditionFailed) {
-			return "", err
-		}
-		// Taken: by an earlier attempt of this publish, or by another publisher (which may
-		// have stopped before moving CURRENT). Reuse ours; skip theirs.
-		if existing, err := a.readManifest(ctx, path.Join(prefix, rel)); err == nil && existing.Seq == seq && sameShards(existing, m.Shards, m.Model) {
-			m.Seq = seq
-			return rel, nil
-		}
-	}
-	return "", fmt.Errorf("publish %s: manifests %06d to %06d are all taken", m.Index, from, from+maxManifestProbes-1)
 }
 
 // manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).
@@ -845,7 +780,7 @@ func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int
 	if seq == 0 {
 		return ids, nil
 	}
-	m, err := a.readManifest(ctx, path.Join(IndexPrefix(index), fmt.Sprintf("manifests/%06d.json", seq)))
+	m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestKey(index, seq))
 	if err != nil {
 		return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", index, seq, err)
 	}
@@ -888,14 +823,6 @@ func sortedShards(shards []schemas.ShardMeta) []schemas.ShardMeta {
 		return out[i].ID < out[j].ID
 	})
 	return out
-}
-
-func (a *Activities) readManifest(ctx context.Context, key string) (schemas.Manifest, error) {
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
-	if err != nil {
-		return schemas.Manifest{}, err
-	}
-	return schemas.DecodeManifest(data)
 }
 
 func sameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.ModelRef) bool {

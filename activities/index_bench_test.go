@@ -16,6 +16,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
@@ -99,7 +100,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		last.acts, last.plan, last.metas, last.chunks = acts, plan, nil, nil
 		for _, p := range plan.Periods {
 			ch := run[activities.ChunkShardResult](b, env, acts.ChunkShard, activities.ChunkShardInput{Index: "bench", ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
-			prefix := activities.VectorsPrefix("bench", p.ShardID)
+			prefix := layout.VectorsPrefix("bench", p.ShardID)
 			e := run[activities.EmbedShardResult](b, env, acts.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: prefix})
 			w := run[activities.WriteShardResult](b, env, acts.WriteShard, activities.WriteShardInput{
 				Index: "bench", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: prefix, Parts: e.Parts,
@@ -107,7 +108,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 			chunks += ch.Chunks
 			last.metas = append(last.metas, w.Meta)
 			// The shard's own chunk rows: WriteShard deleted the staged ones.
-			last.chunks = append(last.chunks, path.Join(activities.IndexPrefix("bench"), shard.Prefix(w.Meta.Period, w.Meta.ID), shard.ChunksFile))
+			last.chunks = append(last.chunks, path.Join(layout.IndexPrefix("bench"), layout.ShardPrefix(w.Meta.Period, w.Meta.ID), shard.ChunksFile))
 		}
 	}
 	elapsed := b.Elapsed()

@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
 )
@@ -67,7 +68,7 @@ func buildShards(t *testing.T, env *testsuite.TestActivityEnvironment, index str
 			continue
 		}
 		ch := run[activities.ChunkShardResult](t, env, a.ChunkShard, activities.ChunkShardInput{Index: index, ShardID: p.ShardID, DocsKey: p.DocsKey, Chunk: cfg})
-		vp := activities.VectorsPrefix(index, p.ShardID)
+		vp := layout.VectorsPrefix(index, p.ShardID)
 		emb := run[activities.EmbedShardResult](t, env, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vp, PartSize: 1, Model: plan.Model})
 		out = append(out, run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
 			Index: index, Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: ch.ChunksKey, VectorsPrefix: vp, Parts: emb.Parts,
@@ -103,7 +104,7 @@ func TestWriteShardDeletesStaging(t *testing.T) {
 				t.Fatalf("shard object %s: %+v %v", o.Key, st, err)
 			}
 		}
-		if ok, _ := b.Exists(ctx, path.Join("indexes/test", shard.Prefix(w.Meta.Period, w.Meta.ID), shard.MetaFile)); !ok {
+		if ok, _ := b.Exists(ctx, path.Join("indexes/test", layout.ShardPrefix(w.Meta.Period, w.Meta.ID), shard.MetaFile)); !ok {
 			t.Fatalf("shard %s has no meta.json", w.Meta.ID)
 		}
 	}
@@ -111,7 +112,7 @@ func TestWriteShardDeletesStaging(t *testing.T) {
 	p := plan.Periods[0]
 	again := run[activities.WriteShardResult](t, env, a.WriteShard, activities.WriteShardInput{
 		Index: "test", Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, ChunksKey: path.Join("indexes/test/staging", p.ShardID, "chunks.parquet"),
-		VectorsPrefix: activities.VectorsPrefix("test", p.ShardID), Parts: 2,
+		VectorsPrefix: layout.VectorsPrefix("test", p.ShardID), Parts: 2,
 	})
 	if again.Meta.ID != written[0].Meta.ID || again.Meta.Chunks != written[0].Meta.Chunks {
 		t.Fatalf("retry meta %+v, want %+v", again.Meta, written[0].Meta)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -144,7 +144,7 @@ func TestIndexPipelineWithModel(t *testing.T) {
 		t.Fatalf("publish changed shards: %+v", r3)
 	}
 	data, _ := blob.ReadAll(context.Background(), b, "indexes/test/CURRENT")
-	var cur activities.Current
+	var cur layout.Current
 	json.Unmarshal(data, &cur)
 	if cur.Seq != 2 || cur.Manifest != "manifests/000002.json" {
 		t.Fatalf("CURRENT = %s", data)
@@ -157,7 +157,7 @@ func TestIndexPipelineWithModel(t *testing.T) {
 	if err != nil || len(man.Shards) != 2 || man.Counts.Chunks != 2 {
 		t.Fatalf("manifest %+v %v", man, err)
 	}
-	if !strings.HasPrefix(shard.Prefix("2024-01", p.ShardID), "shards/2024-01/") {
+	if !strings.HasPrefix(layout.ShardPrefix("2024-01", p.ShardID), "shards/2024-01/") {
 		t.Fatal("prefix")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -13,6 +12,7 @@ import (
 	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/render"
@@ -44,9 +44,6 @@ const (
 	FailureDrop = "drop"
 	FailureFail = "fail"
 )
-
-// CandidatesKey is where an answer's judge pool is stored.
-func CandidatesKey(runID string) string { return path.Join(RunPrefix(runID), "candidates.parquet") }
 
 // CandidatesInput is an answer to retrieve; Pool is how many candidates to keep for judging.
 type CandidatesInput struct {
@@ -87,7 +84,7 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
 			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments)), Folded: f.Folded}
 	}
-	key := CandidatesKey(in.RunID)
+	key := layout.CandidatesKey(in.RunID)
 	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
 		return CandidatesResult{}, err
 	}

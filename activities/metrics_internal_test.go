@@ -12,6 +12,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/schemas"
@@ -116,7 +117,7 @@ func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
 	if _, err := a.EvalBatch(ctx, EvalBatchInput{EvalID: "e", Batch: 0, Index: "toy", Systems: []string{"no-such-system"}}); err == nil || !strings.Contains(err.Error(), "no-such-system") {
 		t.Fatalf("eval batch with an unknown system: %v", err)
 	}
-	if _, err := b.Put(ctx, EvalBatchKey("e", 1), strings.NewReader("rows")); err != nil {
+	if _, err := b.Put(ctx, layout.EvalBatchKey("e", 1), strings.NewReader("rows")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.EvalBatch(ctx, EvalBatchInput{EvalID: "e", Batch: 1, Index: "toy"}); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -30,18 +31,18 @@ func one() schemas.IndexCounts {
 }
 
 // current reads the live manifest of index.
-func current(t *testing.T, b blob.Bucket, index string) (activities.Current, schemas.Manifest) {
+func current(t *testing.T, b blob.Bucket, index string) (layout.Current, schemas.Manifest) {
 	t.Helper()
 	ctx := context.Background()
-	data, err := blob.ReadAll(ctx, b, path.Join(activities.IndexPrefix(index), "CURRENT"))
+	data, err := blob.ReadAll(ctx, b, path.Join(layout.IndexPrefix(index), "CURRENT"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cur activities.Current
+	var cur layout.Current
 	if err := json.Unmarshal(data, &cur); err != nil {
 		t.Fatal(err)
 	}
-	data, err = blob.ReadAll(ctx, b, path.Join(activities.IndexPrefix(index), cur.Manifest))
+	data, err = blob.ReadAll(ctx, b, path.Join(layout.IndexPrefix(index), cur.Manifest))
 	if err != nil {
 		t.Fatal(err)
 	}

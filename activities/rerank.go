@@ -9,7 +9,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -134,31 +133,4 @@ func isPrefix(results, ranked []answer.Hit) bool {
 		}
 	}
 	return true
-}
-
-// RerankerFromConfig builds the reranker c.Rerank configures: a [rerank.Client] for a server
-// at base_url, else a [rerank.Local] on the model folder (on the embedder's backend, so that
-// ONNX Runtime's one environment is shared), with its options; nil when none is configured.
-// The reranker sends nothing until it is used; close releases a local model.
-func RerankerFromConfig(c config.Config) (r rerank.Reranker, o rerank.Options, close func() error, err error) {
-	close = func() error { return nil }
-	rc := c.Rerank
-	if !rc.Enabled() {
-		return nil, o, close, nil
-	}
-	o = rerank.Options{TopN: rc.Top, Fuse: rerank.Fuse(rc.Fuse), Weight: rc.Weight}
-	if rc.Local() {
-		l, err := rerank.NewLocal(rerank.LocalConfig{Dir: rc.Model, ONNXFile: rc.ONNXFile, BatchSize: rc.BatchSize,
-			Backend: c.Embed.Backend, ORTDir: c.ORTDir(), Threads: c.Embed.Threads, Device: c.Embed.Device})
-		if err != nil {
-			return nil, o, close, fmt.Errorf("rerank.model: %w", err)
-		}
-		return l, o, l.Close, nil
-	}
-	cl, err := rerank.NewClient(rerank.ClientConfig{BaseURL: rc.BaseURL, API: rc.API, Model: rc.Model, APIKeyEnv: rc.APIKeyEnv,
-		Timeout: rc.Timeout, BatchSize: rc.BatchSize})
-	if err != nil {
-		return nil, o, close, err
-	}
-	return cl, o, close, nil
 }

@@ -18,9 +18,9 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/rerank/reranktest"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -58,7 +58,7 @@ func publishToy(t *testing.T, env *testsuite.TestActivityEnvironment, acts *acti
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.Put(ctx, path.Join(activities.IndexPrefix(name), shard.Prefix("2024", meta.ID), f), r); err != nil {
+		if _, err := b.Put(ctx, path.Join(layout.IndexPrefix(name), layout.ShardPrefix("2024", meta.ID), f), r); err != nil {
 			t.Fatal(err)
 		}
 		r.Close()
@@ -192,54 +192,4 @@ func TestRerankReordersAnswer(t *testing.T) {
 			t.Errorf("%d requests, want 1 (a 404 is not retried)", n)
 		}
 	})
-}
-
-// TestRerankerFromConfig checks what each rerank configuration builds.
-func TestRerankerFromConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		mutate  func(*config.Rerank)
-		want    string // Describe contains it; "" no reranker
-		wantErr string
-		opts    rerank.Options
-	}{
-		{name: "off by default", mutate: func(*config.Rerank) {}},
-		{name: "a server", mutate: func(r *config.Rerank) {
-			r.BaseURL, r.Model, r.Top, r.Fuse, r.Weight = "http://127.0.0.1:8000/v1", "bge-reranker-v2-m3", 30, "replace", 2
-		}, want: `"bge-reranker-v2-m3" at http://127.0.0.1:8000/v1/rerank (api cohere`, opts: rerank.Options{TopN: 30, Fuse: rerank.FuseReplace, Weight: 2}},
-		{name: "tei", mutate: func(r *config.Rerank) { r.BaseURL, r.API = "http://127.0.0.1:8080/", "tei" },
-			want: "at http://127.0.0.1:8080/rerank (api tei"},
-		{name: "a server without a model", mutate: func(r *config.Rerank) { r.BaseURL = "http://127.0.0.1:8000/v1" }, wantErr: "needs a model name"},
-		{name: "a folder that is not there", mutate: func(r *config.Rerank) { r.Model = filepath.Join(t.TempDir(), "nope") },
-			wantErr: "rerank.model: rerank: not a cross-encoder model folder"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := config.Default()
-			tc.mutate(&c.Rerank)
-			r, o, closeFn, err := activities.RerankerFromConfig(c)
-			defer closeFn()
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err %v, want %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.want == "" {
-				if r != nil {
-					t.Fatalf("reranker %s, want none", r.Describe())
-				}
-				return
-			}
-			if r == nil || !strings.Contains(r.Describe(), tc.want) {
-				t.Fatalf("reranker %v, want one described as %q", r, tc.want)
-			}
-			if o != tc.opts {
-				t.Errorf("options %+v, want %+v", o, tc.opts)
-			}
-		})
-	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -67,7 +68,7 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 		}
 		return none, err
 	}
-	prefix := path.Join(IndexPrefix(index), shard.Prefix(m.Period, m.ID))
+	prefix := path.Join(layout.IndexPrefix(index), layout.ShardPrefix(m.Period, m.ID))
 	var size int64
 	for _, name := range shard.Files(m) {
 		n, sum, err := a.downloadTo(ctx, path.Join(prefix, name), filepath.Join(dir, name))
@@ -77,7 +78,7 @@ func (a *Activities) loadShard(ctx context.Context, index string, m schemas.Shar
 		if err := shard.CheckObject(m, name, n, sum); err != nil {
 			var ce *shard.CorruptError
 			if errors.As(err, &ce) {
-				ce.Key = path.Join(IndexPrefix(index), ce.Key)
+				ce.Key = path.Join(layout.IndexPrefix(index), ce.Key)
 			}
 			// No retry reads other bytes: the shard must be rebuilt.
 			return fail(temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err))

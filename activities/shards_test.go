@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/summarize"
@@ -107,7 +108,7 @@ func TestDamagedShardIsRefused(t *testing.T) {
 						continue
 					}
 				}
-				if _, err := b.Put(ctx, path.Join(activities.IndexPrefix("toy"), shard.Prefix("2024", meta.ID), name), bytes.NewReader(data)); err != nil {
+				if _, err := b.Put(ctx, path.Join(layout.IndexPrefix("toy"), layout.ShardPrefix("2024", meta.ID), name), bytes.NewReader(data)); err != nil {
 					t.Fatal(err)
 				}
 			}

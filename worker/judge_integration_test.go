@@ -19,6 +19,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/internal/shard"
@@ -57,7 +58,7 @@ func publishToyIndex(t *testing.T, b blob.Bucket, index string, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = b.Put(ctx, path.Join(activities.IndexPrefix(index), shard.Prefix("2024-03", meta.ID), name), f)
+		_, err = b.Put(ctx, path.Join(layout.IndexPrefix(index), layout.ShardPrefix("2024-03", meta.ID), name), f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

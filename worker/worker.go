@@ -34,7 +34,7 @@ type Deps struct {
 	// LLM judges and summarizes (nil: heuristic judge, extractive summaries).
 	LLM *llm.Client
 	// Reranker reorders the head of every answer's ranking with RerankOptions (nil: no
-	// reranking); activities.RerankerFromConfig builds both from the configuration.
+	// reranking); rerank.FromConfig builds both from the configuration.
 	Reranker      rerank.Reranker
 	RerankOptions rerank.Options
 	// Identity names this worker process in results (default host:pid).

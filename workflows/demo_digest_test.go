@@ -19,6 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/demo"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -130,7 +131,7 @@ func TestDemoDigestOnTopicWithModel(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("digest: %v", err)
 	}
-	data, err := blob.ReadAll(context.Background(), b, path.Join(activities.DigestPrefix("demo", demo.AnchorTime()), "digest.json"))
+	data, err := blob.ReadAll(context.Background(), b, path.Join(layout.DigestPrefix("demo", demo.AnchorTime()), "digest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,40 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
-	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/schemas"
 )
-
-// DigestInput is a set of topics to answer as of one day.
-type DigestInput struct {
-	// Name names the digest; it is written under digests/<name>/<as-of day>/.
-	Name   string         `json:"name"`
-	Index  string         `json:"index"`
-	Topics []digest.Topic `json:"topics"`
-	// AsOf is the anchor day; zero means the workflow's own current day in TimeZone (what a
-	// scheduled run wants).
-	AsOf time.Time `json:"as_of"`
-	// TimeZone is an IANA name (default UTC).
-	TimeZone string `json:"time_zone"`
-	// Concurrency is how many topics are answered at once (default 2).
-	Concurrency int           `json:"concurrency"`
-	Judge       *JudgeOptions `json:"judge,omitempty"`
-	Summarizer  string        `json:"summarizer,omitempty"`
-}
-
-// DigestResult names the written digest.
-type DigestResult struct {
-	AsOf   time.Time                  `json:"as_of"`
-	Keys   activities.WriteDigestKeys `json:"keys"`
-	Topics int                        `json:"topics"`
-	// Failed counts topics whose answer failed (the digest says why for each).
-	Failed int `json:"failed"`
-}
-
-// DigestWorkflowID names a digest run started from the command line (client time, for humans).
-func DigestWorkflowID(name string, t time.Time) string {
-	return fmt.Sprintf("asof-digest-%s-%s", name, t.UTC().Format("20060102T150405.000Z"))
-}
 
 // Digest answers every topic as of one day — one child Ask per topic, a few at a time — and
 // writes one digest (JSON, Markdown, self-contained HTML) under digests/<name>/<day>/. A topic

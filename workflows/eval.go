@@ -9,45 +9,13 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 )
 
-// EvalInput is one bulk evaluation.
-type EvalInput struct {
-	// EvalID names the evaluation's folder (evals/<id>/); equal inputs give equal ids, so a
-	// rerun finds finished batches and resumes.
-	EvalID       string `json:"eval_id"`
-	Index        string `json:"index"`
-	QuestionsKey string `json:"questions_key"`
-	QrelsKey     string `json:"qrels_key"`
-	// Unlabelled: QuestionsKey holds queries without judgements (query_id, query,
-	// anchor_date); only context freshness is measured.
-	Unlabelled bool      `json:"unlabelled"`
-	Systems    []string  `json:"systems"`
-	Limit      int       `json:"limit"`
-	Seed       uint64    `json:"seed"`
-	From       time.Time `json:"from"`
-	To         time.Time `json:"to"`
-	// BatchSize is how many questions one activity answers (default 25); Concurrency how many
-	// batches run at once (default 2).
-	BatchSize   int `json:"batch_size"`
-	Concurrency int `json:"concurrency"`
-}
-
-// EvalResult is the evaluation's summary and where its files are.
-type EvalResult struct {
-	Finish   activities.FinishEvalResult `json:"finish"`
-	Batches  int                         `json:"batches"`
-	Resumed  int                         `json:"resumed"`
-	Unjudged int                         `json:"unjudged"`
-}
-
 // evalVectorsVersion is the change ID of Eval storing each batch's query vectors
-// (activities.EvalVectorsKey) instead of carrying them through the history: one eval of 785
+// (layout.EvalVectorsKey) instead of carrying them through the history: one eval of 785
 // questions wrote 12.5 MB of history that way, and Temporal ends a run at 50 MB.
 const evalVectorsVersion = "eval-vectors-in-store"
-
-// EvalWorkflowID names an evaluation's run.
-func EvalWorkflowID(evalID string) string { return "asof-eval-" + evalID }
 
 // Eval plans the questions into batches; for each batch (a sliding window of Concurrency) it
 // embeds the questions on asof-embed and answers them with every system on the default queue,
@@ -84,7 +52,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 	embed := func(ctx workflow.Context, n int) workflow.Future {
 		ei := activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])}
 		if stored {
-			ei.Key = activities.EvalVectorsKey(in.EvalID, n)
+			ei.Key = layout.EvalVectorsKey(in.EvalID, n)
 		}
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, ei)
 	}

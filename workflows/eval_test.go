@@ -15,6 +15,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 )
 
 // TestEvalBatchesRetryAloneAndFinishInOrder: three batches; each embeds on asof-embed and is
@@ -56,7 +57,7 @@ func TestEvalBatchesRetryAloneAndFinishInOrder(t *testing.T) {
 					if in.Batch == 1 && calls[1] == 1 {
 						return activities.EvalBatchResult{}, errors.New("worker lost")
 					}
-					return activities.EvalBatchResult{Key: activities.EvalBatchKey(in.EvalID, in.Batch), Rows: len(in.Questions)}, nil
+					return activities.EvalBatchResult{Key: layout.EvalBatchKey(in.EvalID, in.Batch), Rows: len(in.Questions)}, nil
 				})
 			var finish activities.FinishEvalInput
 			env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(
@@ -127,7 +128,7 @@ func TestEvalQueryVectorsGoThroughTheStore(t *testing.T) {
 					if tc.stored != (len(in.Vectors) == 0) {
 						t.Errorf("batch %d: %d vectors in the input, key %q", in.Batch, len(in.Vectors), in.VectorsKey)
 					}
-					return activities.EvalBatchResult{Key: activities.EvalBatchKey(in.EvalID, in.Batch)}, nil
+					return activities.EvalBatchResult{Key: layout.EvalBatchKey(in.EvalID, in.Batch)}, nil
 				})
 			env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(activities.FinishEvalResult{}, nil)
 			env.ExecuteWorkflow(Eval, EvalInput{EvalID: "e", Index: "rtqa", Systems: []string{"bm25"}})

@@ -12,44 +12,6 @@ import (
 	"github.com/asofrag/asof/internal/sumeval"
 )
 
-// EvalSummariesInput is one summaries evaluation: asof's answers to a set of dated queries,
-// measured like the Telegram study measured its summaries, beside the study's own answers.
-type EvalSummariesInput struct {
-	// EvalID names the evaluation (evals/summaries/<id>/ and its Ask runs); equal inputs give
-	// equal ids, so a rerun finds the answers already stored and asks only the rest.
-	EvalID     string `json:"eval_id"`
-	Index      string `json:"index"`
-	QueriesKey string `json:"queries_key"`
-	// QuestionsKey and QrelsKey, instead of QueriesKey, are judged questions: those with
-	// judgements dated within [From, To] are answered, and the summaries are also scored
-	// against the judgements (summary lead, support, noise).
-	QuestionsKey string    `json:"questions_key,omitempty"`
-	QrelsKey     string    `json:"qrels_key,omitempty"`
-	From         time.Time `json:"from,omitzero"`
-	To           time.Time `json:"to,omitzero"`
-	// StudyKey is the study's answers (empty: asof alone).
-	StudyKey string `json:"study_key,omitempty"`
-	Limit    int    `json:"limit"`
-	// Concurrency is how many Asks run at once (default 2).
-	Concurrency int `json:"concurrency"`
-	// Rubric is activities.RubricLLM to have the LLM grade asof's summaries (the study's five
-	// scores), else empty: not judged.
-	Rubric string `json:"rubric,omitempty"`
-}
-
-// EvalSummariesResult is the table and where its files are.
-type EvalSummariesResult struct {
-	Finish activities.FinishSummariesResult `json:"finish"`
-	// Asked counts the Asks this run started; Resumed the answers found from an earlier run;
-	// Failed the Asks that failed (their rows say why).
-	Asked   int `json:"asked"`
-	Resumed int `json:"resumed"`
-	Failed  int `json:"failed"`
-}
-
-// EvalSummariesWorkflowID names a summaries evaluation's run.
-func EvalSummariesWorkflowID(evalID string) string { return "asof-eval-summaries-" + evalID }
-
 // SummariesAskInput is the Ask a summaries evaluation runs for one query: what `asof ask`
 // serves with default options, the heuristic judge and the extractive summary.
 func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {

@@ -10,18 +10,16 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
-
-// ErrTypeHealth marks a failed health check; it is not retried.
-const ErrTypeHealth = "HealthCheckFailed"
 
 // HealthCheck proves the whole stack works: a worker writes a probe object to the store, reads
 // it back, compares it with what the workflow sent, deletes it, and then a worker on every
 // task queue answers a ping. `asof dev` runs it at start-up.
 func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, error) {
 	if in.Prefix == "" {
-		in.Prefix = "health"
+		in.Prefix = layout.HealthPrefix
 	}
 	if len(in.Queues) == 0 {
 		in.Queues = config.AllQueues
@@ -37,7 +35,7 @@ func HealthCheck(ctx workflow.Context, in HealthCheckInput) (HealthCheckResult, 
 		WrittenAt:  workflow.Now(ctx).UTC(),
 		Payload:    strings.Repeat("as of ", 170), // ~1 KiB
 	}
-	key := fmt.Sprintf("%s/%s.json", strings.Trim(in.Prefix, "/"), info.WorkflowExecution.RunID)
+	key := layout.HealthProbeKey(in.Prefix, info.WorkflowExecution.RunID)
 
 	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,

@@ -9,115 +9,9 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
-
-// ProgressQuery answers an IndexBuild's progress.
-const ProgressQuery = "progress"
-
-// IndexBuildInput describes a build.
-type IndexBuildInput struct {
-	Index   string                 `json:"index"`
-	Inputs  []activities.InputFile `json:"inputs"`
-	Mapping map[string]string      `json:"mapping"`
-	// From and To keep rows published in that range (inclusive days; zero: unbounded).
-	From time.Time `json:"from"`
-	To   time.Time `json:"to"`
-	// Period is the shard unit: day, week, month (default), quarter or year.
-	Period string              `json:"period"`
-	Chunk  schemas.ChunkConfig `json:"chunk"`
-	// Concurrency bounds the shards built at once (default 2).
-	Concurrency int `json:"concurrency"`
-	// EmbedPartSize is how many chunks are embedded and stored at a time (default 32): the
-	// unit of progress a crashed embedding worker loses at most.
-	EmbedPartSize int `json:"embed_part_size"`
-	// EmbedHeartbeat is how long an embedding worker may go silent before it counts as lost
-	// and its work is retried elsewhere (default 1 min). EmbedShard heartbeats on a ticker while
-	// a part embeds, up to activities.PartStall, so it need not exceed one part's time.
-	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
-	// AsOf stamps the manifest; zero means the workflow's current time.
-	AsOf time.Time `json:"as_of"`
-	// MaxShardsPerRun bounds the shards one run builds before it continues as new (default
-	// 200), so a build of thousands of periods keeps a short history. The next run plans again
-	// and finds the finished shards done.
-	MaxShardsPerRun int `json:"max_shards_per_run"`
-	// Append adds the inputs to the live index without rebuilding its shards (see
-	// activities.PlanIndexInput.Append).
-	Append bool `json:"append"`
-	// AllowFuture indexes rows published after the day after the build started; by default
-	// they are quarantined as future_date.
-	AllowFuture bool `json:"allow_future"`
-	// Replace publishes the build even when it lacks documents the live index holds; without
-	// it (and without Append) such a build is refused (see activities.PlanIndexInput.Replace).
-	Replace bool `json:"replace"`
-	// Started is when the build started; zero means the workflow's current time, set once and
-	// carried across continue-as-new so every run checks dates against the same day.
-	Started time.Time `json:"started"`
-	// Carried holds the earlier runs' tallies after a continue-as-new.
-	Carried *IndexBuildCarry `json:"carried,omitempty"`
-}
-
-// IndexBuildCarry is what a build carries across continue-as-new.
-type IndexBuildCarry struct {
-	Runs          int `json:"runs"`
-	ShardsBuilt   int `json:"shards_built"`
-	Truncated     int `json:"truncated"`
-	PartsEmbedded int `json:"parts_embedded"`
-	PartsResumed  int `json:"parts_resumed"`
-}
-
-// IndexBuildResult reports the build.
-type IndexBuildResult struct {
-	ManifestKey   string                  `json:"manifest_key"`
-	Seq           int                     `json:"seq"`
-	Unchanged     bool                    `json:"unchanged"`
-	Counts        schemas.IndexCounts     `json:"counts"`
-	Files         []activities.FileCounts `json:"files"`
-	QuarantineKey string                  `json:"quarantine_key,omitempty"`
-	ShardsBuilt   int                     `json:"shards_built"`
-	ShardsReused  int                     `json:"shards_reused"`
-	// Truncated counts the documents of the shards this build made that were cut at
-	// MaxChunksPerDoc chunks (the rest of their text is not indexed).
-	Truncated int `json:"truncated"`
-	// MaxChunksPerDoc is the build's cap on chunks per document (0: none).
-	MaxChunksPerDoc int `json:"max_chunks_per_doc"`
-	// PartsEmbedded and PartsResumed count embedding parts computed, and found already stored
-	// after a worker was lost or an activity retried.
-	PartsEmbedded int `json:"parts_embedded"`
-	PartsResumed  int `json:"parts_resumed"`
-	// Runs is how many workflow runs the build took (more than 1 after continue-as-new).
-	Runs int `json:"runs"`
-	// Model is the embedding model the build embedded with (the planning worker's).
-	Model schemas.ModelRef `json:"model"`
-}
-
-// Progress is what ProgressQuery returns.
-type Progress struct {
-	Stage       string `json:"stage"`
-	ShardsTotal int    `json:"shards_total"`
-	ShardsDone  int    `json:"shards_done"`
-	ChunksDone  int    `json:"chunks_done"`
-	// DocsToBuild counts the documents of shards not built yet.
-	DocsToBuild int `json:"docs_to_build"`
-	// InFlight lists the shards being built now; a client can count their stored embedding
-	// parts (activities.VectorsPrefix) for finer progress.
-	InFlight []InFlightShard `json:"in_flight,omitempty"`
-	// Model and Languages are known once the plan is: the model the shards are embedded with
-	// and this build's documents per language, so a client can warn about a model that does
-	// not read them before the embedding starts.
-	Model     schemas.ModelRef `json:"model"`
-	Languages map[string]int64 `json:"languages,omitempty"`
-}
-
-// InFlightShard is a shard being built.
-type InFlightShard struct {
-	Period  string `json:"period"`
-	ShardID string `json:"shard_id"`
-	Docs    int    `json:"docs"`
-}
-
-// IndexWorkflowID names the build of an index (one at a time per index).
-func IndexWorkflowID(index string) string { return "asof-index-" + index }
 
 // IndexBuild validates and plans the corpus, builds one BuildShard child per period that has
 // no shard yet (bounded concurrency), and publishes the manifest last.
@@ -325,7 +219,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		HeartbeatTimeout:    in.EmbedHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
 	})
-	vecPrefix := activities.VectorsPrefix(in.Index, in.ShardID)
+	vecPrefix := layout.VectorsPrefix(in.Index, in.ShardID)
 	var emb activities.EmbedShardResult
 	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize, Model: in.Model}).Get(ctx, &emb); err != nil {
 		return BuildShardResult{}, fmt.Errorf("embed: %w", err)

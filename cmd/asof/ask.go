@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/render"
@@ -136,8 +135,8 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	if f.expandQueries > 0 || f.hyde {
 		in.Expand = &workflows.ExpandOptions{Queries: f.expandQueries, HyDE: f.hyde}
 	}
-	if f.mode != activities.ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(f.mode)) {
-		return fmt.Errorf("--mode %q: use %s or one of %v", f.mode, activities.ModeAuto, retrieve.Modes)
+	if f.mode != workflows.ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(f.mode)) {
+		return fmt.Errorf("--mode %q: use %s or one of %v", f.mode, workflows.ModeAuto, retrieve.Modes)
 	}
 	var err error
 	if f.asOf != "" {
@@ -176,7 +175,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	check := opts
 	check.Mode, check.From, check.To = retrieve.Mode(in.Mode), in.From, in.To
-	if in.Mode == activities.ModeAuto || (check.Mode == retrieve.Window && in.From.IsZero() && in.To.IsZero()) {
+	if in.Mode == workflows.ModeAuto || (check.Mode == retrieve.Window && in.From.IsZero() && in.To.IsZero()) {
 		check.Mode = retrieve.Recency // the query's words decide (window: its dates)
 	}
 	if err := check.Validate(); err != nil {

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -83,7 +83,7 @@ func readTopics(file string) ([]digest.Topic, error) {
 }
 
 func (f digestFlags) input() (workflows.DigestInput, error) {
-	if err := activities.ValidateDigestName(f.name); err != nil {
+	if err := layout.ValidateDigestName(f.name); err != nil {
 		return workflows.DigestInput{}, fmt.Errorf("--name: %w", err)
 	}
 	if err := checkIndexName(f.index); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -174,7 +175,7 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
 		return none, "", err
 	}
-	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
+	cur, err := blob.ReadAll(ctx, st.Bucket, layout.CurrentKey(f.index))
 	if err != nil {
 		return none, "", err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -66,7 +66,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return errors.New("--summaries with judged questions needs both --questions and --qrels")
 	case f.queries == "" && !judged:
 		return errors.New("--summaries needs --queries (query_id, query, anchor_date) or --questions with --qrels")
-	case s.rubric != "none" && s.rubric != activities.RubricLLM:
+	case s.rubric != "none" && s.rubric != workflows.RubricLLM:
 		return fmt.Errorf("--rubric %q: use llm or none", s.rubric)
 	}
 	from, to, err := evalSpan(f)
@@ -118,7 +118,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
 		return err
 	}
-	cur, err := blob.ReadAll(ctx, st.Bucket, path.Join(activities.IndexPrefix(f.index), "CURRENT"))
+	cur, err := blob.ReadAll(ctx, st.Bucket, layout.CurrentKey(f.index))
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,8 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
 	// not part of it, so --rubric llm after a plain run grades the answers already there.
 	in.EvalID = resumeID(in, cur)
-	if s.rubric == activities.RubricLLM {
-		in.Rubric = activities.RubricLLM
+	if s.rubric == workflows.RubricLLM {
+		in.Rubric = workflows.RubricLLM
 	}
 	began := time.Now()
 	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", files[0], f.index, in.EvalID)

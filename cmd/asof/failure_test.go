@@ -15,8 +15,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/workflows"
 )
 
 // errNotThere stands for a sentinel an activity wraps with %w.
@@ -32,7 +32,7 @@ func failingWorkflowError(t *testing.T, wf func(workflow.Context) error, setup f
 	env.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: "Ask"})
 	env.RegisterActivityWithOptions(func(context.Context) error {
 		err := errors.New(`unknown mode "recnecy" (auto, recency, decay, window, evolution, hybrid, dense, bm25)`)
-		return temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), workflows.ErrTypeInvalidInput, err)
 	}, activity.RegisterOptions{Name: "ReadQuery"})
 	env.RegisterActivityWithOptions(func(context.Context) error {
 		return fmt.Errorf("read manifest indexes/x/CURRENT: %w", errNotThere)

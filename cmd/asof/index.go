@@ -21,11 +21,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -93,7 +93,7 @@ gets a warning naming the multilingual model to use.`,
 	fs.IntVar(&f.max, "max-chunks-per-doc", def.MaxPieces, "cap on chunks per document, about 1,400 characters each (0: none); the rest of a longer document is not indexed and the result counts it")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "shards built at once")
 	fs.IntVar(&f.maxPerRun, "max-shards-per-run", 200, "shards one workflow run builds before it continues as new (keeps histories short)")
-	fs.IntVar(&f.partSize, "embed-part-size", activities.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
+	fs.IntVar(&f.partSize, "embed-part-size", workflows.DefaultEmbedPartSize, "chunks embedded and stored at a time: the most a lost worker costs, and the texts sorted by length together")
 	fs.DurationVar(&f.heartbeat, "embed-heartbeat", time.Minute, "silence after which an embedding worker counts as lost (it heartbeats every quarter of this while a part embeds, for up to 10 min a part)")
 	_ = fs.MarkHidden("embed-heartbeat")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
@@ -386,14 +386,14 @@ func fetchRemoteCorpora(ctx context.Context, a *app, urls []string) ([]string, f
 
 // uploadCorpora puts each file in the store under a content-addressed key (skipped when it
 // is already there), so workers anywhere can read it.
-func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]activities.InputFile, error) {
-	var out []activities.InputFile
+func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]workflows.InputFile, error) {
+	var out []workflows.InputFile
 	for _, p := range files {
 		sum, err := fileSHA256(p)
 		if err != nil {
 			return nil, err
 		}
-		key := path.Join("corpora", sum[:16], filepath.Base(p))
+		key := layout.CorpusKey(sum, filepath.Base(p))
 		if ok, err := b.Exists(ctx, key); err != nil {
 			return nil, err
 		} else if !ok {
@@ -408,7 +408,7 @@ func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []st
 			}
 			fmt.Fprintf(log, "uploaded %s to %s\n", p, key)
 		}
-		out = append(out, activities.InputFile{Key: key, Name: filepath.Base(p)})
+		out = append(out, workflows.InputFile{Key: key, Name: filepath.Base(p)})
 	}
 	return out, nil
 }
@@ -512,7 +512,7 @@ func embeddedInFlight(ctx context.Context, b blob.Bucket, index string, partSize
 	n := 0
 	for _, s := range shards {
 		parts := 0
-		_ = b.Iter(ctx, activities.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
+		_ = b.Iter(ctx, layout.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
 		n += parts * partSize
 	}
 	return n

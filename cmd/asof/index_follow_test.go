@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -12,7 +11,7 @@ import (
 // the same rows the same way; another append waits its turn instead (following it dropped the
 // append's rows while reporting the other build's result).
 func TestSameIndexBuild(t *testing.T) {
-	base := workflows.IndexBuildInput{Index: "news", Inputs: []activities.InputFile{{Key: "corpora/aa/a.parquet", Name: "a.parquet"}},
+	base := workflows.IndexBuildInput{Index: "news", Inputs: []workflows.InputFile{{Key: "corpora/aa/a.parquet", Name: "a.parquet"}},
 		Period: "month", Append: true, EmbedPartSize: 32}
 	tests := []struct {
 		name   string
@@ -26,10 +25,10 @@ func TestSameIndexBuild(t *testing.T) {
 		}, true},
 		{"default period and empty mapping", func(in *workflows.IndexBuildInput) { in.Period, in.Mapping = "", map[string]string{} }, true},
 		{"another file", func(in *workflows.IndexBuildInput) {
-			in.Inputs = []activities.InputFile{{Key: "corpora/bb/b.parquet", Name: "b.parquet"}}
+			in.Inputs = []workflows.InputFile{{Key: "corpora/bb/b.parquet", Name: "b.parquet"}}
 		}, false},
 		{"one more file", func(in *workflows.IndexBuildInput) {
-			in.Inputs = append(in.Inputs, activities.InputFile{Key: "corpora/bb/b.parquet", Name: "b.parquet"})
+			in.Inputs = append(in.Inputs, workflows.InputFile{Key: "corpora/bb/b.parquet", Name: "b.parquet"})
 		}, false},
 		{"rebuild instead of append", func(in *workflows.IndexBuildInput) { in.Append = false }, false},
 		{"another range", func(in *workflows.IndexBuildInput) { in.From = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC) }, false},
@@ -38,7 +37,7 @@ func TestSameIndexBuild(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			other := base
-			other.Inputs = append([]activities.InputFile(nil), base.Inputs...)
+			other.Inputs = append([]workflows.InputFile(nil), base.Inputs...)
 			tt.change(&other)
 			if got := sameIndexBuild(base, other); got != tt.same {
 				t.Fatalf("sameIndexBuild = %v, want %v", got, tt.same)

@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
@@ -31,7 +29,7 @@ func withReranker(cfg config.Config, deps worker.Deps) (worker.Deps, func(), err
 	if !cfg.Rerank.Enabled() || !slices.Contains(cfg.Worker.TaskQueues, config.QueueDefault) {
 		return deps, func() {}, nil
 	}
-	r, o, closeFn, err := activities.RerankerFromConfig(cfg)
+	r, o, closeFn, err := rerank.FromConfig(cfg)
 	if err != nil {
 		return deps, func() {}, err
 	}
@@ -196,25 +194,21 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 
 // liveManifest reads the manifest CURRENT names for index; nil when the index has none yet.
 func liveManifest(ctx context.Context, b blob.Bucket, index string) (*schemas.Manifest, error) {
-	prefix := activities.IndexPrefix(index)
-	data, err := blob.ReadAll(ctx, b, path.Join(prefix, "CURRENT"))
-	if errors.Is(err, blob.ErrNotFound) {
+	cur, err := layout.ReadCurrent(ctx, b, index)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, layout.ErrDamaged): // it names CURRENT
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("read index %s: %w", index, err)
 	}
-	var cur activities.Current
-	if err := json.Unmarshal(data, &cur); err != nil {
-		return nil, fmt.Errorf("%s/CURRENT is damaged: %w", prefix, err)
-	}
-	data, err = blob.ReadAll(ctx, b, path.Join(prefix, cur.Manifest))
-	if err != nil {
-		return nil, fmt.Errorf("read index %s: %w", index, err)
-	}
-	m, err := schemas.DecodeManifest(data)
-	if err != nil {
+	m, err := layout.ReadManifest(ctx, b, layout.ManifestOf(index, cur))
+	if errors.Is(err, layout.ErrDamaged) {
 		return nil, fmt.Errorf("index %s, %s: %w", index, cur.Manifest, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", index, err)
 	}
 	return &m, nil
 }

@@ -4,16 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/layout"
 )
 
 // The CLI checks what it can before it uploads a file or starts a workflow, with the same
@@ -76,9 +75,9 @@ func withFile(p string, fn func(f *os.File, size int64) error) error {
 	return fn(f, st.Size())
 }
 
-// checkIndexName is activities.ValidateIndexName for the flag --index.
+// checkIndexName is layout.ValidateIndexName for the flag --index.
 func checkIndexName(index string) error {
-	if err := activities.ValidateIndexName(index); err != nil {
+	if err := layout.ValidateIndexName(index); err != nil {
 		return fmt.Errorf("--index: %w", err)
 	}
 	return nil
@@ -87,7 +86,7 @@ func checkIndexName(index string) error {
 // checkIndexExists reports an index with no published manifest in the store, the way the
 // activities word it.
 func checkIndexExists(ctx context.Context, b blob.Bucket, index string) error {
-	ok, err := b.Exists(ctx, path.Join(activities.IndexPrefix(index), "CURRENT"))
+	ok, err := b.Exists(ctx, layout.CurrentKey(index))
 	if err != nil {
 		return err
 	}

@@ -17,10 +17,6 @@ var archiveHTML string
 
 var archiveTemplate = template.Must(template.New("archive").Parse(archiveHTML))
 
-// ArchiveFile is the name of a digest name's archive page, next to its day folders:
-// digests/<name>/index.html.
-const ArchiveFile = "index.html"
-
 // archiveView is the archive page, every string formatted.
 type archiveView struct {
 	Title string

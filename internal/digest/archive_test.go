@@ -128,7 +128,7 @@ func TestWriteArchiveSelfContained(t *testing.T) {
 // TestArchiveRendersInHeadlessChromium: the archive draws text and its coloured freshness
 // marks.
 func TestArchiveRendersInHeadlessChromium(t *testing.T) {
-	page := filepath.Join(t.TempDir(), ArchiveFile)
+	page := filepath.Join(t.TempDir(), "index.html")
 	var buf bytes.Buffer
 	// Many days, so the page has enough ink to tell from a blank one.
 	var ds []schemas.Digest

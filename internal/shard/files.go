@@ -17,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -109,9 +110,6 @@ func Verify(dir string, meta schemas.ShardMeta) error {
 	return nil
 }
 
-// Prefix is a shard's folder relative to its index: shards/<period>/<id>.
-func Prefix(period, id string) string { return path.Join("shards", period, id) }
-
 // Write builds a shard's files in dir (created; must not hold a shard already): chunk rows,
 // their vectors (row i = chunk i) and their int8 codes (vecindex.QuantizeInt8), the BM25
 // index, then meta.json describing them with sizes and sha256. Docs is the number of
@@ -170,7 +168,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 		if err != nil {
 			return schemas.ShardMeta{}, err
 		}
-		meta.Objects = append(meta.Objects, schemas.ObjectRef{Key: path.Join(Prefix(period, id), name), Size: size, SHA256: sum})
+		meta.Objects = append(meta.Objects, schemas.ObjectRef{Key: path.Join(layout.ShardPrefix(period, id), name), Size: size, SHA256: sum})
 	}
 	data, _ := json.MarshalIndent(meta, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, MetaFile), data, 0o644); err != nil {
