@@ -127,7 +127,7 @@ bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the
 	ASOF_BENCH_VECTORS=$(CURDIR)/.asof/bench-vectors.f32 $(GO) test -count=1 -run '^$$' -bench 'Search100kNoMask|Memcpy' -benchtime 30x ./internal/vecindex | grep Benchmark
 	.asof/bench-venv/bin/python bench/search_peer.py .asof/bench-vectors.f32 384
 
-verify-kernels: ## the AVX-512 and VNNI search kernels on emulated Intel CPUs (Bochs, from PyPI), whatever this CPU has; ~1 min (docs/kernels-avx512.md)
+verify-kernels: ## the AVX-512 and VNNI search kernels on emulated Intel CPUs (Bochs, from PyPI), whatever this CPU has; ~1 min (docs/kernels.md)
 	internal/vecindex/emu/run.sh
 
 clean: ## remove build outputs (keeps .asof data)

@@ -197,8 +197,8 @@ func (a *app) embedFlags(cmd *cobra.Command) {
 	a.num(fs, "embed-batch-tokens", 0, "most padded tokens per local model call, texts sorted by length first (0: 2048)", func(c *config.Config, v int) { c.Embed.BatchTokens = v })
 }
 
-// rerankFlags adds the reranker settings to cmd (docs/rerank.md); they configure the worker
-// the command runs in process, or serves.
+// rerankFlags adds the reranker settings to cmd (docs/retrieval.md, "Reranking"); they
+// configure the worker the command runs in process, or serves.
 func (a *app) rerankFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	a.str(fs, "rerank-url", "", "rerank answers with a server speaking the rerank API at this root (POST <url>/rerank: TEI, vLLM, llama.cpp, Jina, Cohere, Voyage); off by default", func(c *config.Config, v string) { c.Rerank.BaseURL = v })

@@ -182,8 +182,9 @@ type LLM struct {
 // Enabled reports whether an LLM endpoint is configured.
 func (l LLM) Enabled() bool { return strings.TrimSpace(l.BaseURL) != "" }
 
-// Rerank configures the reranker (docs/rerank.md): a server speaking the rerank API, or a
-// cross-encoder model folder run in process. Workers serving the default queue load it.
+// Rerank configures the reranker (docs/retrieval.md, "Reranking"): a server speaking the
+// rerank API, or a cross-encoder model folder run in process. Workers serving the default
+// queue load it.
 type Rerank struct {
 	// BaseURL is the server's API root; asof posts to base_url + "/rerank"
 	// (http://127.0.0.1:8080 for TEI, http://127.0.0.1:8000/v1 for vLLM). Empty: no server.
