@@ -71,6 +71,49 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
+// pathFlags are the commands' flags that name local files or folders (besides --data-dir and
+// --model-dir): they are made absolute before anything starts, because the embedded S3 gateway
+// changes the process's working directory (infra/s3gw), and "--out out" would otherwise be
+// written inside the store's folder.
+var pathFlags = []string{"out", "corpus", "questions", "qrels", "queries", "study", "topics"}
+
+// absPathFlags makes the set pathFlags of fs absolute; URLs (s3://, file://) stay as given.
+func absPathFlags(fs *pflag.FlagSet) error {
+	abs := func(v string) (string, error) {
+		if v == "" || strings.Contains(v, "://") {
+			return v, nil
+		}
+		return filepath.Abs(v)
+	}
+	for _, name := range pathFlags {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vs := sv.GetSlice()
+			for i := range vs {
+				var err error
+				if vs[i], err = abs(vs[i]); err != nil {
+					return fmt.Errorf("--%s %s: %w", name, vs[i], err)
+				}
+			}
+			if err := sv.Replace(vs); err != nil {
+				return fmt.Errorf("--%s: %w", name, err)
+			}
+			continue
+		}
+		v, err := abs(f.Value.String())
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", name, f.Value.String(), err)
+		}
+		if err := f.Value.Set(v); err != nil {
+			return fmt.Errorf("--%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // load builds the effective configuration: defaults, file, environment, then typed flags.
 func (a *app) load(cmd *cobra.Command) error {
 	c := config.Default()
@@ -106,6 +149,9 @@ func (a *app) load(cmd *cobra.Command) error {
 		if c.ModelDir, err = filepath.Abs(c.ModelDir); err != nil {
 			return fmt.Errorf("model dir: %w", err)
 		}
+	}
+	if err := absPathFlags(cmd.Flags()); err != nil {
+		return err
 	}
 	a.cfg = c
 	slog.SetDefault(infra.NewLogger(a.stderr, c))
