@@ -44,9 +44,7 @@ const (
 // the share of the query's content terms found in its title and text and by
 // its cosine, with the rule in the package documentation; the pool is docs.
 // Verdicts are sorted by ID. It is deterministic and does no I/O.
-func Heuristic(query string, docs []Doc) []Verdict {
-	return HeuristicPool(query, docs, PoolOf(query, docs))
-}
+func Heuristic(query string, docs []Doc) []Verdict { return HeuristicPool(query, docs, Pool{}) }
 
 // Pool is what a batch of candidates is graded against: two facts of the whole
 // pool it was retrieved with.
@@ -66,14 +64,27 @@ type Pool struct {
 // PoolOf returns the Pool facts of docs for query.
 func PoolOf(query string, docs []Doc) Pool {
 	q := textnorm.Terms(query)
+	return poolOf(q, docs, docTerms(docs))
+}
+
+// docTerms returns the terms of each doc's title and text.
+func docTerms(docs []Doc) [][]string {
+	out := make([][]string, len(docs))
+	for i, d := range docs {
+		out[i] = textnorm.Terms(d.Title + "\n" + d.Text)
+	}
+	return out
+}
+
+// poolOf is PoolOf with the query's terms q and each doc's terms.
+func poolOf(q []string, docs []Doc, terms [][]string) Pool {
 	var p Pool
-	for _, d := range docs {
-		t := textnorm.Terms(d.Title + "\n" + d.Text)
-		if len(q) > 0 && float64(matched(q, t)) >= CoverageRelated*float64(len(q)) {
+	for i, d := range docs {
+		if len(q) > 0 && float64(matched(q, terms[i])) >= CoverageRelated*float64(len(q)) {
 			p.Worded = true
 		}
 		c := d.Cosine
-		if c > p.Best && !math.IsInf(c, 1) && !math.IsNaN(c) && !textnorm.IsCopy(q, t) {
+		if c > p.Best && !math.IsInf(c, 1) && !math.IsNaN(c) && !textnorm.IsCopy(q, terms[i]) {
 			p.Best = c
 		}
 	}
@@ -90,7 +101,8 @@ func HeuristicPool(query string, docs []Doc, pool Pool) []Verdict {
 		return nil
 	}
 	q := textnorm.Terms(query)
-	own := PoolOf(query, docs) // a pool is never less than the batch it holds
+	terms := docTerms(docs)
+	own := poolOf(q, docs, terms) // a pool is never less than the batch it holds
 	best, worded := max(pool.Best, own.Best), pool.Worded || own.Worded
 	qlang := textnorm.Lang(query)
 	out := make([]Verdict, len(docs))
@@ -105,7 +117,7 @@ func HeuristicPool(query string, docs []Doc, pool Pool) []Verdict {
 				rel = 1
 			}
 		} else {
-			n := matched(q, textnorm.Terms(d.Title+"\n"+d.Text))
+			n := matched(q, terms[i])
 			cov = float64(n) / float64(len(q))
 			// One word of several shared, with a known cosine below CosineDirect, is a
 			// coincidence ("ministry" in a grain forecast for "finance minister"), not a
