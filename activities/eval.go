@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
@@ -315,7 +314,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	}
 	defer release()
 	b := evalrun.Batch{Shards: shards, Systems: systems, Questions: questions, Judged: judged,
-		Heartbeat: func(qi int) { activity.RecordHeartbeat(ctx, qi) }}
+		Heartbeat: func(qi int) { heartbeat(ctx, qi) }}
 	if a.Reranker != nil { // every system reranks, as ask does with the same configuration
 		b.Rerank = func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 			return a.rerankRanking(ctx, query, o, r)

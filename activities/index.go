@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
@@ -187,7 +185,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		if err != nil {
 			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
 		}
-		activity.RecordHeartbeat(ctx, f.Name)
+		heartbeat(ctx, f.Name)
 	}
 	names, stats := loader.Stats()
 	for i, n := range names {
@@ -285,7 +283,7 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 				}
 			}
 		}
-		activity.RecordHeartbeat(ctx, sm.ID)
+		heartbeat(ctx, sm.ID)
 	}
 	if len(dropped) == 0 {
 		return nil
@@ -336,7 +334,7 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 		for _, c := range chunks {
 			ids[c.DocID] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
-		activity.RecordHeartbeat(ctx, sm.ID)
+		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
 }
@@ -450,7 +448,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		return EmbedShardResult{}, err
 	}
 	res := EmbedShardResult{Chunks: len(chunks), Parts: (len(chunks) + in.PartSize - 1) / in.PartSize}
-	alive := startKeepAlive(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { activity.RecordHeartbeat(ctx, details) })
+	alive := keepAliveFor(ctx)
 	defer alive.stop()
 	for p := 0; p < res.Parts; p++ {
 		key := partKey(in.VectorsPrefix, p)
@@ -458,7 +456,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 			return res, err
 		} else if ok {
 			res.Resumed++
-			activity.RecordHeartbeat(ctx, p)
+			heartbeat(ctx, p)
 			continue
 		}
 		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
@@ -492,91 +490,9 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
 		res.Embedded++
 		alive.progress(p)
-		activity.RecordHeartbeat(ctx, p)
+		heartbeat(ctx, p)
 	}
 	return res, nil
-}
-
-// PartStall is how long one embedding part may run before EmbedShard stops vouching for its
-// worker. A part of 128 long chunks takes seconds on ONNX Runtime and minutes on the pure-Go
-// backend; a call still running after PartStall is taken as hung.
-const PartStall = 10 * time.Minute
-
-// keepAlive heartbeats on a ticker while an embedding part runs, so that a worker that dies is
-// found within the activity's heartbeat timeout (a minute by default) however long its parts
-// take, instead of after the longest part's time. It stops vouching once the part in progress
-// is older than PartStall, so a hung call still times out. The details it sends are those of
-// the last stored part, as the progress heartbeats'.
-type keepAlive struct {
-	beat  func(details any)
-	mu    sync.Mutex
-	since time.Time // the part in progress began; zero between parts
-	last  any
-	quit  chan struct{}
-	done  chan struct{}
-}
-
-// startKeepAlive ticks every quarter of timeout (at least a second, at most 30 s); with no
-// heartbeat timeout it does nothing.
-func startKeepAlive(ctx context.Context, timeout time.Duration, beat func(details any)) *keepAlive {
-	k := &keepAlive{beat: beat, last: -1, quit: make(chan struct{}), done: make(chan struct{})}
-	if timeout <= 0 {
-		close(k.done)
-		return k
-	}
-	every := min(max(timeout/4, time.Second), 30*time.Second)
-	go func() {
-		defer close(k.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case now := <-t.C:
-				k.tick(now)
-			case <-k.quit:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return k
-}
-
-// partStarted marks the start of a part's embedding call.
-func (k *keepAlive) partStarted(now time.Time) {
-	k.mu.Lock()
-	k.since = now
-	k.mu.Unlock()
-}
-
-// progress records a stored part: the part is over, and its number is the details to send.
-func (k *keepAlive) progress(part any) {
-	k.mu.Lock()
-	k.since, k.last = time.Time{}, part
-	k.mu.Unlock()
-}
-
-// tick heartbeats unless the part in progress has run past PartStall; it reports whether it did.
-func (k *keepAlive) tick(now time.Time) bool {
-	k.mu.Lock()
-	since, last := k.since, k.last
-	k.mu.Unlock()
-	if !since.IsZero() && now.Sub(since) > PartStall {
-		return false
-	}
-	k.beat(last)
-	return true
-}
-
-// stop ends the ticker and waits for it.
-func (k *keepAlive) stop() {
-	select {
-	case <-k.done:
-	default:
-		close(k.quit)
-		<-k.done
-	}
 }
 
 // VectorsPrefix is where a shard's embedding parts are staged.
