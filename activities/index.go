@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -20,6 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
@@ -254,46 +254,27 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	if err != nil {
 		return err
 	}
-	same := make(map[string]bool, len(planned))
-	for _, id := range planned {
-		same[id] = true
+	unplanned := indexplan.Unplanned(m.Shards, planned)
+	if len(unplanned) == 0 {
+		return nil
 	}
-	var have map[string]bool
-	dropped := map[string]bool{}
-	example := ""
-	for _, sm := range m.Shards {
-		if same[sm.ID] {
-			continue
-		}
-		if have == nil {
-			have = make(map[string]bool, len(docs))
-			for _, d := range docs {
-				have[d.DocID] = true
-			}
-		}
+	dropped := indexplan.NewDropped(docs)
+	for _, sm := range unplanned {
 		rows, err := getParquet[docIDRow](ctx, a, path.Join(IndexPrefix(index), shard.Prefix(sm.Period, sm.ID), shard.ChunksFile))
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if !have[r.DocID] && !dropped[r.DocID] {
-				dropped[r.DocID] = true
-				if example == "" {
-					example = fmt.Sprintf("%q in shard %s", r.DocID, sm.Period)
-				}
-			}
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.DocID
 		}
+		dropped.Add(sm.Period, ids)
 		heartbeat(ctx, sm.ID)
 	}
-	if len(dropped) == 0 {
-		return nil
+	if err := dropped.Err(index); err != nil {
+		return invalid(err)
 	}
-	what := fmt.Sprintf("%d documents", len(dropped))
-	if len(dropped) == 1 {
-		what = "1 document"
-	}
-	return invalid(fmt.Errorf("index %s holds %s this build would not (e.g. %s: not in these files, or quarantined): publishing would drop them.\n"+
-		"Pass --append to add these files to the index, or --replace to publish it without them", index, what, example))
+	return nil
 }
 
 // docIDRow reads only the doc_id column of chunk rows.
@@ -312,17 +293,13 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case m.Model != a.Model:
+	if m.Model != a.Model {
 		if err := checkModel(in.Index, m.Model, a.Model); err != nil {
 			return nil, err
 		}
-		return nil, invalid(fmt.Errorf("--append: index %s was built with %d-d vectors of %s, this worker's are %d-d", in.Index, m.Model.Dim, m.Model.ID, a.Model.Dim))
-	case m.Period != in.Period:
-		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
-	case m.Chunk != in.Chunk:
-		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v (pass --chunk-size %d --chunk-overlap %d --chunk-min %d --max-chunks-per-doc %d)",
-			in.Index, m.Chunk, in.Chunk, m.Chunk.Size, m.Chunk.Overlap, m.Chunk.Min, m.Chunk.MaxChunksPerDoc))
+	}
+	if err := indexplan.CheckAppend(in.Index, m, a.Model, in.Period, in.Chunk); err != nil {
+		return nil, invalid(err)
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
@@ -637,6 +614,12 @@ type PublishManifestResult struct {
 	Rebased bool `json:"rebased,omitempty"`
 }
 
+// build is the build that in publishes.
+func (in PublishManifestInput) build() indexplan.Build {
+	return indexplan.Build{Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: in.Model, Shards: in.Shards, Counts: in.Counts,
+		Base: in.Base, CreatedAt: in.CreatedAt, Append: in.Append, BaseSeq: in.BaseSeq}
+}
+
 // Current is the content of an index's CURRENT object.
 type Current struct {
 	Manifest string `json:"manifest"`
@@ -685,29 +668,23 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		default:
 			return PublishManifestResult{}, err
 		}
-		shards := in.Shards
-		counts := in.Base.Plus(in.Counts)
-		rebased := false
-		if in.Append && live != nil && cur.Seq != in.BaseSeq {
-			if base == nil {
-				if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-					return PublishManifestResult{}, err
-				}
-			}
-			if shards, err = rebase(in, *live, base); err != nil {
+		b := in.build()
+		if indexplan.NeedsBase(b, live, cur.Seq) && base == nil {
+			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
 				return PublishManifestResult{}, err
 			}
-			counts, rebased = live.Counts.Plus(in.Counts), true
 		}
-		shards = sortedShards(shards)
-		if live != nil && sameShards(*live, shards, in.Model) {
+		pub, err := indexplan.Publish(b, live, cur.Seq, base)
+		if errors.Is(err, indexplan.ErrRebuilt) {
+			return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
+		}
+		if err != nil {
+			return PublishManifestResult{}, err
+		}
+		if pub.Unchanged {
 			return PublishManifestResult{Key: path.Join(prefix, cur.Manifest), Seq: cur.Seq, Unchanged: true}, nil
 		}
-		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, CreatedAt: in.CreatedAt.UTC(),
-			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: counts}
-		for _, s := range shards {
-			m.Counts.Chunks += int64(s.Chunks)
-		}
+		m := pub.Manifest
 		rel, err := a.putManifest(ctx, prefix, &m, cur.Seq+1)
 		if err != nil {
 			return PublishManifestResult{}, err
@@ -725,7 +702,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq, Rebased: rebased}, nil
+		return PublishManifestResult{Key: path.Join(prefix, rel), Seq: m.Seq, Rebased: pub.Rebased}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
 }
@@ -747,7 +724,7 @@ func (a *Activities) putManifest(ctx context.Context, prefix string, m *schemas.
 		}
 		// Taken: by an earlier attempt of this publish, or by another publisher (which may
 		// have stopped before moving CURRENT). Reuse ours; skip theirs.
-		if existing, err := a.readManifest(ctx, path.Join(prefix, rel)); err == nil && existing.Seq == seq && sameShards(existing, m.Shards, m.Model) {
+		if existing, err := a.readManifest(ctx, path.Join(prefix, rel)); err == nil && existing.Seq == seq && indexplan.SameShards(existing, m.Shards, m.Model) {
 			m.Seq = seq
 			return rel, nil
 		}
@@ -771,57 +748,10 @@ func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int
 	return ids, nil
 }
 
-// rebase adds the shards an append built (in.Shards not in base) to the live manifest's.
-// A live index with another model, period or chunking was rebuilt while the append ran: the
-// append's shards do not belong to it, and the append must be planned again.
-func rebase(in PublishManifestInput, live schemas.Manifest, base map[string]bool) ([]schemas.ShardMeta, error) {
-	if live.Model != in.Model || live.Period != in.Period || live.Chunk != in.Chunk {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"--append: index %s was rebuilt while this append ran (now %s, %s shards, chunking %+v): run the append again",
-			in.Index, live.Model.ID, live.Period, live.Chunk), ErrTypeMismatch, nil)
-	}
-	out := append([]schemas.ShardMeta(nil), live.Shards...)
-	have := map[string]bool{}
-	for _, s := range live.Shards {
-		have[s.ID] = true
-	}
-	for _, s := range in.Shards {
-		if !base[s.ID] && !have[s.ID] {
-			out = append(out, s)
-			have[s.ID] = true
-		}
-	}
-	return out, nil
-}
-
-// sortedShards returns shards by period, then id (an appended period has several shards).
-func sortedShards(shards []schemas.ShardMeta) []schemas.ShardMeta {
-	out := append([]schemas.ShardMeta(nil), shards...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Period != out[j].Period {
-			return out[i].Period < out[j].Period
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
 func (a *Activities) readManifest(ctx context.Context, key string) (schemas.Manifest, error) {
 	data, err := blob.ReadAll(ctx, a.Bucket, key)
 	if err != nil {
 		return schemas.Manifest{}, err
 	}
 	return schemas.DecodeManifest(data)
-}
-
-func sameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.ModelRef) bool {
-	if m.Model != model || len(m.Shards) != len(shards) {
-		return false
-	}
-	for i := range shards {
-		if m.Shards[i].ID != shards[i].ID {
-			return false
-		}
-	}
-	return true
 }
