@@ -384,34 +384,9 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
-	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: map[string]eval.Summary{},
-		Freshness: map[string]eval.FreshnessSummary{}, Top10FreshestDaysMean: map[string]float64{}, Unlabelled: in.Unlabelled, Order: in.Systems}
-	for _, name := range in.Systems {
-		var pqs []eval.PerQuery
-		var fs []eval.Freshness
-		for _, r := range rows {
-			if r.System == name {
-				pqs = append(pqs, evalrun.PerQuery(r))
-				fs = append(fs, eval.Freshness{FreshestDays: r.CtxFreshestDays, HasFresh: r.CtxFreshestDays >= 0, Within7: r.CtxWithin7,
-					Within30: r.CtxWithin30, DistinctDates: int(r.CtxDistinctDates), Docs: int(r.CtxDocs)})
-			}
-		}
-		if !in.Unlabelled {
-			sum.Systems[name] = eval.Aggregate(name, pqs)
-		}
-		var tot float64
-		n := 0
-		for _, p := range pqs {
-			if p.HasFresh {
-				tot += float64(p.FreshDays)
-				n++
-			}
-		}
-		if n > 0 {
-			sum.Top10FreshestDaysMean[name] = tot / float64(n)
-		}
-		sum.Freshness[name] = eval.AggregateFreshness(name, fs)
-	}
+	agg := evalrun.Summarize(rows, in.Systems, in.Unlabelled)
+	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: agg.Systems,
+		Freshness: agg.Freshness, Top10FreshestDaysMean: agg.Top10FreshestDaysMean, Unlabelled: in.Unlabelled, Order: in.Systems}
 	res.Summary = sum
 	data, _ := json.MarshalIndent(sum, "", "  ")
 	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {

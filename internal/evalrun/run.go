@@ -263,10 +263,3 @@ func row(system string, q Question, pq eval.PerQuery) schemas.EvalRow {
 		Leaked: int32(pq.Leaked), FreshDays: fresh, LatencyMS: pq.LatencyMS,
 		NDCG10Group: pq.NDCG10Group, Recall10Group: pq.Recall10Group, MRRGroup: pq.MRRGroup}
 }
-
-// PerQuery reads a per_query.parquet row back as the scores eval.Aggregate takes.
-func PerQuery(r schemas.EvalRow) eval.PerQuery {
-	return eval.PerQuery{ID: r.QuestionID, Valid: r.Valid, HasGrade2: r.HasGrade2, NDCG10: r.NDCG10, Recall10: r.Recall10,
-		Recall50: r.Recall50, MRR: r.MRR, P10: r.P10, Leakage10: r.Leakage10, Leaked: int(r.Leaked), FreshDays: int(r.FreshDays), HasFresh: r.FreshDays >= 0,
-		LatencyMS: r.LatencyMS, NDCG10Group: r.NDCG10Group, Recall10Group: r.Recall10Group, MRRGroup: r.MRRGroup}
-}
