@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
@@ -92,39 +90,18 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 			judged[r.QuestionID] = true
 		}
 	}
-	var res PlanEvalResult
-	var keep []EvalQuestionRef
-	for _, q := range qs {
-		if !judged[q.QuestionID] {
-			res.Unjudged++
-			continue
+	plan, err := evalrun.PlanQuestions(qs, judged, evalrun.PlanOptions{From: in.From, To: in.To, Limit: in.Limit, Seed: in.Seed, BatchSize: in.BatchSize})
+	res := PlanEvalResult{Questions: plan.Questions, Unjudged: plan.Unjudged, OutOfSpan: plan.OutOfSpan}
+	if err != nil {
+		return res, invalid(err)
+	}
+	for _, b := range plan.Batches {
+		refs := make([]EvalQuestionRef, len(b))
+		for i, q := range b {
+			refs[i] = EvalQuestionRef{ID: q.ID, AsOf: q.AsOf, Question: q.Question, AutoText: q.AutoText}
 		}
-		d := asofday.Start(q.QuestionDate) // the anchor is a day: a time of day must not shift it
-		if (!in.From.IsZero() && d.Before(in.From)) || (!in.To.IsZero() && d.After(in.To)) {
-			res.OutOfSpan++
-			continue
-		}
-		ref := EvalQuestionRef{ID: q.QuestionID, AsOf: d, Question: strings.TrimSpace(q.Question)}
-		if r, err := answer.Read(ref.Question, d, answer.Auto, time.Time{}, time.Time{}); err == nil && r.Text != ref.Question {
-			ref.AutoText = r.Text
-		}
-		keep = append(keep, ref)
+		res.Batches = append(res.Batches, refs)
 	}
-	slices.SortFunc(keep, func(x, y EvalQuestionRef) int { return strings.Compare(x.ID, y.ID) })
-	if in.Limit > 0 && len(keep) > in.Limit {
-		rng := rand.New(rand.NewPCG(in.Seed, 0x61736f66))
-		rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
-		keep = keep[:in.Limit]
-		slices.SortFunc(keep, func(x, y EvalQuestionRef) int { return strings.Compare(x.ID, y.ID) })
-	}
-	if len(keep) == 0 {
-		return res, invalid(errors.New("no judged question to evaluate (check --questions/--qrels and the index's dates)"))
-	}
-	size := max(1, in.BatchSize)
-	for i := 0; i < len(keep); i += size {
-		res.Batches = append(res.Batches, keep[i:min(i+size, len(keep))])
-	}
-	res.Questions = len(keep)
 	return res, nil
 }
 
