@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
@@ -204,7 +203,7 @@ func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Man
 		releases = append(releases, rel)
 		shards = append(shards, s)
 		searched++
-		activity.RecordHeartbeat(ctx, searched)
+		heartbeat(ctx, searched)
 	}
 	return shards, release, searched, skipped, nil
 }

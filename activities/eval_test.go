@@ -14,19 +14,6 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-func TestParseEvalSystem(t *testing.T) {
-	for _, name := range append(append([]string{}, activities.EvalSystems...), "temporal_rrf+dedup", "bm25_nomask+dedup", "temporal_rrf+judge", "dense+dedup+judge", "hybrid+judge+dedup") {
-		if _, err := activities.ParseEvalSystem(name); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	for _, bad := range []string{"", "bm26", "bm25+fast", "+dedup", "bm25+dedup+dedup", "bm25+judge+", "bm25+"} {
-		if _, err := activities.ParseEvalSystem(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 // TestPlanEval: judged questions are kept (inside the dates), unjudged ones counted, a limit
 // samples deterministically; an unlabelled query set plans every query.
 func TestPlanEval(t *testing.T) {

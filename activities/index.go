@@ -9,12 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
@@ -22,6 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
@@ -187,7 +185,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		if err != nil {
 			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
 		}
-		activity.RecordHeartbeat(ctx, f.Name)
+		heartbeat(ctx, f.Name)
 	}
 	names, stats := loader.Stats()
 	for i, n := range names {
@@ -255,46 +253,27 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	if err != nil {
 		return err
 	}
-	same := make(map[string]bool, len(planned))
-	for _, id := range planned {
-		same[id] = true
+	unplanned := indexplan.Unplanned(m.Shards, planned)
+	if len(unplanned) == 0 {
+		return nil
 	}
-	var have map[string]bool
-	dropped := map[string]bool{}
-	example := ""
-	for _, sm := range m.Shards {
-		if same[sm.ID] {
-			continue
-		}
-		if have == nil {
-			have = make(map[string]bool, len(docs))
-			for _, d := range docs {
-				have[d.DocID] = true
-			}
-		}
+	dropped := indexplan.NewDropped(docs)
+	for _, sm := range unplanned {
 		rows, err := getParquet[docIDRow](ctx, a, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if !have[r.DocID] && !dropped[r.DocID] {
-				dropped[r.DocID] = true
-				if example == "" {
-					example = fmt.Sprintf("%q in shard %s", r.DocID, sm.Period)
-				}
-			}
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.DocID
 		}
-		activity.RecordHeartbeat(ctx, sm.ID)
+		dropped.Add(sm.Period, ids)
+		heartbeat(ctx, sm.ID)
 	}
-	if len(dropped) == 0 {
-		return nil
+	if err := dropped.Err(index); err != nil {
+		return invalid(err)
 	}
-	what := fmt.Sprintf("%d documents", len(dropped))
-	if len(dropped) == 1 {
-		what = "1 document"
-	}
-	return invalid(fmt.Errorf("index %s holds %s this build would not (e.g. %s: not in these files, or quarantined): publishing would drop them.\n"+
-		"Pass --append to add these files to the index, or --replace to publish it without them", index, what, example))
+	return nil
 }
 
 // docIDRow reads only the doc_id column of chunk rows.
@@ -313,17 +292,13 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case m.Model != a.Model:
+	if m.Model != a.Model {
 		if err := checkModel(in.Index, m.Model, a.Model); err != nil {
 			return nil, err
 		}
-		return nil, invalid(fmt.Errorf("--append: index %s was built with %d-d vectors of %s, this worker's are %d-d", in.Index, m.Model.Dim, m.Model.ID, a.Model.Dim))
-	case m.Period != in.Period:
-		return nil, invalid(fmt.Errorf("--append: index %s is partitioned by %s, not %s (pass --period %s)", in.Index, m.Period, in.Period, m.Period))
-	case m.Chunk != in.Chunk:
-		return nil, invalid(fmt.Errorf("--append: index %s was chunked with %+v, not %+v (pass --chunk-size %d --chunk-overlap %d --chunk-min %d --max-chunks-per-doc %d)",
-			in.Index, m.Chunk, in.Chunk, m.Chunk.Size, m.Chunk.Overlap, m.Chunk.Min, m.Chunk.MaxChunksPerDoc))
+	}
+	if err := indexplan.CheckAppend(in.Index, m, a.Model, in.Period, in.Chunk); err != nil {
+		return nil, invalid(err)
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
@@ -335,7 +310,7 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 		for _, c := range chunks {
 			ids[c.DocID] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
-		activity.RecordHeartbeat(ctx, sm.ID)
+		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
 }
@@ -449,7 +424,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		return EmbedShardResult{}, err
 	}
 	res := EmbedShardResult{Chunks: len(chunks), Parts: (len(chunks) + in.PartSize - 1) / in.PartSize}
-	alive := startKeepAlive(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { activity.RecordHeartbeat(ctx, details) })
+	alive := keepAliveFor(ctx)
 	defer alive.stop()
 	for p := 0; p < res.Parts; p++ {
 		key := layout.PartKey(in.VectorsPrefix, p)
@@ -457,7 +432,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 			return res, err
 		} else if ok {
 			res.Resumed++
-			activity.RecordHeartbeat(ctx, p)
+			heartbeat(ctx, p)
 			continue
 		}
 		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
@@ -491,92 +466,11 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
 		res.Embedded++
 		alive.progress(p)
-		activity.RecordHeartbeat(ctx, p)
+		heartbeat(ctx, p)
 	}
 	return res, nil
 }
 
-// PartStall is how long one embedding part may run before EmbedShard stops vouching for its
-// worker. A part of 128 long chunks takes seconds on ONNX Runtime and minutes on the pure-Go
-// backend; a call still running after PartStall is taken as hung.
-const PartStall = 10 * time.Minute
-
-// keepAlive heartbeats on a ticker while an embedding part runs, so that a worker that dies is
-// found within the activity's heartbeat timeout (a minute by default) however long its parts
-// take, instead of after the longest part's time. It stops vouching once the part in progress
-// is older than PartStall, so a hung call still times out. The details it sends are those of
-// the last stored part, as the progress heartbeats'.
-type keepAlive struct {
-	beat  func(details any)
-	mu    sync.Mutex
-	since time.Time // the part in progress began; zero between parts
-	last  any
-	quit  chan struct{}
-	done  chan struct{}
-}
-
-// startKeepAlive ticks every quarter of timeout (at least a second, at most 30 s); with no
-// heartbeat timeout it does nothing.
-func startKeepAlive(ctx context.Context, timeout time.Duration, beat func(details any)) *keepAlive {
-	k := &keepAlive{beat: beat, last: -1, quit: make(chan struct{}), done: make(chan struct{})}
-	if timeout <= 0 {
-		close(k.done)
-		return k
-	}
-	every := min(max(timeout/4, time.Second), 30*time.Second)
-	go func() {
-		defer close(k.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case now := <-t.C:
-				k.tick(now)
-			case <-k.quit:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return k
-}
-
-// partStarted marks the start of a part's embedding call.
-func (k *keepAlive) partStarted(now time.Time) {
-	k.mu.Lock()
-	k.since = now
-	k.mu.Unlock()
-}
-
-// progress records a stored part: the part is over, and its number is the details to send.
-func (k *keepAlive) progress(part any) {
-	k.mu.Lock()
-	k.since, k.last = time.Time{}, part
-	k.mu.Unlock()
-}
-
-// tick heartbeats unless the part in progress has run past PartStall; it reports whether it did.
-func (k *keepAlive) tick(now time.Time) bool {
-	k.mu.Lock()
-	since, last := k.since, k.last
-	k.mu.Unlock()
-	if !since.IsZero() && now.Sub(since) > PartStall {
-		return false
-	}
-	k.beat(last)
-	return true
-}
-
-// stop ends the ticker and waits for it.
-func (k *keepAlive) stop() {
-	select {
-	case <-k.done:
-	default:
-		close(k.quit)
-		<-k.done
-	}
-}
 
 // WriteShardInput names a shard's staged chunks and vector parts.
 type WriteShardInput struct {
@@ -705,6 +599,12 @@ type PublishManifestResult struct {
 	Rebased bool `json:"rebased,omitempty"`
 }
 
+// build is the build that in publishes.
+func (in PublishManifestInput) build() indexplan.Build {
+	return indexplan.Build{Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: in.Model, Shards: in.Shards, Counts: in.Counts,
+		Base: in.Base, CreatedAt: in.CreatedAt, Append: in.Append, BaseSeq: in.BaseSeq}
+}
+
 // PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
 // write, so readers see the old index or the new one, never half of one.
 //
@@ -732,31 +632,25 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		default:
 			return PublishManifestResult{}, err
 		}
-		shards := in.Shards
-		counts := in.Base.Plus(in.Counts)
-		rebased := false
-		if in.Append && live != nil && cur.Seq != in.BaseSeq {
-			if base == nil {
-				if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-					return PublishManifestResult{}, err
-				}
-			}
-			if shards, err = rebase(in, *live, base); err != nil {
+		b := in.build()
+		if indexplan.NeedsBase(b, live, cur.Seq) && base == nil {
+			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
 				return PublishManifestResult{}, err
 			}
-			counts, rebased = live.Counts.Plus(in.Counts), true
 		}
-		shards = sortedShards(shards)
-		if live != nil && sameShards(*live, shards, in.Model) {
+		pub, err := indexplan.Publish(b, live, cur.Seq, base)
+		if errors.Is(err, indexplan.ErrRebuilt) {
+			return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
+		}
+		if err != nil {
+			return PublishManifestResult{}, err
+		}
+		if pub.Unchanged {
 			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true}, nil
 		}
-		m := schemas.Manifest{Version: schemas.ManifestVersion, Index: in.Index, CreatedAt: in.CreatedAt.UTC(),
-			Model: in.Model, Period: in.Period, Chunk: in.Chunk, Shards: shards, Counts: counts}
-		for _, s := range shards {
-			m.Counts.Chunks += int64(s.Chunks)
-		}
+		m := pub.Manifest
 		rel, err := layout.PutManifest(ctx, a.Bucket, in.Index, &m, cur.Seq+1, func(existing schemas.Manifest) bool {
-			return sameShards(existing, m.Shards, m.Model)
+			return indexplan.SameShards(existing, m.Shards, m.Model)
 		})
 		if err != nil {
 			return PublishManifestResult{}, err
@@ -769,7 +663,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: rebased}, nil
+		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: pub.Rebased}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
 }
@@ -790,49 +684,3 @@ func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int
 	return ids, nil
 }
 
-// rebase adds the shards an append built (in.Shards not in base) to the live manifest's.
-// A live index with another model, period or chunking was rebuilt while the append ran: the
-// append's shards do not belong to it, and the append must be planned again.
-func rebase(in PublishManifestInput, live schemas.Manifest, base map[string]bool) ([]schemas.ShardMeta, error) {
-	if live.Model != in.Model || live.Period != in.Period || live.Chunk != in.Chunk {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"--append: index %s was rebuilt while this append ran (now %s, %s shards, chunking %+v): run the append again",
-			in.Index, live.Model.ID, live.Period, live.Chunk), ErrTypeMismatch, nil)
-	}
-	out := append([]schemas.ShardMeta(nil), live.Shards...)
-	have := map[string]bool{}
-	for _, s := range live.Shards {
-		have[s.ID] = true
-	}
-	for _, s := range in.Shards {
-		if !base[s.ID] && !have[s.ID] {
-			out = append(out, s)
-			have[s.ID] = true
-		}
-	}
-	return out, nil
-}
-
-// sortedShards returns shards by period, then id (an appended period has several shards).
-func sortedShards(shards []schemas.ShardMeta) []schemas.ShardMeta {
-	out := append([]schemas.ShardMeta(nil), shards...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Period != out[j].Period {
-			return out[i].Period < out[j].Period
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
-func sameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.ModelRef) bool {
-	if m.Model != model || len(m.Shards) != len(shards) {
-		return false
-	}
-	for i := range shards {
-		if m.Shards[i].ID != shards[i].ID {
-			return false
-		}
-	}
-	return true
-}

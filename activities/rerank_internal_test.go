@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/rerank/reranktest"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/retrieve/retrievetest"
 )
 
-// TestEvalRunReranks checks that eval ranks through the reranker hook as ask does: with a
+// TestEvalRunReranks checks that eval (evalrun.Batch) ranks through the reranker hook as ask does: with a
 // reranker (replace) every system's documents come back in the reranker's order, folded or
 // not (a system without +dedup keeps a repost, so its results are not a prefix of the folded
 // ranking and are reordered on their own), on an RRF scale or not (decay), and the document
@@ -43,20 +44,17 @@ func TestEvalRunReranks(t *testing.T) {
 	hook := func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 		return a.rerankRanking(context.Background(), query, o, r)
 	}
-	ids := func(t *testing.T, name string, hook func(string, retrieve.Options, answer.Ranking) (answer.Ranking, error)) []string {
-		s, err := ParseEvalSystem(name)
+	ids := func(t *testing.T, name string, hook evalrun.Rerank) []string {
+		s, err := evalrun.ParseSystem(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ranked, _, err := evalRun(nil, shards, s, EvalQuestionRef{ID: "q", AsOf: asOf, Question: q}, retrievetest.Unit(1, 0, 0), hook)
+		b := evalrun.Batch{Shards: shards, Systems: []evalrun.System{s}, Questions: []evalrun.Question{{ID: "q", AsOf: asOf, Text: q, Vec: retrievetest.Unit(1, 0, 0)}}, Rerank: hook}
+		rows, err := b.Rows()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, r := range ranked {
-			out = append(out, r.DocID)
-		}
-		return out
+		return rows[0].Ranked
 	}
 	for _, name := range []string{"temporal_rrf+dedup", "temporal_rrf", "decay+dedup", "hybrid"} {
 		t.Run(name, func(t *testing.T) {

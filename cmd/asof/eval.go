@@ -18,10 +18,10 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -77,7 +77,7 @@ the metric table and charts), also kept under evals/<id>/ in the store.`,
 	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade)")
 	fs.StringVar(&f.queries, "queries", "", "instead of --questions/--qrels: unlabelled queries Parquet (query_id, query, anchor_date); measures context freshness only")
 	fs.StringVar(&f.out, "out", "", "folder for summary.json, per_query.parquet and report.html (required)")
-	fs.StringSliceVar(&f.systems, "systems", activities.DefaultEvalSystems, "systems to compare")
+	fs.StringSliceVar(&f.systems, "systems", evalrun.DefaultSystems, "systems to compare")
 	fs.IntVar(&f.limit, "limit", 0, "evaluate at most this many judged questions, sampled with --sample-seed (0: all)")
 	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the --limit sample")
 	fs.StringVar(&f.from, "from", "", "only questions dated on or after this day (e.g. the index's first day)")
@@ -131,7 +131,7 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 		return none, "", err
 	}
 	for _, s := range f.systems {
-		if _, err := activities.ParseEvalSystem(s); err != nil {
+		if _, err := evalrun.ParseSystem(s); err != nil {
 			return none, "", fmt.Errorf("--systems: %w", err)
 		}
 	}

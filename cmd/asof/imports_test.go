@@ -11,10 +11,10 @@ import (
 	"testing"
 )
 
-// activitiesAllowed are the names of package activities the CLI may still use until they
-// move out of it (the eval system grammar, bound for internal/eval). Empty it then: the CLI is
-// a client, and a client needs only workflows (api.go), internal/layout and internal/config.
-var activitiesAllowed = []string{"ParseEvalSystem", "DefaultEvalSystems"}
+// activitiesAllowed are the names of package activities the CLI may use: none. The CLI is a
+// client, and a client needs only workflows (api.go), internal/layout, internal/evalrun (the
+// eval system names) and internal/config.
+var activitiesAllowed []string
 
 // TestCLIDoesNotImportActivities fails when a file of cmd/asof (its tests too) uses package
 // activities: what a client passes and reads is in workflows/api.go, store keys in

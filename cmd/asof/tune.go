@@ -15,9 +15,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/cobra"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/eval"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -135,7 +135,7 @@ func runTune(ctx context.Context, a *app, f tuneFlags) error {
 		return fmt.Errorf("--grid: %w", err)
 	}
 	for _, v := range variants {
-		if _, err := activities.ParseEvalSystem(v); err != nil {
+		if _, err := evalrun.ParseSystem(v); err != nil {
 			return fmt.Errorf("--grid: %w", err)
 		}
 	}

@@ -1,0 +1,58 @@
+package evalrun
+
+import (
+	"github.com/asofrag/asof/internal/eval"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Summary is an evaluation's rows aggregated per system (summary.json's figures).
+type Summary struct {
+	// Systems are the retrieval metrics per system (empty for an unlabelled query set).
+	Systems map[string]eval.Summary
+	// Freshness is the built context's freshness per system.
+	Freshness map[string]eval.FreshnessSummary
+	// Top10FreshestDaysMean is, per system, the mean age at the anchor of the freshest of the
+	// top 10 results, over the questions whose top 10 has a document not after the anchor; a
+	// system without such a question has no entry.
+	Top10FreshestDaysMean map[string]float64
+}
+
+// Summarize aggregates rows per system, for each of systems (a system without rows is
+// aggregated over none). An unlabelled query set has no relevance metrics: freshness only.
+func Summarize(rows []schemas.EvalRow, systems []string, unlabelled bool) Summary {
+	sum := Summary{Systems: map[string]eval.Summary{}, Freshness: map[string]eval.FreshnessSummary{}, Top10FreshestDaysMean: map[string]float64{}}
+	for _, name := range systems {
+		var pqs []eval.PerQuery
+		var fs []eval.Freshness
+		for _, r := range rows {
+			if r.System == name {
+				pqs = append(pqs, perQuery(r))
+				fs = append(fs, eval.Freshness{FreshestDays: r.CtxFreshestDays, HasFresh: r.CtxFreshestDays >= 0, Within7: r.CtxWithin7,
+					Within30: r.CtxWithin30, DistinctDates: int(r.CtxDistinctDates), Docs: int(r.CtxDocs)})
+			}
+		}
+		if !unlabelled {
+			sum.Systems[name] = eval.Aggregate(name, pqs)
+		}
+		var tot float64
+		n := 0
+		for _, p := range pqs {
+			if p.HasFresh {
+				tot += float64(p.FreshDays)
+				n++
+			}
+		}
+		if n > 0 {
+			sum.Top10FreshestDaysMean[name] = tot / float64(n)
+		}
+		sum.Freshness[name] = eval.AggregateFreshness(name, fs)
+	}
+	return sum
+}
+
+// perQuery reads a per_query.parquet row back as the scores eval.Aggregate takes.
+func perQuery(r schemas.EvalRow) eval.PerQuery {
+	return eval.PerQuery{ID: r.QuestionID, Valid: r.Valid, HasGrade2: r.HasGrade2, NDCG10: r.NDCG10, Recall10: r.Recall10,
+		Recall50: r.Recall50, MRR: r.MRR, P10: r.P10, Leakage10: r.Leakage10, Leaked: int(r.Leaked), FreshDays: int(r.FreshDays), HasFresh: r.FreshDays >= 0,
+		LatencyMS: r.LatencyMS, NDCG10Group: r.NDCG10Group, Recall10Group: r.Recall10Group, MRRGroup: r.MRRGroup}
+}

@@ -1,0 +1,66 @@
+package evalrun
+
+import (
+	"testing"
+
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestSummarize: rows are aggregated per system as named (other systems' rows left out); the
+// top-10 freshness mean covers only questions with a fresh document; an unlabelled set has
+// freshness only; a round trip through a row keeps every score Aggregate reads.
+func TestSummarize(t *testing.T) {
+	rows := []schemas.EvalRow{
+		{System: "bm25", QuestionID: "a", Valid: true, HasGrade2: true, NDCG10: 1, Recall10: 1, Recall50: 1, MRR: 1, P10: 0.2, FreshDays: 4,
+			CtxFreshestDays: 2, CtxWithin7: 0.5, CtxWithin30: 1, CtxDistinctDates: 3, CtxDocs: 4},
+		{System: "bm25", QuestionID: "b", Valid: true, NDCG10: 0.5, Recall10: 0.5, Recall50: 1, P10: 0.1, FreshDays: -1, CtxFreshestDays: -1},
+		{System: "bm25", QuestionID: "c", Valid: false, FreshDays: 10, CtxFreshestDays: 6, CtxWithin7: 1, CtxWithin30: 1, CtxDistinctDates: 1, CtxDocs: 1},
+		{System: "dense", QuestionID: "a", Valid: true, NDCG10: 0.25, Leakage10: 0.1, Leaked: 1, FreshDays: -1, CtxFreshestDays: -1},
+	}
+	tests := []struct {
+		name       string
+		unlabelled bool
+		systems    []string
+		check      func(t *testing.T, s Summary)
+	}{
+		{"labelled", false, []string{"bm25", "dense"}, func(t *testing.T, s Summary) {
+			b := s.Systems["bm25"]
+			if b.Questions != 2 || b.Skipped != 1 || b.NDCG10 != 0.75 || b.MRR != 1 || b.MRRQuestions != 1 || b.P10 < 0.15-1e-12 || b.P10 > 0.15+1e-12 {
+				t.Errorf("bm25 %+v: want nDCG 0.75 and MRR 1 over its 2 valid questions (1 skipped), P@10 0.15", b)
+			}
+			if d := s.Systems["dense"]; d.LeakedQuestions != 1 || d.NDCG10 != 0.25 {
+				t.Errorf("dense %+v", d)
+			}
+			if got, ok := s.Top10FreshestDaysMean["bm25"]; !ok || got != 7 {
+				t.Errorf("bm25's top-10 freshest mean %v (%v), want 7 (questions a and c)", got, ok)
+			}
+			if _, ok := s.Top10FreshestDaysMean["dense"]; ok {
+				t.Errorf("dense has a top-10 freshest mean without a fresh question")
+			}
+			if f := s.Freshness["bm25"]; f.Queries != 3 || f.Empty != 1 || f.FreshestDaysMean != 4 || f.Within7Mean != 0.5 {
+				t.Errorf("bm25's context freshness %+v", f)
+			}
+		}},
+		{"unlabelled", true, []string{"bm25"}, func(t *testing.T, s Summary) {
+			if s.Systems == nil || len(s.Systems) != 0 {
+				t.Errorf("systems %v, want an empty map (summary.json writes {})", s.Systems)
+			}
+			if f := s.Freshness["bm25"]; f.Queries != 3 {
+				t.Errorf("freshness %+v", f)
+			}
+			if _, ok := s.Freshness["dense"]; ok {
+				t.Errorf("a system not asked for was summarized")
+			}
+		}},
+		{"a system without rows", false, []string{"auto"}, func(t *testing.T, s Summary) {
+			if a, ok := s.Systems["auto"]; !ok || a.Questions != 0 || a.System != "auto" {
+				t.Errorf("auto %+v (%v)", a, ok)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.check(t, Summarize(rows, tt.systems, tt.unlabelled))
+		})
+	}
+}
