@@ -38,3 +38,16 @@ func TestParseDay(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinQuery: an unquoted query's words are joined, with a note; one argument is kept as
+// typed, silently.
+func TestJoinQuery(t *testing.T) {
+	var note strings.Builder
+	if got := joinQuery(&note, []string{"what", "is", "new"}); got != "what is new" || !strings.Contains(note.String(), `asking "what is new" (3 words joined`) {
+		t.Errorf("joined %q, note %q", got, note.String())
+	}
+	note.Reset()
+	if got := joinQuery(&note, []string{"what  is new"}); got != "what  is new" || note.Len() != 0 {
+		t.Errorf("one argument: %q, note %q", got, note.String())
+	}
+}
