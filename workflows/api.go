@@ -174,8 +174,12 @@ func IndexWorkflowID(index string) string { return "asof-index-" + index }
 type AskInput struct {
 	Index string `json:"index"`
 	Query string `json:"query"`
-	// AsOf is the anchor; zero means the workflow's own current day (UTC).
+	// AsOf is the anchor day, years 1000 to 9999 (asofday.Check). Zero is "not given": the
+	// workflow refuses it unless AsOfToday is set.
 	AsOf time.Time `json:"as_of"`
+	// AsOfToday, with a zero AsOf, asks as of the workflow's own current day (UTC): the
+	// caller's explicit choice of "today" (asof ask without --as-of sets it).
+	AsOfToday bool `json:"as_of_today,omitempty"`
 	// Mode is auto (default) or one of retrieve's modes.
 	Mode string `json:"mode"`
 	// From and To are explicit dates (--year, --from/--to).

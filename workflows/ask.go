@@ -29,11 +29,10 @@ func (o *ExpandOptions) on() bool { return o != nil && (o.Queries > 0 || o.HyDE)
 // asof-embed queue, then retrieve → fold duplicates → build the context → summarize in one
 // activity on the default queue (it keeps loaded shards in its worker's cache).
 func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
-	asOf := in.AsOf
-	if asOf.IsZero() {
-		asOf = workflow.Now(ctx).UTC()
+	asOf, err := askAnchor(ctx, in)
+	if err != nil {
+		return schemas.Answer{}, err
 	}
-	asOf = asofday.Start(asOf)
 	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: time.Minute,
@@ -257,4 +256,26 @@ func expandQuery(ctx, embedCtx workflow.Context, o *ExpandOptions, text string, 
 		note += " and a hypothetical answer (HyDE)"
 	}
 	return ev.Variants, note + ", fused by reciprocal rank", nil
+}
+
+// askAnchor is the day an Ask answers as of: in.AsOf, or with AsOfToday the workflow's own
+// current day. A day outside asofday.Check's years, a zero AsOf without AsOfToday (version
+// "explicit-as-of"; runs started before it took the zero time as today) and both together are
+// refused as invalid input.
+func askAnchor(ctx workflow.Context, in AskInput) (time.Time, error) {
+	invalid := func(msg string) error {
+		return temporal.NewNonRetryableApplicationError(msg, activities.ErrTypeInvalidInput, nil)
+	}
+	switch {
+	case !in.AsOf.IsZero() && in.AsOfToday:
+		return time.Time{}, invalid("as_of and as_of_today are both set: give one")
+	case !in.AsOf.IsZero():
+		if err := asofday.Check(in.AsOf); err != nil {
+			return time.Time{}, invalid("as_of: " + err.Error())
+		}
+		return asofday.Start(in.AsOf), nil
+	case !in.AsOfToday && workflow.GetVersion(ctx, "explicit-as-of", workflow.DefaultVersion, 1) == 1:
+		return time.Time{}, invalid("as_of is not set: give the day to answer as of, or as_of_today: true for the workflow's current day")
+	}
+	return asofday.Start(workflow.Now(ctx).UTC()), nil
 }

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,11 +84,65 @@ func TestAskBM25SkipsEmbeddingAndStopsOnBadInput(t *testing.T) {
 			calls++
 			return schemas.Answer{}, temporal.NewNonRetryableApplicationError(`index "news" does not exist`, activities.ErrTypeInvalidInput, nil)
 		})
-	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "x", Mode: "bm25"})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "x", Mode: "bm25"})
 	err := env.GetWorkflowError()
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || calls != 1 {
 		t.Fatalf("err %v after %d calls", err, calls)
 	}
 	env.AssertNotCalled(t, "EmbedQuery", mock.Anything, mock.Anything)
+}
+
+// TestAskAnchor: the day an Ask answers as of is given, or the explicit "today"; a zero day
+// without it, a year outside 1000..9999 and both together are refused before any activity.
+// Runs started before "explicit-as-of" still read a zero day as today.
+func TestAskAnchor(t *testing.T) {
+	day := time.Date(2023, 3, 3, 15, 0, 0, 0, time.UTC)
+	today := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) // newEnv's start time
+	tests := []struct {
+		name    string
+		in      AskInput
+		old     bool // replaying a run started before "explicit-as-of"
+		want    time.Time
+		refused string
+	}{
+		{name: "a day", in: AskInput{AsOf: day}, want: time.Date(2023, 3, 3, 0, 0, 0, 0, time.UTC)},
+		{name: "today, asked for", in: AskInput{AsOfToday: true}, want: today},
+		{name: "not set", in: AskInput{}, refused: "as_of is not set"},
+		{name: "not set, before explicit-as-of", in: AskInput{}, old: true, want: today},
+		{name: "year 0", in: AskInput{AsOf: time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)}, refused: "0000-01-01 is not between"},
+		{name: "year 999", in: AskInput{AsOf: time.Date(999, 12, 31, 0, 0, 0, 0, time.UTC)}, refused: "not between 1000-01-01 and 9999-12-31"},
+		{name: "both", in: AskInput{AsOf: day, AsOfToday: true}, refused: "both set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			if tt.old {
+				env.OnGetVersion("explicit-as-of", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			}
+			var got time.Time
+			env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.ReadQueryInput) (activities.ReadQueryResult, error) {
+					got = in.AsOf
+					return activities.ReadQueryResult{}, temporal.NewNonRetryableApplicationError("stop here", "Stop", nil)
+				}).Maybe()
+			in := tt.in
+			in.Index, in.Query = "news", "key rate"
+			env.ExecuteWorkflow(Ask, in)
+			err := env.GetWorkflowError()
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) {
+				t.Fatalf("err = %v, want an application error", err)
+			}
+			if tt.refused != "" {
+				if app.Type() != activities.ErrTypeInvalidInput || !strings.Contains(app.Error(), tt.refused) || !got.IsZero() {
+					t.Fatalf("err = %v (type %s), ReadQuery saw %s; want %s %q before any activity", err, app.Type(), got, activities.ErrTypeInvalidInput, tt.refused)
+				}
+				return
+			}
+			if !got.Equal(tt.want) {
+				t.Errorf("ReadQuery got as of %s, want %s (err %v)", got, tt.want, err)
+			}
+		})
+	}
 }

@@ -61,7 +61,7 @@ func TestAskExpandsTheQuery(t *testing.T) {
 					return out, nil
 				})
 			env.OnGetVersion("ask-expand", workflow.DefaultVersion, 1).Return(workflow.Version(1))
-			env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Expand: tt.expand, Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 2}})
+			env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Expand: tt.expand, Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 2}})
 			if err := env.GetWorkflowError(); err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestAskQuietReturnsAStub(t *testing.T) {
 	for _, quiet := range []bool{false, true} {
 		env := newEnv(t)
 		f := mockAsk(t, env, 4)
-		env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Quiet: quiet, Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 2}})
+		env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Quiet: quiet, Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 2}})
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)
 		}

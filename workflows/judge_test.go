@@ -118,7 +118,7 @@ func TestAskJudgesInParallelBatchesWithRetries(t *testing.T) {
 	f.summarize = func() (activities.SummarizeResult, error) {
 		return activities.SummarizeResult{Brief: schemas.Brief{Method: "llm:test"}, Markdown: "llm summary"}, nil
 	}
-	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate in 2026", Judge: &JudgeOptions{Mode: "auto", Pool: 20, Batch: 8, Failure: "keep", MaxAttempts: 4}})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate in 2026", Judge: &JudgeOptions{Mode: "auto", Pool: 20, Batch: 8, Failure: "keep", MaxAttempts: 4}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestAskJudgeFailurePolicy(t *testing.T) {
 					}
 					return activities.JudgeResult{}, errors.New("llm: bad response: not JSON")
 				})
-			env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Judge: &JudgeOptions{Mode: "llm", Pool: 10, Batch: 5, Failure: tc.policy, MaxAttempts: 2}})
+			env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Judge: &JudgeOptions{Mode: "llm", Pool: 10, Batch: 5, Failure: tc.policy, MaxAttempts: 2}})
 			err := env.GetWorkflowError()
 			if bad != tc.attempts {
 				t.Fatalf("the failing batch ran %d times, want %d", bad, tc.attempts)
@@ -210,7 +210,7 @@ func TestAskJudgeOffAndSummaryFallback(t *testing.T) {
 	f.summarize = func() (activities.SummarizeResult, error) {
 		return activities.SummarizeResult{}, errors.New("llm: bad response: uncited claim")
 	}
-	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "key rate", Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "drop", MaxAttempts: 2}})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "drop", MaxAttempts: 2}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestAskJudgeOffAndSummaryFallback(t *testing.T) {
 func TestAskRejectsBadJudgeOptions(t *testing.T) {
 	env := newEnv(t)
 	mockAsk(t, env, 4)
-	env.ExecuteWorkflow(Ask, AskInput{Index: "news", Query: "x", Judge: &JudgeOptions{Mode: "maybe", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 1}})
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "x", Judge: &JudgeOptions{Mode: "maybe", Pool: 4, Batch: 2, Failure: "keep", MaxAttempts: 1}})
 	if err := env.GetWorkflowError(); err == nil {
 		t.Fatal("a bad judge mode was accepted")
 	}

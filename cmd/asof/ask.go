@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -95,12 +94,14 @@ before the workflow starts.`,
   asof ask --index rtqa --as-of 2023-12-31 "elections in 2015"
   asof ask --index tg --as-of 2025-09-04 --mode evolution "как менялась ключевая ставка"
   asof ask --index tg --as-of 2025-09-04 --json "ключевая ставка" | jq '.results[0]'`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runAsk(cmd.Context(), a, f, args[0]) },
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAsk(cmd.Context(), a, f, joinQuery(a.stderr, args))
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.index, "index", "", "index to ask (required)")
-	fs.StringVar(&f.asOf, "as-of", "", "anchor day YYYY-MM-DD (default: today, UTC)")
+	fs.StringVar(&f.asOf, "as-of", "", "anchor day YYYY-MM-DD, 1000-01-01 to 9999-12-31 (default: today, UTC, said on stderr)")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, recency, decay, window, evolution, hybrid, dense or bm25")
 	fs.IntVar(&f.year, "year", 0, "window: only documents of this year")
 	fs.StringVar(&f.from, "from", "", "only documents published on or after this day")
@@ -140,18 +141,20 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	var err error
 	if f.asOf != "" {
-		if in.AsOf, err = corpus.ParseDate(f.asOf); err != nil {
-			return fmt.Errorf("--as-of: %w", err)
+		if in.AsOf, err = parseDay("as-of", f.asOf); err != nil {
+			return err
 		}
+	} else {
+		in.AsOfToday = true // said on stderr with the day the workflow used
 	}
 	if f.from != "" {
-		if in.From, err = corpus.ParseDate(f.from); err != nil {
-			return fmt.Errorf("--from: %w", err)
+		if in.From, err = parseDay("from", f.from); err != nil {
+			return err
 		}
 	}
 	if f.to != "" {
-		if in.To, err = corpus.ParseDate(f.to); err != nil {
-			return fmt.Errorf("--to: %w", err)
+		if in.To, err = parseDay("to", f.to); err != nil {
+			return err
 		}
 	}
 	if f.year != 0 {
@@ -204,6 +207,14 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	var ans schemas.Answer
 	if err := run.Get(ctx, &ans); err != nil {
 		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+	}
+	if in.AsOfToday {
+		printf(a.stderr, "asof: as of today, %s (no --as-of)\n", ans.AsOf.UTC().Format(time.DateOnly))
+	}
+	if ans.Counts.Allowed == 0 {
+		if hint := indexRangeHint(ctx, st.Bucket, f.index); hint != "" {
+			printf(a.stderr, "asof: %s\n", hint)
+		}
 	}
 	if f.asJSON {
 		out, _ := json.MarshalIndent(ans, "", "  ")
@@ -281,4 +292,14 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	}
 	printf(w, "_%d candidates, %d after folding duplicates; retrieval %d ms, total %s; stored under runs/%s/_\n",
 		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)
+}
+
+// joinQuery is the question: one argument as it is, or several (an unquoted query) joined by
+// spaces, with a note on w.
+func joinQuery(w io.Writer, args []string) string {
+	q := strings.Join(args, " ")
+	if len(args) > 1 {
+		printf(w, "asof: asking %q (%d words joined; quote the query to keep it as typed)\n", q, len(args))
+	}
+	return q
 }

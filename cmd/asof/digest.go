@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/workflows"
@@ -95,8 +94,8 @@ func (f digestFlags) input() (workflows.DigestInput, error) {
 	}
 	in := workflows.DigestInput{Name: f.name, Index: f.index, Topics: topics, TimeZone: f.timeZone, Concurrency: f.concurrency}
 	if f.asOf != "" {
-		if in.AsOf, err = corpus.ParseDate(f.asOf); err != nil {
-			return in, fmt.Errorf("--as-of: %w", err)
+		if in.AsOf, err = parseDay("as-of", f.asOf); err != nil {
+			return in, err
 		}
 	}
 	if _, err := time.LoadLocation(f.timeZone); err != nil {
@@ -131,10 +130,18 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	if err != nil {
 		return fmt.Errorf("start digest: %w", err)
 	}
-	printf(a.stderr, "digest %s: %d topics on index %s (workflow %s)\n", in.Name, len(in.Topics), in.Index, run.GetID())
+	today := ""
+	if in.AsOf.IsZero() {
+		today = fmt.Sprintf(", as of today in %s (no --as-of)", in.TimeZone)
+	}
+	label := "digest " + in.Name
+	if in.Name == "digest" { // the default name: not "digest digest"
+		label = "digest"
+	}
+	printf(a.stderr, "%s: %d topics on index %s%s (workflow %s)\n", label, len(in.Topics), in.Index, today, run.GetID())
 	var res workflows.DigestResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("digest %s: %w", in.Name, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
 	}
 	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
 }

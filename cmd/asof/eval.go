@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/schemas"
@@ -111,13 +110,13 @@ func runEval(ctx context.Context, a *app, f evalFlags) error {
 // evalSpan reads --from and --to (empty: unbounded).
 func evalSpan(f evalFlags) (from, to time.Time, err error) {
 	if f.from != "" {
-		if from, err = corpus.ParseDate(f.from); err != nil {
-			return from, to, fmt.Errorf("--from: %w", err)
+		if from, err = parseDay("from", f.from); err != nil {
+			return from, to, err
 		}
 	}
 	if f.to != "" {
-		if to, err = corpus.ParseDate(f.to); err != nil {
-			return from, to, fmt.Errorf("--to: %w", err)
+		if to, err = parseDay("to", f.to); err != nil {
+			return from, to, err
 		}
 	}
 	return from, to, nil

@@ -131,13 +131,13 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	var from, to time.Time
 	if f.from != "" {
-		if from, err = corpus.ParseDate(f.from); err != nil {
-			return fmt.Errorf("--from: %w", err)
+		if from, err = parseDay("from", f.from); err != nil {
+			return err
 		}
 	}
 	if f.to != "" {
-		if to, err = corpus.ParseDate(f.to); err != nil {
-			return fmt.Errorf("--to: %w", err)
+		if to, err = parseDay("to", f.to); err != nil {
+			return err
 		}
 	}
 	if !from.IsZero() && !to.IsZero() && to.Before(from) {

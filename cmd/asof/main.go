@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return 130
 		}
-		printError(stderr, err)
+		printError(stderr, unknownCommand(root, err))
 		return 1
 	}
 	return 0

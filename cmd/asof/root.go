@@ -54,6 +54,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
 	def := config.Default()
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.cfgFile, "config", "", "YAML config file (env ASOF_CONFIG)")
@@ -67,7 +68,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "log-format", def.LogFormat, "text (for people) or json (one JSON object a line, for log collectors): asof's own log and the Temporal SDK's", func(c *config.Config, v string) { c.LogFormat = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error: asof's own log, the Temporal SDK's (client and worker) and the embedded servers' (Temporal's log file, versitygw's request log at debug)", func(c *config.Config, v string) { c.LogLevel = v })
 
-	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newAskCmd(a), newEvalCmd(a), newTuneCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newPingCmd(a), newVersionCmd(a))
+	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newIndexesCmd(a), newAskCmd(a), newEvalCmd(a), newTuneCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newPingCmd(a), newVersionCmd(a))
 	return root
 }
 

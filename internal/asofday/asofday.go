@@ -8,7 +8,11 @@
 // out again.
 package asofday
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // Start is midnight (UTC) of a's UTC calendar day.
 func Start(a time.Time) time.Time {
@@ -41,4 +45,23 @@ func Number(t time.Time) int64 { return Start(t).Unix() / 86400 }
 func InZone(t time.Time, loc *time.Location) time.Time {
 	y, m, d := t.In(loc).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// MinYear and MaxYear bound the years an anchor or a date a person gives may name. Go's zero
+// time (year 1) means "not given" throughout asof, and years past 9999 have no RFC 3339 form,
+// so a day outside this range is a typo, never a day to answer as of.
+const (
+	MinYear = 1000
+	MaxYear = 9999
+)
+
+// ErrOutOfRange matches (errors.Is) a day whose year is outside MinYear..MaxYear.
+var ErrOutOfRange = errors.New("asofday: year out of range")
+
+// Check refuses a day whose UTC year is outside MinYear..MaxYear (the zero time included).
+func Check(t time.Time) error {
+	if y := t.UTC().Year(); y < MinYear || y > MaxYear {
+		return fmt.Errorf("%w: %s is not between %d-01-01 and %d-12-31", ErrOutOfRange, t.UTC().Format(time.DateOnly), MinYear, MaxYear)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package asofday
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -93,6 +94,34 @@ func TestInZone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := InZone(now, tt.loc); got.Format(time.RFC3339) != tt.want+"T00:00:00Z" {
 				t.Errorf("InZone = %s, want %s at midnight UTC", got.Format(time.RFC3339), tt.want)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		t    time.Time
+		ok   bool
+	}{
+		{"zero time", time.Time{}, false},
+		{"year 0", time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"year 999", time.Date(999, 12, 31, 23, 59, 0, 0, time.UTC), false},
+		{"first day", time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), true},
+		{"ordinary", time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC), true},
+		{"last day", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), true},
+		{"year 10000", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"east of UTC names the UTC day", time.Date(1000, 1, 1, 1, 0, 0, 0, time.FixedZone("UTC+3", 3*3600)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(tt.t)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Check(%s) = %v, want ok=%v", tt.t, err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrOutOfRange) {
+				t.Errorf("Check(%s) = %v, want ErrOutOfRange", tt.t, err)
 			}
 		})
 	}

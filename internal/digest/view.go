@@ -72,7 +72,7 @@ type topicView struct {
 func buildView(d schemas.Digest) view {
 	name := oneLine(d.Name)
 	title := "Digest"
-	if name != "" {
+	if name != "" && !strings.EqualFold(name, "digest") { // the CLI's default name is "digest": not "Digest digest"
 		title = "Digest " + name
 	}
 	v := view{

@@ -117,7 +117,8 @@ type Options struct {
 	PoolFloor float64 `json:"PoolFloor,omitempty"`
 	// MaxPerSource caps results per source (0: no cap).
 	MaxPerSource int `json:"MaxPerSource"`
-	// Sources, when set, is a hard filter on the chunk's source.
+	// Sources, when set, is a hard filter on the chunk's source (case-insensitive: "риа
+	// новости" finds "РИА Новости").
 	Sources []string `json:"Sources"`
 	// ClusterGap, when positive, turns on the time-gap cluster rerank: candidates of one
 	// source published at most ClusterGap apart (a Telegram post split into several messages,
@@ -440,7 +441,7 @@ func maskOf(s *Shard, b Bounds, sources []string) (vecindex.Mask, int) {
 	n := 0
 	for i := range s.Chunks {
 		c := &s.Chunks[i]
-		if b.Allows(c.PublishedAt) && (len(sources) == 0 || slices.Contains(sources, c.Source)) {
+		if b.Allows(c.PublishedAt) && (len(sources) == 0 || slices.ContainsFunc(sources, func(want string) bool { return strings.EqualFold(want, c.Source) })) {
 			m.Allow(i)
 			n++
 		}

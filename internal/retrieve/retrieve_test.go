@@ -337,6 +337,8 @@ func TestSearchModes(t *testing.T) {
 			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},
 		{"source filter", opts(func(o *Options) { o.Sources = []string{"news"} }),
 			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},
+		{"source filter ignores case", opts(func(o *Options) { o.Sources = []string{"NeWs"} }),
+			func(g []string) bool { return slices.Equal(g, []string{"r4"}) }},
 		{"one per source", opts(func(o *Options) { o.MaxPerSource = 1; o.K = 5 }),
 			func(g []string) bool { return len(g) == 3 && pos(g, "s1") >= 0 && pos(g, "r4") >= 0 }},
 	}

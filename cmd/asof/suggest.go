@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// flagAliases are names people type for a flag that has another name.
+var flagAliases = map[string]string{"asof": "as-of", "date": "as-of", "day": "as-of", "as-of-date": "as-of", "anchor": "as-of"}
+
+// flagError rewrites pflag's "unknown flag: --asof" into one line that names the command and
+// the flag meant, when one is near.
+func flagError(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	if near := nearestFlag(cmd, name); near != "" {
+		return fmt.Errorf("unknown flag --%s for %q: did you mean --%s?", name, cmd.CommandPath(), near)
+	}
+	return fmt.Errorf("unknown flag --%s for %q (see %s --help)", name, cmd.CommandPath(), cmd.CommandPath())
+}
+
+// nearestFlag is the flag of cmd that name most likely meant: an alias, else the closest by
+// edit distance (at most 2), else one that starts with it; "" when none.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	if to, ok := flagAliases[name]; ok && cmd.Flags().Lookup(to) != nil {
+		return to
+	}
+	best, bestD := "", 3
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	if best != "" {
+		return best
+	}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if best == "" && len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			best = f.Name
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes; flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+var unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
+
+// unknownCommand rewrites cobra's unknown-command error (a paragraph with a tab-indented
+// suggestion list) into one line with the commands meant.
+func unknownCommand(root *cobra.Command, err error) error {
+	m := unknownCommandRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	typed := m[1]
+	msg := fmt.Sprintf("unknown command %q for %q", typed, m[2])
+	if s := root.SuggestionsFor(typed); len(s) > 0 {
+		return errors.New(msg + ": did you mean " + strings.Join(s, " or ") + "? (asof --help lists the commands)")
+	}
+	return errors.New(msg + " (asof --help lists the commands)")
+}
