@@ -42,6 +42,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/asofrag/asof/internal/fsutil"
 )
 
 // ErrUnknownModel is returned for a model name that is neither in the catalogue nor a folder.
@@ -435,16 +437,11 @@ func extract(jar string, spec Spec, dir string) error {
 }
 
 func verifyFile(path, want string) error {
-	f, err := os.Open(path)
+	_, got, err := fsutil.HashFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+	if got != want {
 		return fmt.Errorf("%w (got %s, want %s)", ErrChecksum, got, want)
 	}
 	return nil
@@ -475,7 +472,7 @@ func Open(dir string) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	sum, err := hashFile(onnx)
+	_, sum, err := fsutil.HashFile(onnx)
 	if err != nil {
 		return Model{}, err
 	}
@@ -546,19 +543,6 @@ func findONNX(dir, rel string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("model folder %s has no %s", dir, strings.Join(cands, " or "))
-}
-
-func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // IsPath reports whether a model name is a folder path rather than an id.

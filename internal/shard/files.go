@@ -2,8 +2,6 @@ package shard
 
 import (
 	"archive/zip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -99,7 +98,7 @@ func HasInt8(meta schemas.ShardMeta) bool {
 // Verify checks the files of the shard folder dir against meta (see CheckObject and Files).
 func Verify(dir string, meta schemas.ShardMeta) error {
 	for _, name := range Files(meta) {
-		size, sum, err := hashFile(filepath.Join(dir, name))
+		size, sum, err := fsutil.HashFile(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
@@ -164,7 +163,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 	}
 	meta.MinDate, meta.MaxDate = meta.MinDate.UTC(), meta.MaxDate.UTC()
 	for _, name := range []string{ChunksFile, VectorsFile, BM25File, Int8File} {
-		size, sum, err := hashFile(filepath.Join(dir, name))
+		size, sum, err := fsutil.HashFile(filepath.Join(dir, name))
 		if err != nil {
 			return schemas.ShardMeta{}, err
 		}
@@ -237,17 +236,6 @@ func OpenBM25(zipPath, dir string) (*lexical.Index, error) {
 		return nil, err
 	}
 	return lexical.Open(dir)
-}
-
-func hashFile(p string) (int64, string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
 // zipDir packs the files under dir into a zip at out (stored, not compressed: bleve's
