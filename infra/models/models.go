@@ -27,8 +27,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +47,9 @@ import (
 // ErrUnknownModel is returned for a model name that is neither in the catalogue nor a folder.
 var ErrUnknownModel = errors.New("unknown model")
 
-// ErrChecksum is returned (wrapped) when a file's sha256 is not the pinned one.
-var ErrChecksum = errors.New("checksum mismatch")
+// ErrChecksum is returned (wrapped) when a file's sha256 is not the pinned one. It is
+// fsutil.ErrChecksum, so either matches with errors.Is.
+var ErrChecksum = fsutil.ErrChecksum
 
 // ErrNotPulled is returned (wrapped) by Resolve for a catalogue model whose files are not in
 // the models folder yet.
@@ -396,41 +395,12 @@ func extract(jar string, spec Spec, dir string) error {
 		return err
 	}
 	for name, want := range spec.Files {
-		var entry *zip.File
-		for _, f := range zr.File {
-			if f.Name == want.InJar {
-				entry = f
-			}
-		}
-		if entry == nil {
+		i := slices.IndexFunc(zr.File, func(f *zip.File) bool { return f.Name == want.InJar })
+		if i < 0 {
 			return fmt.Errorf("%s has no %s", jar, want.InJar)
 		}
-		rc, err := entry.Open()
-		if err != nil {
-			return err
-		}
-		tmp := filepath.Join(dir, name+".part")
-		out, err := os.Create(tmp)
-		if err != nil {
-			rc.Close()
-			return err
-		}
-		h := sha256.New()
-		_, err = io.Copy(io.MultiWriter(out, h), rc)
-		rc.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("extract %s: %w", name, err)
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
-			os.Remove(tmp)
-			return fmt.Errorf("%s in %s: %w (got %s, want %s)", want.InJar, jar, ErrChecksum, got, want.SHA256)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			return err
+		if _, err := fsutil.ExtractFile(zr.File[i], filepath.Join(dir, name), want.SHA256); err != nil {
+			return fmt.Errorf("%s: %w", jar, err)
 		}
 	}
 	return nil

@@ -1,4 +1,6 @@
-// Package fsutil holds the file helpers that several packages share: the sha256 of a file.
+// Package fsutil holds the file helpers that several packages share: the sha256 of a file,
+// and extracting zip entries into a folder (each entry through a temporary file, checked
+// against a pinned sha256 when one is given, and never outside the folder).
 package fsutil
 
 import (

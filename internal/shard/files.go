@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -232,7 +231,7 @@ func ReadInt8(p string, v *vecindex.Flat) (*vecindex.Int8, error) {
 
 // OpenBM25 unpacks bm25.zip into dir (which must not exist) and opens it.
 func OpenBM25(zipPath, dir string) (*lexical.Index, error) {
-	if err := unzip(zipPath, dir); err != nil {
+	if err := fsutil.Unzip(zipPath, dir); err != nil {
 		return nil, err
 	}
 	return lexical.Open(dir)
@@ -273,41 +272,4 @@ func zipDir(dir, out string) error {
 		err = cerr
 	}
 	return err
-}
-
-// unzip extracts a zip made by zipDir into dir, refusing entries that would escape it.
-func unzip(zipPath, dir string) error {
-	zr, err := zip.OpenReader(zipPath)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, e := range zr.File {
-		name := filepath.FromSlash(e.Name)
-		if !filepath.IsLocal(name) || strings.HasSuffix(e.Name, "/") {
-			return fmt.Errorf("unzip %s: bad entry %q", zipPath, e.Name)
-		}
-		dst := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		src, err := e.Open()
-		if err != nil {
-			return err
-		}
-		out, err := os.Create(dst)
-		if err != nil {
-			src.Close()
-			return err
-		}
-		_, err = io.Copy(out, src)
-		src.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
