@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/embed/embedtest"
+	"github.com/asofrag/asof/internal/openaitest"
 )
 
 // post sends body to the server's embeddings endpoint and decodes the answer.
@@ -187,21 +188,9 @@ func TestServerProtocol(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := http.NewRequest(tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.auth != "" {
-				req.Header.Set("Authorization", tt.auth)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tt.wantStatus {
-				t.Errorf("status = %d, want %d; body %s", resp.StatusCode, tt.wantStatus, b)
+			status, b := openaitest.Call(t, tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, tt.auth, tt.body)
+			if status != tt.wantStatus {
+				t.Errorf("status = %d, want %d; body %s", status, tt.wantStatus, b)
 			}
 			if !json.Valid(b) || !strings.Contains(string(b), tt.wantInBody) {
 				t.Errorf("body %s is not JSON containing %s", b, tt.wantInBody)
