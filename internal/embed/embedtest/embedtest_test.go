@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"io"
 	"math"
 	"net/http"
 	"reflect"
@@ -20,24 +19,12 @@ import (
 // post sends body to the server's embeddings endpoint and decodes the answer.
 func post(t *testing.T, url, auth, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+"/embeddings", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	status, b := openaitest.Call(t, http.MethodPost, url+"/embeddings", auth, body)
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("body is not a JSON object: %s", b)
 	}
-	return resp.StatusCode, v
+	return status, v
 }
 
 // items is a reply's data list as (index, vector) pairs in wire order.
