@@ -23,8 +23,10 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// Activities holds the dependencies every activity uses.
-type Activities struct {
+// Deps are the dependencies activities run with: what a worker process builds (from its
+// configuration) and hands to every activity. The worker package gives it to clients as
+// worker.Deps.
+type Deps struct {
 	// Bucket is the object store all artifacts live in.
 	Bucket blob.Bucket
 	// Embedder embeds chunks; nil on workers that do not serve the asof-embed queue.
@@ -42,6 +44,12 @@ type Activities struct {
 	Identity string
 	// Metrics records asof's own counters and timings (docs/metrics.md); nil records nothing.
 	Metrics *metrics.Metrics
+}
+
+// Activities holds the dependencies every activity uses, and what activities share in one
+// worker process (the shard cache).
+type Activities struct {
+	Deps
 	// Shards caches loaded shards between queries (LRU by shard id); nil creates one of
 	// ShardCacheBytes (default DefaultShardCacheBytes) on first use.
 	Shards          *shard.Cache[*retrieve.Shard]

@@ -62,7 +62,7 @@ func BenchmarkAnswerRealtimeQA(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	acts := &activities.Activities{Bucket: bucket, Embedder: emb}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: bucket, Embedder: emb}}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)

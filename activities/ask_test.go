@@ -107,7 +107,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	m := metrics.New()
-	acts := &activities.Activities{Bucket: b, Model: model, Metrics: m}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Metrics: m}}
 	env.RegisterActivity(acts)
 	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: metas})
 

@@ -28,7 +28,7 @@ func TestWriteDigestUpdatesArchive(t *testing.T) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env.RegisterActivity(acts)
 	put := func(key string, v any) {
 		t.Helper()

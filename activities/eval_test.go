@@ -39,7 +39,7 @@ func TestPlanEval(t *testing.T) {
 	put("tg.parquet", []schemas.EvalQuery{{QueryID: "t1", Query: "ставка", AnchorDate: d("2025-09-04").Add(15 * time.Hour)}, {QueryID: "t2", Query: "нефть на этой неделе", AnchorDate: d("2025-09-04")}})
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env.RegisterActivity(acts)
 	res := run[activities.PlanEvalResult](t, env, acts.PlanEval, activities.PlanEvalInput{QuestionsKey: "q.parquet", QrelsKey: "r.parquet", From: d("2022-01-01"), BatchSize: 2})
 	if res.Questions != 3 || res.Unjudged != 1 || res.OutOfSpan != 1 || len(res.Batches) != 2 || res.Batches[0][0].ID != "a" {

@@ -60,7 +60,7 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env.RegisterActivity(acts)
 	plan := run[activities.PlanSummariesResult](t, env, acts.PlanSummaries, activities.PlanSummariesInput{EvalID: "e1", QueriesKey: "q.parquet"})
 	if len(plan.Queries) != 2 || !plan.Queries[0].Done || plan.Queries[1].Done || plan.Queries[1].RunID != "asof-sumeval-e1-q001" {
@@ -127,7 +127,7 @@ func TestRubricSummary(t *testing.T) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b, LLM: c}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
 	env.RegisterActivity(acts)
 	for range 2 {
 		res := run[activities.RubricResult](t, env, acts.RubricSummary, activities.RubricInput{RunID: "r1"})
@@ -142,7 +142,7 @@ func TestRubricSummary(t *testing.T) {
 		t.Errorf("the prompt lacks the context or the summary the reader saw: %+v", srv.Requests()[0].Messages)
 	}
 	env2 := s.NewTestActivityEnvironment()
-	none := &activities.Activities{Bucket: b}
+	none := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env2.RegisterActivity(none)
 	if _, err := env2.ExecuteActivity(none.RubricSummary, activities.RubricInput{RunID: "r1"}); err == nil || !strings.Contains(err.Error(), "no LLM") {
 		t.Fatalf("without an LLM: %v", err)

@@ -22,7 +22,7 @@ func TestQueryVectorsRoundTripThroughTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Activities{Bucket: b, Model: schemas.ModelRef{ID: "e5-small-v2-q"}}
+	a := &Activities{Deps: Deps{Bucket: b, Model: schemas.ModelRef{ID: "e5-small-v2-q"}}}
 	want := [][]float32{{0.5, -0.25, 1e-7}, {-1, 0, 3.25}}
 	key := layout.EvalVectorsKey("e1", 3)
 	if key != "evals/e1/vectors/00003.f32" {

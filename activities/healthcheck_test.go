@@ -23,7 +23,7 @@ func setup(t *testing.T) (*testsuite.TestActivityEnvironment, blob.Bucket) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(&activities.Activities{Bucket: b, Identity: "unit"})
+	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Identity: "unit"}})
 	return env, b
 }
 

@@ -90,7 +90,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		if _, err := bucket.Put(ctx, "corpora/first2000.parquet", bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
-		acts := &activities.Activities{Bucket: bucket, Embedder: emb, Model: schemas.ModelRef{ID: emb.ModelID(), SHA256: "bench", Dim: 384}}
+		acts := &activities.Activities{Deps: activities.Deps{Bucket: bucket, Embedder: emb, Model: schemas.ModelRef{ID: emb.ModelID(), SHA256: "bench", Dim: 384}}}
 		var s testsuite.WorkflowTestSuite
 		env := s.NewTestActivityEnvironment()
 		env.RegisterActivity(acts)

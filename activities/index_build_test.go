@@ -53,7 +53,7 @@ func buildEnv(t *testing.T) (*testsuite.TestActivityEnvironment, blob.Bucket) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(&activities.Activities{Bucket: b, Embedder: hashEmbedder{}, Model: schemas.ModelRef{ID: "hash-4", SHA256: "h", Dim: 4}})
+	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: hashEmbedder{}, Model: schemas.ModelRef{ID: "hash-4", SHA256: "h", Dim: 4}}})
 	return env, b
 }
 

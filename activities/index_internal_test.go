@@ -23,7 +23,7 @@ func TestGetParquetKeepsTheCause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Activities{Bucket: b}
+	a := &Activities{Deps: Deps{Bucket: b}}
 	docs := []schemas.Document{
 		{DocID: "a", PublishedAt: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Text: "The key rate was raised."},
 		{DocID: "b", PublishedAt: time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC), Text: "Oil prices fell."},
@@ -68,7 +68,7 @@ func TestIndexNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Activities{Bucket: b}
+	a := &Activities{Deps: Deps{Bucket: b}}
 	_, err = a.currentManifest(ctx, "nope")
 	var app *temporal.ApplicationError
 	if !errors.Is(err, ErrIndexNotFound) || !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() ||

@@ -69,7 +69,7 @@ func TestIndexPipelineWithModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: "e5-small-v2", SHA256: "x", Dim: 384}}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: "e5-small-v2", SHA256: "x", Dim: 384}}}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
@@ -166,7 +166,7 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 	b, _ := blob.NewLocal(t.TempDir())
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(&activities.Activities{Bucket: b, Model: schemas.ModelRef{ID: "m"}})
+	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Model: schemas.ModelRef{ID: "m"}}})
 	var a *activities.Activities
 	b.Put(context.Background(), "junk.parquet", strings.NewReader("not parquet"))
 	for name, in := range map[string]activities.PlanIndexInput{

@@ -91,7 +91,7 @@ func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Activities{Bucket: b, Metrics: m}
+	a := &Activities{Deps: Deps{Bucket: b, Metrics: m}}
 	in := JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 1, To: 2, Mode: JudgeHeuristic}
 	if _, err := a.Judge(ctx, in); err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func TestPublishSkipsATakenManifestNumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &activities.Activities{Bucket: b, Model: pubModel}
+	a := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: pubModel}}
 	in := activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel, Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}
 	if r, err := a.PublishManifest(ctx, in); err != nil || r.Seq != 1 {
 		t.Fatalf("first publish: %+v %v", r, err)
@@ -129,14 +129,14 @@ func TestConcurrentAppendsKeepEveryShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := &activities.Activities{Bucket: local, Model: pubModel}
+	base := &activities.Activities{Deps: activities.Deps{Bucket: local, Model: pubModel}}
 	if _, err := base.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel,
 		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}); err != nil {
 		t.Fatal(err)
 	}
 	_, live := current(t, local, "toy")
 	rb := &raceBucket{Bucket: local, both: make(chan struct{})}
-	a := &activities.Activities{Bucket: rb, Model: pubModel}
+	a := &activities.Activities{Deps: activities.Deps{Bucket: rb, Model: pubModel}}
 	appendOf := func(id string) activities.PublishManifestInput {
 		return activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel, Append: true, BaseSeq: live.Seq, Base: live.Counts,
 			Shards: append(append([]schemas.ShardMeta(nil), live.Shards...), pubShard(id, "2024-02")), Counts: one()}
@@ -191,7 +191,7 @@ func TestAppendRefusesARebuiltIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &activities.Activities{Bucket: b, Model: pubModel}
+	a := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: pubModel}}
 	if _, err := a.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel,
 		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}); err != nil {
 		t.Fatal(err)

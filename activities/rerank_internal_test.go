@@ -40,7 +40,7 @@ func TestEvalRunReranks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Activities{Reranker: c, RerankOptions: rerank.Options{Fuse: rerank.FuseReplace}}
+	a := &Activities{Deps: Deps{Reranker: c, RerankOptions: rerank.Options{Fuse: rerank.FuseReplace}}}
 	hook := func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 		return a.rerankRanking(context.Background(), query, o, r)
 	}

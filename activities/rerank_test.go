@@ -88,7 +88,7 @@ func TestRerankReordersAnswer(t *testing.T) {
 	model := schemas.ModelRef{ID: "toy", SHA256: "abc", Dim: 3}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	plain := &activities.Activities{Bucket: b, Model: model}
+	plain := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model}}
 	env.RegisterActivity(plain)
 	publishToy(t, env, plain, b, "toy", docs)
 
@@ -142,7 +142,7 @@ func TestRerankReordersAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replace := &activities.Activities{Bucket: b, Model: model, Reranker: c, RerankOptions: rerank.Options{Fuse: rerank.FuseReplace}}
+			replace := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Reranker: c, RerankOptions: rerank.Options{Fuse: rerank.FuseReplace}}}
 			got, err := ask(t, replace, "replace-"+api)
 			if err != nil {
 				t.Fatal(err)
@@ -160,7 +160,7 @@ func TestRerankReordersAnswer(t *testing.T) {
 					}
 				}
 			}
-			fused := &activities.Activities{Bucket: b, Model: model, Reranker: c}
+			fused := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Reranker: c}}
 			got, err = ask(t, fused, "rrf-"+api)
 			if err != nil {
 				t.Fatal(err)
@@ -182,7 +182,7 @@ func TestRerankReordersAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ask(t, &activities.Activities{Bucket: b, Model: model, Reranker: c}, "refused")
+		_, err = ask(t, &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Reranker: c}}, "refused")
 		var app *temporal.ApplicationError
 		if !errors.As(err, &app) || app.Type() != activities.ErrTypeConfig || !app.NonRetryable() ||
 			!strings.Contains(err.Error(), srv.URL+"/rerank") || !strings.Contains(err.Error(), "not found") {

@@ -114,7 +114,7 @@ func TestDamagedShardIsRefused(t *testing.T) {
 			}
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestActivityEnvironment()
-			acts := &activities.Activities{Bucket: b, Model: model}
+			acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model}}
 			env.RegisterActivity(acts)
 			run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: []schemas.ShardMeta{meta}})
 			_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{

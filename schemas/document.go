@@ -5,8 +5,10 @@ import "time"
 // DocumentVersion is the version of the canonical document row.
 const DocumentVersion = 1
 
-// Document is the canonical input row (DATA.md). Other layouts map their columns onto these
-// names (see internal/corpus). PublishedAt is the time axis of everything asof does.
+// Document is the canonical input row: its parquet names are the columns an input file
+// carries (docs/design.md §3; the quarantine rules in docs/index-build.md). Other layouts map
+// their columns onto these names (see internal/corpus). PublishedAt is the time axis of
+// everything asof does.
 type Document struct {
 	DocID       string    `parquet:"doc_id" json:"doc_id"`
 	PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)" json:"published_at"`

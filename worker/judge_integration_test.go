@@ -66,7 +66,7 @@ func publishToyIndex(t *testing.T, b blob.Bucket, index string, n int) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Bucket: b, Model: model}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model}}
 	env.RegisterActivity(acts)
 	if _, err := env.ExecuteActivity(acts.PublishManifest, activities.PublishManifestInput{Index: index, Period: "month", Model: model, Shards: []schemas.ShardMeta{meta}}); err != nil {
 		t.Fatal(err)

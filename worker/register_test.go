@@ -16,6 +16,10 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/rerank"
+	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 )
 
@@ -156,5 +160,39 @@ func TestOnlyActivitiesAreRegistered(t *testing.T) {
 	}
 	if _, err := env.ExecuteActivity("Ping", struct{}{}); err != nil {
 		t.Errorf("Ping through the SDK's registry: %v", err)
+	}
+}
+
+// TestNewActivitiesKeepsEveryDep: the activities a worker runs get the very dependencies it
+// was given, with the identity defaulted to host:pid when none is set.
+func TestNewActivitiesKeepsEveryDep(t *testing.T) {
+	tests := []struct {
+		name         string
+		identity     string
+		wantIdentity string
+	}{
+		{name: "identity given", identity: "w1", wantIdentity: "w1"},
+		{name: "identity defaulted", identity: "", wantIdentity: worker.DefaultIdentity()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bucket, err := blob.NewLocal(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			deps := worker.Deps{
+				Bucket:        bucket,
+				Model:         schemas.ModelRef{ID: "m", SHA256: "s", Dim: 3},
+				RerankOptions: rerank.Options{TopN: 7, Fuse: rerank.FuseReplace},
+				Identity:      tt.identity,
+				Metrics:       metrics.New(),
+			}
+			acts := worker.NewActivities(deps)
+			want := deps
+			want.Identity = tt.wantIdentity
+			if !reflect.DeepEqual(acts.Deps, want) {
+				t.Errorf("NewActivities(deps).Deps = %+v, want %+v", acts.Deps, want)
+			}
+		})
 	}
 }

@@ -13,36 +13,13 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/asofrag/asof/activities"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
-	"github.com/asofrag/asof/internal/embed"
-	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/metrics"
-	"github.com/asofrag/asof/internal/rerank"
-	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
-// Deps are the real dependencies activities run with.
-type Deps struct {
-	// Bucket is the object store.
-	Bucket blob.Bucket
-	// Embedder embeds chunks (nil: this worker cannot serve embedding work).
-	Embedder embed.Embedder
-	// Model identifies the embedding model.
-	Model schemas.ModelRef
-	// LLM judges and summarizes (nil: heuristic judge, extractive summaries).
-	LLM *llm.Client
-	// Reranker reorders the head of every answer's ranking with RerankOptions (nil: no
-	// reranking); rerank.FromConfig builds both from the configuration.
-	Reranker      rerank.Reranker
-	RerankOptions rerank.Options
-	// Identity names this worker process in results (default host:pid).
-	Identity string
-	// Metrics records asof's own metrics, and Run marks it ready (/healthz) once every
-	// queue polls (nil: no metrics).
-	Metrics *metrics.Metrics
-}
+// Deps are the real dependencies activities run with (activities.Deps; the alias lets a
+// client such as cmd/asof build them without importing activities).
+type Deps = activities.Deps
 
 // Register adds every workflow and activity of asof to r.
 func Register(r sdkworker.Registry, deps Deps) {
@@ -73,8 +50,8 @@ func NewActivities(deps Deps) *activities.Activities {
 	if id == "" {
 		id = DefaultIdentity()
 	}
-	return &activities.Activities{Bucket: deps.Bucket, Embedder: deps.Embedder, Model: deps.Model, LLM: deps.LLM,
-		Reranker: deps.Reranker, RerankOptions: deps.RerankOptions, Identity: id, Metrics: deps.Metrics}
+	deps.Identity = id
+	return &activities.Activities{Deps: deps}
 }
 
 // DefaultIdentity is host:pid.

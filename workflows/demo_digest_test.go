@@ -40,7 +40,7 @@ func demoIndex(t *testing.T) (*activities.Activities, *blob.Local) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", t.TempDir()) // loaded shards unpack here
-	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}}
 	t.Cleanup(func() { activities.Close(acts) })
 	indexDocs(t, acts, "demo", demo.Documents(), 100)
 	return acts, b

@@ -31,7 +31,7 @@ func TestSourceWeightMovesAskRankingWithModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TMPDIR", t.TempDir())
-	acts := &activities.Activities{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: emb, Model: schemas.ModelRef{ID: id, SHA256: "test", Dim: 384}}}
 	t.Cleanup(func() { activities.Close(acts) })
 	day := time.Date(2026, 3, 19, 0, 0, 0, 0, time.UTC)
 	weight := func(w float64) *float64 { return &w }

@@ -37,24 +37,17 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			began := time.Now()
-			opts := infra.StartOptions{UI: true}
-			sm, err := a.serveMetrics(a.stdout, "asof dev", &opts)
+			b, err := a.startBoot(ctx, "asof dev", true)
 			if err != nil {
 				return err
 			}
-			defer sm.Close()
-			st, err := infra.Start(ctx, a.cfg, opts)
+			defer b.Close()
+			st := b.st
+			deps, merr, release, err := b.workerDeps(st.Config)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			deps, release, merr := withModel(st.Config, worker.Deps{Bucket: st.Bucket, Metrics: sm.m})
 			defer release()
-			deps, closeRerank, err := withReranker(st.Config, deps)
-			if err != nil {
-				return err
-			}
-			defer closeRerank()
 			wctx, stopWorker := context.WithCancel(ctx)
 			werr := make(chan error, 1)
 			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
@@ -389,7 +388,7 @@ func fetchRemoteCorpora(ctx context.Context, a *app, urls []string) ([]string, f
 func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]workflows.InputFile, error) {
 	var out []workflows.InputFile
 	for _, p := range files {
-		sum, err := fileSHA256(p)
+		_, sum, err := fsutil.HashFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -411,19 +410,6 @@ func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []st
 		out = append(out, workflows.InputFile{Key: key, Name: filepath.Base(p)})
 	}
 	return out, nil
-}
-
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // planReporter returns what a build says once its plan is known (from the progress query,

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/asofrag/asof/infra"
 )
 
 func newServerCmd(a *app) *cobra.Command {
@@ -26,18 +24,13 @@ process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
 			}
 			ctx := cmd.Context()
 			began := time.Now()
-			opts := infra.StartOptions{UI: true}
-			sm, err := a.serveMetrics(a.stdout, "asof server", &opts)
+			b, err := a.startBoot(ctx, "asof server", true)
 			if err != nil {
 				return err
 			}
-			defer sm.Close()
-			st, err := infra.Start(ctx, a.cfg, opts)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			sm.m.SetReady(true)
+			defer b.Close()
+			st := b.st
+			b.sm.m.SetReady(true)
 			st.Config.Worker.TaskQueues = nil // no worker in this process
 			printStack(a.stdout, st, time.Since(began))
 			printAttach(a.stdout, st)

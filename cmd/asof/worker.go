@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/worker"
 )
 
@@ -31,24 +30,16 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 				return errors.New("worker needs a store: pass --store s3://bucket/prefix or file:///path (ASOF_STORE); 'asof server' prints the one it serves")
 			}
 			ctx := cmd.Context()
-			var opts infra.StartOptions
-			sm, err := a.serveMetrics(a.stdout, "asof worker", &opts)
+			b, err := a.startBoot(ctx, "asof worker", false)
 			if err != nil {
 				return err
 			}
-			defer sm.Close()
-			st, err := infra.Start(ctx, a.cfg, opts)
+			defer b.Close()
+			deps, merr, release, err := b.workerDeps(a.cfg)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			deps, release, merr := withModel(a.cfg, worker.Deps{Bucket: st.Bucket, Metrics: sm.m})
 			defer release()
-			deps, closeRerank, err := withReranker(a.cfg, deps)
-			if err != nil {
-				return err
-			}
-			defer closeRerank()
 			if merr != nil {
 				printf(a.stderr, "asof worker: no embedding model, index work will fail on this worker: %v\n", merr)
 			} else {
@@ -58,8 +49,8 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 				printf(a.stdout, "asof worker: reranking %s\n", rerankerLine(deps))
 			}
 			printf(a.stdout, "asof worker polling %s on %s (namespace %s), store %s. Ctrl-C to stop.\n",
-				strings.Join(a.cfg.Worker.TaskQueues, ", "), a.cfg.Temporal.Address, a.cfg.Temporal.Namespace, st.Bucket)
-			err = worker.Run(ctx, st.Client, a.cfg.Worker, deps)
+				strings.Join(a.cfg.Worker.TaskQueues, ", "), a.cfg.Temporal.Address, a.cfg.Temporal.Namespace, b.st.Bucket)
+			err = worker.Run(ctx, b.st.Client, a.cfg.Worker, deps)
 			printf(a.stdout, "asof worker stopped\n")
 			return err
 		},

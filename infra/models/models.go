@@ -27,8 +27,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,13 +40,16 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/asofrag/asof/internal/fsutil"
 )
 
 // ErrUnknownModel is returned for a model name that is neither in the catalogue nor a folder.
 var ErrUnknownModel = errors.New("unknown model")
 
-// ErrChecksum is returned (wrapped) when a file's sha256 is not the pinned one.
-var ErrChecksum = errors.New("checksum mismatch")
+// ErrChecksum is returned (wrapped) when a file's sha256 is not the pinned one. It is
+// fsutil.ErrChecksum, so either matches with errors.Is.
+var ErrChecksum = fsutil.ErrChecksum
 
 // ErrNotPulled is returned (wrapped) by Resolve for a catalogue model whose files are not in
 // the models folder yet.
@@ -394,57 +395,23 @@ func extract(jar string, spec Spec, dir string) error {
 		return err
 	}
 	for name, want := range spec.Files {
-		var entry *zip.File
-		for _, f := range zr.File {
-			if f.Name == want.InJar {
-				entry = f
-			}
-		}
-		if entry == nil {
+		i := slices.IndexFunc(zr.File, func(f *zip.File) bool { return f.Name == want.InJar })
+		if i < 0 {
 			return fmt.Errorf("%s has no %s", jar, want.InJar)
 		}
-		rc, err := entry.Open()
-		if err != nil {
-			return err
-		}
-		tmp := filepath.Join(dir, name+".part")
-		out, err := os.Create(tmp)
-		if err != nil {
-			rc.Close()
-			return err
-		}
-		h := sha256.New()
-		_, err = io.Copy(io.MultiWriter(out, h), rc)
-		rc.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("extract %s: %w", name, err)
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
-			os.Remove(tmp)
-			return fmt.Errorf("%s in %s: %w (got %s, want %s)", want.InJar, jar, ErrChecksum, got, want.SHA256)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			return err
+		if _, err := fsutil.ExtractFile(zr.File[i], filepath.Join(dir, name), want.SHA256); err != nil {
+			return fmt.Errorf("%s: %w", jar, err)
 		}
 	}
 	return nil
 }
 
 func verifyFile(path, want string) error {
-	f, err := os.Open(path)
+	_, got, err := fsutil.HashFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+	if got != want {
 		return fmt.Errorf("%w (got %s, want %s)", ErrChecksum, got, want)
 	}
 	return nil
@@ -475,7 +442,7 @@ func Open(dir string) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	sum, err := hashFile(onnx)
+	_, sum, err := fsutil.HashFile(onnx)
 	if err != nil {
 		return Model{}, err
 	}
@@ -546,19 +513,6 @@ func findONNX(dir, rel string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("model folder %s has no %s", dir, strings.Join(cands, " or "))
-}
-
-func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // IsPath reports whether a model name is a folder path rather than an id.

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/asofrag/asof/internal/fsutil"
 )
 
 func sum(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
@@ -52,7 +54,7 @@ func TestExtractVerifies(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "model.onnx")); !bytes.Equal(got, onnx) {
 		t.Fatal("model.onnx not extracted")
 	}
-	if h, err := hashFile(filepath.Join(dir, "model.onnx")); err != nil || h != sum(onnx) {
+	if _, h, err := fsutil.HashFile(filepath.Join(dir, "model.onnx")); err != nil || h != sum(onnx) {
 		t.Fatalf("extracted model.onnx hashes to %s, %v", h, err)
 	}
 

@@ -39,7 +39,8 @@ var ErrMissingColumn = errors.New("required column missing")
 // ErrBadFile is returned (wrapped) when a file is not readable Parquet.
 var ErrBadFile = errors.New("unreadable Parquet file")
 
-// Canonical column names (DATA.md).
+// Canonical column names: the parquet names of schemas.Document's fields, split into those
+// every input must have and the optional rest (TestCanonicalColumnsAreDocumentFields).
 var (
 	requiredColumns = []string{"doc_id", "published_at", "text"}
 	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang"}

@@ -18,7 +18,7 @@ import (
 
 // Defaults applied by [NewRemote] to zero-valued RemoteConfig fields.
 const (
-	DefaultRemoteTimeout     = 60 * time.Second
+	DefaultRemoteTimeout     = llm.DefaultTimeout
 	DefaultRemoteBatchSize   = 32
 	DefaultRemoteConcurrency = 2
 )
@@ -102,14 +102,10 @@ func (c RemoteConfig) llmConfig() llm.Config {
 	return llm.Config{BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Timeout: c.Timeout}
 }
 
+// withDefaults fills what only an embedder has (batch size, concurrency, id); the HTTP
+// client's fields (key variable, timeout) come from the llm.Client it runs on (NewRemote).
 func (c RemoteConfig) withDefaults() RemoteConfig {
 	d := DefaultRemoteConfig()
-	if c.APIKeyEnv == "" {
-		c.APIKeyEnv = d.APIKeyEnv
-	}
-	if c.Timeout == 0 {
-		c.Timeout = d.Timeout
-	}
 	if c.BatchSize == 0 {
 		c.BatchSize = d.BatchSize
 	}
@@ -153,6 +149,8 @@ func NewRemote(cfg RemoteConfig) (*Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: remote: %w", err)
 	}
+	lc := client.Config() // with llm's defaults applied
+	cfg.APIKeyEnv, cfg.Timeout = lc.APIKeyEnv, lc.Timeout
 	return &Remote{
 		cfg:         cfg,
 		client:      client,

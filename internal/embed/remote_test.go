@@ -615,3 +615,24 @@ func TestRemoteDescribe(t *testing.T) {
 		t.Errorf("ModelID = %q", r.ModelID())
 	}
 }
+
+// TestRemoteDefaults: a config with only the URL and the model gets llm's key variable and
+// timeout (the HTTP client's defaults, applied once, in llm) and the embedder's own batch
+// size, concurrency and id.
+func TestRemoteDefaults(t *testing.T) {
+	t.Setenv(llm.DefaultAPIKeyEnv, "sk-test")
+	srv := embedtest.Start(t, nil)
+	r, err := embed.NewRemote(embed.RemoteConfig{BaseURL: srv.URL(), Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Describe()
+	for _, want := range []string{"timeout " + llm.DefaultTimeout.String(), "key from $" + llm.DefaultAPIKeyEnv, "batches of 32, 2 in flight"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Describe() = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "id ") {
+		t.Errorf("Describe() = %q: the id should default to the model name", got)
+	}
+}

@@ -132,9 +132,10 @@ type Options struct {
 	// TimeRank is how the time rank counts candidates of one day: TimeRankCompetition ("" is
 	// the same) or TimeRankDays.
 	TimeRank string `json:"TimeRank"`
-	// Expand turns on pseudo-relevance feedback on the BM25 branch (RM3-style, expand.go):
-	// this many words from the top FeedbackDocs BM25 hits (0: DefaultFeedbackDocs) are added
-	// to the query, which is searched again. 0 is off.
+	// Expand turns on pseudo-relevance feedback on the BM25 branch (RM3-style, feedback.go;
+	// "rm3" in an eval system name): this many words from the top FeedbackDocs BM25 hits (0:
+	// DefaultFeedbackDocs) are added to the query, which is searched again. 0 is off. It is
+	// not the LLM's query variants (internal/expand, the ask workflow's Expand option).
 	Expand       int `json:"Expand"`
 	FeedbackDocs int `json:"FeedbackDocs"`
 	// FreshBoost multiplies Weights.Time for a query that asks for fresh news ("latest",
@@ -215,7 +216,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("time pool %d < 0", o.TimePool))
 	}
 	if o.Expand < 0 || o.FeedbackDocs < 0 {
-		errs = append(errs, fmt.Errorf("expansion terms %d and feedback documents %d must not be negative", o.Expand, o.FeedbackDocs))
+		errs = append(errs, fmt.Errorf("feedback terms %d and feedback documents %d must not be negative", o.Expand, o.FeedbackDocs))
 	}
 	if o.FreshBoost < 0 || math.IsNaN(o.FreshBoost) {
 		errs = append(errs, fmt.Errorf("fresh boost %v must not be negative", o.FreshBoost))
@@ -528,7 +529,7 @@ type cacheKey struct {
 	empty                 bool
 	sources               string
 	dense, bm25, sameLang bool
-	expand, feedback      int
+	rm3Terms, rm3Docs     int
 	shards                *Shard
 	nShards               int
 }
@@ -543,7 +544,7 @@ func (c *Cache) Search(shards []*Shard, query string, qvec []float32, asOf time.
 	k := cacheKey{query: query, dim: len(qvec), asOf: asOf.UnixNano(), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), empty: b.Empty,
 		sources: strings.Join(o.Sources, "\x00"), nShards: len(shards)}
 	k.dense, k.bm25, k.sameLang = branches(query, qvec, o.Mode)
-	k.expand, k.feedback = o.Expand, o.FeedbackDocs
+	k.rm3Terms, k.rm3Docs = o.Expand, o.FeedbackDocs
 	if len(qvec) > 0 {
 		k.vec = &qvec[0]
 	}
@@ -666,10 +667,10 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 				fb = append(fb, feedbackDoc{text: c.Title + " " + c.Text, weight: h.Score})
 			}
 		}
-		if terms := expansionTerms(query, fb, o.Expand); len(terms) > 0 {
+		if terms := feedbackTerms(query, fb, o.Expand); len(terms) > 0 {
 			hits, err = lexical.SearchAll(idx, query+" "+strings.Join(terms, " "), k, lexical.Window{From: b.Lo, To: b.Hi})
 			if err != nil {
-				return fmt.Errorf("retrieve: expanded query: %w", err)
+				return fmt.Errorf("retrieve: feedback query: %w", err)
 			}
 		}
 	}

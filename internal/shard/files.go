@@ -2,8 +2,6 @@ package shard
 
 import (
 	"archive/zip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -99,7 +97,7 @@ func HasInt8(meta schemas.ShardMeta) bool {
 // Verify checks the files of the shard folder dir against meta (see CheckObject and Files).
 func Verify(dir string, meta schemas.ShardMeta) error {
 	for _, name := range Files(meta) {
-		size, sum, err := hashFile(filepath.Join(dir, name))
+		size, sum, err := fsutil.HashFile(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
@@ -164,7 +162,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 	}
 	meta.MinDate, meta.MaxDate = meta.MinDate.UTC(), meta.MaxDate.UTC()
 	for _, name := range []string{ChunksFile, VectorsFile, BM25File, Int8File} {
-		size, sum, err := hashFile(filepath.Join(dir, name))
+		size, sum, err := fsutil.HashFile(filepath.Join(dir, name))
 		if err != nil {
 			return schemas.ShardMeta{}, err
 		}
@@ -233,21 +231,10 @@ func ReadInt8(p string, v *vecindex.Flat) (*vecindex.Int8, error) {
 
 // OpenBM25 unpacks bm25.zip into dir (which must not exist) and opens it.
 func OpenBM25(zipPath, dir string) (*lexical.Index, error) {
-	if err := unzip(zipPath, dir); err != nil {
+	if err := fsutil.Unzip(zipPath, dir); err != nil {
 		return nil, err
 	}
 	return lexical.Open(dir)
-}
-
-func hashFile(p string) (int64, string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
 // zipDir packs the files under dir into a zip at out (stored, not compressed: bleve's
@@ -285,41 +272,4 @@ func zipDir(dir, out string) error {
 		err = cerr
 	}
 	return err
-}
-
-// unzip extracts a zip made by zipDir into dir, refusing entries that would escape it.
-func unzip(zipPath, dir string) error {
-	zr, err := zip.OpenReader(zipPath)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	for _, e := range zr.File {
-		name := filepath.FromSlash(e.Name)
-		if !filepath.IsLocal(name) || strings.HasSuffix(e.Name, "/") {
-			return fmt.Errorf("unzip %s: bad entry %q", zipPath, e.Name)
-		}
-		dst := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		src, err := e.Open()
-		if err != nil {
-			return err
-		}
-		out, err := os.Create(dst)
-		if err != nil {
-			src.Close()
-			return err
-		}
-		_, err = io.Copy(out, src)
-		src.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -17,7 +17,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -27,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/asofrag/asof/internal/openaitest"
 )
 
 // Defaults of a [Server].
@@ -120,10 +121,9 @@ type Server struct {
 	model string
 	srv   *httptest.Server
 	stop  context.Context
+	log   openaitest.Log[Request]
 
 	mu          sync.Mutex
-	reqs        []Request
-	n           int
 	inFlight    int
 	maxInFlight int
 }
@@ -139,13 +139,7 @@ func Start(t testing.TB, h Handler, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	stop, cancel := context.WithCancel(context.Background())
-	s.stop = stop
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
-		cancel() // release handlers still waiting on a Delay
-		s.srv.Close()
-	})
+	s.srv, s.stop = openaitest.Start(t, s.serve)
 	return s
 }
 
@@ -154,11 +148,7 @@ func (s *Server) URL() string { return s.srv.URL + "/v1" }
 
 // Requests returns a copy of the embeddings requests received so far, in
 // arrival order, including those rejected for a wrong key.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.reqs...)
-}
+func (s *Server) Requests() []Request { return s.log.Requests() }
 
 // InFlight is the number of embeddings requests the server is handling now.
 func (s *Server) InFlight() int {
@@ -178,9 +168,9 @@ func (s *Server) MaxInFlight() int {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/health" && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+		openaitest.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	case r.URL.Path == "/v1/models" && r.Method == http.MethodGet:
-		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{
+		openaitest.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{
 			map[string]any{"id": s.model, "object": "model", "owned_by": "embedtest"},
 		}})
 	case r.URL.Path == "/v1/embeddings" && r.Method == http.MethodPost:
@@ -195,61 +185,32 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}()
 		s.embeddings(w, r)
 	case r.URL.Path == "/health" || r.URL.Path == "/v1/models" || r.URL.Path == "/v1/embeddings":
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+		openaitest.WriteError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
 	default:
-		writeError(w, http.StatusNotFound, "unknown path "+r.URL.Path)
+		openaitest.WriteError(w, http.StatusNotFound, "unknown path "+r.URL.Path)
 	}
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<20))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "cannot read the body")
+		openaitest.WriteError(w, http.StatusBadRequest, "cannot read the body")
 		return
 	}
 	req, msg := parse(body)
 	if msg != "" {
-		writeError(w, http.StatusBadRequest, msg)
+		openaitest.WriteError(w, http.StatusBadRequest, msg)
 		return
 	}
 	req.Authorization = r.Header.Get("Authorization")
 
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	s.n++
-	id := s.n
-	s.mu.Unlock()
-
-	if s.key != "" && req.Authorization != "Bearer "+s.key {
-		writeError(w, http.StatusUnauthorized, "invalid API key")
+	id := s.log.Add(req)
+	if !openaitest.Authorized(w, s.key, req.Authorization) {
 		return
 	}
 	rep := s.h(req)
-	if rep.Delay > 0 {
-		t := time.NewTimer(rep.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.stop.Done():
-			return
-		}
-	}
-	status := rep.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	switch {
-	case rep.Raw != "":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(rep.Raw))
-	case status >= 400:
-		writeError(w, status, rep.Message)
-	default:
-		writeJSON(w, status, s.reply(id, req, rep))
-	}
+	f := openaitest.Fault{Status: rep.Status, Message: rep.Message, Delay: rep.Delay, Raw: rep.Raw}
+	openaitest.Respond(w, r, s.stop, f, func() any { return s.reply(id, req, rep) })
 }
 
 // parse decodes an embeddings request body, or says what is wrong with it.
@@ -394,31 +355,4 @@ func Vector(text string, dim int) []float32 {
 		v[i] = float32(x[i] / norm)
 	}
 	return v
-}
-
-// writeError sends an error object shaped like the OpenAI API's.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	typ := "invalid_request_error"
-	if status >= 500 {
-		typ = "server_error"
-	}
-	writeJSON(w, status, map[string]any{"error": map[string]any{
-		"message": msg, "type": typ, "param": nil, "code": nil,
-	}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil { // e.g. a NaN in Reply.Vectors
-		status = http.StatusInternalServerError
-		body, _ = json.Marshal(map[string]any{"error": map[string]any{
-			"message": fmt.Sprintf("embedtest: cannot encode the reply: %v", err), "type": "server_error", "param": nil, "code": nil,
-		}})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
 }

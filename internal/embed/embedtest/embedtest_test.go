@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"io"
 	"math"
 	"net/http"
 	"reflect"
@@ -14,29 +13,18 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/embed/embedtest"
+	"github.com/asofrag/asof/internal/openaitest"
 )
 
 // post sends body to the server's embeddings endpoint and decodes the answer.
 func post(t *testing.T, url, auth, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url+"/embeddings", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	status, b := openaitest.Call(t, http.MethodPost, url+"/embeddings", auth, body)
 	var v map[string]any
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatalf("body is not a JSON object: %s", b)
 	}
-	return resp.StatusCode, v
+	return status, v
 }
 
 // items is a reply's data list as (index, vector) pairs in wire order.
@@ -187,21 +175,9 @@ func TestServerProtocol(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := http.NewRequest(tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.auth != "" {
-				req.Header.Set("Authorization", tt.auth)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tt.wantStatus {
-				t.Errorf("status = %d, want %d; body %s", resp.StatusCode, tt.wantStatus, b)
+			status, b := openaitest.Call(t, tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, tt.auth, tt.body)
+			if status != tt.wantStatus {
+				t.Errorf("status = %d, want %d; body %s", status, tt.wantStatus, b)
 			}
 			if !json.Valid(b) || !strings.Contains(string(b), tt.wantInBody) {
 				t.Errorf("body %s is not JSON containing %s", b, tt.wantInBody)

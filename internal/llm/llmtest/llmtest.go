@@ -13,9 +13,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/asofrag/asof/internal/openaitest"
 )
 
 // Message is one chat message as sent on the wire.
@@ -77,10 +78,7 @@ type Server struct {
 	key  string
 	srv  *httptest.Server
 	stop context.Context
-
-	mu   sync.Mutex
-	reqs []ChatRequest
-	n    int
+	log  openaitest.Log[ChatRequest]
 }
 
 // Start starts a server answering with h (a nil h answers "ok") and shuts it
@@ -94,13 +92,7 @@ func Start(t testing.TB, h Handler, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	stop, cancel := context.WithCancel(context.Background())
-	s.stop = stop
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
-		cancel() // release handlers still waiting on a Delay
-		s.srv.Close()
-	})
+	s.srv, s.stop = openaitest.Start(t, s.serve)
 	return s
 }
 
@@ -109,19 +101,15 @@ func (s *Server) URL() string { return s.srv.URL + "/v1" }
 
 // Requests returns a copy of the chat requests received so far, in arrival
 // order, including those rejected for a wrong key.
-func (s *Server) Requests() []ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]ChatRequest(nil), s.reqs...)
-}
+func (s *Server) Requests() []ChatRequest { return s.log.Requests() }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/v1/chat/completions" {
-		writeError(w, http.StatusNotFound, "unknown path "+r.URL.Path)
+		openaitest.WriteError(w, http.StatusNotFound, "unknown path "+r.URL.Path)
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
+		openaitest.WriteError(w, http.StatusMethodNotAllowed, "method "+r.Method+" not allowed")
 		return
 	}
 	var req ChatRequest
@@ -130,48 +118,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(body, &req)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid JSON body")
+		openaitest.WriteError(w, http.StatusBadRequest, "invalid JSON body")
 		return
 	}
 	req.Authorization = r.Header.Get("Authorization")
 	req.Body = body
-
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	s.n++
-	id := s.n
-	s.mu.Unlock()
-
-	if s.key != "" && req.Authorization != "Bearer "+s.key {
-		writeError(w, http.StatusUnauthorized, "invalid API key")
+	id := s.log.Add(req)
+	if !openaitest.Authorized(w, s.key, req.Authorization) {
 		return
 	}
 	rep := s.h(req)
-	if rep.Delay > 0 {
-		t := time.NewTimer(rep.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.stop.Done():
-			return
-		}
-	}
-	status := rep.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	switch {
-	case rep.Raw != "":
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(rep.Raw))
-	case status >= 400:
-		writeError(w, status, rep.Content)
-	default:
-		writeJSON(w, status, completion(id, req, rep.Content))
-	}
+	f := openaitest.Fault{Status: rep.Status, Message: rep.Content, Delay: rep.Delay, Raw: rep.Raw}
+	openaitest.Respond(w, r, s.stop, f, func() any { return completion(id, req, rep.Content) })
 }
 
 // completion builds a chat.completion object as the real API returns it.
@@ -199,24 +157,4 @@ func completion(id int, req ChatRequest, content string) map[string]any {
 			"total_tokens":      prompt + done,
 		},
 	}
-}
-
-// writeError sends an error object shaped like the OpenAI API's.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	typ := "invalid_request_error"
-	if status >= 500 {
-		typ = "server_error"
-	}
-	writeJSON(w, status, map[string]any{"error": map[string]any{
-		"message": msg, "type": typ, "param": nil, "code": nil,
-	}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

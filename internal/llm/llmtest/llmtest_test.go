@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/asofrag/asof/internal/llm/llmtest"
+	"github.com/asofrag/asof/internal/openaitest"
 )
 
 func TestServerProtocol(t *testing.T) {
@@ -30,21 +31,9 @@ func TestServerProtocol(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Text("pong"), llmtest.WithAPIKey("k"))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := http.NewRequest(tt.method, srv.URL()+tt.path, strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.auth != "" {
-				req.Header.Set("Authorization", tt.auth)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tt.wantStatus {
-				t.Errorf("status = %d, want %d; body %s", resp.StatusCode, tt.wantStatus, b)
+			status, b := openaitest.Call(t, tt.method, srv.URL()+tt.path, tt.auth, tt.body)
+			if status != tt.wantStatus {
+				t.Errorf("status = %d, want %d; body %s", status, tt.wantStatus, b)
 			}
 			if !json.Valid(b) {
 				t.Errorf("body is not JSON: %s", b)

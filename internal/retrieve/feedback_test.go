@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestExpansionTerms(t *testing.T) {
+func TestFeedbackTerms(t *testing.T) {
 	docs := []feedbackDoc{
 		{"Nuggets win NBA championship, Jokic named finals MVP", 3},
 		{"Denver Nuggets beat Heat for first championship; Jokic MVP", 2},
@@ -27,17 +27,17 @@ func TestExpansionTerms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := expansionTerms(tt.query, tt.docs, tt.m); !slices.Equal(got, tt.want) {
-				t.Fatalf("expansionTerms = %v, want %v", got, tt.want)
+			if got := feedbackTerms(tt.query, tt.docs, tt.m); !slices.Equal(got, tt.want) {
+				t.Fatalf("feedbackTerms = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-// TestExpansionFindsVocabularyMismatch: a document that shares no word with the query but the
-// feedback documents' words is found by the expanded BM25 branch, and never one outside the
-// mask.
-func TestExpansionFindsVocabularyMismatch(t *testing.T) {
+// TestFeedbackFindsVocabularyMismatch: a document that shares no word with the query but the
+// feedback documents' words is found by the BM25 branch with RM3 feedback, and never one
+// outside the mask.
+func TestFeedbackFindsVocabularyMismatch(t *testing.T) {
 	s := makeShard(t, "s", []fixture{
 		{"f1", "nba finals: Nuggets beat Heat, Jokic MVP", "a", "2023-06-13", unit(1, 0), nil},
 		{"f2", "nba finals game five: Nuggets champions, Jokic MVP", "b", "2023-06-12", unit(1, 0), nil},
@@ -60,11 +60,11 @@ func TestExpansionFindsVocabularyMismatch(t *testing.T) {
 		return ids
 	}
 	if got := found(o); slices.Contains(got, "mismatch") {
-		t.Fatalf("without expansion %v: the mismatched document has no query word", got)
+		t.Fatalf("without feedback %v: the mismatched document has no query word", got)
 	}
 	o.Expand = 3
 	got := found(o)
 	if !slices.Contains(got, "mismatch") || slices.Contains(got, "future") {
-		t.Fatalf("with expansion %v, want the mismatched document and never the future one", got)
+		t.Fatalf("with feedback %v, want the mismatched document and never the future one", got)
 	}
 }

@@ -9,12 +9,14 @@ import (
 	"github.com/asofrag/asof/internal/textnorm"
 )
 
-// Pseudo-relevance feedback on the BM25 branch (RM3-style): the words that best represent the
-// top BM25 hits, weighted as a relevance model would weigh them, are added to the query and the
-// branch is searched again. The feedback documents come from the masked search, so expansion
-// never sees a document the as-of mask refuses, and the added words are never shown or cited.
+// Pseudo-relevance feedback on the BM25 branch (RM3-style; Options.Expand, "rm3" in an eval
+// system name): the words that best represent the top BM25 hits, weighted as a relevance model
+// would weigh them, are added to the query and the branch is searched again. The feedback
+// documents come from the masked search, so the feedback never sees a document the as-of mask
+// refuses, and the added words are never shown or cited. (The LLM's query variants are another
+// thing: internal/expand.)
 
-// DefaultFeedbackDocs is how many top BM25 hits feed the expansion when Options.FeedbackDocs
+// DefaultFeedbackDocs is how many top BM25 hits feed the feedback when Options.FeedbackDocs
 // is 0.
 const DefaultFeedbackDocs = 10
 
@@ -24,14 +26,14 @@ type feedbackDoc struct {
 	weight float64
 }
 
-// expansionTerms returns up to m words to add to query: for each word w of the feedback
+// feedbackTerms returns up to m words to add to query: for each word w of the feedback
 // documents, Σ_d P(d)·tf(w, d)/|d| with P(d) the document's score share (the relevance model
 // RM1), over words that are not stop-words, not numbers, at least 3 letters long, not already
 // in the query (compared as textnorm.TermKey) and found in at least two feedback documents
 // (one document's idiosyncrasies do not speak for the set). Ties go to the word, so the
 // result is deterministic. A word is returned in the surface form most frequent in the
 // documents; the BM25 analyzer stems it like the text.
-func expansionTerms(query string, docs []feedbackDoc, m int) []string {
+func feedbackTerms(query string, docs []feedbackDoc, m int) []string {
 	if m <= 0 || len(docs) < 2 {
 		return nil
 	}
@@ -60,7 +62,7 @@ func expansionTerms(query string, docs []feedbackDoc, m int) []string {
 		}
 		seen := map[string]bool{}
 		for _, tok := range toks {
-			if !expandable(tok) {
+			if !feedbackWord(tok) {
 				continue
 			}
 			key := textnorm.TermKey(tok)
@@ -105,8 +107,8 @@ func expansionTerms(query string, docs []feedbackDoc, m int) []string {
 	return out
 }
 
-// expandable reports a word worth adding: at least 3 letters, not a number, not a stop-word.
-func expandable(tok string) bool {
+// feedbackWord reports a word worth adding: at least 3 letters, not a number, not a stop-word.
+func feedbackWord(tok string) bool {
 	letters := 0
 	for _, r := range tok {
 		if unicode.IsDigit(r) {
