@@ -19,8 +19,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/evalrun"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )

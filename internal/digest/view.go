@@ -475,4 +475,3 @@ func pct(share float64) string {
 
 // oneLine collapses s's whitespace, newlines included, into single spaces.
 func oneLine(s string) string { return render.OneLine(s) }
-

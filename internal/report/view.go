@@ -847,4 +847,3 @@ func groupInt(n int) string {
 	}
 	return b.String()
 }
-
