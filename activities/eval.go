@@ -15,14 +15,13 @@ import (
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/eval"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/evalrun"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
-
 
 // EvalQuestionRef is a question in a batch.
 type EvalQuestionRef struct {

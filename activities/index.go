@@ -18,8 +18,8 @@ import (
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/embed"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
@@ -471,7 +471,6 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	return res, nil
 }
 
-
 // WriteShardInput names a shard's staged chunks and vector parts.
 type WriteShardInput struct {
 	Index         string `json:"index"`
@@ -683,4 +682,3 @@ func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int
 	}
 	return ids, nil
 }
-
