@@ -28,6 +28,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -74,7 +75,8 @@ type indexEntry struct {
 	Chunks    int64      `json:"chunks"`
 	From      *time.Time `json:"from,omitempty"`
 	To        *time.Time `json:"to,omitempty"`
-	// Sources counts the distinct sources of the index's chunks.
+	// Sources counts the distinct sources (channels) of the index's chunks; a document merged
+	// from several channels ("A; B") counts for each.
 	Sources int    `json:"sources"`
 	Shards  int    `json:"shards"`
 	Period  string `json:"period,omitempty"`
@@ -182,7 +184,9 @@ func (e *indexEntry) fill(ctx context.Context, b blob.Bucket, detail bool) error
 			for _, r := range rows {
 				if !seen[r.DocID] {
 					seen[r.DocID] = true
-					docs[r.Source]++
+					for _, ch := range textnorm.Channels(r.Source) { // a merged repost names its channels "A; B"
+						docs[ch]++
+					}
 				}
 			}
 		}

@@ -17,7 +17,7 @@ import (
 )
 
 // putIndex publishes a small index in a local store through internal/layout: one shard of
-// three chunks (two documents of rbc, one of markettwits), a manifest and CURRENT.
+// four chunks (two documents of rbc, one merged from markettwits and rbc), a manifest and CURRENT.
 func putIndex(t *testing.T, b blob.Bucket, name string) {
 	t.Helper()
 	ctx := context.Background()
@@ -26,7 +26,7 @@ func putIndex(t *testing.T, b blob.Bucket, name string) {
 		{ChunkID: "1#0", DocID: "1", PublishedAt: day(2), Source: "rbc", Text: "a"},
 		{ChunkID: "1#1", DocID: "1", PublishedAt: day(2), Source: "rbc", Text: "b"},
 		{ChunkID: "2#0", DocID: "2", PublishedAt: day(20), Source: "rbc", Text: "c"},
-		{ChunkID: "3#0", DocID: "3", PublishedAt: day(25), Source: "markettwits", Text: "d"},
+		{ChunkID: "3#0", DocID: "3", PublishedAt: day(25), Source: "markettwits; rbc", Text: "d"}, // a repost merged from two channels
 	}
 	var buf bytes.Buffer
 	if err := parquet.Write(&buf, chunks); err != nil {
@@ -89,7 +89,7 @@ func TestIndexesCommand(t *testing.T) {
 		t.Errorf("tg = %+v", tg)
 	}
 	code, out, errOut = cli("indexes", "show", "tg")
-	if code != 0 || !strings.Contains(out, "sources    2: rbc 2, markettwits 1") || !strings.Contains(out, "4 read = 3 indexed + 0 quarantined + 1 skipped") ||
+	if code != 0 || !strings.Contains(out, "sources    2: rbc 3, markettwits 1") || !strings.Contains(out, "4 read = 3 indexed + 0 quarantined + 1 skipped") ||
 		!strings.Contains(out, "2024-10") {
 		t.Fatalf("indexes show: exit %d\n%s\n%s", code, out, errOut)
 	}
