@@ -76,7 +76,10 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	$(MAKE) deploy-check
 	$(MAKE) build-lean
 	@$(BIN)/asof-lean dev --once 2>&1 | grep -q 'built without the embedded servers' && echo "lean build: refuses embedded mode with a clear error, as it should"
-	$(GO) test -race -count=1 -timeout 30m ./...
+	@# TEMPORAL_DEBUG: the race detector slows workflow code ~10x, and on a loaded 2-core machine the
+	@# SDK's 1-second deadlock detector then reports a starved goroutine as a deadlock (seen in
+	@# TestExplainNoCredentials); the model pass below runs with the detector on.
+	TEMPORAL_DEBUG=1 $(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./internal/embed
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -run '$(MODEL_TESTS)' $(MODEL_PKGS)
 
