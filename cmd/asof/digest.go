@@ -141,7 +141,7 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	printf(a.stderr, "%s: %d topics on index %s%s (workflow %s)\n", label, len(in.Topics), in.Index, today, run.GetID())
 	var res workflows.DigestResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
 }

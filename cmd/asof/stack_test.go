@@ -1,0 +1,153 @@
+package main
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/asofrag/asof/infra/stackfile"
+)
+
+// startDev runs `asof dev` on free ports over dir in a subprocess and returns it once it is
+// up, with its Temporal address, S3 endpoint and Web UI.
+func startDev(t *testing.T, dir string) (dev *proc, temporal, s3, ui string) {
+	t.Helper()
+	up := regexp.MustCompile(`(?s)Temporal  (\S+) .*Web UI    (\S+)\n.*S3        (\S+) .*asof dev is up`)
+	for attempt := 1; ; attempt++ {
+		dev = startProc(t, nil, "dev", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t))
+		m, err := dev.await(up)
+		if err == nil {
+			return dev, m[1], m[3], m[2]
+		}
+		if attempt < 3 && strings.Contains(err.Error(), "address already in use") {
+			t.Logf("retrying with other ports: %v", err)
+			continue
+		}
+		t.Fatal(err)
+	}
+}
+
+// TestCommandsUseTheRunningDev runs `asof dev` on a data dir, then other commands on the same
+// data dir with no exports: they use its Temporal and S3 (and say so) instead of starting
+// their own, a second dev is refused, and once dev has stopped its record is gone and a stale
+// one is ignored.
+func TestCommandsUseTheRunningDev(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	dir := t.TempDir()
+	dev, temporal, s3, ui := startDev(t, dir)
+
+	rec := stackfile.Path(dir)
+	fi, err := os.Stat(rec)
+	if err != nil {
+		t.Fatalf("asof dev wrote no stack record: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", rec, fi.Mode().Perm())
+	}
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "secret") || !strings.Contains(string(raw), "s3-credentials.json") {
+		t.Errorf("the record should name the keys file and hold no secret:\n%s", raw)
+	}
+	// Any variable that points elsewhere would hide what is tested.
+	for _, k := range []string{"ASOF_TEMPORAL", "ASOF_STORE", "ASOF_S3_ACCESS_KEY_ID", "ASOF_S3_SECRET_ACCESS_KEY", "ASOF_CONFIG"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+
+	using := "using the running asof dev on this data dir"
+	tests := []struct {
+		name string
+		args []string
+		want string // in stdout: proof that the command reached dev's servers
+	}{
+		{"indexes", []string{"indexes", "--data-dir", dir}, "no indexes in s3://asof"},
+		{"ping", []string{"ping", "--data-dir", dir}, "temporal " + temporal + " namespace default: ok"},
+		{"schedule list", []string{"schedule", "list", "--data-dir", dir}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			line := using + " (pid "
+			if !strings.Contains(errOut, line) || !strings.Contains(errOut, "temporal "+temporal+", s3 "+s3+" bucket asof, Web UI "+ui+"\n") {
+				t.Errorf("stderr does not say which stack it used (%s):\n%s", temporal, errOut)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("stdout lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+
+	t.Run("explicit temporal wins", func(t *testing.T) {
+		code, _, errOut := runCLI(t, nil, "ping", "--data-dir", dir, "--temporal", "127.0.0.1:1", "--store", "file://"+t.TempDir(), "--timeout", "2s")
+		if code == 0 || strings.Contains(errOut, using) || !strings.Contains(errOut, "127.0.0.1:1") {
+			t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
+
+	t.Run("second dev refused", func(t *testing.T) {
+		code, _, errOut := runCLI(t, nil, "dev", "--once", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", "0")
+		if code == 0 || !strings.Contains(errOut, "asof dev already runs on data dir "+dir) || !strings.Contains(errOut, "Web UI "+ui) {
+			t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+		}
+	})
+
+	dev.interrupt(t)
+	if _, err := os.Stat(rec); !os.IsNotExist(err) {
+		t.Fatalf("the stack record outlived a clean stop: %v", err)
+	}
+
+	// A record left by a crash (its process gone, its ports closed) is ignored: the command
+	// starts its own servers.
+	if err := os.WriteFile(rec, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, map[string]string{"ASOF_TEMPORAL_PORT": freePort(t), "ASOF_S3_PORT": freePort(t)}, "indexes", "--data-dir", dir)
+	if code != 0 || strings.Contains(errOut, using) || !strings.Contains(out, "no indexes in") {
+		t.Fatalf("with a stale record: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "temporal.db")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPortClashNamesTheFix(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, inUse := net.Listen("tcp", l.Addr().String())
+	if inUse == nil {
+		t.Fatal("listening twice on one port succeeded")
+	}
+	tests := []struct {
+		name      string
+		err       error
+		withFlags bool
+		want      string
+	}{
+		{"dev", inUse, true, "--temporal-port, --s3-port, --ui-port"},
+		{"other command", inUse, false, "pass its --data-dir, else choose free ports with ASOF_TEMPORAL_PORT and ASOF_S3_PORT"},
+		{"other error", errors.New("boom"), false, "boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := portClash(tt.err, tt.withFlags).Error()
+			if !strings.HasSuffix(got, tt.want) || !errors.Is(portClash(tt.err, tt.withFlags), tt.err) {
+				t.Fatalf("portClash = %q, want it to end in %q and wrap the cause", got, tt.want)
+			}
+		})
+	}
+}
