@@ -72,6 +72,7 @@ func TestCommandsUseTheRunningDev(t *testing.T) {
 		{"indexes", []string{"indexes", "--data-dir", dir}, "no indexes in s3://asof"},
 		{"ping", []string{"ping", "--data-dir", dir}, "temporal " + temporal + " namespace default: ok"},
 		{"schedule list", []string{"schedule", "list", "--data-dir", dir}, ""},
+		{"digest list", []string{"digest", "list", "--data-dir", dir}, "no digests in s3://asof/ at " + s3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
