@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -10,15 +11,18 @@ import (
 	"testing"
 
 	"github.com/asofrag/asof/infra/stackfile"
+	"github.com/asofrag/asof/internal/testmodel"
+	"github.com/asofrag/asof/schemas"
 )
 
 // startDev runs `asof dev` on free ports over dir in a subprocess and returns it once it is
 // up, with its Temporal address, S3 endpoint and Web UI.
-func startDev(t *testing.T, dir string) (dev *proc, temporal, s3, ui string) {
+func startDev(t *testing.T, dir string, extra ...string) (dev *proc, temporal, s3, ui string) {
 	t.Helper()
 	up := regexp.MustCompile(`(?s)Temporal  (\S+) .*Web UI    (\S+)\n.*S3        (\S+) .*asof dev is up`)
 	for attempt := 1; ; attempt++ {
-		dev = startProc(t, nil, "dev", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t))
+		args := append([]string{"dev", "--data-dir", dir, "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", freePort(t)}, extra...)
+		dev = startProc(t, nil, args...)
 		m, err := dev.await(up)
 		if err == nil {
 			return dev, m[1], m[3], m[2]
@@ -148,6 +152,46 @@ func TestPortClashNamesTheFix(t *testing.T) {
 			got := portClash(tt.err, tt.withFlags).Error()
 			if !strings.HasSuffix(got, tt.want) || !errors.Is(portClash(tt.err, tt.withFlags), tt.err) {
 				t.Fatalf("portClash = %q, want it to end in %q and wrap the cause", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIndexAndAskThroughTheRunningStackWithModel indexes and asks on a data dir where `asof
+// dev` (its worker embeds) or `asof server` (no worker: the command runs one itself) runs,
+// with no exports: both commands use that stack's servers.
+func TestIndexAndAskThroughTheRunningStackWithModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	modelDir := testmodel.ModelsDir(t)
+	for _, who := range []string{"dev", "server"} {
+		t.Run(who, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			if who == "dev" {
+				startDev(t, data, "--model-dir", modelDir)
+			} else {
+				startServer(t, data)
+			}
+			for _, k := range []string{"ASOF_TEMPORAL", "ASOF_STORE", "ASOF_S3_ACCESS_KEY_ID", "ASOF_S3_SECRET_ACCESS_KEY"} {
+				t.Setenv(k, "")
+				os.Unsetenv(k)
+			}
+			file := writeParquetFile(t, dir, "news.parquet", askCorpus)
+			common := []string{"--data-dir", data, "--model-dir", modelDir}
+			using := "using the running asof " + who + " on this data dir"
+			code, out, errOut := runCLI(t, nil, append([]string{"index", "--index", "news", "--corpus", file}, common...)...)
+			if code != 0 || !strings.Contains(errOut, using) {
+				t.Fatalf("index: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			code, out, errOut = runCLI(t, nil, append([]string{"ask", "--index", "news", "--json", "--as-of", "2023-03-03", "Brexit deal for Northern Ireland"}, common...)...)
+			var ans schemas.Answer
+			if code != 0 || !strings.Contains(errOut, using) || json.Unmarshal([]byte(out), &ans) != nil || len(ans.Results) == 0 {
+				t.Fatalf("ask: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			if !strings.HasPrefix(ans.Results[0].DocID, "windsor-") && !strings.HasPrefix(ans.Results[0].DocID, "protocol-") {
+				t.Errorf("ask led with %s", ans.Results[0].DocID)
 			}
 		})
 	}
