@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/asofrag/asof/infra/stackfile"
+	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -192,6 +194,68 @@ func TestIndexAndAskThroughTheRunningStackWithModel(t *testing.T) {
 			}
 			if !strings.HasPrefix(ans.Results[0].DocID, "windsor-") && !strings.HasPrefix(ans.Results[0].DocID, "protocol-") {
 				t.Errorf("ask led with %s", ans.Results[0].DocID)
+			}
+		})
+	}
+}
+
+// TestAttachStack holds which settings a running stack's record fills in: only those left to
+// the embedded servers; with an explicit --temporal that is the stack's, only the Web UI.
+func TestAttachStack(t *testing.T) {
+	listen := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l.Addr().String()
+	}
+	temporal, s3 := listen(), listen()
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "s3-credentials.json")
+	if err := os.WriteFile(keys, []byte(`{"access_key_id":"asofAK","secret_access_key":"s3cr3t"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := stackfile.Record{By: "asof dev", PID: os.Getpid(), Temporal: temporal, Namespace: "default", UI: "http://127.0.0.1:8233",
+		Store: "s3://asof?endpoint=http://" + s3, S3Endpoint: "http://" + s3, S3Region: "us-east-1", Bucket: "asof", S3KeysFile: keys, TaskQueues: []string{"asof-default"}}
+	if err := stackfile.Write(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name              string
+		temporal, store   string
+		wantTemporal      string
+		wantStore, wantUI string
+		wantLine          string // "" : nothing said
+	}{
+		{name: "both embedded", wantTemporal: temporal, wantStore: rec.Store, wantUI: rec.UI,
+			wantLine: "using the running asof dev on this data dir (pid "},
+		{name: "explicit store", store: "file:///elsewhere", wantTemporal: temporal, wantStore: "file:///elsewhere", wantUI: rec.UI,
+			wantLine: "): temporal " + temporal + ", Web UI http://127.0.0.1:8233\n"},
+		{name: "explicit temporal", temporal: "10.0.0.1:7233", wantTemporal: "10.0.0.1:7233", wantStore: rec.Store,
+			wantLine: "): s3 http://" + s3 + " bucket asof, Web UI"},
+		{name: "both explicit, the stack's temporal", temporal: temporal, store: "file:///s", wantTemporal: temporal, wantStore: "file:///s", wantUI: rec.UI},
+		{name: "both explicit elsewhere", temporal: "10.0.0.1:7233", store: "file:///s", wantTemporal: "10.0.0.1:7233", wantStore: "file:///s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errb strings.Builder
+			a := &app{cfg: config.Default(), stderr: &errb}
+			a.cfg.DataDir, a.cfg.Temporal.Address, a.cfg.Store.URL = dir, tt.temporal, tt.store
+			if err := a.attachStack(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if a.cfg.Temporal.Address != tt.wantTemporal || a.cfg.Store.URL != tt.wantStore || a.stackUI != tt.wantUI {
+				t.Errorf("temporal %q store %q ui %q, want %q %q %q", a.cfg.Temporal.Address, a.cfg.Store.URL, a.stackUI, tt.wantTemporal, tt.wantStore, tt.wantUI)
+			}
+			if tt.store == "" && (a.cfg.Store.AccessKeyID != "asofAK" || a.cfg.Store.SecretAccessKey != "s3cr3t" || !a.cfg.Store.PathStyle) {
+				t.Errorf("the gateway's keys and path style were not taken: %+v", a.cfg.Redacted().Store)
+			}
+			if tt.wantLine == "" && errb.Len() != 0 || !strings.Contains(errb.String(), tt.wantLine) || strings.Count(errb.String(), "\n") > 1 {
+				t.Errorf("stderr = %q, want one line with %q", errb.String(), tt.wantLine)
+			}
+			if tt.wantUI != "" && !strings.Contains(a.uiHint(), tt.wantUI) {
+				t.Errorf("uiHint = %q, want the stack's Web UI", a.uiHint())
 			}
 		})
 	}
