@@ -45,7 +45,7 @@ type Embedded struct {
 type Stack struct {
 	// Config is the effective configuration, with embedded addresses filled in.
 	Config config.Config
-	// Client talks to the Temporal frontend.
+	// Client talks to the Temporal frontend (nil with StartOptions.NoTemporal).
 	Client client.Client
 	// Bucket is the object store (nil with StartOptions.NoStore).
 	Bucket blob.Bucket
@@ -59,6 +59,9 @@ type Stack struct {
 type StartOptions struct {
 	// NoStore skips the object store (for a process that only serves Temporal).
 	NoStore bool
+	// NoTemporal skips Temporal: no server, no client (Client stays nil), for a process that
+	// only reads or writes the store.
+	NoTemporal bool
 	// UI serves the Temporal Web UI next to the embedded server (port Config.Temporal.UIPort;
 	// 0 disables it).
 	UI bool
@@ -98,6 +101,32 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	if !opts.NoTemporal {
+		if err := s.startClient(ctx, opts); err != nil {
+			return err
+		}
+	}
+
+	if opts.NoStore {
+		return nil
+	}
+	if cfg.Store.Embedded() {
+		if err := s.startGateway(ctx); err != nil {
+			return err
+		}
+	}
+	b, err := OpenStore(ctx, s.Config.Store)
+	if err != nil {
+		return err
+	}
+	s.Bucket = b
+	return nil
+}
+
+// startClient starts the embedded Temporal server when cfg asks for it, then dials the
+// frontend.
+func (s *Stack) startClient(ctx context.Context, opts StartOptions) error {
+	cfg := s.Config
 	if cfg.Temporal.Embedded() {
 		if err := s.startTemporal(ctx, opts.UI); err != nil {
 			return err
@@ -118,20 +147,6 @@ func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	}
 	s.Client = c
 	s.closers = append(s.closers, func() error { c.Close(); return nil })
-
-	if opts.NoStore {
-		return nil
-	}
-	if cfg.Store.Embedded() {
-		if err := s.startGateway(ctx); err != nil {
-			return err
-		}
-	}
-	b, err := OpenStore(ctx, s.Config.Store)
-	if err != nil {
-		return err
-	}
-	s.Bucket = b
 	return nil
 }
 

@@ -206,7 +206,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	}
 	var ans schemas.Answer
 	if err := run.Get(ctx, &ans); err != nil {
-		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	if in.AsOfToday {
 		printf(a.stderr, "asof: as of today, %s (no --as-of)\n", ans.AsOf.UTC().Format(time.DateOnly))

@@ -18,8 +18,12 @@ type boot struct {
 
 // startBoot starts the metrics endpoint (listening first, so a taken port fails before
 // anything else starts; who names the command in what it prints), then the stack, with the
-// Temporal Web UI when ui is set. Close stops both.
+// Temporal Web UI when ui is set. Close stops both. It refuses to start embedded servers on a
+// data dir where another asof dev or server runs.
 func (a *app) startBoot(ctx context.Context, who string, ui bool) (*boot, error) {
+	if err := a.refuseSecondStack(ctx, who); err != nil {
+		return nil, err
+	}
 	opts := infra.StartOptions{UI: ui}
 	sm, err := a.serveMetrics(a.stdout, who, &opts)
 	if err != nil {
@@ -28,7 +32,7 @@ func (a *app) startBoot(ctx context.Context, who string, ui bool) (*boot, error)
 	st, err := infra.Start(ctx, a.cfg, opts)
 	if err != nil {
 		sm.Close()
-		return nil, err
+		return nil, portClash(err, true)
 	}
 	return &boot{st: st, sm: sm}, nil
 }

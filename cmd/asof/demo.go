@@ -107,7 +107,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	report := planReporter(a, served, false)
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now(), report)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", demoIndex, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("index %s: %w", demoIndex, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" {
 		printf(a.stderr, "%s\n", say)
@@ -125,7 +125,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	}
 	var dres workflows.DigestResult
 	if err := drun.Get(ctx, &dres); err != nil {
-		return fmt.Errorf("digest: %w", explainFailure(err, drun.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("digest: %w", explainFailure(err, drun.GetID(), a.uiHint()))
 	}
 	if err := showDigest(ctx, a, st.Bucket, dres, out, false, time.Since(dbegin)); err != nil {
 		return err
@@ -154,7 +154,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 		}
 		var ans schemas.Answer
 		if err := arun.Get(ctx, &ans); err != nil {
-			return fmt.Errorf("ask %q: %w", q.Query, explainFailure(err, arun.GetID(), webUIHint(a.cfg, "")))
+			return fmt.Errorf("ask %q: %w", q.Query, explainFailure(err, arun.GetID(), a.uiHint()))
 		}
 		printf(a.stdout, "---\n\n**%s**\n\n", q.Title)
 		printAnswer(a.stdout, ans, time.Since(qbegan))

@@ -52,6 +52,11 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 			werr := make(chan error, 1)
 			go func() { werr <- worker.Run(wctx, st.Client, st.Config.Worker, deps) }()
 			defer func() { stopWorker(); <-werr }()
+			unrecord, err := recordStack(st, "asof dev", st.Config.Worker.TaskQueues)
+			if err != nil {
+				return err
+			}
+			defer unrecord()
 
 			printStack(a.stdout, st, time.Since(began))
 			if merr != nil {
@@ -116,7 +121,8 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 // command that attaches a worker. `asof dev` and `asof server` both print it.
 func printAttach(w io.Writer, st *infra.Stack) {
 	c := st.Config
-	printf(w, "\nOther processes (asof worker, ask, index, eval, ...) use this stack with:\n")
+	printf(w, "\nasof commands with --data-dir %s (ask, index, eval, worker, ...) use this stack by themselves.\n", c.DataDir)
+	printf(w, "Other processes use it with:\n")
 	printf(w, "  export ASOF_TEMPORAL=%s ASOF_STORE='%s'\n", c.Temporal.Address, c.Store.URL)
 	if st.Embedded.S3Endpoint != "" {
 		printf(w, "  export %s\n", s3KeyEnv(st))

@@ -37,6 +37,9 @@ under digests/<name>/<as-of day>/ (digest.json, digest.md, digest.html), printed
 with --out, copied to a folder. Without --as-of the anchor is the workflow's own current day in
 --time-zone, which is what a scheduled digest (asof schedule) uses.
 
+'asof digest list [NAME]' lists the stored digests (every name, or one name's days) and
+'asof digest get NAME [DAY]' prints one (the latest day by default) as Markdown, --json or --html.
+
 The topics file:
 
   topics:
@@ -46,7 +49,9 @@ The topics file:
       query: прогноз урожая зерна
       mode: recency        # optional: auto (default), recency, decay, window, evolution, …`,
 		Example: `  asof digest --index news --topics topics.yaml --as-of 2026-03-31 --out digest-out
-  asof digest --index tg --topics topics.yaml --time-zone Europe/Moscow --json`,
+  asof digest --index tg --topics topics.yaml --time-zone Europe/Moscow --json
+  asof digest list
+  asof digest get morning 2026-03-31`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDigest(cmd.Context(), a, f) },
 	}
@@ -64,6 +69,7 @@ The topics file:
 	_ = cmd.MarkFlagRequired("topics")
 	a.embeddedFlags(cmd, false)
 	a.embedFlags(cmd)
+	cmd.AddCommand(newDigestListCmd(a), newDigestGetCmd(a))
 	return cmd
 }
 
@@ -141,7 +147,7 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	printf(a.stderr, "%s: %d topics on index %s%s (workflow %s)\n", label, len(in.Topics), in.Index, today, run.GetID())
 	var res workflows.DigestResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
 }

@@ -199,7 +199,7 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	}
 	var res workflows.EvalResult
 	if err := run.Get(ctx, &res); err != nil {
-		return none, "", fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return none, "", fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {

@@ -149,7 +149,7 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	}
 	var res workflows.EvalSummariesResult
 	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("summaries eval %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("summaries eval %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.TableKey, res.Finish.PerAnswerKey} {
 		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {

@@ -190,7 +190,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began, report)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), webUIHint(a.cfg, "")))
+		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" { // a build too short for the progress query to see its plan
 		printf(a.stderr, "%s\n", say)

@@ -397,7 +397,7 @@ func deleteIndex(ctx context.Context, a *app, st *infra.Stack, name string, yes 
 	case err != nil:
 		return fmt.Errorf("is index %s being built? describe workflow %s: %w", name, id, err)
 	case d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return fmt.Errorf("index %s is being built by workflow %s: wait for it to finish, or cancel it (%s), then delete", name, id, webUIHint(a.cfg, ""))
+		return fmt.Errorf("index %s is being built by workflow %s: wait for it to finish, or cancel it (%s), then delete", name, id, a.uiHint())
 	}
 	prefix := layout.IndexPrefix(name) + "/"
 	objs, err := blob.List(ctx, st.Bucket, prefix)

@@ -168,7 +168,7 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 		}
 		s.Live = m
 	}
-	if st.Embedded.TemporalLog == "" {
+	if !a.runsWorker(st) {
 		return s, nil
 	}
 	cfg := st.Config
@@ -231,10 +231,11 @@ func embedderLine(cfg config.Config, deps worker.Deps) string {
 }
 
 // serveInProcess runs a worker in this process when the stack's Temporal server is embedded
-// (nobody else can serve it) and returns how to stop it; against an external cluster it does
-// nothing. announce, when set, is told which backend embeds.
-func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (stop func(), err error) {
-	if st.Embedded.TemporalLog == "" {
+// (nobody else can serve it) or is the data dir's running asof server, which runs no worker
+// (a.runsWorker), and returns how to stop it; against an external cluster or a running asof
+// dev it does nothing. announce, when set, is told which backend embeds.
+func serveInProcess(ctx context.Context, a *app, st *infra.Stack, announce io.Writer) (stop func(), err error) {
+	if !a.runsWorker(st) {
 		return func() {}, nil
 	}
 	deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
@@ -265,7 +266,7 @@ func serveInProcess(ctx context.Context, st *infra.Stack, announce io.Writer) (s
 func startServing(ctx context.Context, a *app, index string, announce io.Writer) (st *infra.Stack, served servedModel, stop func(), err error) {
 	st, err = infra.Start(ctx, a.cfg, infra.StartOptions{})
 	if err != nil {
-		return nil, served, func() {}, err
+		return nil, served, func() {}, portClash(err, false)
 	}
 	if served, err = chooseModel(ctx, a, st, index); err != nil {
 		st.Close()
@@ -274,7 +275,7 @@ func startServing(ctx context.Context, a *app, index string, announce io.Writer)
 	if announce != nil && served.InProcess() {
 		printf(announce, "%s\n", served.Choice.Line(served.Languages))
 	}
-	stopWorker, err := serveInProcess(ctx, st, announce)
+	stopWorker, err := serveInProcess(ctx, a, st, announce)
 	if err != nil {
 		st.Close()
 		return nil, served, func() {}, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,11 @@ type app struct {
 	// modelSource names where embed.model was set ("--embed-model", "ASOF_EMBED_MODEL",
 	// "embed.model in FILE"), for the line that says which model embeds; "" when unset.
 	modelSource string
+	// stackUI is the Web UI of the running stack this command uses (attachStack); "" when none.
+	stackUI string
+	// stackWorkerless is set when that stack runs no worker (asof server): the command then
+	// runs one itself, as it would on its own embedded server.
+	stackWorkerless bool
 }
 
 const rootLong = `asof answers questions "as of" a date over dated document streams (news and
@@ -68,7 +74,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "log-format", def.LogFormat, "text (for people) or json (one JSON object a line, for log collectors): asof's own log and the Temporal SDK's", func(c *config.Config, v string) { c.LogFormat = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error: asof's own log, the Temporal SDK's (client and worker) and the embedded servers' (Temporal's log file, versitygw's request log at debug)", func(c *config.Config, v string) { c.LogLevel = v })
 
-	root.AddCommand(newDevCmd(a), newServerCmd(a), newWorkerCmd(a), newIndexCmd(a), newIndexesCmd(a), newAskCmd(a), newEvalCmd(a), newTuneCmd(a), newDemoCmd(a), newDigestCmd(a), newScheduleCmd(a), newModelsCmd(a), newConfigCmd(a), newPingCmd(a), newVersionCmd(a))
+	root.AddCommand(newDevCmd(a), newServerCmd(a), usesStack(newWorkerCmd(a)), usesStack(newIndexCmd(a)), usesStack(newIndexesCmd(a)),
+		usesStack(newAskCmd(a)), usesStack(newEvalCmd(a)), usesStack(newTuneCmd(a)), usesStack(newDemoCmd(a)), usesStack(newDigestCmd(a)),
+		usesStack(newScheduleCmd(a)), newModelsCmd(a), newConfigCmd(a), usesStack(newPingCmd(a)), newVersionCmd(a))
 	return root
 }
 
@@ -156,6 +164,13 @@ func (a *app) load(cmd *cobra.Command) error {
 	}
 	a.cfg = c
 	slog.SetDefault(infra.NewLogger(a.stderr, c))
+	if wantsStack(cmd) {
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		return a.attachStack(ctx)
+	}
 	return nil
 }
 

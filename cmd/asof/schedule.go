@@ -49,7 +49,7 @@ digest now and, on the embedded server, waits for it here.`,
 func withStack(ctx context.Context, a *app, fn func(st *infra.Stack) error) error {
 	st, err := infra.Start(ctx, a.cfg, infra.StartOptions{})
 	if err != nil {
-		return err
+		return portClash(err, false)
 	}
 	defer st.Close()
 	return fn(st)
@@ -226,7 +226,7 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 					if _, err := chooseModel(ctx, a, st, scheduleIndex(before)); err != nil {
 						return err
 					}
-					if stopWorker, err = serveInProcess(ctx, st, nil); err != nil {
+					if stopWorker, err = serveInProcess(ctx, a, st, nil); err != nil {
 						return err
 					}
 				}
@@ -246,7 +246,7 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				printf(a.stderr, "schedule %s: running digest workflow %s\n", args[0], run.WorkflowID)
 				var res workflows.DigestResult
 				if err := st.Client.GetWorkflow(ctx, run.WorkflowID, run.FirstExecutionRunID).Get(ctx, &res); err != nil {
-					return fmt.Errorf("digest %s: %w", args[0], explainFailure(err, run.WorkflowID, webUIHint(a.cfg, "")))
+					return fmt.Errorf("digest %s: %w", args[0], explainFailure(err, run.WorkflowID, a.uiHint()))
 				}
 				return showDigest(ctx, a, st.Bucket, res, out, asJSON, time.Since(began))
 			})

@@ -32,6 +32,11 @@ process ('asof worker --temporal ... --store ...'). Stop it with Ctrl-C.`,
 			st := b.st
 			b.sm.m.SetReady(true)
 			st.Config.Worker.TaskQueues = nil // no worker in this process
+			unrecord, err := recordStack(st, "asof server", nil)
+			if err != nil {
+				return err
+			}
+			defer unrecord()
 			printStack(a.stdout, st, time.Since(began))
 			printAttach(a.stdout, st)
 			printf(a.stdout, "\nasof server is up. Press Ctrl-C to stop.\n")

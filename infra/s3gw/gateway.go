@@ -103,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	}
 	port, err := loopback.Resolve(opts.Port, 7070)
 	if err != nil {
-		return nil, fmt.Errorf("s3gw: port %d: %w (is another asof running? use --s3-port)", opts.Port, err)
+		return nil, fmt.Errorf("s3gw: port %d is taken (another asof?): %w", opts.Port, err)
 	}
 	addr := loopback.Addr(port)
 	for _, dir := range []string{opts.Root, opts.MetaDir} {

@@ -85,7 +85,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	frontend, err := loopback.Resolve(opts.FrontendPort, 7233)
 	if err != nil {
-		return nil, fmt.Errorf("temporalserver: frontend port %d: %w (is another asof or Temporal server running? use --temporal-port)", opts.FrontendPort, err)
+		return nil, fmt.Errorf("temporalserver: frontend port %d is taken (another asof or Temporal server?): %w", opts.FrontendPort, err)
 	}
 	ports := map[primitives.ServiceName]int{primitives.FrontendService: frontend}
 	for _, svc := range []primitives.ServiceName{primitives.HistoryService, primitives.MatchingService, primitives.WorkerService} {

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/schemas"
+)
+
+// storedDigest is one day's digest as the Digest workflow writes it: its three files.
+type storedDigest struct{ json, markdown, html []byte }
+
+// putDigest writes d under digests/<name>/<day>/ as the Digest workflow does (JSON, the
+// Markdown and the HTML page of internal/digest) and returns what it wrote.
+func putDigest(t *testing.T, b blob.Bucket, d schemas.Digest) storedDigest {
+	t.Helper()
+	js, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := digest.WriteHTML(&page, d); err != nil {
+		t.Fatal(err)
+	}
+	s := storedDigest{json: js, markdown: []byte(digest.Markdown(d)), html: page.Bytes()}
+	for key, data := range map[string][]byte{
+		layout.DigestJSONKey(d.Name, d.AsOf): s.json, layout.DigestMarkdownKey(d.Name, d.AsOf): s.markdown, layout.DigestHTMLKey(d.Name, d.AsOf): s.html,
+	} {
+		if _, err := b.Put(context.Background(), key, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestDigestListAndGet stores digests in a real (local-folder) store, as the Digest workflow
+// writes them, and reads them back through `asof digest list` and `asof digest get`.
+func TestDigestListAndGet(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	b, err := blob.NewLocal(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	topics := []schemas.DigestTopic{{Name: "Key rate", Query: "central bank key rate decision", Mode: "recency"}, {Name: "Grain", Query: "grain harvest", Error: "index news: no model"}}
+	putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: day("2026-03-29"), TimeZone: "UTC", Topics: topics[:1]})
+	latest := putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: day("2026-03-31"), TimeZone: "UTC", Topics: topics})
+	putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "evening", Index: "tg", AsOf: day("2026-03-30"), TimeZone: "UTC", Topics: topics[:1]})
+	// The archive page next to the days is not a day; a damaged digest.json is listed with why.
+	for key, data := range map[string]string{layout.DigestArchiveKey("morning"): "<html>", layout.DigestJSONKey("evening", day("2026-04-01")): "{not json"} {
+		if _, err := b.Put(context.Background(), key, strings.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
+	html := filepath.Join(dir, "page.html")
+
+	tests := []struct {
+		name    string
+		args    []string
+		wantOut []string // each in stdout; "=" + text: stdout is exactly text
+		wantErr string   // in stderr; with a non-zero exit unless wantOut is set
+	}{
+		{name: "list names", args: []string{"digest", "list"}, wantOut: []string{"NAME     DAYS  FIRST       LAST\n", "evening  2     2026-03-30  2026-04-01\n", "morning  2     2026-03-29  2026-03-31\n"}},
+		{name: "list days", args: []string{"digest", "list", "morning"}, wantOut: []string{"2026-03-29  news   1       0", "2026-03-31  news   2       1"}},
+		{name: "list a damaged day", args: []string{"digest", "list", "evening"}, wantOut: []string{"2026-04-01  -      0       0       ", "digest.json does not parse"}},
+		{name: "get the latest", args: []string{"digest", "get", "morning"}, wantOut: []string{"=" + string(latest.markdown)}, wantErr: "digest morning of 2026-03-31, the latest of 2 days"},
+		{name: "get a day as JSON", args: []string{"digest", "get", "morning", "2026-03-31", "--json"}, wantOut: []string{"=" + string(latest.json)}},
+		{name: "get HTML to stdout", args: []string{"digest", "get", "morning", "--html", "-"}, wantOut: []string{"=" + string(latest.html)}},
+		{name: "get HTML to a file", args: []string{"digest", "get", "morning", "--html", html}, wantOut: []string{"="}, wantErr: "wrote " + html},
+		{name: "missing day", args: []string{"digest", "get", "morning", "2026-03-30"}, wantErr: "digest morning has no day 2026-03-30; its days: 2026-03-29, 2026-03-31"},
+		{name: "missing name", args: []string{"digest", "get", "noon"}, wantErr: "no digest named noon in "},
+		{name: "list missing name", args: []string{"digest", "list", "noon"}, wantErr: "no digest named noon in "},
+		{name: "bad name", args: []string{"digest", "get", "Bad/Name"}, wantErr: `digest name "Bad/Name"`},
+		{name: "zero day", args: []string{"digest", "get", "morning", "0001-01-01"}, wantErr: "0001-01-01"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, append(tt.args, common...)...)
+			if len(tt.wantOut) == 0 {
+				if code == 0 || !strings.Contains(errOut, tt.wantErr) {
+					t.Fatalf("exit %d, stderr %q, want an error with %q", code, errOut, tt.wantErr)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			for _, want := range tt.wantOut {
+				if exact, ok := strings.CutPrefix(want, "="); ok {
+					if out != exact {
+						t.Errorf("stdout =\n%s\nwant\n%s", out, exact)
+					}
+				} else if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
+			}
+		})
+	}
+	got, err := os.ReadFile(html)
+	if err != nil || !bytes.Equal(got, latest.html) {
+		t.Errorf("--html wrote %d bytes (%v), want the stored page (%d bytes)", len(got), err, len(latest.html))
+	}
+
+	code, out, errOut := runCLI(t, nil, append([]string{"digest", "list", "morning", "--json"}, common...)...)
+	var days []digestDay
+	if code != 0 || json.Unmarshal([]byte(out), &days) != nil {
+		t.Fatalf("list --json: exit %d\n%s\n%s", code, out, errOut)
+	}
+	want := []digestDay{
+		{Name: "morning", Day: "2026-03-29", Index: "news", Topics: 1, Files: []string{"digest.html", "digest.json", "digest.md"}},
+		{Name: "morning", Day: "2026-03-31", Index: "news", Topics: 2, Failed: 1, Files: []string{"digest.html", "digest.json", "digest.md"}},
+	}
+	for i := range days {
+		days[i].Bytes = 0
+	}
+	if len(days) != len(want) || days[0].Day != want[0].Day || days[1].Failed != 1 || days[1].Topics != 2 || strings.Join(days[1].Files, ",") != strings.Join(want[1].Files, ",") {
+		t.Errorf("list --json = %+v, want %+v", days, want)
+	}
+}
