@@ -129,17 +129,11 @@ func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) 
 	if len(v) > 0 {
 		dim = len(v[0])
 	}
-	f := vecindex.New(dim, a.Model.ID)
-	for _, x := range v {
-		if err := f.Add(x); err != nil {
-			return err
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := f.WriteTo(&buf); err != nil {
+	buf, err := vecindex.Encode(dim, a.Model.ID, v)
+	if err != nil {
 		return err
 	}
-	_, err := a.Bucket.Put(ctx, key, &buf)
+	_, err = a.Bucket.Put(ctx, key, buf)
 	return err
 }
 

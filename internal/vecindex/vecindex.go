@@ -17,6 +17,7 @@ package vecindex
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -45,6 +46,21 @@ type Flat struct {
 
 // New makes an empty shard for vectors of dim values from model.
 func New(dim int, model string) *Flat { return &Flat{Dim: dim, Model: model} }
+
+// Encode is vecs (each of dim values) of model in the file format (WriteTo).
+func Encode(dim int, model string, vecs [][]float32) (*bytes.Buffer, error) {
+	f := New(dim, model)
+	for _, v := range vecs {
+		if err := f.Add(v); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
 
 // Add appends one vector.
 func (f *Flat) Add(v []float32) error {
