@@ -2,6 +2,7 @@ package answer
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
@@ -109,4 +110,24 @@ func Blocks(in []schemas.ContextBlock) (all, then, now []evidence.Block) {
 		}
 	}
 	return all, then, now
+}
+
+// Header is an answer before retrieval: who asked what as of when, and how the question was
+// read.
+func Header(runID, index, query string, asOf time.Time, rd Reading) schemas.Answer {
+	return schemas.Answer{Version: schemas.AnswerVersion, RunID: runID, Index: index, Query: query,
+		AsOf: asOf.UTC(), Mode: rd.Mode, Interpretation: rd.Interpretation, SearchText: rd.Text}
+}
+
+// Fill writes what the ranking found into ans: how it was searched (auto's look-back or
+// empty-period fallback changes the reading), the bounds, the counts, the message and the
+// results, ranked from 1.
+func (r Ranking) Fill(ans *schemas.Answer) {
+	ans.Mode, ans.Interpretation, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Text
+	ans.From, ans.To = r.Bounds.Lo, r.Bounds.Hi
+	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
+	ans.Message = r.Message
+	for i, h := range r.Results {
+		ans.Results = append(ans.Results, Result(i+1, h))
+	}
 }

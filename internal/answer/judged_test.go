@@ -3,6 +3,7 @@ package answer
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -89,5 +90,46 @@ func TestBlocks(t *testing.T) {
 	all, then, now := Blocks(in)
 	if len(all) != 3 || len(then) != 1 || len(now) != 2 || then[0].Doc.DocID != "a" || !then[0].Hot || then[0].Snippet != "x" || now[1].N != 3 {
 		t.Errorf("Blocks = %+v / %+v / %+v", all, then, now)
+	}
+}
+
+// TestHeaderAndFill: the header says how the question was read; Fill replaces that with how
+// it was searched and adds the counts and the results, ranked from 1.
+func TestHeaderAndFill(t *testing.T) {
+	asOf := day("2024-05-15")
+	ans := Header("run", "ix", "what now", asOf, Reading{Mode: "auto", Interpretation: "as asked", Text: "what"})
+	if ans.Version != schemas.AnswerVersion || ans.RunID != "run" || ans.Index != "ix" || ans.Mode != "auto" || ans.SearchText != "what" || ans.AsOf.Location() != time.UTC {
+		t.Fatalf("Header = %+v", ans)
+	}
+	tests := []struct {
+		name    string
+		r       Ranking
+		results []string
+	}{
+		{name: "found", r: Ranking{Read: Reading{Interpretation: "looked back", Text: "w"}, Mode: retrieve.Recency, Allowed: 5, Candidates: 3, Clusters: 2,
+			Bounds:  retrieve.Bounds{Lo: day("2024-01-01"), Hi: asOf},
+			Results: []Hit{{Candidate: retrieve.Candidate{Chunk: &schemas.Chunk{DocID: "a"}}}, {Candidate: retrieve.Candidate{Chunk: &schemas.Chunk{DocID: "b"}}}}},
+			results: []string{"a", "b"}},
+		{name: "nothing", r: Ranking{Mode: retrieve.Window, Message: "No documents"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ans
+			tt.r.Fill(&got)
+			if got.Mode != string(tt.r.Mode) || got.Interpretation != tt.r.Read.Interpretation || got.SearchText != tt.r.Read.Text ||
+				!got.From.Equal(tt.r.Bounds.Lo) || got.Counts.Allowed != tt.r.Allowed || got.Counts.Clusters != tt.r.Clusters || got.Message != tt.r.Message {
+				t.Errorf("Fill = %+v", got)
+			}
+			var ids []string
+			for i, res := range got.Results {
+				ids = append(ids, res.DocID)
+				if res.Rank != i+1 {
+					t.Errorf("result %d has rank %d", i, res.Rank)
+				}
+			}
+			if !reflect.DeepEqual(ids, tt.results) {
+				t.Errorf("results %v, want %v", ids, tt.results)
+			}
+		})
 	}
 }
