@@ -505,14 +505,12 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 		if vec == nil {
 			vec = vecindex.New(part.Dim, part.Model)
 		}
-		if part.Dim != vec.Dim || part.Model != vec.Model {
-			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %s/%d, not %s/%d: parts from two models", p, part.Model, part.Dim, vec.Model, vec.Dim), ErrTypeMismatch, nil)
+		if err := vec.Append(part); err != nil {
+			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %v", p, err), ErrTypeMismatch, nil)
 		}
-		vec.Data = append(vec.Data, part.Data...)
-		vec.Count += part.Count
 	}
 	if vec == nil || vec.Count != len(chunks) {
-		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, countOf(vec), len(chunks))
+		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, vec.Len(), len(chunks))
 	}
 	dir, err := os.MkdirTemp("", "asof-shard-")
 	if err != nil {
@@ -547,13 +545,6 @@ func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) e
 		}
 	}
 	return nil
-}
-
-func countOf(v *vecindex.Flat) int {
-	if v == nil {
-		return 0
-	}
-	return v.Count
 }
 
 // PublishManifestInput is a finished build.

@@ -54,3 +54,43 @@ func TestEncode(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendAndLen joins parts of one model and refuses a part of another.
+func TestAppendAndLen(t *testing.T) {
+	var none *Flat
+	if none.Len() != 0 {
+		t.Errorf("nil Len = %d", none.Len())
+	}
+	part := func(model string, dim int, vecs ...[]float32) *Flat {
+		f := New(dim, model)
+		for _, v := range vecs {
+			if err := f.Add(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return f
+	}
+	tests := []struct {
+		name    string
+		part    *Flat
+		wantLen int
+		wantErr string
+	}{
+		{name: "same model", part: part("m", 2, []float32{0, 1}, []float32{1, 0}), wantLen: 3},
+		{name: "empty part", part: part("m", 2), wantLen: 1},
+		{name: "another model", part: part("n", 2, []float32{0, 1}), wantLen: 1, wantErr: "n/2, not m/2: parts from two models"},
+		{name: "another dim", part: part("m", 3, []float32{0, 1, 0}), wantLen: 1, wantErr: "m/3, not m/2: parts from two models"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := part("m", 2, []float32{1, 1})
+			err := f.Append(tt.part)
+			if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+			if f.Len() != tt.wantLen || len(f.Data) != tt.wantLen*2 {
+				t.Errorf("Len = %d with %d values, want %d", f.Len(), len(f.Data), tt.wantLen)
+			}
+		})
+	}
+}

@@ -62,6 +62,25 @@ func Encode(dim int, model string, vecs [][]float32) (*bytes.Buffer, error) {
 	return &buf, nil
 }
 
+// Append adds part's vectors after f's. A part of another model or dimension is an error
+// that names both ("<model>/<dim>, not <model>/<dim>").
+func (f *Flat) Append(part *Flat) error {
+	if part.Dim != f.Dim || part.Model != f.Model {
+		return fmt.Errorf("%s/%d, not %s/%d: parts from two models", part.Model, part.Dim, f.Model, f.Dim)
+	}
+	f.Data = append(f.Data, part.Data...)
+	f.Count += part.Count
+	return nil
+}
+
+// Len is how many vectors f holds; 0 for a nil f.
+func (f *Flat) Len() int {
+	if f == nil {
+		return 0
+	}
+	return f.Count
+}
+
 // Add appends one vector.
 func (f *Flat) Add(v []float32) error {
 	if len(v) != f.Dim {
