@@ -138,27 +138,10 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
 	if err != nil {
-		a.Metrics.JudgeFailure(judgeFailureClass(err))
+		a.Metrics.JudgeFailure(metrics.JudgeFailureClass(err))
 		return JudgeResult{}, llmError(err)
 	}
 	return JudgeResult{Method: "llm:" + a.LLM.Config().Model, Verdicts: v}, nil
-}
-
-// judgeFailureClass names the class of a failed LLM judge call for metrics.
-func judgeFailureClass(err error) string {
-	switch {
-	case errors.Is(err, llm.ErrConfig):
-		return metrics.ClassConfig
-	case errors.Is(err, llm.ErrRateLimited):
-		return metrics.ClassRateLimited
-	case errors.Is(err, llm.ErrServer):
-		return metrics.ClassServer
-	case errors.Is(err, llm.ErrBadResponse):
-		return metrics.ClassBadResponse
-	case errors.Is(err, judge.ErrMalformed):
-		return metrics.ClassMalformed
-	}
-	return metrics.ClassOther
 }
 
 // llmError makes a configuration error final and leaves the rest to the retry policy.
