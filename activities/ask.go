@@ -116,8 +116,7 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 // results and counts, and the ranking the pool and the context are drawn from.
 func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, answer.Ranking, error) {
 	began := time.Now()
-	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: in.RunID, Index: in.Index, Query: in.Query,
-		AsOf: in.AsOf.UTC(), Mode: in.Read.Mode, Interpretation: in.Read.Interpretation, SearchText: in.Read.Text}
+	ans := answer.Header(in.RunID, in.Index, in.Query, in.AsOf, in.Read)
 	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return ans, answer.Ranking{}, invalid(err)
 	}
@@ -154,16 +153,8 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	if r, err = a.rerankRanking(ctx, in.Query, o, r); err != nil {
 		return ans, r, err
 	}
-	// The header says what was searched: auto's look-back or empty-period fallback changes
-	// the reading (answer.Ranking.Read).
-	ans.Mode, ans.Interpretation, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Text
-	ans.From, ans.To = r.Bounds.Lo, r.Bounds.Hi
 	a.Metrics.Retrieval(string(r.Mode), time.Since(began))
-	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
-	ans.Message = r.Message
-	for i, h := range r.Results {
-		ans.Results = append(ans.Results, answer.Result(i+1, h))
-	}
+	r.Fill(&ans) // the header says what was searched (answer.Ranking.Read)
 	return ans, r, nil
 }
 

@@ -4,18 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -47,31 +41,19 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if err := layout.ValidateDigestName(name); err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}
-	if len(in.Topics) == 0 {
-		return PlanDigestResult{}, invalid(errors.New("no topics"))
+	if err := digest.CheckTopics(in.Topics); err != nil {
+		return PlanDigestResult{}, invalid(err)
 	}
-	for i, t := range in.Topics {
-		if strings.TrimSpace(t.Query) == "" {
-			return PlanDigestResult{}, invalid(fmt.Errorf("topic %d (%q) has no query", i+1, t.Name))
-		}
-	}
-	tz := in.TimeZone
-	if tz == "" {
-		tz = "UTC"
-	}
-	loc, err := time.LoadLocation(tz)
+	tz, loc, err := digest.Zone(in.TimeZone)
 	if err != nil {
-		return PlanDigestResult{}, invalid(fmt.Errorf("time zone %q: %w", tz, err))
+		return PlanDigestResult{}, invalid(err)
 	}
 	if _, err := a.currentManifest(ctx, in.Index); err != nil {
 		return PlanDigestResult{}, err
 	}
-	day := asofday.Start(in.AsOf)
-	if in.AsOf.IsZero() {
-		if in.Now.IsZero() {
-			return PlanDigestResult{}, invalid(errors.New("neither an as-of day nor the workflow's time"))
-		}
-		day = asofday.InZone(in.Now, loc)
+	day, err := digest.AnchorDay(in.AsOf, in.Now, loc)
+	if err != nil {
+		return PlanDigestResult{}, invalid(err)
 	}
 	return PlanDigestResult{AsOf: day, TimeZone: tz, Name: name}, nil
 }
@@ -121,7 +103,7 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 			if err := json.Unmarshal(data, &ans); err != nil {
 				return WriteDigestKeys{}, fmt.Errorf("topic %q: answer.json: %w", ref.Name, err)
 			}
-			t = digestTopic(t, ans)
+			t = digest.TopicOf(t, ans)
 		}
 		d.Topics = append(d.Topics, t)
 	}
@@ -158,8 +140,7 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 	prefix := layout.DigestsPrefix(name) + "/"
 	var keys []string
 	err := a.Bucket.Iter(ctx, prefix, func(o blob.ObjectInfo) error {
-		day, file, ok := strings.Cut(strings.TrimPrefix(o.Key, prefix), "/")
-		if ok && file == layout.DigestJSONFile && !strings.Contains(day, "/") {
+		if digest.IsDayFile(prefix, o.Key, layout.DigestJSONFile) {
 			keys = append(keys, o.Key)
 		}
 		return nil
@@ -175,8 +156,7 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 		}
 		var d schemas.Digest
 		if err := json.Unmarshal(data, &d); err != nil {
-			day, _ := time.Parse(time.DateOnly, path.Base(path.Dir(key)))
-			d = schemas.Digest{Name: name, AsOf: day, Topics: []schemas.DigestTopic{{Name: "digest.json", Error: fmt.Sprintf("%s does not parse: %v", key, err)}}}
+			d = digest.Unreadable(name, key, err)
 		}
 		ds = append(ds, d)
 	}
@@ -189,25 +169,4 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 		return "", err
 	}
 	return key, nil
-}
-
-// digestTopic fills a digest topic from its answer: the brief, the blocks it cites (all blocks
-// when it cites none), and the freshness of those.
-func digestTopic(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {
-	t.Mode, t.Interpretation, t.Message = ans.Mode, ans.Interpretation, ans.Message
-	if ans.Brief != nil {
-		t.Brief = *ans.Brief
-	} else { // an answer stored before every answer had a brief
-		t.Brief = schemas.Brief{Method: ans.SummaryMethod, AsOf: ans.AsOf, NotEnough: len(ans.Blocks) == 0}
-	}
-	if ans.Judge != nil {
-		t.Judge = *ans.Judge
-	}
-	t.Sources = render.Cited(t.Brief, ans.Blocks)
-	if len(render.Cites(t.Brief)) == 0 {
-		t.Sources = slices.Clone(ans.Blocks)
-		slices.SortFunc(t.Sources, func(x, y schemas.ContextBlock) int { return x.N - y.N })
-	}
-	t.Freshness = digest.Freshness(t.Sources, ans.AsOf)
-	return t
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -23,16 +21,8 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// EvalQuestionRef is a question in a batch.
-type EvalQuestionRef struct {
-	ID       string    `json:"id"`
-	AsOf     time.Time `json:"as_of"`
-	Question string    `json:"question"`
-	// AutoText is the query text auto mode searches and embeds (the question without its date
-	// phrases, answer.Read), set only when it differs from Question: auto systems use its
-	// vector, as `asof ask` would.
-	AutoText string `json:"auto_text,omitempty"`
-}
+// EvalQuestionRef is a question in a batch (evalrun.Planned).
+type EvalQuestionRef = evalrun.Planned
 
 // PlanEvalInput names the question and judgement files in the store.
 type PlanEvalInput struct {
@@ -64,16 +54,13 @@ type PlanEvalResult struct {
 // samples Limit of them deterministically, and splits them into batches.
 func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalResult, error) {
 	var qs []schemas.EvalQuestion
-	judged := map[string]bool{}
+	var judged map[string]bool
 	if in.Unlabelled {
 		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QuestionsKey)
 		if err != nil {
 			return PlanEvalResult{}, invalidIfMissing(err, "queries")
 		}
-		for _, r := range rows {
-			qs = append(qs, schemas.EvalQuestion{QuestionID: r.QueryID, QuestionDate: r.AnchorDate, Question: r.Query})
-			judged[r.QueryID] = true
-		}
+		qs, judged = evalrun.Unlabelled(rows)
 	} else {
 		var err error
 		if qs, err = getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey); err != nil {
@@ -83,22 +70,14 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 		if err != nil {
 			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
 		}
-		for _, r := range qrels {
-			judged[r.QuestionID] = true
-		}
+		judged = evalrun.JudgedIDs(qrels)
 	}
 	plan, err := evalrun.PlanQuestions(qs, judged, evalrun.PlanOptions{From: in.From, To: in.To, Limit: in.Limit, Seed: in.Seed, BatchSize: in.BatchSize})
 	res := PlanEvalResult{Questions: plan.Questions, Unjudged: plan.Unjudged, OutOfSpan: plan.OutOfSpan}
 	if err != nil {
 		return res, invalid(err)
 	}
-	for _, b := range plan.Batches {
-		refs := make([]EvalQuestionRef, len(b))
-		for i, q := range b {
-			refs[i] = EvalQuestionRef{ID: q.ID, AsOf: q.AsOf, Question: q.Question, AutoText: q.AutoText}
-		}
-		res.Batches = append(res.Batches, refs)
-	}
+	res.Batches = plan.Batches
 	return res, nil
 }
 
@@ -150,17 +129,11 @@ func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) 
 	if len(v) > 0 {
 		dim = len(v[0])
 	}
-	f := vecindex.New(dim, a.Model.ID)
-	for _, x := range v {
-		if err := f.Add(x); err != nil {
-			return err
-		}
-	}
-	var buf bytes.Buffer
-	if _, err := f.WriteTo(&buf); err != nil {
+	buf, err := vecindex.Encode(dim, a.Model.ID, v)
+	if err != nil {
 		return err
 	}
-	_, err := a.Bucket.Put(ctx, key, &buf)
+	_, err = a.Bucket.Put(ctx, key, buf)
 	return err
 }
 
@@ -227,32 +200,14 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		}
 		in.Vectors = v
 	}
-	systems := make([]evalrun.System, len(in.Systems))
-	for i, n := range in.Systems {
-		s, err := evalrun.ParseSystem(n)
-		if err != nil {
-			return EvalBatchResult{}, invalid(err)
-		}
-		systems[i] = s
+	systems, err := evalrun.ParseSystems(in.Systems)
+	if err != nil {
+		return EvalBatchResult{}, invalid(err)
 	}
 	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
-	questions := make([]evalrun.Question, len(in.Questions))
-	next := len(in.Questions)
-	for i, q := range in.Questions {
-		questions[i] = evalrun.Question{ID: q.ID, AsOf: q.AsOf, Text: q.Question}
-		if i < len(in.Vectors) {
-			questions[i].Vec = in.Vectors[i]
-		}
-		if q.AutoText == "" {
-			continue
-		}
-		if next < len(in.Vectors) {
-			questions[i].AutoVec = in.Vectors[next]
-		}
-		next++
-	}
-	if next != len(in.Vectors) {
-		return EvalBatchResult{}, invalid(fmt.Errorf("%d vectors for %d questions and their auto readings (%d)", len(in.Vectors), len(in.Questions), next))
+	questions, err := evalrun.Questions(in.Questions, in.Vectors)
+	if err != nil {
+		return EvalBatchResult{}, invalid(err)
 	}
 	judged := map[string][]eval.Judged{}
 	if in.QrelsKey != "" {
@@ -260,9 +215,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		if err != nil {
 			return EvalBatchResult{}, err
 		}
-		for _, r := range qrels {
-			judged[r.QuestionID] = append(judged[r.QuestionID], eval.Judged{DocID: r.DocID, Grade: int(r.Grade)})
-		}
+		judged = evalrun.JudgedOf(qrels)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
@@ -357,30 +310,12 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	}
 	// The HTML report: metric table, bars per system, the corpus's documents per period, and
 	// the age of retrieved results.
-	rep := report.EvalReport{Title: "asof eval — index " + in.Index, Generated: in.Generated, Index: in.Index, Questions: in.Questions, Rows: rows,
-		Notes: []string{fmt.Sprintf("Each judged question is a query as of its question_date; a document's rank is its best chunk's. Evaluation %s.", in.EvalID)}}
-	variants := 0
-	for _, name := range in.Systems {
-		if strings.Contains(name, "@") {
-			variants++ // a sweep's variants: summary.json and `asof tune`'s report hold them
-			continue
-		}
-		if !in.Unlabelled {
-			rep.Systems = append(rep.Systems, sum.Systems[name])
-		}
+	ri := evalrun.ReportInput{EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, Summaries: sum.Systems, Questions: in.Questions,
+		Unlabelled: in.Unlabelled, Generated: in.Generated, Rows: rows}
+	if m, err := a.currentManifest(ctx, in.Index); err == nil {
+		ri.Manifest = &m
 	}
-	if variants > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d parameter variants are left out of this report: see summary.json (or `asof tune`'s report).", variants))
-		rep.Rows = slices.DeleteFunc(slices.Clone(rows), func(r schemas.EvalRow) bool { return strings.Contains(r.System, "@") })
-	}
-	if in.Unlabelled {
-		rep.Notes = append(rep.Notes, "Unlabelled queries: no relevance metrics; see summary.json for the context freshness of each system.")
-	}
-	if m, err := a.currentManifest(ctx, in.Index); err == nil && m.Period == "month" {
-		for _, sm := range m.Shards {
-			rep.DocsPerMonth = append(rep.DocsPerMonth, report.MonthCount{Month: sm.Period, Docs: sm.Docs})
-		}
-	}
+	rep := evalrun.Report(ri)
 	var html bytes.Buffer
 	if err := report.WriteEval(&html, rep); err != nil {
 		return res, err

@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/sumeval"
@@ -77,18 +74,11 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	if len(rows) == 0 {
 		return PlanSummariesResult{}, invalid(errors.New("no queries"))
 	}
-	seen := map[string]bool{}
+	if err := sumeval.CheckQueries(rows); err != nil {
+		return PlanSummariesResult{}, invalid(err)
+	}
 	var out PlanSummariesResult
-	for i, r := range rows {
-		switch {
-		case r.QueryID == "" || strings.ContainsAny(r.QueryID, "/ "):
-			return PlanSummariesResult{}, invalid(fmt.Errorf("query %d: query_id %q must be non-empty, without / or spaces", i+1, r.QueryID))
-		case seen[r.QueryID]:
-			return PlanSummariesResult{}, invalid(fmt.Errorf("query_id %q twice", r.QueryID))
-		case strings.TrimSpace(r.Query) == "" || r.AnchorDate.IsZero():
-			return PlanSummariesResult{}, invalid(fmt.Errorf("query %s: needs a query and an anchor_date", r.QueryID))
-		}
-		seen[r.QueryID] = true
+	for _, r := range rows {
 		q := SummaryQuery{QueryID: r.QueryID, Query: r.Query, AnchorDate: r.AnchorDate.UTC(), RunID: SummariesRunID(in.EvalID, r.QueryID)}
 		if q.Done, err = a.Bucket.Exists(ctx, layout.AnswerKey(q.RunID)); err != nil {
 			return PlanSummariesResult{}, err
@@ -113,20 +103,7 @@ func (a *Activities) summaryQueries(ctx context.Context, in PlanSummariesInput) 
 	if err != nil {
 		return nil, invalidIfMissing(err, "qrels")
 	}
-	judged := map[string]bool{}
-	for _, r := range qrels {
-		judged[r.QuestionID] = true
-	}
-	var rows []schemas.EvalQuery
-	for _, q := range qs {
-		d := asofday.Start(q.QuestionDate)
-		if !judged[q.QuestionID] || (!in.From.IsZero() && d.Before(in.From)) || (!in.To.IsZero() && d.After(in.To)) {
-			continue
-		}
-		rows = append(rows, schemas.EvalQuery{QueryID: q.QuestionID, Query: strings.TrimSpace(q.Question), AnchorDate: d})
-	}
-	slices.SortFunc(rows, func(x, y schemas.EvalQuery) int { return strings.Compare(x.QueryID, y.QueryID) })
-	return rows, nil
+	return sumeval.JudgedQueries(qs, qrels, in.From, in.To), nil
 }
 
 // FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
@@ -184,13 +161,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		if err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "qrels")
 		}
-		grades = map[string]sumeval.Grades{}
-		for _, r := range qrels {
-			if grades[r.QuestionID] == nil {
-				grades[r.QuestionID] = sumeval.Grades{}
-			}
-			grades[r.QuestionID][r.DocID] = int(r.Grade)
-		}
+		grades = sumeval.GradesOf(qrels)
 	}
 	wanted := map[string]SummaryQuery{}
 	var rows, asofStudyRules []sumeval.Row
@@ -209,21 +180,15 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		if err := json.Unmarshal(data, &ans); err != nil {
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
-		row := sumeval.Row{System: SummariesSystem, QueryID: q.QueryID}
+		var rb *sumeval.Rubric
 		if in.Rubric == RubricLLM {
-			rb := in.Rubrics[q.QueryID]
-			row.Rubric = &rb
+			r := in.Rubrics[q.QueryID]
+			rb = &r
 		}
-		sa := AsofAnswer(ans)
-		row.Dates, row.Citations = sumeval.DateMetricsOf(sa, sumeval.DefaultRules()), sumeval.CitationsOf(sa)
-		if g, ok := grades[q.QueryID]; ok {
-			l := sumeval.LeadOf(sa, g)
-			row.Lead = &l
-		}
+		row, studyRules := sumeval.Score(SummariesSystem, q.QueryID, sumeval.AsofAnswer(ans), rb, grades[q.QueryID])
 		rows = append(rows, row)
-		out = append(out, summaryRow(row, q.Query, q.RunID))
-		row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
-		asofStudyRules = append(asofStudyRules, row)
+		out = append(out, sumeval.EvalRow(row, q.Query, q.RunID))
+		asofStudyRules = append(asofStudyRules, studyRules)
 	}
 	var studyRows, studyRulesRows []sumeval.Row
 	if in.StudyKey != "" {
@@ -235,13 +200,10 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 			if _, ok := wanted[r.QueryID]; !ok {
 				continue
 			}
-			sa := sumeval.StudyAnswer(r)
-			row := sumeval.Row{System: r.System, QueryID: r.QueryID, Dates: sumeval.DateMetricsOf(sa, sumeval.DefaultRules()),
-				Citations: sumeval.CitationsOf(sa), Rubric: sumeval.StudyRubric(r)}
+			row, studyRules := sumeval.Score(r.System, r.QueryID, sumeval.StudyAnswer(r), sumeval.StudyRubric(r), nil)
 			studyRows = append(studyRows, row)
-			out = append(out, summaryRow(row, r.Query, ""))
-			row.Dates = sumeval.DateMetricsOf(sa, sumeval.StudyRules())
-			studyRulesRows = append(studyRulesRows, row)
+			out = append(out, sumeval.EvalRow(row, r.Query, ""))
+			studyRulesRows = append(studyRulesRows, studyRules)
 		}
 	}
 	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
@@ -266,45 +228,6 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		return FinishSummariesResult{}, err
 	}
 	return res, nil
-}
-
-// AsofAnswer is an answer of asof as sumeval reads it: its blocks (title and snippet as
-// text) and its brief, the structured summary its reader saw rendered (never the Markdown).
-func AsofAnswer(ans schemas.Answer) sumeval.Answer {
-	sa := sumeval.Answer{Format: sumeval.FormatAsof, Anchor: ans.AsOf, Brief: ans.Brief}
-	for _, b := range ans.Blocks {
-		sa.Blocks = append(sa.Blocks, sumeval.Block{N: b.N, Date: b.PublishedAt, Text: strings.TrimSpace(b.Title + "\n" + b.Snippet),
-			DocID: b.DocID, Folded: b.Folded})
-	}
-	return sa
-}
-
-// summaryRow is a scored row as written to per_answer.parquet.
-func summaryRow(r sumeval.Row, query, runID string) schemas.SummaryEvalRow {
-	opt := func(x float64) *float64 {
-		if math.IsNaN(x) {
-			return nil
-		}
-		return &x
-	}
-	d, c := r.Dates, r.Citations
-	row := schemas.SummaryEvalRow{System: r.System, QueryID: r.QueryID, Query: query, RunID: runID, Dates: int32(d.Dates),
-		MinAgeContext: opt(d.MinAgeContext), MinAgeSummary: opt(d.MinAgeSummary), Gap: opt(d.Gap), Within7: opt(d.Within7), Within30: opt(d.Within30),
-		Claims: int32(c.Claims), Cited: int32(c.Cited), BadCitations: int32(c.BadCitations), DatesChecked: int32(c.DatesChecked), DatesUnsupported: int32(c.DatesUnsupported)}
-	if rb := r.Rubric; rb != nil {
-		row.Relevance, row.Groundedness, row.FactsNumbers, row.DatesTimeline, row.Recency = rb.Relevance, rb.Groundedness, rb.FactsNumbers, rb.DatesTimeline, rb.Recency
-		if o, ok := rb.Overall(); ok {
-			row.Overall = &o
-		}
-	}
-	if l := r.Lead; l != nil {
-		n := func(x int) *int32 { v := int32(x); return &v }
-		row.CitedDocs, row.CitedRelevant, row.CitedUnjudged = n(l.CitedDocs), n(l.CitedRelevant), n(l.CitedUnjudged)
-		if l.Answerable {
-			row.Lead, row.Support = &l.Lead, &l.Support
-		}
-	}
-	return row
 }
 
 // RubricLLM is the summaries evaluation's --rubric that asks the LLM for the study's scores.
@@ -355,7 +278,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 	if err := json.Unmarshal(data, &ans); err != nil {
 		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
 	}
-	sa := AsofAnswer(ans)
+	sa := sumeval.AsofAnswer(ans)
 	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sa)
 	if err != nil {
 		return RubricResult{}, llmError(err)

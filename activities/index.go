@@ -195,13 +195,9 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped,
 		Languages: modelchoice.Count(docs)}
 	periods, groups := shard.Group(docs, in.Period)
-	ids := make([]string, len(periods))
-	for i, p := range periods {
-		id, err := shard.ID(p, groups[p], in.Chunk, a.Model)
-		if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
-			return PlanIndexResult{}, invalid(err)
-		}
-		ids[i] = id
+	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
+	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
+		return PlanIndexResult{}, invalid(err)
 	}
 	if !in.Append && !in.Replace {
 		if err := a.checkNothingDropped(ctx, in.Index, ids, docs); err != nil {
@@ -436,10 +432,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 			continue
 		}
 		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
-		texts := make([]string, len(part))
-		for i, c := range part {
-			texts[i] = shard.EmbedText(c)
-		}
+		texts := shard.EmbedTexts(part)
 		began := time.Now()
 		alive.partStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
@@ -450,17 +443,11 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		if err != nil {
 			return res, fmt.Errorf("embed part %d: %w", p, err)
 		}
-		flat := vecindex.New(a.Embedder.Dim(), a.Embedder.ModelID())
-		for _, v := range vecs {
-			if err := flat.Add(v); err != nil {
-				return res, err
-			}
-		}
-		var buf bytes.Buffer
-		if _, err := flat.WriteTo(&buf); err != nil {
+		buf, err := vecindex.Encode(a.Embedder.Dim(), a.Embedder.ModelID(), vecs)
+		if err != nil {
 			return res, err
 		}
-		if _, err := a.Bucket.Put(ctx, key, &buf); err != nil {
+		if _, err := a.Bucket.Put(ctx, key, buf); err != nil {
 			return res, err
 		}
 		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
@@ -518,14 +505,12 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 		if vec == nil {
 			vec = vecindex.New(part.Dim, part.Model)
 		}
-		if part.Dim != vec.Dim || part.Model != vec.Model {
-			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %s/%d, not %s/%d: parts from two models", p, part.Model, part.Dim, vec.Model, vec.Dim), ErrTypeMismatch, nil)
+		if err := vec.Append(part); err != nil {
+			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %v", p, err), ErrTypeMismatch, nil)
 		}
-		vec.Data = append(vec.Data, part.Data...)
-		vec.Count += part.Count
 	}
 	if vec == nil || vec.Count != len(chunks) {
-		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, countOf(vec), len(chunks))
+		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, vec.Len(), len(chunks))
 	}
 	dir, err := os.MkdirTemp("", "asof-shard-")
 	if err != nil {
@@ -560,13 +545,6 @@ func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) e
 		}
 	}
 	return nil
-}
-
-func countOf(v *vecindex.Flat) int {
-	if v == nil {
-		return 0
-	}
-	return v.Count
 }
 
 // PublishManifestInput is a finished build.

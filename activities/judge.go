@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/brief"
-	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
@@ -76,14 +76,7 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 	if err != nil {
 		return CandidatesResult{}, invalid(err)
 	}
-	rows := make([]schemas.CandidateRow, len(pool))
-	for i, f := range pool {
-		c := f.Candidate
-		rows[i] = schemas.CandidateRow{Rank: int32(i + 1), DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt,
-			Source: c.Chunk.Source, Sources: f.Sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
-			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
-			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments)), Folded: f.Folded}
-	}
+	rows := answer.CandidateRows(pool)
 	key := layout.CandidatesKey(in.RunID)
 	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
 		return CandidatesResult{}, err
@@ -128,11 +121,8 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	if in.To > len(rows) {
 		return JudgeResult{}, invalid(fmt.Errorf("batch %d..%d is past the pool's %d candidates", in.From, in.To, len(rows)))
 	}
-	docs := make([]judge.Doc, 0, in.To-in.From+1)
-	for _, r := range rows[in.From-1 : in.To] {
-		docs = append(docs, judge.Doc{ID: int(r.Rank), DocID: r.DocID, Title: r.Title, Text: r.Text, Source: r.Source,
-			PublishedAt: r.PublishedAt, Cosine: r.Cosine})
-	}
+	pool := answer.JudgeDocs(rows) // each batch is graded against the whole pool's best cosine
+	docs := slices.Clone(pool[in.From-1 : in.To])
 	useLLM := a.LLM != nil && in.Mode != JudgeHeuristic
 	if in.Mode == JudgeLLM && a.LLM == nil {
 		return JudgeResult{}, temporal.NewNonRetryableApplicationError("--judge llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
@@ -142,37 +132,16 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		if q == "" {
 			q = in.Query
 		}
-		pool := make([]judge.Doc, len(rows)) // each batch is graded against the whole pool's best cosine
-		for i, r := range rows {
-			pool[i] = judge.Doc{Title: r.Title, Text: r.Text, Cosine: r.Cosine}
-		}
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
 		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, judge.PoolOf(q, pool))}, nil
 	}
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
 	if err != nil {
-		a.Metrics.JudgeFailure(judgeFailureClass(err))
+		a.Metrics.JudgeFailure(metrics.JudgeFailureClass(err))
 		return JudgeResult{}, llmError(err)
 	}
 	return JudgeResult{Method: "llm:" + a.LLM.Config().Model, Verdicts: v}, nil
-}
-
-// judgeFailureClass names the class of a failed LLM judge call for metrics.
-func judgeFailureClass(err error) string {
-	switch {
-	case errors.Is(err, llm.ErrConfig):
-		return metrics.ClassConfig
-	case errors.Is(err, llm.ErrRateLimited):
-		return metrics.ClassRateLimited
-	case errors.Is(err, llm.ErrServer):
-		return metrics.ClassServer
-	case errors.Is(err, llm.ErrBadResponse):
-		return metrics.ClassBadResponse
-	case errors.Is(err, judge.ErrMalformed):
-		return metrics.ClassMalformed
-	}
-	return metrics.ClassOther
 }
 
 // llmError makes a configuration error final and leaves the rest to the retry policy.
@@ -207,46 +176,13 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 			return ans, invalidIfMissing(err, "candidates")
 		}
 	}
-	grade := map[int]int{}
-	for _, v := range in.Verdicts {
-		grade[v.ID] = v.Relevance
-	}
-	unjudged := map[int]bool{}
-	for _, r := range in.Unjudged {
-		unjudged[r] = true
-	}
 	rep := in.Report
-	var docs []evidence.Doc
-	groups := map[string]string{}
-	relevance := map[string]int{}
-	for _, r := range rows {
-		g, judged := grade[int(r.Rank)]
-		switch {
-		case judged:
-			relevance[r.DocID] = g
-			if g < 1 {
-				rep.Dropped++
-				continue
-			}
-		case unjudged[int(r.Rank)] && !in.Keep:
-			rep.Dropped++
-			continue
-		case !unjudged[int(r.Rank)]:
-			return ans, invalid(fmt.Errorf("candidate %d has no verdict and was not in a failed batch", r.Rank))
-		}
-		rep.Kept++
-		docs = append(docs, evidence.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
-			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score, Grade: grade[int(r.Rank)], Cosine: r.Cosine, Folded: r.Folded})
-		if r.Group != "" {
-			groups[r.DocID] = r.Group
-		}
+	j, err := answer.ApplyVerdicts(rows, answer.Verdicts{Grades: in.Verdicts, Unjudged: in.Unjudged, Keep: in.Keep}, &rep)
+	if err != nil {
+		return ans, invalid(err)
 	}
-	for i := range ans.Results {
-		if g, ok := relevance[ans.Results[i].DocID]; ok {
-			ans.Results[i].Relevance = &g
-		}
-	}
-	if err := compose(&ans, in.AnswerInput, docs, groups, ans.Mode == "evolution"); err != nil {
+	j.Grade(ans.Results)
+	if err := compose(&ans, in.AnswerInput, j.Docs, j.Groups, ans.Mode == "evolution"); err != nil {
 		return ans, err
 	}
 	ans.Judge = &rep
@@ -281,17 +217,7 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		return SummarizeResult{Skipped: true}, nil
 	}
 	model := a.LLM.Config().Model
-	blocks := make([]evidence.Block, len(in.Blocks))
-	var then, now []evidence.Block
-	for i, b := range in.Blocks {
-		blocks[i] = evidence.Block{N: b.N, Snippet: b.Snippet, Hot: b.Hot, Doc: evidence.Doc{DocID: b.DocID, Title: b.Title,
-			URL: b.URL, Sources: b.Sources, PublishedAt: b.PublishedAt}}
-		if b.Group == "then" {
-			then = append(then, blocks[i])
-		} else {
-			now = append(now, blocks[i])
-		}
-	}
+	blocks, then, now := answer.Blocks(in.Blocks)
 	var (
 		br  schemas.Brief
 		err error

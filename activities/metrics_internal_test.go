@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -45,28 +44,6 @@ func sampleCount(t *testing.T, m *metrics.Metrics, name, label, value string) fl
 		}
 	}
 	return 0
-}
-
-func TestJudgeFailureClass(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"config", fmt.Errorf("chat: %w", llm.ErrConfig), metrics.ClassConfig},
-		{"rate limited", fmt.Errorf("chat: %w", llm.ErrRateLimited), metrics.ClassRateLimited},
-		{"server", fmt.Errorf("chat: %w", llm.ErrServer), metrics.ClassServer},
-		{"bad response", fmt.Errorf("chat: %w", llm.ErrBadResponse), metrics.ClassBadResponse},
-		{"malformed verdicts", fmt.Errorf("repair: %w", judge.ErrMalformed), metrics.ClassMalformed},
-		{"anything else", errors.New("boom"), metrics.ClassOther},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := judgeFailureClass(tt.err); got != tt.want {
-				t.Errorf("class = %q, want %q", got, tt.want)
-			}
-		})
-	}
 }
 
 // TestJudgeAndEvalBatchRecordMetrics: a heuristic judge batch counts as a heuristic call, an

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -30,23 +29,8 @@ func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve
 	if a.Reranker == nil || r.Evolution() || len(r.Ranked) == 0 {
 		return r, nil
 	}
-	ro := a.rerankOptions(o)
-	prefix := isPrefix(r.Results, r.Ranked)
-	heads := [][]answer.Hit{r.Ranked[:min(ro.TopN, len(r.Ranked))]}
-	if !prefix {
-		heads = append(heads, r.Results[:min(ro.TopN, len(r.Results))])
-	}
-	// Each chunk is scored once, even when it heads both lists.
-	at := map[string]int{}
-	var texts []string
-	for _, h := range heads {
-		for _, hit := range h {
-			if _, ok := at[hit.Chunk.ChunkID]; !ok {
-				at[hit.Chunk.ChunkID] = len(texts)
-				texts = append(texts, rerankText(hit))
-			}
-		}
-	}
+	h := rerank.HeadsOf(r, rerank.WithDefaults(a.RerankOptions, o))
+	texts := h.Texts
 	scores, err := a.Reranker.Rerank(ctx, query, texts)
 	if err != nil {
 		if errors.Is(err, llm.ErrConfig) {
@@ -57,80 +41,9 @@ func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve
 	if len(scores) != len(texts) {
 		return r, fmt.Errorf("rerank: %d scores for %d documents (%s)", len(scores), len(texts), a.Reranker.Describe())
 	}
-	rrf := r.Mode == retrieve.Recency || r.Mode == retrieve.Hybrid || r.Mode == retrieve.Window
-	reorder := func(hits []answer.Hit) ([]answer.Hit, error) {
-		m := min(ro.TopN, len(hits))
-		s := make([]float64, m)
-		var base []float64
-		if rrf {
-			base = make([]float64, m)
-		}
-		for i, h := range hits[:m] {
-			s[i] = scores[at[h.Chunk.ChunkID]]
-			if rrf {
-				base[i] = h.Score
-			}
-		}
-		order, err := rerank.Reorder(len(hits), base, s, ro)
-		if err != nil {
-			return nil, invalid(err)
-		}
-		out := make([]answer.Hit, len(hits))
-		for i, p := range order {
-			out[i] = hits[p]
-		}
-		return out, nil
-	}
-	ranked, err := reorder(r.Ranked)
+	out, err := h.Apply(r, scores)
 	if err != nil {
-		return r, err
+		return r, invalid(err)
 	}
-	results := r.Results
-	if prefix {
-		results = ranked[:len(results)]
-	} else if results, err = reorder(results); err != nil {
-		return r, err
-	}
-	r.Ranked, r.Results = ranked, results
-	return r, nil
-}
-
-// rerankOptions are the worker's rerank options with defaults filled in; the RRF constant is
-// the ranking's own, so the reranker's list weighs like the others.
-func (a *Activities) rerankOptions(o retrieve.Options) rerank.Options {
-	ro, d := a.RerankOptions, rerank.DefaultOptions()
-	if ro.TopN == 0 {
-		ro.TopN = d.TopN
-	}
-	if ro.Fuse == "" {
-		ro.Fuse = d.Fuse
-	}
-	if ro.Weight == 0 {
-		ro.Weight = d.Weight
-	}
-	ro.KRRF = o.KRRF
-	return ro
-}
-
-// rerankText is what the reranker reads of a hit: its title, then its text.
-func rerankText(h answer.Hit) string {
-	t, body := strings.TrimSpace(h.Chunk.Title), h.Chunk.Text
-	if t == "" || strings.HasPrefix(strings.TrimSpace(body), t) {
-		return body
-	}
-	return t + "\n\n" + body
-}
-
-// isPrefix reports whether results are the ranking's first items (the folded results are;
-// eval's unfolded ones are not).
-func isPrefix(results, ranked []answer.Hit) bool {
-	if len(results) > len(ranked) {
-		return false
-	}
-	for i, h := range results {
-		if h.Chunk.ChunkID != ranked[i].Chunk.ChunkID {
-			return false
-		}
-	}
-	return true
+	return out, nil
 }

@@ -27,15 +27,17 @@ type PlanOptions struct {
 }
 
 // Planned is one question an evaluation asks.
+// It crosses the workflow boundary in batches (activities.EvalQuestionRef), hence its JSON tags.
 type Planned struct {
-	ID string
+	ID string `json:"id"`
 	// AsOf is the question's day (a time of day does not shift it).
-	AsOf time.Time
+	AsOf time.Time `json:"as_of"`
 	// Question is the question's text, trimmed.
-	Question string
+	Question string `json:"question"`
 	// AutoText is the query text auto mode searches and embeds (the question without its date
-	// phrases, answer.Read), set only when it differs from Question.
-	AutoText string
+	// phrases, answer.Read), set only when it differs from Question: auto systems use its
+	// vector, as `asof ask` would.
+	AutoText string `json:"auto_text,omitempty"`
 }
 
 // Plan lists an evaluation's questions in batches.

@@ -151,6 +151,28 @@ func Chunks(docs []schemas.Document, cfg schemas.ChunkConfig) (rows []schemas.Ch
 	return rows, truncated
 }
 
+// IDs names the shard of each period (ID over the period's documents in groups), in order.
+func IDs(periods []string, groups map[string][]schemas.Document, cfg schemas.ChunkConfig, model schemas.ModelRef) ([]string, error) {
+	ids := make([]string, len(periods))
+	for i, p := range periods {
+		id, err := ID(p, groups[p], cfg, model)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// EmbedTexts are what the embedder sees for each chunk (EmbedText), in order.
+func EmbedTexts(chunks []schemas.Chunk) []string {
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = EmbedText(c)
+	}
+	return texts
+}
+
 // EmbedText is what the embedder sees for a chunk: the title leads the first chunk.
 func EmbedText(c schemas.Chunk) string {
 	if c.Seq == 0 && c.Title != "" {

@@ -17,6 +17,7 @@ package vecindex
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -45,6 +46,40 @@ type Flat struct {
 
 // New makes an empty shard for vectors of dim values from model.
 func New(dim int, model string) *Flat { return &Flat{Dim: dim, Model: model} }
+
+// Encode is vecs (each of dim values) of model in the file format (WriteTo).
+func Encode(dim int, model string, vecs [][]float32) (*bytes.Buffer, error) {
+	f := New(dim, model)
+	for _, v := range vecs {
+		if err := f.Add(v); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
+
+// Append adds part's vectors after f's. A part of another model or dimension is an error
+// that names both ("<model>/<dim>, not <model>/<dim>").
+func (f *Flat) Append(part *Flat) error {
+	if part.Dim != f.Dim || part.Model != f.Model {
+		return fmt.Errorf("%s/%d, not %s/%d: parts from two models", part.Model, part.Dim, f.Model, f.Dim)
+	}
+	f.Data = append(f.Data, part.Data...)
+	f.Count += part.Count
+	return nil
+}
+
+// Len is how many vectors f holds; 0 for a nil f.
+func (f *Flat) Len() int {
+	if f == nil {
+		return 0
+	}
+	return f.Count
+}
 
 // Add appends one vector.
 func (f *Flat) Add(v []float32) error {

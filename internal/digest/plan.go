@@ -1,0 +1,86 @@
+package digest
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/render"
+	"github.com/asofrag/asof/schemas"
+)
+
+// CheckTopics checks that there are topics and that each has a query.
+func CheckTopics(topics []Topic) error {
+	if len(topics) == 0 {
+		return errors.New("no topics")
+	}
+	for i, t := range topics {
+		if strings.TrimSpace(t.Query) == "" {
+			return fmt.Errorf("topic %d (%q) has no query", i+1, t.Name)
+		}
+	}
+	return nil
+}
+
+// Zone loads the digest's time zone, tz or "UTC" when empty, and returns its name.
+func Zone(tz string) (string, *time.Location, error) {
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return "", nil, fmt.Errorf("time zone %q: %w", tz, err)
+	}
+	return tz, loc, nil
+}
+
+// AnchorDay is the digest's anchor day (midnight UTC): asOf's day, or, when asOf is zero, the
+// day it is at now in loc (now being the workflow's time; both zero is an error).
+func AnchorDay(asOf, now time.Time, loc *time.Location) (time.Time, error) {
+	if !asOf.IsZero() {
+		return asofday.Start(asOf), nil
+	}
+	if now.IsZero() {
+		return time.Time{}, errors.New("neither an as-of day nor the workflow's time")
+	}
+	return asofday.InZone(now, loc), nil
+}
+
+// TopicOf fills a digest topic from its answer: the brief, the blocks it cites (all blocks
+// when it cites none), and the freshness of those.
+func TopicOf(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {
+	t.Mode, t.Interpretation, t.Message = ans.Mode, ans.Interpretation, ans.Message
+	if ans.Brief != nil {
+		t.Brief = *ans.Brief
+	} else { // an answer stored before every answer had a brief
+		t.Brief = schemas.Brief{Method: ans.SummaryMethod, AsOf: ans.AsOf, NotEnough: len(ans.Blocks) == 0}
+	}
+	if ans.Judge != nil {
+		t.Judge = *ans.Judge
+	}
+	t.Sources = render.Cited(t.Brief, ans.Blocks)
+	if len(render.Cites(t.Brief)) == 0 {
+		t.Sources = slices.Clone(ans.Blocks)
+		slices.SortFunc(t.Sources, func(x, y schemas.ContextBlock) int { return x.N - y.N })
+	}
+	t.Freshness = Freshness(t.Sources, ans.AsOf)
+	return t
+}
+
+// IsDayFile reports whether key, under prefix (a name's digests, ending in /), is one day's
+// file named file (<prefix><day>/<file>), not something deeper.
+func IsDayFile(prefix, key, file string) bool {
+	day, f, ok := strings.Cut(strings.TrimPrefix(key, prefix), "/")
+	return ok && f == file && !strings.Contains(day, "/")
+}
+
+// Unreadable stands for a day whose digest.json at key does not parse: the day (from the key)
+// with one failed topic that says so, so the archive lists it rather than failing.
+func Unreadable(name, key string, err error) schemas.Digest {
+	day, _ := time.Parse(time.DateOnly, path.Base(path.Dir(key)))
+	return schemas.Digest{Name: name, AsOf: day, Topics: []schemas.DigestTopic{{Name: "digest.json", Error: fmt.Sprintf("%s does not parse: %v", key, err)}}}
+}
