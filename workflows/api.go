@@ -77,7 +77,7 @@ type IndexBuildInput struct {
 	Chunk  schemas.ChunkConfig `json:"chunk"`
 	// Concurrency bounds the shards built at once (default 2).
 	Concurrency int `json:"concurrency"`
-	// EmbedPartSize is how many chunks are embedded and stored at a time (default 32): the
+	// EmbedPartSize is how many chunks are embedded and stored at a time (0: DefaultEmbedPartSize, 128): the
 	// unit of progress a crashed embedding worker loses at most.
 	EmbedPartSize int `json:"embed_part_size"`
 	// EmbedHeartbeat is how long an embedding worker may go silent before it counts as lost
