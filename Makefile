@@ -4,11 +4,13 @@ BIN       := $(CURDIR)/bin
 TOOLS     := $(BIN)/tools
 STATICCHECK_VERSION   := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
+GOTESTSUM_VERSION     := v1.13.0
 # Tests that run the E5 model skip under -race (gomlx v0.26.0's simplego backend, under hugot's
 # pure-Go session, has a data race of its own in Executable.executeNode, and -race makes the
 # model ~30x slower); a second pass runs them (names matching WithModel) without -race.
 MODEL_TESTS := WithModel
 MODEL_PKGS  := ./internal/embed ./infra/models ./activities ./worker ./cmd/asof
+GOTESTSUM   := $(TOOLS)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --format-icons text --hide-summary skipped
 
 # ONNX Runtime backend (~25x faster embeddings): `make setup-ort` fills ORT_LIB through npm/pip
 # and cargo; from then on every build and the model tests use -tags ORT. Without it, pure Go.
@@ -67,7 +69,7 @@ demo: ## the main job on the embedded default: ONNX Runtime when it can be set u
 dev: build ## start embedded Temporal + S3 + worker + Web UI and stay up (Ctrl-C stops)
 	$(BIN)/asof dev
 
-test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test with -race (integration tests included)
+test: $(TOOLS)/workflowcheck $(TOOLS)/gotestsum ## formatting, vet, workflowcheck, then every test with -race (integration tests included)
 	@fmt=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags lean ./cmd/... ./infra ./worker
@@ -79,9 +81,11 @@ test: $(TOOLS)/workflowcheck ## formatting, vet, workflowcheck, then every test 
 	@# TEMPORAL_DEBUG: the race detector slows workflow code ~10x, and on a loaded 2-core machine the
 	@# SDK's 1-second deadlock detector then reports a starved goroutine as a deadlock (seen in
 	@# TestExplainNoCredentials); the model pass below runs with the detector on.
-	TEMPORAL_DEBUG=1 $(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./internal/embed
-	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -run '$(MODEL_TESTS)' $(MODEL_PKGS)
+	@# gotestsum reads go test's JSON events: a test binary that ends without a failure line (an
+	@# os.Exit deep in a dependency) still names the tests it was running, with their output.
+	TEMPORAL_DEBUG=1 $(GOTESTSUM) -- -race -count=1 -timeout 30m ./...
+	$(GOTESTSUM) -- -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./internal/embed
+	$(GOTESTSUM) -- -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -run '$(MODEL_TESTS)' $(MODEL_PKGS)
 
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
@@ -102,10 +106,13 @@ lint: tools ## gofmt, go vet, staticcheck, Temporal's workflowcheck
 schemas: ## regenerate the published JSON Schemas (schemas/jsonschema/*.json) from the Go types
 	$(GO) generate ./workflows
 
-tools: $(TOOLS)/staticcheck $(TOOLS)/workflowcheck
+tools: $(TOOLS)/staticcheck $(TOOLS)/workflowcheck $(TOOLS)/gotestsum
 
 $(TOOLS)/staticcheck:
 	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(TOOLS)/gotestsum:
+	GOBIN=$(TOOLS) $(GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 
 $(TOOLS)/workflowcheck:
 	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)

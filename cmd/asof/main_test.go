@@ -31,6 +31,13 @@ import (
 // The test binary doubles as the asof binary: with ASOF_TEST_MAIN=1 it runs main, so the
 // multi-process tests exercise exactly the code under test without a separate build.
 func TestMain(m *testing.M) {
+	if os.Getenv("ASOF_TEST_CHATTER") == "1" { // a child that talks, then hangs (TestBrokenChildNamesItsTest)
+		for i := 1; i <= 3; i++ {
+			fmt.Printf("chatter line %d\n", i)
+		}
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if os.Getenv("ASOF_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -198,8 +205,27 @@ func startProc(t *testing.T, env []string, args ...string) *proc {
 		}
 	}()
 	go func() { err := p.cmd.Wait(); pw.Close(); p.done <- err }()
-	t.Cleanup(func() { p.cmd.Process.Kill() })
+	t.Cleanup(func() {
+		// A failing test shows what every process it started said last, whichever line
+		// failed it: the cause is often in a child's output.
+		if t.Failed() {
+			t.Logf("last lines of child %v (pid %d):\n%s", p.cmd.Args[1:], p.cmd.Process.Pid, lastLines(p.output(), childTailLines))
+		}
+		p.cmd.Process.Kill()
+	})
 	return p
+}
+
+// childTailLines is how many of a child's last output lines a failing test prints.
+const childTailLines = 40
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("[… %d earlier lines]", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (p *proc) output() string { p.mu.Lock(); defer p.mu.Unlock(); return p.out.String() }

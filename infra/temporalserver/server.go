@@ -130,7 +130,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	cfg := serverConfig(sqlCfg, hostPort, ports, loopback.Addr(metricsPort))
-	logger := log.NewZapLogger(log.BuildZapLogger(log.Config{Level: opts.LogLevel, OutputFile: opts.LogPath, Format: "json"}))
+	logger := log.NewZapLogger(withFatalHook(log.BuildZapLogger(log.Config{Level: opts.LogLevel, OutputFile: opts.LogPath, Format: "json"}), opts.LogPath))
 
 	hosts := make(map[primitives.ServiceName]static.Hosts, len(ports))
 	for svc, p := range ports {
