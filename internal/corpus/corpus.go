@@ -481,6 +481,7 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	var doc schemas.Document
 	var rawDate string
 	var dateNull, haveDate bool
+	var yearOut bool
 	var badEncoding []string
 	var badWeight string
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
@@ -504,7 +505,11 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 			}
 			t, raw, err := decodeTime(v, c)
 			rawDate = raw
-			if err == nil {
+			switch {
+			case err != nil:
+			case t.Year() < minYear || t.Year() > maxYear:
+				doc.PublishedAt, yearOut = t, true
+			default:
 				doc.PublishedAt, haveDate = t, true
 			}
 			continue
@@ -551,6 +556,8 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		return doc, quarantine(schemas.ReasonMissingID, "doc_id is empty")
 	case dateNull:
 		return doc, quarantine(schemas.ReasonMissingDate, "published_at is empty")
+	case yearOut:
+		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("published_at %s (%q) is in year %d, outside %d..%d", doc.PublishedAt.Format(time.RFC3339), rawDate, doc.PublishedAt.Year(), minYear, maxYear))
 	case !haveDate:
 		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("cannot read published_at %q", rawDate))
 	case len(badEncoding) > 0:
@@ -562,6 +569,10 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	}
 	return doc, nil
 }
+
+// minYear and maxYear bound the years a published_at may have: a document's JSON (and so its
+// shard's id) cannot encode a time outside 0001..9999, and no real document is dated there.
+const minYear, maxYear = 1, 9999
 
 // dateLayouts are the string forms accepted for published_at, tried in order. Forms without
 // a zone are read as UTC.
@@ -596,10 +607,11 @@ func decodeTime(v parquet.Value, c column) (time.Time, string, error) {
 	default:
 		n := v.Int64()
 		raw := strconv.FormatInt(n, 10)
-		if c.unit <= 0 || (n > 0 && n > math.MaxInt64/int64(c.unit)) || (n < 0 && n < math.MinInt64/int64(c.unit)) {
-			return time.Time{}, raw, errors.New("timestamp out of range")
+		if c.unit <= 0 || c.unit > time.Second || time.Second%c.unit != 0 {
+			return time.Time{}, raw, errors.New("timestamp unit not supported")
 		}
-		return time.Unix(0, n*int64(c.unit)).UTC(), raw, nil
+		perSec := int64(time.Second / c.unit) // no overflow for years past 2262 in nanoseconds
+		return time.Unix(n/perSec, (n%perSec)*int64(c.unit)).UTC(), raw, nil
 	}
 }
 
