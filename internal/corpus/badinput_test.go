@@ -58,3 +58,38 @@ func TestYearsOutsideRangeAreBadDates(t *testing.T) {
 		})
 	}
 }
+
+// TestDocIDEncodingBeforeEmptiness: a doc_id that is not valid UTF-8 is a bad_encoding row
+// that says so (with the bytes escaped), not a missing_id; an empty one stays missing_id.
+func TestDocIDEncodingBeforeEmptiness(t *testing.T) {
+	rows := []stringDated{
+		{"\xff\xfe", ptr("2024-03-01"), "", "An id of invalid bytes.", "ex.com"},
+		{"  ", ptr("2024-03-01"), "", "A blank id.", "ex.com"},
+		{"ok", ptr("2024-03-01"), "", "A good row.", "ex.com"},
+	}
+	l := NewLoader(Options{})
+	res, err := load(t, l, writeParquet(t, rows), "ids.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, reason, detail string
+	}{
+		{name: "invalid UTF-8", reason: schemas.ReasonBadEncoding, detail: `doc_id "\xff\xfe"`},
+		{name: "blank", reason: schemas.ReasonMissingID, detail: "doc_id is empty"},
+	}
+	if len(res.rejects) != len(tests) || len(res.docs) != 1 {
+		t.Fatalf("rejects %+v, docs %d", res.rejects, len(res.docs))
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := res.rejects[i]
+			if q.Reason != tt.reason || !strings.Contains(q.Detail, tt.detail) {
+				t.Errorf("quarantined as %s (%s), want %s (%s)", q.Reason, q.Detail, tt.reason, tt.detail)
+			}
+		})
+	}
+	if tot := l.Total(); !tot.Reconciles() || tot.Read != 3 {
+		t.Errorf("counts %+v", tot)
+	}
+}

@@ -484,6 +484,7 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	var yearOut bool
 	var badEncoding []string
 	var badWeight string
+	var badID string // a doc_id that is not UTF-8: checked before its emptiness
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
 		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
 	}
@@ -532,6 +533,9 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		s := stringOf(v)
 		if v.Kind() == parquet.ByteArray && !textnorm.ValidUTF8(s) {
 			badEncoding = append(badEncoding, c.canon)
+			if c.canon == "doc_id" {
+				badID = s
+			}
 			continue
 		}
 		switch c.canon {
@@ -552,6 +556,11 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		}
 	}
 	switch {
+	case badID != "":
+		if len(badID) > 120 { // bytes, not runes: the bytes are what is wrong
+			badID = badID[:120] + "…"
+		}
+		return doc, quarantine(schemas.ReasonBadEncoding, fmt.Sprintf("invalid UTF-8 in doc_id %q", badID))
 	case doc.DocID == "":
 		return doc, quarantine(schemas.ReasonMissingID, "doc_id is empty")
 	case dateNull:
