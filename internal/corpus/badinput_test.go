@@ -1,9 +1,16 @@
 package corpus
 
 import (
+	"bytes"
+	"encoding/binary"
+
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/asofrag/asof/schemas"
 )
@@ -91,5 +98,142 @@ func TestDocIDEncodingBeforeEmptiness(t *testing.T) {
 	}
 	if tot := l.Total(); !tot.Reconciles() || tot.Read != 3 {
 		t.Errorf("counts %+v", tot)
+	}
+}
+
+// TestZeroRowFiles: a valid Parquet file with no rows, or with row groups of no rows between
+// others, reads as the rows it has (0 for an empty file), not as an unreadable file.
+func TestZeroRowFiles(t *testing.T) {
+	row := stringDated{"a", ptr("2024-03-01"), "", "A row.", "ex.com"}
+	tests := []struct {
+		name   string
+		groups [][]stringDated // each flushed as one row group
+		want   int64
+	}{
+		{name: "no rows, no row group", groups: nil, want: 0},
+		{name: "one empty row group", groups: [][]stringDated{{}}, want: 0},
+		{name: "empty row groups around rows", groups: [][]stringDated{{}, {row}, {}, {}}, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := parquet.NewGenericWriter[stringDated](&buf)
+			for _, g := range tt.groups {
+				if _, err := w.Write(g); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r := bytes.NewReader(buf.Bytes())
+			l := NewLoader(Options{})
+			if err := l.CheckFile(r, r.Size(), "empty.parquet"); err != nil {
+				t.Fatalf("CheckFile: %v", err)
+			}
+			res, err := load(t, l, r, "empty.parquet")
+			if err != nil {
+				t.Fatalf("ReadFile: %v", err)
+			}
+			files, stats := l.Stats()
+			if int64(len(res.docs)) != tt.want || len(files) != 1 || stats[0].Read != tt.want || !stats[0].Reconciles() {
+				t.Fatalf("docs %d, files %v, stats %+v; want %d rows", len(res.docs), files, stats, tt.want)
+			}
+		})
+	}
+}
+
+// rewriteFooter returns the Parquet file data with its footer metadata changed by edit: the
+// pages stay as written, so a test can make a file whose footer is valid but says something
+// its pages do not (as other writers, or damage, do).
+func rewriteFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) *bytes.Reader {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := *f.Metadata()
+	edit(&md)
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	out := append([]byte{}, data[:len(data)-8-n]...)
+	out = append(out, footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	out = append(out, "PAR1"...)
+	return bytes.NewReader(out)
+}
+
+// encode writes groups of rows, one row group each, and returns the file's bytes.
+func encode[T any](t *testing.T, groups ...[]T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf)
+	for _, g := range groups {
+		if _, err := w.Write(g); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestZeroRowGroupsOfOtherWriters: a row group of zero rows whose column chunks have a
+// dictionary page but no data page (data_page_offset 0 before the dictionary's, as writers of
+// empty tables leave it) is read as 0 rows, alone (an empty file) or among others.
+func TestZeroRowGroupsOfOtherWriters(t *testing.T) {
+	row := func(id string) stringDated {
+		return stringDated{id, ptr("2024-03-01"), "", "A row " + id + ".", "ex.com"}
+	}
+	emptied := func(groups ...int) func(*format.FileMetaData) {
+		return func(md *format.FileMetaData) {
+			for _, g := range groups {
+				rg := &md.RowGroups[g]
+				md.NumRows -= rg.NumRows
+				rg.NumRows = 0
+				for c := range rg.Columns {
+					cm := &rg.Columns[c].MetaData
+					cm.NumValues = 0
+					cm.DictionaryPageOffset, cm.DataPageOffset = cm.DataPageOffset, 0
+				}
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		data []byte
+		edit func(*format.FileMetaData)
+		want []string
+	}{
+		{name: "a file of one empty row group", data: encode(t, []stringDated{row("a")}), edit: emptied(0), want: nil},
+		{name: "an empty row group among others", data: encode(t, []stringDated{row("a")}, []stringDated{row("b")}, []stringDated{row("c")}), edit: emptied(1), want: []string{"a", "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rewriteFooter(t, tt.data, tt.edit)
+			l := NewLoader(Options{})
+			res, err := load(t, l, r, "empty.parquet")
+			if err != nil {
+				t.Fatalf("ReadFile: %v", err)
+			}
+			var ids []string
+			for _, d := range res.docs {
+				ids = append(ids, d.DocID)
+			}
+			tot := l.Total()
+			if strings.Join(ids, ",") != strings.Join(tt.want, ",") || tot.Read != int64(len(tt.want)) || !tot.Reconciles() {
+				t.Fatalf("documents %v, counts %+v; want %v", ids, tot, tt.want)
+			}
+		})
 	}
 }

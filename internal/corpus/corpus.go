@@ -210,8 +210,48 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	if err != nil {
 		return err
 	}
+	return readRows(ctx, f, name, buf, func(row parquet.Row, rowNum int64) error {
+		st.Read++
+		doc, q := l.decode(row, byCol, cols, name, rowNum)
+		if q == nil {
+			q = l.tidy(&doc, footers, st, name, rowNum)
+		}
+		if q == nil {
+			q = l.future(doc, name, rowNum)
+		}
+		switch {
+		case q != nil:
+			st.Quarantined[q.Reason]++
+			return reject(*q)
+		case !l.inRange(doc.PublishedAt):
+			st.Skipped++
+			return nil
+		}
+		if first, dup := l.seen[doc.DocID]; dup {
+			st.Quarantined[schemas.ReasonDuplicateID]++
+			return reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first})
+		}
+		l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum)
+		st.Documents++
+		return emit(doc)
+	})
+}
+
+// readRows calls fn with every row of f and its 0-based number in the file, one row group at
+// a time (buf rows per read). Row groups of no rows are not opened (writers of empty tables
+// leave page offsets there that point nowhere). A failure of the Parquet reader wraps
+// ErrBadFile; fn's errors and ctx's come back as they are.
+func readRows(ctx context.Context, f *parquet.File, name string, buf []parquet.Row, fn func(row parquet.Row, rowNum int64) error) error {
+	groups := f.RowGroups()
 	var rowNum int64
-	for _, rg := range f.RowGroups() {
+	for g, rg := range groups {
+		first, size := rowNum, rg.NumRows()
+		if size == 0 {
+			continue
+		}
+		fail := func(err error) error {
+			return fmt.Errorf("%s: row group %d of %d (rows %d..%d), row %d: %w: %w", name, g, len(groups), first, first+size-1, rowNum, ErrBadFile, err)
+		}
 		rows := rg.Rows()
 		for {
 			if err := ctx.Err(); err != nil {
@@ -220,47 +260,18 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			}
 			n, rerr := rows.ReadRows(buf)
 			for _, row := range buf[:n] {
-				st.Read++
-				doc, q := l.decode(row, byCol, cols, name, rowNum)
-				if q == nil {
-					q = l.tidy(&doc, footers, st, name, rowNum)
-				}
-				if q == nil {
-					q = l.future(doc, name, rowNum)
+				if err := fn(row, rowNum); err != nil {
+					rows.Close()
+					return err
 				}
 				rowNum++
-				switch {
-				case q != nil:
-					st.Quarantined[q.Reason]++
-					if err := reject(*q); err != nil {
-						rows.Close()
-						return err
-					}
-				case !l.inRange(doc.PublishedAt):
-					st.Skipped++
-				default:
-					if first, dup := l.seen[doc.DocID]; dup {
-						st.Quarantined[schemas.ReasonDuplicateID]++
-						if err := reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum - 1, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first}); err != nil {
-							rows.Close()
-							return err
-						}
-						continue
-					}
-					l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum-1)
-					st.Documents++
-					if err := emit(doc); err != nil {
-						rows.Close()
-						return err
-					}
-				}
 			}
 			if rerr != nil {
 				rows.Close()
 				if errors.Is(rerr, io.EOF) {
 					break
 				}
-				return fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
+				return fail(rerr)
 			}
 		}
 	}
@@ -288,39 +299,24 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 			sourceCol = c.index
 		}
 	}
-	var rowNum int64
-	for _, rg := range f.RowGroups() {
-		rows := rg.Rows()
-		for {
-			if err := ctx.Err(); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			n, rerr := rows.ReadRows(buf)
-			for _, row := range buf[:n] {
-				var text, source string
-				for _, v := range row {
-					switch c := v.Column(); {
-					case v.IsNull():
-					case c == textCol:
-						text = stringOf(v)
-					case c == sourceCol:
-						source = stringOf(v)
-					}
-				}
-				if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
-					footers.Add(source, text)
-				}
-				rowNum++
-			}
-			if rerr != nil {
-				rows.Close()
-				if errors.Is(rerr, io.EOF) {
-					break
-				}
-				return nil, fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
+	err := readRows(ctx, f, name, buf, func(row parquet.Row, _ int64) error {
+		var text, source string
+		for _, v := range row {
+			switch c := v.Column(); {
+			case v.IsNull():
+			case c == textCol:
+				text = stringOf(v)
+			case c == sourceCol:
+				source = stringOf(v)
 			}
 		}
+		if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
+			footers.Add(source, text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return footers, nil
 }
