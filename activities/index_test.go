@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
@@ -180,5 +183,30 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), activities.ErrTypeInvalidInput) {
 			t.Errorf("%s: err = %v, want %s", name, err, activities.ErrTypeInvalidInput)
 		}
+	}
+}
+
+// TestPlanIndexCorruptPagesAreNotRetried: a file whose footer reads but whose pages make the
+// Parquet reader panic fails PlanIndex with a non-retryable InvalidInput error naming the file
+// and the row group, instead of a panic that Temporal retries.
+func TestPlanIndexCorruptPagesAreNotRetried(t *testing.T) {
+	data, err := os.ReadFile("../internal/corpus/testdata/corrupt_pages.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := blob.NewLocal(t.TempDir())
+	if _, err := b.Put(context.Background(), "corrupt.parquet", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Model: schemas.ModelRef{ID: "m"}}})
+	var a *activities.Activities
+	_, err = env.ExecuteActivity(a.PlanIndex, activities.PlanIndexInput{Index: "ok", Period: "month",
+		Inputs: []activities.InputFile{{Key: "corrupt.parquet", Name: "exports/corrupt.parquet"}}})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != activities.ErrTypeInvalidInput ||
+		!strings.Contains(err.Error(), "exports/corrupt.parquet: row group 0 of 1") {
+		t.Fatalf("err = %v, want a non-retryable InvalidInput error naming the file and the row group", err)
 	}
 }

@@ -3,6 +3,11 @@ package corpus
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/crc32"
+	"os"
 
 	"strings"
 	"testing"
@@ -235,5 +240,121 @@ func TestZeroRowGroupsOfOtherWriters(t *testing.T) {
 				t.Fatalf("documents %v, counts %+v; want %v", ids, tot, tt.want)
 			}
 		})
+	}
+}
+
+// dictSourced has a dictionary-encoded source column, as most writers encode strings.
+type dictSourced struct {
+	DocID       string `parquet:"doc_id"`
+	PublishedAt string `parquet:"published_at"`
+	Text        string `parquet:"text"`
+	Source      string `parquet:"source,dict"`
+}
+
+// corruptDictIndexes returns data with the dictionary indexes of column col's first data page
+// in row group rg widened to 8 bits (indexes past the dictionary's end) and the page's CRC
+// made to match, as a writer that checksums what it wrote wrong, or none, would leave it: the
+// footer and page headers read, the page bytes do not.
+func corruptDictIndexes(t *testing.T, data []byte, rg, col int) *bytes.Reader {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int(f.Metadata().RowGroups[rg].Columns[col].MetaData.DataPageOffset)
+	pr := new(thrift.CompactProtocol).NewReaderFromBytes(data[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(pr).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	hlen := pr.BytesRead()
+	if v2 := h.DataPageHeaderV2; !v2.Valid || v2.V.Encoding != format.RLEDictionary || v2.V.DefinitionLevelsByteLength != 0 || v2.V.IsCompressed.V {
+		t.Fatalf("page header %+v: want a v2 dictionary page of a required column", h)
+	}
+	out := append([]byte{}, data...)
+	body := out[off+hlen : off+hlen+int(h.CompressedPageSize)]
+	body[0] = 8 // the bit width of the indexes
+	h.CRC = int32(crc32.ChecksumIEEE(body))
+	nh, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil || len(nh) != hlen {
+		t.Fatalf("re-encoded header: %d bytes, want %d (%v)", len(nh), hlen, err)
+	}
+	copy(out[off:], nh)
+	return bytes.NewReader(out)
+}
+
+// TestCorruptPagesAreAnErrorNamingTheRowGroup: a file whose footer is valid but whose page
+// bytes make the Parquet reader panic (an index past the dictionary) is a *RowGroupError that
+// matches ErrBadFile and names the file and the row group, not a panic; CheckFile, which reads
+// only the footer, still accepts it.
+func TestCorruptPagesAreAnErrorNamingTheRowGroup(t *testing.T) {
+	var rows []dictSourced
+	for i := 0; i < 400; i++ {
+		rows = append(rows, dictSourced{fmt.Sprint("id", i), "2024-03-01", fmt.Sprint("Text number ", i, "."), fmt.Sprint("src", i%31)})
+	}
+	tests := []struct {
+		name      string
+		data      []byte
+		group     int
+		wantGroup string
+	}{
+		{name: "one row group", data: encode(t, rows), group: 0, wantGroup: "row group 0 of 1 (rows 0..399)"},
+		{name: "the second of three", data: encode(t, rows[:100], rows[100:300], rows[300:]), group: 1, wantGroup: "row group 1 of 3 (rows 100..299)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := corruptDictIndexes(t, tt.data, tt.group, 3)
+			l := NewLoader(Options{})
+			if err := l.CheckFile(r, r.Size(), "corrupt.parquet"); err != nil {
+				t.Fatalf("CheckFile: %v", err)
+			}
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("ReadFile panicked: %v", p)
+					}
+				}()
+				_, err = load(t, l, r, "corrupt.parquet")
+			}()
+			var rge *RowGroupError
+			if !errors.As(err, &rge) || !errors.Is(err, ErrBadFile) || rge.RowGroup != tt.group || rge.File != "corrupt.parquet" ||
+				!strings.Contains(err.Error(), "corrupt.parquet: "+tt.wantGroup) || !strings.Contains(err.Error(), "index out of range") {
+				t.Fatalf("err = %v, want a RowGroupError naming corrupt.parquet and %s", err, tt.wantGroup)
+			}
+		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/corrupt_pages.parquet")
+
+// corruptPagesGolden is a file whose footer reads and whose pages make the Parquet reader
+// panic, for the tests of packages that read corpus files through this one.
+const corruptPagesGolden = "testdata/corrupt_pages.parquet"
+
+// TestCorruptPagesGolden checks that the golden file is what corruptDictIndexes makes (go test
+// -run TestCorruptPagesGolden -update rewrites it) and that it is read as a RowGroupError.
+func TestCorruptPagesGolden(t *testing.T) {
+	var rows []dictSourced
+	for i := 0; i < 62; i++ {
+		rows = append(rows, dictSourced{fmt.Sprint("id", i), "2024-03-01", fmt.Sprint("Text number ", i, "."), fmt.Sprint("src", i%31)})
+	}
+	r := corruptDictIndexes(t, encode(t, rows), 0, 3)
+	want := make([]byte, r.Size())
+	if _, err := r.ReadAt(want, 0); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(corruptPagesGolden, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(corruptPagesGolden)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%s is not what the test makes (%v): rerun with -update", corruptPagesGolden, err)
+	}
+	var rge *RowGroupError
+	if _, err := load(t, NewLoader(Options{}), bytes.NewReader(got), "golden.parquet"); !errors.As(err, &rge) {
+		t.Fatalf("err = %v, want a RowGroupError", err)
 	}
 }

@@ -237,10 +237,32 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	})
 }
 
+// RowGroupError is returned when the pages of one row group cannot be read although the
+// file's footer could (corrupt page bytes, or a reader failure on them, a panic included).
+// It matches ErrBadFile and its cause (errors.Is): no retry reads such a file.
+type RowGroupError struct {
+	File     string
+	RowGroup int   // 0-based, as the footer lists them
+	Groups   int   // how many the file has
+	FirstRow int64 // the group's first row in the file (0-based)
+	Rows     int64 // the group's rows, as the footer says
+	Row      int64 // the row being read when it failed
+	Err      error
+}
+
+func (e *RowGroupError) Error() string {
+	return fmt.Sprintf("%s: row group %d of %d (rows %d..%d), row %d: %v: %v (the footer reads but the pages do not: re-export the file)",
+		e.File, e.RowGroup, e.Groups, e.FirstRow, e.FirstRow+e.Rows-1, e.Row, ErrBadFile, e.Err)
+}
+
+// Unwrap returns ErrBadFile and the cause.
+func (e *RowGroupError) Unwrap() []error { return []error{ErrBadFile, e.Err} }
+
 // readRows calls fn with every row of f and its 0-based number in the file, one row group at
 // a time (buf rows per read). Row groups of no rows are not opened (writers of empty tables
-// leave page offsets there that point nowhere). A failure of the Parquet reader wraps
-// ErrBadFile; fn's errors and ctx's come back as they are.
+// leave page offsets there that point nowhere). A failure of the Parquet reader, a panic
+// included, is a *RowGroupError naming the file and the row group; fn's errors and ctx's come
+// back as they are.
 func readRows(ctx context.Context, f *parquet.File, name string, buf []parquet.Row, fn func(row parquet.Row, rowNum int64) error) error {
 	groups := f.RowGroups()
 	var rowNum int64
@@ -250,24 +272,28 @@ func readRows(ctx context.Context, f *parquet.File, name string, buf []parquet.R
 			continue
 		}
 		fail := func(err error) error {
-			return fmt.Errorf("%s: row group %d of %d (rows %d..%d), row %d: %w: %w", name, g, len(groups), first, first+size-1, rowNum, ErrBadFile, err)
+			return &RowGroupError{File: name, RowGroup: g, Groups: len(groups), FirstRow: first, Rows: size, Row: rowNum, Err: err}
 		}
-		rows := rg.Rows()
+		var rows parquet.Rows
+		if err := guard(func() error { rows = rg.Rows(); return nil }); err != nil {
+			return fail(err)
+		}
 		for {
 			if err := ctx.Err(); err != nil {
-				rows.Close()
+				_ = guard(rows.Close)
 				return err
 			}
-			n, rerr := rows.ReadRows(buf)
+			var n int
+			rerr := guard(func() (err error) { n, err = rows.ReadRows(buf); return err })
 			for _, row := range buf[:n] {
 				if err := fn(row, rowNum); err != nil {
-					rows.Close()
+					_ = guard(rows.Close)
 					return err
 				}
 				rowNum++
 			}
 			if rerr != nil {
-				rows.Close()
+				_ = guard(rows.Close)
 				if errors.Is(rerr, io.EOF) {
 					break
 				}
@@ -276,6 +302,17 @@ func readRows(ctx context.Context, f *parquet.File, name string, buf []parquet.R
 		}
 	}
 	return nil
+}
+
+// guard runs a call into the Parquet reader, turning a panic (corrupt pages can index past a
+// dictionary or a buffer) into an error.
+func guard(call func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt pages: the Parquet reader failed: %v", r)
+		}
+	}()
+	return call()
 }
 
 // learn reads the text and source of every row of f and returns what ends many posts of each
