@@ -179,7 +179,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 				func(d schemas.Document) error { docs = append(docs, d); return nil },
 				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
 		}()
-		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) {
+		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
 			return PlanIndexResult{}, invalid(err)
 		}
 		if err != nil {

@@ -174,12 +174,23 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Model: schemas.ModelRef{ID: "m"}}})
 	var a *activities.Activities
 	b.Put(context.Background(), "junk.parquet", strings.NewReader("not parquet"))
+	var nums bytes.Buffer
+	if err := parquet.Write(&nums, []struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Text        string `parquet:"text"`
+		Views       int64  `parquet:"views"`
+	}{{"a", "2024-01-01", "x", 4500}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Put(context.Background(), "nums.parquet", &nums)
 	for name, in := range map[string]activities.PlanIndexInput{
 		"bad index name": {Index: "Bad Name", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
 		"bad period":     {Index: "ok", Period: "fortnight", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
 		"no inputs":      {Index: "ok", Period: "month"},
 		"missing input":  {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "nope.parquet", Name: "nope.parquet"}}},
 		"not parquet":    {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet", Name: "junk.parquet"}}},
+		"numeric text":   {Index: "ok", Period: "month", Mapping: map[string]string{"text": "views"}, Inputs: []activities.InputFile{{Key: "nums.parquet", Name: "nums.parquet"}}},
 	} {
 		_, err := env.ExecuteActivity(a.PlanIndex, in)
 		if err == nil || !strings.Contains(err.Error(), activities.ErrTypeInvalidInput) {

@@ -358,3 +358,47 @@ func TestCorruptPagesGolden(t *testing.T) {
 		t.Fatalf("err = %v, want a RowGroupError", err)
 	}
 }
+
+// TestNumericTextColumnsAreRefused: a number column mapped as text (or title) is refused by
+// CheckFile and ReadFile, naming the file, the column and its type, before any row is read;
+// a numeric doc_id (Telegram's message_id) stays fine.
+func TestNumericTextColumnsAreRefused(t *testing.T) {
+	type numbers struct {
+		DocID   int64   `parquet:"message_id"`
+		Date    string  `parquet:"date"`
+		Message string  `parquet:"message"`
+		Views   int64   `parquet:"views"`
+		Score   float64 `parquet:"score"`
+	}
+	data := writeParquet(t, []numbers{{101, "2024-03-01", "A message.", 4500, 0.5}})
+	tests := []struct {
+		name    string
+		mapping Mapping
+		wantErr string // "" = no error
+	}{
+		{name: "string text, numeric doc_id", mapping: Mapping{"doc_id": "message_id", "published_at": "date", "text": "message"}},
+		{name: "INT64 text", mapping: Mapping{"doc_id": "message_id", "published_at": "date", "text": "views"}, wantErr: `nums.parquet: column of the wrong type: column "views" for text is INT64`},
+		{name: "DOUBLE title", mapping: Mapping{"doc_id": "message_id", "published_at": "date", "text": "message", "title": "score"}, wantErr: `column "score" for title is DOUBLE`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := NewLoader(Options{Mapping: tt.mapping})
+			checkErr := l.CheckFile(data, data.Size(), "nums.parquet")
+			res, readErr := load(t, l, data, "nums.parquet")
+			for _, err := range []error{checkErr, readErr} {
+				switch {
+				case tt.wantErr == "" && err != nil:
+					t.Fatalf("err = %v", err)
+				case tt.wantErr != "" && (!errors.Is(err, ErrColumnType) || !strings.Contains(fmt.Sprint(err), tt.wantErr)):
+					t.Fatalf("err = %v, want ErrColumnType saying %q", err, tt.wantErr)
+				}
+			}
+			if tt.wantErr != "" && (len(res.docs) != 0 || len(res.rejects) != 0) {
+				t.Fatalf("rows read from a refused file: %+v", res)
+			}
+			if tt.wantErr == "" && (len(res.docs) != 1 || res.docs[0].DocID != "101") {
+				t.Fatalf("docs %+v", res.docs)
+			}
+		})
+	}
+}

@@ -39,6 +39,16 @@ var ErrMissingColumn = errors.New("required column missing")
 // ErrBadFile is returned (wrapped) when a file is not readable Parquet.
 var ErrBadFile = errors.New("unreadable Parquet file")
 
+// ErrColumnType is returned (wrapped, naming the file, the column and its type) when a column
+// cannot hold what it is mapped to: a list, a published_at that is no time, a text or title
+// that is a number. Every row of such a file would be wrong, so it is an error, not a
+// quarantine.
+var ErrColumnType = errors.New("column of the wrong type")
+
+// textColumns are the canonical columns that hold prose: a number there (an id column mapped
+// as text by mistake) would be indexed as digits.
+var textColumns = map[string]bool{"text": true, "title": true}
+
 // Canonical column names: the parquet names of schemas.Document's fields, split into those
 // every input must have and the optional rest (TestCanonicalColumnsAreDocumentFields).
 var (
@@ -445,13 +455,17 @@ func (l *Loader) columns(s *parquet.Schema, name string) ([]column, error) {
 			continue
 		}
 		if leaf.MaxRepetitionLevel > 0 {
-			return nil, fmt.Errorf("%s: column %q is a list; %s needs a single value per row", name, input, canon)
+			return nil, fmt.Errorf("%s: %w: column %q is a list; %s needs a single value per row", name, ErrColumnType, input, canon)
 		}
 		c := column{canon: canon, index: leaf.ColumnIndex, kind: leaf.Node.Type().Kind()}
 		if canon == "published_at" {
 			if err := timeEncoding(&c, leaf.Node); err != nil {
-				return nil, fmt.Errorf("%s: column %q: %w", name, input, err)
+				return nil, fmt.Errorf("%s: %w: column %q: %w", name, ErrColumnType, input, err)
 			}
+		}
+		if textColumns[canon] && c.kind != parquet.ByteArray && c.kind != parquet.FixedLenByteArray {
+			return nil, fmt.Errorf("%s: %w: column %q for %s is %s, not a string: it would be indexed as digits (map a text column with --map %s=COLUMN)",
+				name, ErrColumnType, input, canon, c.kind, canon)
 		}
 		cols = append(cols, c)
 	}
