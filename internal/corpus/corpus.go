@@ -197,8 +197,9 @@ func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 	return err
 }
 
-// ReadFile streams the documents of one Parquet file (name identifies it in errors and
-// quarantine rows). emit receives each valid document in range; reject each quarantined row.
+// ReadFile streams the documents of one Parquet file (name identifies it in errors, quarantine
+// rows and Stats; a name already read gets a number, "news.parquet (2)"). emit receives each
+// valid document in range; reject each quarantined row.
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -208,12 +209,10 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	if err != nil {
 		return err
 	}
-	st, ok := l.stats[name]
-	if !ok {
-		st = &Stats{Quarantined: map[string]int64{}}
-		l.stats[name] = st
-		l.order = append(l.order, name)
-	}
+	name = l.uniqueName(name) // another file of the same name gets its own counts
+	st := &Stats{Quarantined: map[string]int64{}}
+	l.stats[name] = st
+	l.order = append(l.order, name)
 	buf := make([]parquet.Row, l.opts.BatchRows)
 	byCol := make([]parquet.Value, len(f.Schema().Columns())) // reused for every row
 	footers, err := l.learn(ctx, f, cols, name, buf)
