@@ -179,7 +179,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 				func(d schemas.Document) error { docs = append(docs, d); return nil },
 				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
 		}()
-		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) {
+		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
 			return PlanIndexResult{}, invalid(err)
 		}
 		if err != nil {
@@ -439,6 +439,10 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		took := time.Since(began)
 		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
 			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d: %v", p, err), ErrTypeConfig, err)
+		}
+		if errors.Is(err, llm.ErrInvalidReply) { // a vector missing, of mixed lengths, non-finite: it comes again
+			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d (chunks %d-%d): %v; check the embedding server and its model",
+				p, p*in.PartSize, p*in.PartSize+len(part)-1, err), ErrTypeConfig, err)
 		}
 		if err != nil {
 			return res, fmt.Errorf("embed part %d: %w", p, err)

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/embed/embedtest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
@@ -169,16 +174,98 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Model: schemas.ModelRef{ID: "m"}}})
 	var a *activities.Activities
 	b.Put(context.Background(), "junk.parquet", strings.NewReader("not parquet"))
+	var nums bytes.Buffer
+	if err := parquet.Write(&nums, []struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Text        string `parquet:"text"`
+		Views       int64  `parquet:"views"`
+	}{{"a", "2024-01-01", "x", 4500}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Put(context.Background(), "nums.parquet", &nums)
 	for name, in := range map[string]activities.PlanIndexInput{
 		"bad index name": {Index: "Bad Name", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
 		"bad period":     {Index: "ok", Period: "fortnight", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
 		"no inputs":      {Index: "ok", Period: "month"},
 		"missing input":  {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "nope.parquet", Name: "nope.parquet"}}},
 		"not parquet":    {Index: "ok", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet", Name: "junk.parquet"}}},
+		"numeric text":   {Index: "ok", Period: "month", Mapping: map[string]string{"text": "views"}, Inputs: []activities.InputFile{{Key: "nums.parquet", Name: "nums.parquet"}}},
 	} {
 		_, err := env.ExecuteActivity(a.PlanIndex, in)
 		if err == nil || !strings.Contains(err.Error(), activities.ErrTypeInvalidInput) {
 			t.Errorf("%s: err = %v, want %s", name, err, activities.ErrTypeInvalidInput)
 		}
+	}
+}
+
+// TestPlanIndexCorruptPagesAreNotRetried: a file whose footer reads but whose pages make the
+// Parquet reader panic fails PlanIndex with a non-retryable InvalidInput error naming the file
+// and the row group, instead of a panic that Temporal retries.
+func TestPlanIndexCorruptPagesAreNotRetried(t *testing.T) {
+	data, err := os.ReadFile("../internal/corpus/testdata/corrupt_pages.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := blob.NewLocal(t.TempDir())
+	if _, err := b.Put(context.Background(), "corrupt.parquet", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Model: schemas.ModelRef{ID: "m"}}})
+	var a *activities.Activities
+	_, err = env.ExecuteActivity(a.PlanIndex, activities.PlanIndexInput{Index: "ok", Period: "month",
+		Inputs: []activities.InputFile{{Key: "corrupt.parquet", Name: "exports/corrupt.parquet"}}})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != activities.ErrTypeInvalidInput ||
+		!strings.Contains(err.Error(), "exports/corrupt.parquet: row group 0 of 1") {
+		t.Fatalf("err = %v, want a non-retryable InvalidInput error naming the file and the row group", err)
+	}
+}
+
+// TestEmbedShardMalformedRepliesAreNotRetried: an embedding server whose reply parses but is
+// wrong (a vector too few, mixed lengths, a non-finite value) fails EmbedShard with a
+// non-retryable error that says what was wrong, instead of a retryable one that Temporal
+// repeats while the build shows 0 chunks.
+func TestEmbedShardMalformedRepliesAreNotRetried(t *testing.T) {
+	tests := []struct {
+		name    string
+		reply   embedtest.Reply
+		wantMsg string
+	}{
+		{name: "one vector too few", reply: embedtest.Reply{Drop: true}, wantMsg: "1 vectors for 2 inputs (index 1 missing)"},
+		{name: "mixed lengths", reply: embedtest.Reply{Vectors: [][]float32{{1, 2, 3}, {1, 2, 3, 4}}}, wantMsg: "differing lengths in one reply (3 and 4 values)"},
+		{name: "infinite value", reply: embedtest.Reply{Raw: `{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[1e39,2]}]}`}, wantMsg: "a non-finite vector for text 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := embedtest.Start(t, func(embedtest.Request) embedtest.Reply { return tt.reply })
+			remote, err := embed.NewRemote(embed.RemoteConfig{BaseURL: srv.URL(), Model: "broken", APIKeyEnv: "ASOF_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := blob.NewLocal(t.TempDir())
+			chunks := []schemas.Chunk{{ChunkID: "c0", DocID: "d0", Text: "The first chunk."}, {ChunkID: "c1", DocID: "d1", Text: "The second chunk."}}
+			var buf bytes.Buffer
+			if err := parquet.Write(&buf, chunks); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Put(context.Background(), "staging/chunks.parquet", &buf); err != nil {
+				t.Fatal(err)
+			}
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestActivityEnvironment()
+			env.RegisterActivity(&activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: remote, Model: schemas.ModelRef{ID: "broken"}}})
+			var a *activities.Activities
+			_, err = env.ExecuteActivity(a.EmbedShard, activities.EmbedShardInput{ChunksKey: "staging/chunks.parquet", VectorsPrefix: "staging/vectors", PartSize: 2})
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || !app.NonRetryable() || !strings.Contains(err.Error(), tt.wantMsg) || !strings.Contains(err.Error(), "embed part 0 (chunks 0-1)") {
+				t.Fatalf("err = %v, want a non-retryable error saying %q", err, tt.wantMsg)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("the server got %d requests, want 1", n)
+			}
+		})
 	}
 }

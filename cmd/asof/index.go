@@ -384,10 +384,12 @@ func fetchRemoteCorpora(ctx context.Context, a *app, urls []string) ([]string, f
 }
 
 // uploadCorpora puts each file in the store under a content-addressed key (skipped when it
-// is already there), so workers anywhere can read it.
+// is already there), so workers anywhere can read it. Each is named by corpus.UniqueNames:
+// two files of one base name stay two rows of the result table.
 func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]workflows.InputFile, error) {
 	var out []workflows.InputFile
-	for _, p := range files {
+	names := corpus.UniqueNames(files)
+	for i, p := range files {
 		_, sum, err := fsutil.HashFile(p)
 		if err != nil {
 			return nil, err
@@ -407,7 +409,7 @@ func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []st
 			}
 			fmt.Fprintf(log, "uploaded %s to %s\n", p, key)
 		}
-		out = append(out, workflows.InputFile{Key: key, Name: filepath.Base(p)})
+		out = append(out, workflows.InputFile{Key: key, Name: names[i]})
 	}
 	return out, nil
 }

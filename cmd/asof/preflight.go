@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,8 +22,9 @@ import (
 // (after mapping), reading only each file's footer, as the PlanIndex activity would.
 func checkCorpusFiles(files []string, mapping corpus.Mapping) error {
 	l := corpus.NewLoader(corpus.Options{Mapping: mapping})
-	for _, p := range files {
-		err := withFile(p, func(f *os.File, size int64) error { return l.CheckFile(f, size, filepath.Base(p)) })
+	names := corpus.UniqueNames(files) // as uploadCorpora names them
+	for i, p := range files {
+		err := withFile(p, func(f *os.File, size int64) error { return l.CheckFile(f, size, names[i]) })
 		if err != nil {
 			return fmt.Errorf("--corpus: %w", err)
 		}

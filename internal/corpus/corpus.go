@@ -39,6 +39,16 @@ var ErrMissingColumn = errors.New("required column missing")
 // ErrBadFile is returned (wrapped) when a file is not readable Parquet.
 var ErrBadFile = errors.New("unreadable Parquet file")
 
+// ErrColumnType is returned (wrapped, naming the file, the column and its type) when a column
+// cannot hold what it is mapped to: a list, a published_at that is no time, a text or title
+// that is a number. Every row of such a file would be wrong, so it is an error, not a
+// quarantine.
+var ErrColumnType = errors.New("column of the wrong type")
+
+// textColumns are the canonical columns that hold prose: a number there (an id column mapped
+// as text by mistake) would be indexed as digits.
+var textColumns = map[string]bool{"text": true, "title": true}
+
 // Canonical column names: the parquet names of schemas.Document's fields, split into those
 // every input must have and the optional rest (TestCanonicalColumnsAreDocumentFields).
 var (
@@ -187,8 +197,9 @@ func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 	return err
 }
 
-// ReadFile streams the documents of one Parquet file (name identifies it in errors and
-// quarantine rows). emit receives each valid document in range; reject each quarantined row.
+// ReadFile streams the documents of one Parquet file (name identifies it in errors, quarantine
+// rows and Stats; a name already read gets a number, "news.parquet (2)"). emit receives each
+// valid document in range; reject each quarantined row.
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -198,73 +209,119 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 	if err != nil {
 		return err
 	}
-	st, ok := l.stats[name]
-	if !ok {
-		st = &Stats{Quarantined: map[string]int64{}}
-		l.stats[name] = st
-		l.order = append(l.order, name)
-	}
+	name = l.uniqueName(name) // another file of the same name gets its own counts
+	st := &Stats{Quarantined: map[string]int64{}}
+	l.stats[name] = st
+	l.order = append(l.order, name)
 	buf := make([]parquet.Row, l.opts.BatchRows)
 	byCol := make([]parquet.Value, len(f.Schema().Columns())) // reused for every row
 	footers, err := l.learn(ctx, f, cols, name, buf)
 	if err != nil {
 		return err
 	}
+	return readRows(ctx, f, name, buf, func(row parquet.Row, rowNum int64) error {
+		st.Read++
+		doc, q := l.decode(row, byCol, cols, name, rowNum)
+		if q == nil {
+			q = l.tidy(&doc, footers, st, name, rowNum)
+		}
+		if q == nil {
+			q = l.future(doc, name, rowNum)
+		}
+		switch {
+		case q != nil:
+			st.Quarantined[q.Reason]++
+			return reject(*q)
+		case !l.inRange(doc.PublishedAt):
+			st.Skipped++
+			return nil
+		}
+		if first, dup := l.seen[doc.DocID]; dup {
+			st.Quarantined[schemas.ReasonDuplicateID]++
+			return reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first})
+		}
+		l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum)
+		st.Documents++
+		return emit(doc)
+	})
+}
+
+// RowGroupError is returned when the pages of one row group cannot be read although the
+// file's footer could (corrupt page bytes, or a reader failure on them, a panic included).
+// It matches ErrBadFile and its cause (errors.Is): no retry reads such a file.
+type RowGroupError struct {
+	File     string
+	RowGroup int   // 0-based, as the footer lists them
+	Groups   int   // how many the file has
+	FirstRow int64 // the group's first row in the file (0-based)
+	Rows     int64 // the group's rows, as the footer says
+	Row      int64 // the row being read when it failed
+	Err      error
+}
+
+func (e *RowGroupError) Error() string {
+	return fmt.Sprintf("%s: row group %d of %d (rows %d..%d), row %d: %v: %v (the footer reads but the pages do not: re-export the file)",
+		e.File, e.RowGroup, e.Groups, e.FirstRow, e.FirstRow+e.Rows-1, e.Row, ErrBadFile, e.Err)
+}
+
+// Unwrap returns ErrBadFile and the cause.
+func (e *RowGroupError) Unwrap() []error { return []error{ErrBadFile, e.Err} }
+
+// readRows calls fn with every row of f and its 0-based number in the file, one row group at
+// a time (buf rows per read). Row groups of no rows are not opened (writers of empty tables
+// leave page offsets there that point nowhere). A failure of the Parquet reader, a panic
+// included, is a *RowGroupError naming the file and the row group; fn's errors and ctx's come
+// back as they are.
+func readRows(ctx context.Context, f *parquet.File, name string, buf []parquet.Row, fn func(row parquet.Row, rowNum int64) error) error {
+	groups := f.RowGroups()
 	var rowNum int64
-	for _, rg := range f.RowGroups() {
-		rows := rg.Rows()
+	for g, rg := range groups {
+		first, size := rowNum, rg.NumRows()
+		if size == 0 {
+			continue
+		}
+		fail := func(err error) error {
+			return &RowGroupError{File: name, RowGroup: g, Groups: len(groups), FirstRow: first, Rows: size, Row: rowNum, Err: err}
+		}
+		var rows parquet.Rows
+		if err := guard(func() error { rows = rg.Rows(); return nil }); err != nil {
+			return fail(err)
+		}
 		for {
 			if err := ctx.Err(); err != nil {
-				rows.Close()
+				_ = guard(rows.Close)
 				return err
 			}
-			n, rerr := rows.ReadRows(buf)
+			var n int
+			rerr := guard(func() (err error) { n, err = rows.ReadRows(buf); return err })
 			for _, row := range buf[:n] {
-				st.Read++
-				doc, q := l.decode(row, byCol, cols, name, rowNum)
-				if q == nil {
-					q = l.tidy(&doc, footers, st, name, rowNum)
-				}
-				if q == nil {
-					q = l.future(doc, name, rowNum)
+				if err := fn(row, rowNum); err != nil {
+					_ = guard(rows.Close)
+					return err
 				}
 				rowNum++
-				switch {
-				case q != nil:
-					st.Quarantined[q.Reason]++
-					if err := reject(*q); err != nil {
-						rows.Close()
-						return err
-					}
-				case !l.inRange(doc.PublishedAt):
-					st.Skipped++
-				default:
-					if first, dup := l.seen[doc.DocID]; dup {
-						st.Quarantined[schemas.ReasonDuplicateID]++
-						if err := reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum - 1, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first}); err != nil {
-							rows.Close()
-							return err
-						}
-						continue
-					}
-					l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum-1)
-					st.Documents++
-					if err := emit(doc); err != nil {
-						rows.Close()
-						return err
-					}
-				}
 			}
 			if rerr != nil {
-				rows.Close()
+				_ = guard(rows.Close)
 				if errors.Is(rerr, io.EOF) {
 					break
 				}
-				return fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
+				return fail(rerr)
 			}
 		}
 	}
 	return nil
+}
+
+// guard runs a call into the Parquet reader, turning a panic (corrupt pages can index past a
+// dictionary or a buffer) into an error.
+func guard(call func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("corrupt pages: the Parquet reader failed: %v", r)
+		}
+	}()
+	return call()
 }
 
 // learn reads the text and source of every row of f and returns what ends many posts of each
@@ -288,39 +345,24 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 			sourceCol = c.index
 		}
 	}
-	var rowNum int64
-	for _, rg := range f.RowGroups() {
-		rows := rg.Rows()
-		for {
-			if err := ctx.Err(); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			n, rerr := rows.ReadRows(buf)
-			for _, row := range buf[:n] {
-				var text, source string
-				for _, v := range row {
-					switch c := v.Column(); {
-					case v.IsNull():
-					case c == textCol:
-						text = stringOf(v)
-					case c == sourceCol:
-						source = stringOf(v)
-					}
-				}
-				if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
-					footers.Add(source, text)
-				}
-				rowNum++
-			}
-			if rerr != nil {
-				rows.Close()
-				if errors.Is(rerr, io.EOF) {
-					break
-				}
-				return nil, fmt.Errorf("%s: row %d: %w: %w", name, rowNum, ErrBadFile, rerr)
+	err := readRows(ctx, f, name, buf, func(row parquet.Row, _ int64) error {
+		var text, source string
+		for _, v := range row {
+			switch c := v.Column(); {
+			case v.IsNull():
+			case c == textCol:
+				text = stringOf(v)
+			case c == sourceCol:
+				source = stringOf(v)
 			}
 		}
+		if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
+			footers.Add(source, text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return footers, nil
 }
@@ -412,13 +454,17 @@ func (l *Loader) columns(s *parquet.Schema, name string) ([]column, error) {
 			continue
 		}
 		if leaf.MaxRepetitionLevel > 0 {
-			return nil, fmt.Errorf("%s: column %q is a list; %s needs a single value per row", name, input, canon)
+			return nil, fmt.Errorf("%s: %w: column %q is a list; %s needs a single value per row", name, ErrColumnType, input, canon)
 		}
 		c := column{canon: canon, index: leaf.ColumnIndex, kind: leaf.Node.Type().Kind()}
 		if canon == "published_at" {
 			if err := timeEncoding(&c, leaf.Node); err != nil {
-				return nil, fmt.Errorf("%s: column %q: %w", name, input, err)
+				return nil, fmt.Errorf("%s: %w: column %q: %w", name, ErrColumnType, input, err)
 			}
+		}
+		if textColumns[canon] && c.kind != parquet.ByteArray && c.kind != parquet.FixedLenByteArray {
+			return nil, fmt.Errorf("%s: %w: column %q for %s is %s, not a string: it would be indexed as digits (map a text column with --map %s=COLUMN)",
+				name, ErrColumnType, input, canon, c.kind, canon)
 		}
 		cols = append(cols, c)
 	}
@@ -481,8 +527,10 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	var doc schemas.Document
 	var rawDate string
 	var dateNull, haveDate bool
+	var yearOut bool
 	var badEncoding []string
 	var badWeight string
+	var badID string // a doc_id that is not UTF-8: checked before its emptiness
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
 		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
 	}
@@ -504,7 +552,11 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 			}
 			t, raw, err := decodeTime(v, c)
 			rawDate = raw
-			if err == nil {
+			switch {
+			case err != nil:
+			case t.Year() < minYear || t.Year() > maxYear:
+				doc.PublishedAt, yearOut = t, true
+			default:
 				doc.PublishedAt, haveDate = t, true
 			}
 			continue
@@ -527,6 +579,9 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		s := stringOf(v)
 		if v.Kind() == parquet.ByteArray && !textnorm.ValidUTF8(s) {
 			badEncoding = append(badEncoding, c.canon)
+			if c.canon == "doc_id" {
+				badID = s
+			}
 			continue
 		}
 		switch c.canon {
@@ -547,10 +602,17 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		}
 	}
 	switch {
+	case badID != "":
+		if len(badID) > 120 { // bytes, not runes: the bytes are what is wrong
+			badID = badID[:120] + "…"
+		}
+		return doc, quarantine(schemas.ReasonBadEncoding, fmt.Sprintf("invalid UTF-8 in doc_id %q", badID))
 	case doc.DocID == "":
 		return doc, quarantine(schemas.ReasonMissingID, "doc_id is empty")
 	case dateNull:
 		return doc, quarantine(schemas.ReasonMissingDate, "published_at is empty")
+	case yearOut:
+		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("published_at %s (%q) is in year %d, outside %d..%d", doc.PublishedAt.Format(time.RFC3339), rawDate, doc.PublishedAt.Year(), minYear, maxYear))
 	case !haveDate:
 		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("cannot read published_at %q", rawDate))
 	case len(badEncoding) > 0:
@@ -562,6 +624,10 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	}
 	return doc, nil
 }
+
+// minYear and maxYear bound the years a published_at may have: a document's JSON (and so its
+// shard's id) cannot encode a time outside 0001..9999, and no real document is dated there.
+const minYear, maxYear = 1, 9999
 
 // dateLayouts are the string forms accepted for published_at, tried in order. Forms without
 // a zone are read as UTC.
@@ -596,10 +662,11 @@ func decodeTime(v parquet.Value, c column) (time.Time, string, error) {
 	default:
 		n := v.Int64()
 		raw := strconv.FormatInt(n, 10)
-		if c.unit <= 0 || (n > 0 && n > math.MaxInt64/int64(c.unit)) || (n < 0 && n < math.MinInt64/int64(c.unit)) {
-			return time.Time{}, raw, errors.New("timestamp out of range")
+		if c.unit <= 0 || c.unit > time.Second || time.Second%c.unit != 0 {
+			return time.Time{}, raw, errors.New("timestamp unit not supported")
 		}
-		return time.Unix(0, n*int64(c.unit)).UTC(), raw, nil
+		perSec := int64(time.Second / c.unit) // no overflow for years past 2262 in nanoseconds
+		return time.Unix(n/perSec, (n%perSec)*int64(c.unit)).UTC(), raw, nil
 	}
 }
 

@@ -312,7 +312,7 @@ func (r *Remote) batch(ctx context.Context, prefix string, extra map[string]any,
 	}
 	for i, v := range vecs {
 		if why := normalize(v); why != "" {
-			return nil, &remoteError{kind: llm.ErrBadResponse,
+			return nil, &remoteError{kind: llm.ErrInvalidReply,
 				msg: fmt.Sprintf("embed: %s vector for text %d (model %s at %s)", why, start+i, r.cfg.Model, r.cfg.BaseURL)}
 		}
 	}

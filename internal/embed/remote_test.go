@@ -267,9 +267,13 @@ func TestRemoteFaults(t *testing.T) {
 		{name: "503 echoing the key", handler: faulty(embedtest.Reply{Status: 503, Message: "overloaded; your key " + remoteKey}), want: []error{llm.ErrServer}, retryable: true},
 		{name: "429", handler: faulty(embedtest.Reply{Status: 429, Message: "slow down"}), want: []error{llm.ErrRateLimited}, retryable: true},
 		{name: "malformed JSON", handler: faulty(embedtest.Reply{Raw: `{"object":"list","data":[{"index":0,`}), want: []error{llm.ErrBadResponse}, retryable: true},
-		{name: "dropped item", handler: faulty(embedtest.Reply{Drop: true}), want: []error{llm.ErrBadResponse}, retryable: true, wantMsg: "index 1 missing"},
-		{name: "duplicated item", handler: faulty(embedtest.Reply{Duplicate: true, Shuffle: true}), want: []error{llm.ErrBadResponse}, retryable: true, wantMsg: "duplicate index 0"},
-		{name: "all-zero vector", handler: faulty(embedtest.Reply{Vectors: [][]float32{make([]float32, 16), make([]float32, 16)}}), want: []error{llm.ErrBadResponse}, retryable: true, wantMsg: "all-zero vector for text 2"},
+		// A reply that parses but is wrong comes again on a retry: not retryable.
+		{name: "one vector too few", handler: faulty(embedtest.Reply{Drop: true}), want: []error{llm.ErrInvalidReply}, notWant: []error{llm.ErrBadResponse}, wantMsg: "texts 2-3: llm: embed test-e5 at http://127.0.0.1:"},
+		{name: "one vector too few, named", handler: faulty(embedtest.Reply{Drop: true}), want: []error{llm.ErrInvalidReply}, wantMsg: "1 vectors for 2 inputs (index 1 missing)"},
+		{name: "duplicated item", handler: faulty(embedtest.Reply{Duplicate: true, Shuffle: true}), want: []error{llm.ErrInvalidReply}, wantMsg: "duplicate index 0"},
+		{name: "mixed lengths", handler: faulty(embedtest.Reply{Vectors: [][]float32{make16(1), append(make16(1), 1)}}), want: []error{llm.ErrInvalidReply}, wantMsg: "differing lengths in one reply (16 and 17 values)"},
+		{name: "infinite value", handler: faulty(embedtest.Reply{Raw: `{"object":"list","data":[{"index":0,"embedding":` + vec16("1") + `},{"index":1,"embedding":` + vec16("1e39") + `}]}`}), want: []error{llm.ErrInvalidReply}, wantMsg: "a non-finite vector for text 3"},
+		{name: "all-zero vector", handler: faulty(embedtest.Reply{Vectors: [][]float32{make([]float32, 16), make([]float32, 16)}}), want: []error{llm.ErrInvalidReply}, wantMsg: "all-zero vector for text 2"},
 		{
 			name: "wrong dimension", handler: faulty(embedtest.Reply{Dim: 768}),
 			want: []error{embed.ErrDimMismatch, llm.ErrConfig}, notWant: []error{llm.ErrBadResponse, llm.ErrServer},
@@ -307,6 +311,21 @@ func TestRemoteFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// make16 returns a 16-d vector of x (the test server's default length).
+func make16(x float32) []float32 {
+	v := make([]float32, embedtest.DefaultDim)
+	for i := range v {
+		v[i] = x
+	}
+	return v
+}
+
+// vec16 is a JSON array of 16 copies of the number x, written as is (e.g. 1e39, which no
+// float32 holds).
+func vec16(x string) string {
+	return "[" + strings.TrimSuffix(strings.Repeat(x+",", embedtest.DefaultDim), ",") + "]"
 }
 
 // checkRemoteErr asserts that err wraps every want and no notWant, has the

@@ -45,16 +45,20 @@ var (
 	// Config.Timeout, or a connection failure. It is retryable.
 	ErrServer = errors.New("llm: server error")
 	// ErrBadResponse reports a 2xx answer that cannot be used: a body that is
-	// not valid JSON, no choices, or empty content; for embeddings, a vector
-	// missing, duplicated, out of range, empty, or of another length than the
-	// rest of the reply. It is retryable, since a truncated or garbled answer
-	// is usually transient.
+	// not valid JSON, no choices, or empty content. It is retryable, since a
+	// truncated or garbled answer is usually transient.
 	ErrBadResponse = errors.New("llm: bad response")
+	// ErrInvalidReply reports a 2xx answer that parses but breaks the
+	// protocol in a way the same request gets again: for embeddings, a vector
+	// missing, duplicated, out of range, empty, or of another length than the
+	// rest of the reply (and, found by the callers, a non-finite or all-zero
+	// one). The server or its model is broken; it is not retryable.
+	ErrInvalidReply = errors.New("llm: invalid reply (the server breaks the API; a retry gets the same)")
 )
 
 // Retryable reports whether another attempt of the failed call may succeed:
 // true for [ErrRateLimited], [ErrServer] and [ErrBadResponse], false for
-// [ErrConfig], context cancellation by the caller and nil.
+// [ErrConfig], [ErrInvalidReply], context cancellation by the caller and nil.
 func Retryable(err error) bool {
 	return errors.Is(err, ErrRateLimited) || errors.Is(err, ErrServer) || errors.Is(err, ErrBadResponse)
 }
@@ -262,7 +266,7 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error
 //
 // The reply's data[i].index places each vector: every index 0..len(inputs)-1
 // must come exactly once, and all vectors must have one non-zero length, else
-// the error wraps [ErrBadResponse]. Errors wrap the package sentinels exactly
+// the error wraps [ErrInvalidReply]. Other errors wrap the package sentinels
 // as Chat's do (ErrConfig, ErrRateLimited, ErrServer, ErrBadResponse; the API
 // key never appears in an error), except when ctx itself is done, in which
 // case the error wraps ctx.Err().
@@ -315,22 +319,22 @@ func (c *Client) vectors(data []openai.Embedding, n int) ([][]float32, error) {
 	dim := 0
 	for i, d := range data {
 		if !d.JSON.Index.Valid() {
-			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d] has no index", i)
+			return nil, c.errorf(opEmbed, ErrInvalidReply, "data[%d] has no index", i)
 		}
 		idx := d.Index
 		if idx < 0 || idx >= int64(n) {
-			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d]: index %d out of range for %d inputs", i, idx, n)
+			return nil, c.errorf(opEmbed, ErrInvalidReply, "data[%d]: index %d out of range for %d inputs", i, idx, n)
 		}
 		if out[idx] != nil {
-			return nil, c.errorf(opEmbed, ErrBadResponse, "data[%d]: duplicate index %d", i, idx)
+			return nil, c.errorf(opEmbed, ErrInvalidReply, "data[%d]: duplicate index %d", i, idx)
 		}
 		if !d.JSON.Embedding.Valid() || len(d.Embedding) == 0 {
-			return nil, c.errorf(opEmbed, ErrBadResponse, "index %d: the embedding is empty or not a list of numbers", idx)
+			return nil, c.errorf(opEmbed, ErrInvalidReply, "index %d: the embedding is empty or not a list of numbers", idx)
 		}
 		if dim == 0 {
 			dim = len(d.Embedding)
 		} else if len(d.Embedding) != dim {
-			return nil, c.errorf(opEmbed, ErrBadResponse, "vectors of differing lengths in one reply (%d and %d values)", dim, len(d.Embedding))
+			return nil, c.errorf(opEmbed, ErrInvalidReply, "vectors of differing lengths in one reply (%d and %d values)", dim, len(d.Embedding))
 		}
 		v := make([]float32, len(d.Embedding))
 		for j, x := range d.Embedding {
@@ -343,7 +347,7 @@ func (c *Client) vectors(data []openai.Embedding, n int) ([][]float32, error) {
 		for out[missing] != nil {
 			missing++
 		}
-		return nil, c.errorf(opEmbed, ErrBadResponse, "%d vectors for %d inputs (index %d missing)", len(data), n, missing)
+		return nil, c.errorf(opEmbed, ErrInvalidReply, "%d vectors for %d inputs (index %d missing)", len(data), n, missing)
 	}
 	return out, nil
 }

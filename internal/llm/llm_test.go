@@ -20,7 +20,7 @@ const (
 	testKey    = "sk-asof-test-9f3c1e7a5b2d4680"
 )
 
-var sentinels = []error{llm.ErrConfig, llm.ErrRateLimited, llm.ErrServer, llm.ErrBadResponse}
+var sentinels = []error{llm.ErrConfig, llm.ErrRateLimited, llm.ErrServer, llm.ErrBadResponse, llm.ErrInvalidReply}
 
 // newClient starts a client for srv with the test key in testKeyEnv.
 func newClient(t *testing.T, baseURL string, mod func(*llm.Config)) *llm.Client {
@@ -330,6 +330,7 @@ func TestRetryable(t *testing.T) {
 		{name: "rate limited", err: fmt.Errorf("wrapped: %w", llm.ErrRateLimited), want: true},
 		{name: "server", err: fmt.Errorf("wrapped: %w", llm.ErrServer), want: true},
 		{name: "bad response", err: fmt.Errorf("wrapped: %w", llm.ErrBadResponse), want: true},
+		{name: "invalid reply", err: fmt.Errorf("wrapped: %w", llm.ErrInvalidReply)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
