@@ -21,6 +21,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // ErrNoEmbedded is returned by Start when the configuration asks for an embedded server that
@@ -143,7 +144,7 @@ func (s *Stack) startClient(ctx context.Context, opts StartOptions) error {
 		MetricsHandler: opts.MetricsHandler,
 	})
 	if err != nil {
-		return fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)
+		return fmt.Errorf("connect to Temporal at %s: %w", redact.URL(s.Config.Temporal.Address), err)
 	}
 	s.Client = c
 	s.closers = append(s.closers, func() error { c.Close(); return nil })
