@@ -185,6 +185,9 @@ type column struct {
 func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return np
+		}
 		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
 	}
 	_, err = l.columns(f.Schema(), name)
@@ -196,6 +199,9 @@ func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return np
+		}
 		return fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
 	}
 	cols, err := l.columns(f.Schema(), name)
