@@ -9,7 +9,7 @@ import (
 // and a store URL or S3 endpoint with credentials is refused in one line that does not repeat
 // the secret.
 func TestConfigRedactsURLCredentials(t *testing.T) {
-	code, out, errOut := runCLI(t, map[string]string{"ASOF_LLM_BASE_URL": "http://user:hunter2@127.0.0.1:8000/v1"}, "config", "--data-dir", t.TempDir())
+	code, out, errOut := runCLI(t, map[string]string{"ASOF_LLM_BASE_URL": "http://user:hunter2@127.0.0.1:8000/v1", "ASOF_LLM_MODEL": "m"}, "config", "--data-dir", t.TempDir())
 	if code != 0 {
 		t.Fatal(errOut)
 	}
