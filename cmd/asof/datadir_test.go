@@ -39,3 +39,25 @@ func TestDataDirIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayStartupIsQuiet: a command that starts the embedded S3 gateway prints none of
+// versitygw's start-up lines ("Using sidecar directory…", "No IAM service configured…"),
+// which it printed on every command (a separate process: they are written to the process's
+// file descriptors, not to the command's writers).
+func TestGatewayStartupIsQuiet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	p := startProc(t, nil, "dev", "--once", "--data-dir", t.TempDir(), "--temporal-port", freePort(t), "--s3-port", freePort(t), "--ui-port", "0")
+	err := <-p.done
+	<-p.read
+	out := p.output()
+	if err != nil || !strings.Contains(out, "asof is up in") {
+		t.Fatalf("asof dev --once: %v\n%s", err, out)
+	}
+	for _, noise := range []string{"Using sidecar directory", "No IAM service configured"} {
+		if strings.Contains(out, noise) {
+			t.Errorf("output holds versitygw's %q:\n%s", noise, out)
+		}
+	}
+}

@@ -125,7 +125,11 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 		running.Store(false)
 		return nil, fmt.Errorf("s3gw: %w", err)
 	}
-	restoreStdout := quietStdout()
+	keep := notNoise
+	if opts.Debug {
+		keep = func(string) bool { return true }
+	}
+	restoreStdout := quietStdout(keep)
 	defer restoreStdout()
 	sc, err := meta.NewSideCar(opts.MetaDir)
 	if err != nil {
