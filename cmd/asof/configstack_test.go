@@ -15,7 +15,7 @@ import (
 // stack.json when that runs (addresses redacted), or the external ones given.
 func TestConfigShowsTheStack(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, nil, "config", "--data-dir", dir, "--temporal-port", "7301")
+	code, out, errOut := runCLI(t, map[string]string{"ASOF_TEMPORAL_PORT": "7301"}, "config", "--data-dir", dir)
 	if code != 0 {
 		t.Fatal(errOut)
 	}
