@@ -32,3 +32,12 @@ func TestFlagHelpNamesNoValueFromBackquotes(t *testing.T) {
 		t.Errorf("eval --help renders --summaries as:\n%s", out)
 	}
 }
+
+// TestScheduleCreateHelpStatesTheAsOf: schedule create's --as-of says what each run answers as
+// of and that today is the default.
+func TestScheduleCreateHelpStatesTheAsOf(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "schedule", "create", "--help")
+	if code != 0 || !strings.Contains(out, "--as-of string") || !strings.Contains(out, "today (the run's own day in --time-zone) or latest") || !strings.Contains(out, `(default "today")`) {
+		t.Errorf("schedule create --help:\n%s", out)
+	}
+}

@@ -58,6 +58,9 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		{"eval: not Parquet", []string{"eval", "--index", "news", "--queries", notes, "--out", out}, "--queries " + notes + ": unreadable Parquet file: it is CSV, not Parquet"},
 		{"digest: bad index name", []string{"digest", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
 		{"schedule create: bad index name", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
+		{"schedule create: a fixed day", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "2026-03-31"},
+			`--as-of "2026-03-31": a schedule answers as of today (each run's own day in --time-zone) or latest (the index's last day)`},
+		{"schedule create: as of latest", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "latest"}, "connect to Temporal at 127.0.0.1:1"},
 		// Good input gets as far as the dial.
 		{"index: good input", []string{"index", "--index", "news", "--corpus", doc}, "connect to Temporal at 127.0.0.1:1"},
 		{"ask: good input", []string{"ask", "--index", "news", "--mode", "window", "key rate"}, "connect to Temporal at 127.0.0.1:1"},
