@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,9 @@ type PlanDigestInput struct {
 	AsOf     time.Time      `json:"as_of"`
 	Now      time.Time      `json:"now"`
 	TimeZone string         `json:"time_zone"`
+	// AsOfMode "latest" (digest.AsOfLatest), with a zero AsOf, anchors on the index's last day
+	// instead of Now's; "" or "today": Now's day.
+	AsOfMode string `json:"as_of_mode,omitempty"`
 }
 
 // PlanDigestResult is the checked request: the anchor day (midnight UTC of the day in the time
@@ -48,10 +52,22 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}
-	if _, err := a.currentManifest(ctx, in.Index); err != nil {
+	m, err := a.currentManifest(ctx, in.Index)
+	if err != nil {
 		return PlanDigestResult{}, err
 	}
-	day, err := digest.AnchorDay(in.AsOf, in.Now, loc)
+	var day time.Time
+	switch in.AsOfMode {
+	case "", "today":
+		day, err = digest.AnchorDay(in.AsOf, in.Now, loc)
+	case digest.AsOfLatest:
+		if !in.AsOf.IsZero() {
+			return PlanDigestResult{}, invalid(errors.New("as_of_mode latest takes no as_of day"))
+		}
+		day, err = digest.LatestDay(m)
+	default:
+		err = fmt.Errorf("as_of_mode %q: use today or latest", in.AsOfMode)
+	}
 	if err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/fsutil"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // ErrNoEmbedded is returned by Start when the configuration asks for an embedded server that
@@ -98,8 +100,18 @@ func Start(ctx context.Context, cfg config.Config, opts StartOptions) (*Stack, e
 
 func (s *Stack) start(ctx context.Context, opts StartOptions) error {
 	cfg := s.Config
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	// The data dir holds the SQLite file, the S3 folder and the gateway's keys: its owner's
+	// only (0700), an existing one tightened with a note.
+	tightened, err := fsutil.PrivateDir(cfg.DataDir)
+	if err != nil {
 		return fmt.Errorf("data dir: %w", err)
+	}
+	if tightened {
+		logger := opts.Logger
+		if logger == nil {
+			logger = NewLogger(os.Stderr, cfg)
+		}
+		logger.Warn("the data dir was readable by other users; asof made it its owner's only (chmod 700): it holds the Temporal database, the S3 folder and their keys", "data_dir", cfg.DataDir)
 	}
 	if !opts.NoTemporal {
 		if err := s.startClient(ctx, opts); err != nil {
@@ -143,7 +155,7 @@ func (s *Stack) startClient(ctx context.Context, opts StartOptions) error {
 		MetricsHandler: opts.MetricsHandler,
 	})
 	if err != nil {
-		return fmt.Errorf("connect to Temporal at %s: %w", s.Config.Temporal.Address, err)
+		return fmt.Errorf("connect to Temporal at %s: %w", redact.URL(s.Config.Temporal.Address), err)
 	}
 	s.Client = c
 	s.closers = append(s.closers, func() error { c.Close(); return nil })

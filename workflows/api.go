@@ -268,6 +268,10 @@ type DigestInput struct {
 	// AsOf is the anchor day; zero means the workflow's own current day in TimeZone (what a
 	// scheduled run wants).
 	AsOf time.Time `json:"as_of"`
+	// AsOfMode, with a zero AsOf, chooses the anchor day: "" or "today", the workflow's own
+	// current day in TimeZone (a schedule's fire day); "latest", the day of the index's newest
+	// document (a schedule over an archive no longer fed).
+	AsOfMode string `json:"as_of_mode,omitempty"`
 	// TimeZone is an IANA name (default UTC).
 	TimeZone string `json:"time_zone"`
 	// Concurrency is how many topics are answered at once (default 2).

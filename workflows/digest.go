@@ -24,6 +24,7 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 	var plan activities.PlanDigestResult
 	if err := workflow.ExecuteActivity(quick, a.PlanDigest, activities.PlanDigestInput{
 		Name: in.Name, Index: in.Index, Topics: in.Topics, AsOf: in.AsOf, Now: workflow.Now(ctx), TimeZone: in.TimeZone,
+		AsOfMode: in.AsOfMode, // an activity input: replay does not compare it, no GetVersion needed
 	}).Get(ctx, &plan); err != nil {
 		return DigestResult{}, fmt.Errorf("plan digest: %w", err)
 	}

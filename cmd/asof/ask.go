@@ -232,8 +232,9 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 // resolves every [n] it cites to its date, sources, title and address.
 func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-	printf(w, "# %s\n\n", ans.Query)
-	printf(w, "As of **%s** · index `%s` (manifest %d) · read as: %s\n", day(ans.AsOf), ans.Index, ans.ManifestSeq, ans.Interpretation)
+	md := render.MarkdownText // what a person, a document or a model wrote: no raw HTML, no link but http(s)
+	printf(w, "# %s\n\n", md(ans.Query))
+	printf(w, "As of **%s** · index `%s` (manifest %d) · read as: %s\n", day(ans.AsOf), ans.Index, ans.ManifestSeq, md(ans.Interpretation))
 	from := "the beginning"
 	if !ans.From.IsZero() {
 		from = day(ans.From)
@@ -241,7 +242,7 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	printf(w, "Documents allowed: published %s … %s (%d chunks in %d shards; %d shards outside the dates not loaded)\n\n",
 		from, day(ans.To), ans.Counts.Allowed, ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped)
 	if ans.Message != "" {
-		printf(w, "**%s**\n\n", ans.Message)
+		printf(w, "**%s**\n\n", md(ans.Message))
 	}
 	inContext := map[string]int{} // doc id → context block number
 	for _, b := range ans.Blocks {
@@ -257,7 +258,7 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 			if title == "" {
 				title = "untitled"
 			}
-			title = strings.ReplaceAll(title, "|", "\\|")
+			title = strings.ReplaceAll(md(title), "|", "\\|")
 			rank := func(n int) string {
 				if n == 0 {
 					return "–"
@@ -275,7 +276,7 @@ func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 			if r.Relevance != nil {
 				grade = fmt.Sprint(*r.Relevance)
 			}
-			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), render.Truncate(strings.Join(textnorm.Channels(r.Sources...), ", "), 40), title,
+			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), strings.ReplaceAll(md(render.Truncate(strings.Join(textnorm.Channels(r.Sources...), ", "), 40)), "|", "\\|"), title,
 				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates, grade)
 		}
 		printf(w, "\n")

@@ -178,3 +178,33 @@ func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
 		t.Errorf("the note is not shown exactly once:\n%s", out)
 	}
 }
+
+// TestPrintAnswerEscapesMarkdown: the query, the reading, the message, result titles and
+// sources printed by `asof ask` hold no raw HTML and no non-http(s) link (the summary is
+// escaped by render.Markdown); a "|" in a source cannot break the table.
+func TestPrintAnswerEscapesMarkdown(t *testing.T) {
+	const evil = "<script>alert(1)</script> [x](javascript:alert(1))"
+	ans := schemas.Answer{
+		Query: evil, Index: "news", AsOf: day("2026-04-01"), To: day("2026-04-01"), Interpretation: evil, Message: evil,
+		Results: []schemas.AnswerResult{{Rank: 1, DocID: "a", PublishedAt: day("2026-03-20"), Sources: []string{"<b>wire</b> | x"}, Title: evil}},
+	}
+	var b strings.Builder
+	printAnswer(&b, ans, time.Second)
+	out := b.String()
+	for i := strings.Index(out, "<script"); i >= 0; {
+		if i == 0 || out[i-1] != '\\' {
+			t.Fatalf("raw <script in the output:\n%s", out)
+		}
+		j := strings.Index(out[i+1:], "<script")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if strings.Contains(out, "](javascript") {
+		t.Errorf("a javascript: link in the output:\n%s", out)
+	}
+	if !strings.Contains(out, "| \\<b>wire\\</b> \\| x |") {
+		t.Errorf("the source cell is not escaped:\n%s", out)
+	}
+}

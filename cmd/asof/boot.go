@@ -24,7 +24,7 @@ func (a *app) startBoot(ctx context.Context, who string, ui bool) (*boot, error)
 	if err := a.refuseSecondStack(ctx, who); err != nil {
 		return nil, err
 	}
-	opts := infra.StartOptions{UI: ui}
+	opts := infra.StartOptions{UI: ui, Logger: infra.NewLogger(a.stderr, a.cfg)} // notes (a data dir made private) and the SDK's lines
 	sm, err := a.serveMetrics(a.stdout, who, &opts)
 	if err != nil {
 		return nil, err

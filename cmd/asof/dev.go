@@ -13,6 +13,7 @@ import (
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
@@ -98,10 +99,10 @@ func printStack(w io.Writer, st *infra.Stack, took time.Duration) {
 	c := st.Config
 	printf(w, "asof is up in %s (data dir %s)\n", took.Round(time.Millisecond), c.DataDir)
 	if st.Embedded.TemporalLog != "" {
-		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", c.Temporal.Address, c.Temporal.Namespace, c.TemporalDBPath(), st.Embedded.TemporalLog)
+		printf(w, "  Temporal  %s  namespace %s  (embedded, SQLite %s; server log %s)\n", redact.URL(c.Temporal.Address), c.Temporal.Namespace, c.TemporalDBPath(), st.Embedded.TemporalLog)
 		printf(w, "  Metrics   %s  (the embedded Temporal server's own)\n", st.Embedded.TemporalMetrics)
 	} else {
-		printf(w, "  Temporal  %s  namespace %s\n", c.Temporal.Address, c.Temporal.Namespace)
+		printf(w, "  Temporal  %s  namespace %s\n", redact.URL(c.Temporal.Address), c.Temporal.Namespace)
 	}
 	if st.Embedded.UIURL != "" {
 		printf(w, "  Web UI    %s\n", st.Embedded.UIURL)

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -191,14 +193,15 @@ func newDigestListCmd(a *app) *cobra.Command {
 }
 
 func newDigestGetCmd(a *app) *cobra.Command {
-	var asJSON bool
+	var asJSON, open bool
 	var html string
 	cmd := &cobra.Command{
 		Use:   "get NAME [DAY]",
 		Short: "Print a stored digest (the latest day unless DAY is given) as Markdown, JSON or HTML",
 		Example: `  asof digest get morning
   asof digest get morning 2026-03-31 --json
-  asof digest get morning --html morning.html`,
+  asof digest get morning --html morning.html
+  asof digest get morning --open`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -212,8 +215,11 @@ func newDigestGetCmd(a *app) *cobra.Command {
 					return err
 				}
 			}
-			if asJSON && html != "" {
-				return errors.New("--json and --html each choose what is written: give one")
+			if asJSON && (html != "" || open) {
+				return errors.New("--json and --html/--open each choose what is written: give one")
+			}
+			if open && html == "-" {
+				return errors.New("--open opens a file: give --html FILE, or leave --html out for a temporary file")
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, a, func(b blob.Bucket) error {
@@ -236,7 +242,7 @@ func newDigestGetCmd(a *app) *cobra.Command {
 				switch {
 				case asJSON:
 					key = layout.DigestJSONKey(name, t)
-				case html != "":
+				case html != "" || open:
 					key = layout.DigestHTMLKey(name, t)
 				}
 				data, err := blob.ReadAll(ctx, b, key)
@@ -246,11 +252,24 @@ func newDigestGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("read %s: %w", key, err)
 				}
+				if open && html == "" {
+					f, err := os.CreateTemp("", "asof-digest-"+name+"-"+day+"-*.html")
+					if err != nil {
+						return fmt.Errorf("--open: %w", err)
+					}
+					html = f.Name()
+					if err := f.Close(); err != nil {
+						return fmt.Errorf("--open: %w", err)
+					}
+				}
 				if html != "" && html != "-" {
 					if err := os.WriteFile(html, data, 0o644); err != nil {
 						return fmt.Errorf("--html: %w", err)
 					}
 					printf(a.stderr, "wrote %s (digest %s of %s)\n", html, name, day)
+					if open {
+						return openInBrowser(a, html)
+					}
 					return nil
 				}
 				_, err = w.Write(data)
@@ -263,6 +282,7 @@ func newDigestGetCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print digest.json instead of Markdown")
 	cmd.Flags().StringVar(&html, "html", "", "write the self-contained HTML page to this file instead (- for stdout)")
+	cmd.Flags().BoolVar(&open, "open", false, "open the HTML page in a browser ($BROWSER, else xdg-open or open), from a temporary file unless --html FILE is given")
 	return cmd
 }
 
@@ -293,4 +313,32 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// openInBrowser opens file in the user's browser: $BROWSER when set (its first entry, as a
+// command line the file is appended to), else xdg-open (Linux, BSD) or open (macOS). The
+// browser is started, not waited for.
+func openInBrowser(a *app, file string) error {
+	var argv []string
+	if env := strings.TrimSpace(os.Getenv("BROWSER")); env != "" {
+		first, _, _ := strings.Cut(env, string(os.PathListSeparator))
+		argv = strings.Fields(first)
+	} else {
+		for _, c := range []string{"xdg-open", "open"} {
+			if p, err := exec.LookPath(c); err == nil {
+				argv = []string{p}
+				break
+			}
+		}
+	}
+	if len(argv) == 0 {
+		return fmt.Errorf("--open: no browser found: set $BROWSER to one (e.g. BROWSER=firefox) or install xdg-utils; the page is at %s", file)
+	}
+	c := exec.Command(argv[0], append(argv[1:], file)...)
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("--open: start %s: %w (the page is at %s; $BROWSER chooses the browser)", argv[0], err, file)
+	}
+	go func() { _ = c.Wait() }()
+	printf(a.stderr, "opened %s with %s\n", file, filepath.Base(argv[0]))
+	return nil
 }

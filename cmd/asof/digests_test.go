@@ -131,3 +131,50 @@ func TestDigestListAndGet(t *testing.T) {
 		t.Errorf("list --json = %+v, want %+v", days, want)
 	}
 }
+
+// TestDigestGetOpen: --open writes the stored page to a temporary file and opens it with
+// $BROWSER (here a script that records what it was given); with no browser at all it says
+// how to choose one.
+func TestDigestGetOpen(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	b, err := blob.NewLocal(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day, _ := time.Parse(time.DateOnly, "2026-03-31")
+	stored := putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: day, TimeZone: "UTC",
+		Topics: []schemas.DigestTopic{{Name: "Key rate", Query: "key rate", Mode: "recency"}}})
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
+	opened := filepath.Join(dir, "opened")
+	browser := filepath.Join(dir, "browser.sh")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+opened+".tmp && mv "+opened+".tmp "+opened+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, map[string]string{"BROWSER": browser}, append([]string{"digest", "get", "morning", "--open"}, common...)...)
+	if code != 0 || out != "" || !strings.Contains(errOut, "opened ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var page string
+	for i := 0; i < 200 && page == ""; i++ {
+		if data, err := os.ReadFile(opened); err == nil {
+			page = string(data)
+		} else {
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	got, err := os.ReadFile(page)
+	if page == "" || !strings.HasSuffix(page, ".html") || err != nil || !bytes.Equal(got, stored.html) {
+		t.Fatalf("the browser was given %q (%v), want a temporary copy of the stored page", page, err)
+	}
+	os.Remove(page)
+
+	code, _, errOut = runCLI(t, map[string]string{"BROWSER": "", "PATH": dir}, append([]string{"digest", "get", "morning", "--open"}, common...)...)
+	if code == 0 || !strings.Contains(errOut, "--open: no browser found: set $BROWSER") {
+		t.Errorf("without a browser: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, nil, append([]string{"digest", "get", "morning", "--open", "--json"}, common...)...)
+	if code == 0 || !strings.Contains(errOut, "give one") {
+		t.Errorf("--open --json: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -29,7 +29,7 @@ type summariesFlags struct {
 // addSummariesFlags adds the summaries mode's flags to eval.
 func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
 	var s summariesFlags
-	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries (or judged --questions with --qrels) as `asof ask` does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), against the judgements (summary lead, support, noise), beside --study's answers")
+	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries (or judged --questions with --qrels) as \"asof ask\" does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), against the judgements (summary lead, support, noise), beside --study's answers")
 	fs.StringVar(&s.study, "study", "", "with --summaries: the study's answers Parquet (tg-finance-ru study-answers.parquet) to compare with")
 	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries on the study's five 1-5 criteria) or none (\"not judged\")")
 	return &s

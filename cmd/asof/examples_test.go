@@ -129,6 +129,15 @@ func TestExampleClientsWithModel(t *testing.T) {
 			if err == nil || !strings.Contains(errOut, "InvalidInput") || !strings.Contains(errOut, `index "nope" does not exist`) {
 				t.Fatalf("asking a missing index: %v, stderr %q; want a failure naming InvalidInput and the index", err, errOut)
 			}
+
+			// A date that is no day is refused by the client itself, not by the workflow's
+			// decoder ("unable to decode").
+			bad = append([]string{}, args...)
+			bad[5] = "2024-13-45"
+			_, errOut, err = runClientOnce(t, cmd, bad...)
+			if err == nil || !strings.Contains(errOut, "2024-13-45") || strings.Contains(errOut, "unable to decode") {
+				t.Fatalf("asking as of 2024-13-45: %v, stderr %q; want the client to refuse the date", err, errOut)
+			}
 		})
 	}
 }

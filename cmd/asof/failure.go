@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // runFailure is a failed workflow run as a person reads it: Error is the root cause, said
@@ -110,6 +111,6 @@ func webUIHint(cfg config.Config, served string) string {
 	case cfg.Temporal.Embedded():
 		return "in the Web UI (asof dev --ui-port N serves it)"
 	default:
-		return fmt.Sprintf("in the Temporal Web UI of %s (namespace %s)", cfg.Temporal.Address, cfg.Temporal.Namespace)
+		return fmt.Sprintf("in the Temporal Web UI of %s (namespace %s)", redact.URL(cfg.Temporal.Address), cfg.Temporal.Namespace)
 	}
 }

@@ -26,7 +26,8 @@ type servedMetrics struct {
 }
 
 // serveMetrics starts the metrics server at a.cfg.MetricsAddr when it is set, prints its
-// address (who names the command) and sets opts.MetricsHandler so that the SDK's metrics are
+// address (who names the command), warns loudly on stderr when the address is reachable from
+// other machines (metrics.Exposed), and sets opts.MetricsHandler so that the SDK's metrics are
 // recorded too. Listening comes first, so a taken port fails before anything else starts.
 func (a *app) serveMetrics(w io.Writer, who string, opts *infra.StartOptions) (servedMetrics, error) {
 	if a.cfg.MetricsAddr == "" {
@@ -40,6 +41,10 @@ func (a *app) serveMetrics(w io.Writer, who string, opts *infra.StartOptions) (s
 	h, closeSDK := worker.SDKMetrics(m.Registry())
 	opts.MetricsHandler = h
 	printf(w, "%s: metrics on http://%s/metrics, health on /healthz\n", who, srv.Addr())
+	if where := metrics.Exposed(a.cfg.MetricsAddr); where != "" {
+		printf(a.stderr, "%s: WARNING: --metrics-addr %s listens on %s: anyone who can reach this machine can read /metrics (workflow, task queue and index names, counts, timings) and /healthz. Use 127.0.0.1:PORT unless a scraper on another machine needs it, and then firewall the port.\n",
+			who, a.cfg.MetricsAddr, where)
+	}
 	return servedMetrics{m: m, srv: srv, closeSD: closeSDK}, nil
 }
 

@@ -247,3 +247,24 @@ func TestDevServesMetrics(t *testing.T) {
 	}
 	dev.interrupt(t)
 }
+
+// TestMetricsOnEveryInterfaceWarns: --metrics-addr :PORT (every interface) gets a loud
+// warning on stderr; a loopback address gets none. The worker then fails on its unreachable
+// Temporal server, after the metrics endpoint started.
+func TestMetricsOnEveryInterfaceWarns(t *testing.T) {
+	tests := []struct {
+		name, addr string
+		warn       bool
+	}{
+		{"every interface", ":" + freePort(t), true},
+		{"loopback", "127.0.0.1:" + freePort(t), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, errOut := runCLI(t, nil, "worker", "--temporal", "127.0.0.1:1", "--store", t.TempDir(), "--metrics-addr", tt.addr)
+			if got := strings.Contains(errOut, "WARNING: --metrics-addr "+tt.addr+" listens on every network interface"); got != tt.warn {
+				t.Errorf("warning shown %v, want %v; stderr:\n%s", got, tt.warn, errOut)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 func newModelsCmd(a *app) *cobra.Command {
@@ -96,7 +97,7 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 				return err
 			}
 			if a.cfg.Embed.Remote() {
-				printf(a.stdout, "\nembedding backend openai: model %s served at %s\n", a.cfg.Embed.Model, a.cfg.Embed.BaseURL)
+				printf(a.stdout, "\nembedding backend openai: model %s served at %s\n", a.cfg.Embed.Model, redact.URL(a.cfg.Embed.BaseURL))
 			}
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // pingKey is the object ping looks up; it need not exist (a clean "no" proves the store
@@ -44,9 +45,9 @@ run it inside the worker image.`,
 			defer st.Close()
 			ns := a.cfg.Temporal.Namespace
 			if _, err := st.Client.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: ns}); err != nil {
-				return fmt.Errorf("ping: Temporal at %s, namespace %s: %w", a.cfg.Temporal.Address, ns, err)
+				return fmt.Errorf("ping: Temporal at %s, namespace %s: %w", redact.URL(a.cfg.Temporal.Address), ns, err)
 			}
-			printf(a.stdout, "temporal %s namespace %s: ok\n", a.cfg.Temporal.Address, ns)
+			printf(a.stdout, "temporal %s namespace %s: ok\n", redact.URL(a.cfg.Temporal.Address), ns)
 			if _, err := st.Bucket.Exists(ctx, pingKey); err != nil {
 				return fmt.Errorf("ping: store %s: %w", st.Bucket, err)
 			}

@@ -38,6 +38,9 @@ func checkParquetColumns[T any](flag, file string, notRead ...string) error {
 	return withFile(file, func(fh *os.File, size int64) error {
 		f, err := parquet.OpenFile(fh, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		if err != nil {
+			if np := corpus.NotParquet(fh, size, file); np != nil {
+				return fmt.Errorf("%s %w", flag, np)
+			}
 			return fmt.Errorf("%s %s: %w: %v", flag, file, corpus.ErrBadFile, err)
 		}
 		var missing, have []string

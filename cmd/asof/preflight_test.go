@@ -46,7 +46,7 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"index: not Parquet", []string{"index", "--index", "news", "--corpus", notes}, "unreadable Parquet file"},
+		{"index: not Parquet", []string{"index", "--index", "news", "--corpus", notes}, "notes.parquet: unreadable Parquet file: it is CSV, not Parquet; asof reads Parquet only. Convert it with DuckDB"},
 		{"index: no text column", []string{"index", "--index", "news", "--corpus", body}, `required column missing: "text" for text`},
 		{"index: mapped column missing", []string{"index", "--index", "news", "--corpus", doc, "--map", "text=message"}, `"message" for text`},
 		{"index: bad name", []string{"index", "--index", "News!", "--corpus", doc}, `index name "News!"`},
@@ -55,9 +55,12 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		{"ask: evolution with no group", []string{"ask", "--index", "news", "--mode", "evolution", "--evolution-k", "0", "key rate"}, "k per group 0"},
 		{"eval: bad index name", []string{"eval", "--index", "News!", "--questions", questions, "--qrels", qrels, "--out", out}, `--index: index name "News!"`},
 		{"eval: files swapped", []string{"eval", "--index", "news", "--questions", qrels, "--qrels", questions, "--out", out}, "--questions " + qrels + ": required column missing: question_date, question"},
-		{"eval: not Parquet", []string{"eval", "--index", "news", "--queries", notes, "--out", out}, "--queries " + notes + ": unreadable Parquet file"},
+		{"eval: not Parquet", []string{"eval", "--index", "news", "--queries", notes, "--out", out}, "--queries " + notes + ": unreadable Parquet file: it is CSV, not Parquet"},
 		{"digest: bad index name", []string{"digest", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
 		{"schedule create: bad index name", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
+		{"schedule create: a fixed day", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "2026-03-31"},
+			`--as-of "2026-03-31": a schedule answers as of today (each run's own day in --time-zone) or latest (the index's last day)`},
+		{"schedule create: as of latest", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "latest"}, "connect to Temporal at 127.0.0.1:1"},
 		// Good input gets as far as the dial.
 		{"index: good input", []string{"index", "--index", "news", "--corpus", doc}, "connect to Temporal at 127.0.0.1:1"},
 		{"ask: good input", []string{"ask", "--index", "news", "--mode", "window", "key rate"}, "connect to Temporal at 127.0.0.1:1"},

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -27,7 +28,9 @@ func newScheduleCmd(a *app) *cobra.Command {
 		Use:   "schedule create|list|trigger|pause|unpause|delete",
 		Short: "Run digests on a Temporal Schedule (daily digests)",
 		Long: `schedule manages Temporal Schedules that run the Digest workflow: each run answers the
-topics as of its own current day (in --time-zone) and writes digests/<name>/<day>/digest.{md,html,json}.
+topics as of its own current day (in --time-zone; create --as-of today, the default) or as of
+the index's last day (--as-of latest: the day of its newest document, for an archive no longer
+fed), and writes digests/<name>/<day>/digest.{md,html,json}.
 Runs never overlap (a run still going when the next is due makes that one skip), and a run
 missed while the server was down is caught up within --catchup-window.
 
@@ -70,9 +73,18 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 		Short: "Create a schedule that writes a digest on a cron",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			mode := f.asOf
+			f.asOf = "" // a schedule's day is chosen at each run: today or latest, never a fixed day
 			in, err := f.input()
 			if err != nil {
 				return err
+			}
+			switch mode {
+			case "today":
+			case digest.AsOfLatest:
+				in.AsOfMode = digest.AsOfLatest
+			default:
+				return fmt.Errorf("--as-of %q: a schedule answers as of today (each run's own day in --time-zone) or latest (the index's last day); for one day, run asof digest --as-of DAY", mode)
 			}
 			if strings.TrimSpace(f.cron) == "" {
 				return errors.New("--cron is required, e.g. \"0 7 * * *\" (every day at 07:00 in --time-zone)")
@@ -86,7 +98,7 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 					CatchupWindow: f.catchupWindow,
 					Paused:        f.paused,
 					Note:          f.note,
-					Memo:          map[string]any{"cron": f.cron, "index": in.Index, "topics": len(in.Topics)},
+					Memo:          map[string]any{"cron": f.cron, "index": in.Index, "topics": len(in.Topics), "as_of": mode},
 				})
 				if err != nil {
 					var exists *serviceerror.WorkflowExecutionAlreadyStarted
@@ -95,8 +107,8 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 					}
 					return fmt.Errorf("create schedule %q: %w", f.name, err)
 				}
-				printf(a.stdout, "schedule %s created: %q in %s, %d topics on index %s, digests under digests/%s/<day>/\n",
-					f.name, f.cron, f.timeZone, len(in.Topics), in.Index, f.name)
+				printf(a.stdout, "schedule %s created: %q in %s, %d topics on index %s as of %s, digests under digests/%s/<day>/\n",
+					f.name, f.cron, f.timeZone, len(in.Topics), in.Index, asOfWords(mode), f.name)
 				return nil
 			})
 		},
@@ -107,6 +119,7 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 	fs.StringVar(&f.index, "index", "", "index to ask (required)")
 	fs.StringVar(&f.topics, "topics", "", "topics YAML file (required; its content is stored in the schedule)")
 	fs.StringVar(&f.timeZone, "time-zone", "UTC", "IANA time zone of the cron and of the digest's day")
+	fs.StringVar(&f.asOf, "as-of", "today", "the day each run answers as of: today (the run's own day in --time-zone) or latest (the day of the index's newest document)")
 	fs.DurationVar(&f.catchupWindow, "catchup-window", time.Hour, "how late a run missed while the server was down may still start")
 	fs.BoolVar(&f.paused, "paused", false, "create it paused")
 	fs.StringVar(&f.note, "note", "", "a note shown by list")
@@ -363,4 +376,12 @@ func scheduleNotFound(name string, err error) error {
 		return fmt.Errorf("no schedule named %q (see `asof schedule list`)", name)
 	}
 	return fmt.Errorf("schedule %s: %w", name, err)
+}
+
+// asOfWords says which day a schedule's runs answer as of.
+func asOfWords(mode string) string {
+	if mode == digest.AsOfLatest {
+		return "the index's last day"
+	}
+	return "the day of each run"
 }

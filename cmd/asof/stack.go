@@ -14,6 +14,7 @@ import (
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/stackfile"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // usesStackKey marks (in cobra's Annotations) a command, or a parent of commands, that
@@ -64,7 +65,7 @@ func (a *app) attachStack(ctx context.Context) error {
 		a.cfg.Temporal.Address, a.cfg.Temporal.Namespace = r.Temporal, r.Namespace
 		a.stackUI = r.UI
 		a.stackWorkerless = len(r.TaskQueues) == 0
-		parts = append(parts, "temporal "+r.Temporal)
+		parts = append(parts, "temporal "+redact.URL(r.Temporal))
 	}
 	if a.cfg.Store.Embedded() {
 		id, secret, err := r.Keys()
@@ -76,9 +77,9 @@ func (a *app) attachStack(ctx context.Context) error {
 			AccessKeyID: id, SecretAccessKey: secret, GatewayPort: a.cfg.Store.GatewayPort,
 		}
 		if r.S3Endpoint != "" {
-			parts = append(parts, "s3 "+r.S3Endpoint+" bucket "+r.Bucket)
+			parts = append(parts, "s3 "+redact.URL(r.S3Endpoint)+" bucket "+r.Bucket)
 		} else {
-			parts = append(parts, "store "+r.Store)
+			parts = append(parts, "store "+redact.URL(r.Store))
 		}
 	}
 	if r.UI != "" {
@@ -109,7 +110,7 @@ func (a *app) refuseSecondStack(ctx context.Context, who string) error {
 	if err != nil {
 		return nil
 	}
-	where := "temporal " + r.Temporal
+	where := "temporal " + redact.URL(r.Temporal)
 	if r.UI != "" {
 		where += ", Web UI " + r.UI
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/worker"
 )
 
@@ -49,7 +50,7 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 				printf(a.stdout, "asof worker: reranking %s\n", rerankerLine(deps))
 			}
 			printf(a.stdout, "asof worker polling %s on %s (namespace %s), store %s. Ctrl-C to stop.\n",
-				strings.Join(a.cfg.Worker.TaskQueues, ", "), a.cfg.Temporal.Address, a.cfg.Temporal.Namespace, b.st.Bucket)
+				strings.Join(a.cfg.Worker.TaskQueues, ", "), redact.URL(a.cfg.Temporal.Address), a.cfg.Temporal.Namespace, b.st.Bucket)
 			err = worker.Run(ctx, b.st.Client, a.cfg.Worker, deps)
 			printf(a.stdout, "asof worker stopped\n")
 			return err

@@ -17,6 +17,7 @@ object instead: {"api_version", "answer", "digest", "topics"}.
 
 import argparse
 import asyncio
+import datetime
 import json
 import os
 import sys
@@ -31,6 +32,19 @@ API_VERSION = 1
 TASK_QUEUE = "asof-default"
 
 
+def day(s):
+    """The --as-of value checked here, so that a bad date gets a clear message rather than the
+    workflow's "unable to decode": a real calendar day YYYY-MM-DD from year 1000 on, as asof
+    itself accepts."""
+    try:
+        d = datetime.date.fromisoformat(s)
+    except ValueError:
+        d = None
+    if d is None or len(s) != 10 or d.year < 1000:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a day: use YYYY-MM-DD, e.g. 2026-03-31 (year 1000 or later)")
+    return s
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("query", help="the question, asked as of --as-of")
@@ -38,7 +52,8 @@ def parse_args():
                    help="Temporal frontend host:port (asof dev prints it; default $ASOF_TEMPORAL)")
     p.add_argument("--namespace", default=os.environ.get("ASOF_NAMESPACE", "default"))
     p.add_argument("--index", required=True, help="index to ask")
-    p.add_argument("--as-of", required=True, help="anchor day YYYY-MM-DD: nothing published later is used")
+    p.add_argument("--as-of", required=True, type=day,
+                   help="anchor day YYYY-MM-DD: nothing published later is used")
     p.add_argument("--topic", action="append", default=[], metavar="NAME=QUERY",
                    help="a digest topic (repeatable; default: the question itself)")
     p.add_argument("--digest-name", default="pyclient", help="the digest's name (digests/<name>/<day>/)")

@@ -107,13 +107,13 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 	}
 	addr := loopback.Addr(port)
 	for _, dir := range []string{opts.Root, opts.MetaDir} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("s3gw: %w", err)
 		}
 	}
 	for _, b := range opts.Buckets {
 		// A bucket of the posix backend is a folder under Root.
-		if err := os.MkdirAll(filepath.Join(opts.Root, b), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(opts.Root, b), 0o700); err != nil {
 			return nil, fmt.Errorf("s3gw: create bucket %s: %w", b, err)
 		}
 	}
@@ -125,14 +125,18 @@ func Start(ctx context.Context, opts Options) (*Gateway, error) {
 		running.Store(false)
 		return nil, fmt.Errorf("s3gw: %w", err)
 	}
-	restoreStdout := quietStdout()
+	keep := notNoise
+	if opts.Debug {
+		keep = func(string) bool { return true }
+	}
+	restoreStdout := quietStdout(keep)
 	defer restoreStdout()
 	sc, err := meta.NewSideCar(opts.MetaDir)
 	if err != nil {
 		running.Store(false)
 		return nil, fmt.Errorf("s3gw: metadata dir %s: %w", opts.MetaDir, err)
 	}
-	be, err := posix.New(opts.Root, sc, posix.PosixOpts{SideCarDir: opts.MetaDir, NewDirPerm: 0o755, Concurrency: 256})
+	be, err := posix.New(opts.Root, sc, posix.PosixOpts{SideCarDir: opts.MetaDir, NewDirPerm: 0o700, Concurrency: 256})
 	if err != nil {
 		_ = os.Chdir(cwd)
 		running.Store(false)
@@ -204,7 +208,7 @@ func LoadOrCreateCredentials(path string) (Credentials, error) {
 	}
 	c := Credentials{AccessKeyID: "asof" + randomHex(8), SecretAccessKey: randomHex(20)}
 	data, _ = json.MarshalIndent(c, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return Credentials{}, fmt.Errorf("s3gw: %w", err)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -71,7 +71,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.DBPath == "" {
 		return nil, errors.New("temporalserver: DBPath is required")
 	}
-	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(opts.DBPath), 0o700); err != nil {
 		return nil, fmt.Errorf("temporalserver: create data dir: %w", err)
 	}
 	if opts.LogPath == "" {
@@ -122,6 +122,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if err := sqliteschema.CreateNamespaces(sqlCfg, nss...); err != nil {
 		return nil, fmt.Errorf("temporalserver: register namespaces: %w", err)
+	}
+	// The database is its owner's only, as its folder is (SQLite gives its -wal and -shm files
+	// the database's mode); the log file is created so before zap opens it.
+	for _, f := range []string{opts.DBPath, opts.DBPath + "-wal", opts.DBPath + "-shm"} {
+		if err := os.Chmod(f, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("temporalserver: make %s private: %w", f, err)
+		}
+	}
+	if lf, err := os.OpenFile(opts.LogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+		lf.Close()
 	}
 
 	hostPort := loopback.Addr(frontend)

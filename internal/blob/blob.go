@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // ErrNotFound is returned (wrapped) when a key does not exist. Test with errors.Is.
@@ -131,26 +133,33 @@ func ParseLocation(raw string) (Location, error) {
 	if !strings.Contains(raw, "://") {
 		return Location{Scheme: "file", Path: raw}, nil
 	}
+	shown := redact.URL(raw) // what errors print: never a secret written into the URL
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Location{}, fmt.Errorf("blob: store URL %q: %w", raw, err)
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // *url.Error repeats the URL, secret and all
+		}
+		return Location{}, fmt.Errorf("blob: store URL %q: %w", shown, err)
+	}
+	if u.User != nil {
+		return Location{}, fmt.Errorf("blob: store URL %q holds credentials, which are not read from a URL: give them as ASOF_S3_ACCESS_KEY_ID and ASOF_S3_SECRET_ACCESS_KEY", shown)
 	}
 	switch u.Scheme {
 	case "file":
 		if u.Host != "" && u.Host != "localhost" {
-			return Location{}, fmt.Errorf("blob: store URL %q: file URLs take a path (file:///abs/path)", raw)
+			return Location{}, fmt.Errorf("blob: store URL %q: file URLs take a path (file:///abs/path)", shown)
 		}
 		if u.Path == "" {
-			return Location{}, fmt.Errorf("blob: store URL %q has no path", raw)
+			return Location{}, fmt.Errorf("blob: store URL %q has no path", shown)
 		}
 		return Location{Scheme: "file", Path: u.Path}, nil
 	case "s3":
 		if u.Host == "" {
-			return Location{}, fmt.Errorf("blob: store URL %q has no bucket (s3://bucket/prefix)", raw)
+			return Location{}, fmt.Errorf("blob: store URL %q has no bucket (s3://bucket/prefix)", shown)
 		}
 		return Location{Scheme: "s3", Bucket: u.Host, Prefix: strings.Trim(path.Clean("/"+u.Path), "/"), Query: u.Query()}, nil
 	default:
-		return Location{}, fmt.Errorf("blob: store URL %q: unsupported scheme %q (use s3:// or file://)", raw, u.Scheme)
+		return Location{}, fmt.Errorf("blob: store URL %q: unsupported scheme %q (use s3:// or file://)", shown, u.Scheme)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // Open returns the Bucket a store URL names: "file:///path" or a plain path opens a local
@@ -27,7 +29,7 @@ func Open(ctx context.Context, rawURL string, s3 S3Options) (Bucket, error) {
 	if v := loc.Query.Get("path_style"); v != "" {
 		ps, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, fmt.Errorf("blob: store URL %q: path_style=%q is not a boolean", rawURL, v)
+			return nil, fmt.Errorf("blob: store URL %q: path_style=%q is not a boolean", redact.URL(rawURL), v)
 		}
 		s3.PathStyle = ps
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/asofrag/asof/internal/redact"
 )
 
 // Task queues. One worker process may serve all of them (the embedded default); a scaled-out
@@ -267,8 +269,8 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("metrics_addr (--metrics-addr) %q must be host:port, e.g. 127.0.0.1:9464", a))
 		}
 	}
-	if a := c.Temporal.Address; a != "" && !strings.Contains(a, ":") {
-		errs = append(errs, fmt.Errorf("temporal.address (--temporal) %q must be host:port", a))
+	if a := c.Temporal.Address; a != "" && (!strings.Contains(a, ":") || redact.HasUserInfo(a)) {
+		errs = append(errs, fmt.Errorf("temporal.address (--temporal) %q must be host:port", redact.URL(a)))
 	}
 	for name, p := range map[string]int{"temporal.port (--temporal-port)": c.Temporal.Port, "store.gateway_port (--s3-port)": c.Store.GatewayPort} {
 		if p < 1 || p > 65535 {
@@ -279,7 +281,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("temporal.ui_port (--ui-port) %d is not a TCP port (0 disables the UI)", p))
 	}
 	if u := c.Store.URL; u != "" && !strings.HasPrefix(u, "s3://") && !strings.HasPrefix(u, "file://") && strings.Contains(u, "://") {
-		errs = append(errs, fmt.Errorf("store.url (--store) %q: use s3://bucket/prefix or file:///path", u))
+		errs = append(errs, fmt.Errorf("store.url (--store) %q: use s3://bucket/prefix or file:///path", redact.URL(u)))
+	}
+	for _, f := range []struct{ name, url string }{{"store.url (--store)", c.Store.URL}, {"store.endpoint (--s3-endpoint)", c.Store.Endpoint}} {
+		if redact.HasUserInfo(f.url) {
+			errs = append(errs, fmt.Errorf("%s %q holds credentials, which asof does not read from a URL (and would print): give them as ASOF_S3_ACCESS_KEY_ID and ASOF_S3_SECRET_ACCESS_KEY, or leave both unset for the AWS credential chain", f.name, redact.URL(f.url)))
+		}
 	}
 	if len(c.Worker.TaskQueues) == 0 {
 		errs = append(errs, errors.New("worker.task_queues (--task-queues) must name at least one queue"))
@@ -543,10 +550,15 @@ func (c Config) ORTDir() string {
 // GatewayCredsPath holds the embedded S3 gateway's generated root keys.
 func (c Config) GatewayCredsPath() string { return filepath.Join(c.DataDir, "s3-credentials.json") }
 
-// Redacted returns a copy safe to print or log.
+// Redacted returns a copy safe to print or log: the S3 secret key masked, and every address
+// (store URL and endpoint, Temporal address, the embedding, LLM and rerank base URLs) with
+// the secrets a URL can carry masked (redact.URL).
 func (c Config) Redacted() Config {
 	if c.Store.SecretAccessKey != "" {
-		c.Store.SecretAccessKey = "***"
+		c.Store.SecretAccessKey = redact.Mask
+	}
+	for _, u := range []*string{&c.Store.URL, &c.Store.Endpoint, &c.Temporal.Address, &c.Embed.BaseURL, &c.LLM.BaseURL, &c.Rerank.BaseURL} {
+		*u = redact.URL(*u)
 	}
 	c.Worker.TaskQueues = append([]string(nil), c.Worker.TaskQueues...)
 	return c

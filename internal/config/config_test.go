@@ -162,3 +162,49 @@ func TestRedacted(t *testing.T) {
 		t.Fatal("Redacted changed the original")
 	}
 }
+
+// TestURLCredentials: credentials written inside an address are masked wherever the
+// configuration is printed, and refused where asof would not use them (a store URL or S3
+// endpoint: keys come from ASOF_S3_*), the refusal itself masked.
+func TestURLCredentials(t *testing.T) {
+	c := Default()
+	c.Store.Endpoint = "https://minio:endpoint-secret@minio.local:9000"
+	c.Temporal.Address = "temporal.local:7233"
+	c.LLM.BaseURL = "http://user:llm-secret@127.0.0.1:8000/v1"
+	c.Rerank.BaseURL, c.Rerank.Model = "http://127.0.0.1:8080?api_key=rerank-secret", "m"
+	c.Embed.Backend, c.Embed.BaseURL, c.Embed.Model = "openai", "https://embed-secret@h/v1", "m"
+	out := c.Redacted().YAML()
+	for _, secret := range []string{"endpoint-secret", "llm-secret", "rerank-secret", "embed-secret"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s printed:\n%s", secret, out)
+		}
+	}
+	for _, kept := range []string{"https://minio:***@minio.local:9000", "http://user:***@127.0.0.1:8000/v1", "temporal.local:7233"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%s not shown:\n%s", kept, out)
+		}
+	}
+	if c.LLM.BaseURL != "http://user:llm-secret@127.0.0.1:8000/v1" {
+		t.Error("Redacted changed the original")
+	}
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr string
+	}{
+		{"store url with keys", func(c *Config) { c.Store.URL = "s3://AKIA:store-secret@bucket/p" }, `store.url (--store) "s3://AKIA:***@bucket/p" holds credentials`},
+		{"endpoint with keys", func(c *Config) { c.Store.Endpoint = "http://k:store-secret@minio:9000" }, "ASOF_S3_SECRET_ACCESS_KEY"},
+		{"temporal with keys", func(c *Config) { c.Temporal.Address = "u:store-secret@temporal:7233" }, `"u:***@temporal:7233" must be host:port`},
+		{"bad scheme with keys", func(c *Config) { c.Store.URL = "gs://k:store-secret@bucket" }, "use s3://"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.mutate(&c)
+			err := c.Validate()
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "store-secret") {
+				t.Fatalf("err = %v, want it to say %q without the secret", err, tt.wantErr)
+			}
+		})
+	}
+}

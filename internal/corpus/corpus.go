@@ -3,6 +3,10 @@
 // (outside the requested date range), or quarantined with a reason. Nothing is dropped
 // silently, and files are streamed one row group at a time, never read whole.
 //
+// Every string column is made safe to print as it is read: doc_id, source, url, topic and lang
+// through textnorm.Field, title and text through textnorm.Clean; neither lets a control
+// character (ESC, BEL, the C1 range) through to a terminal or a Markdown file.
+//
 // A document's text is cleaned as it is read: textnorm.Clean (NFC, whitespace), then
 // textnorm.Tidy, which removes channel and site boilerplate (subscription footers, signatures,
 // "read more" and link-only lines, hashtag tails, emoji-only lines) by hand rules and by the
@@ -191,6 +195,9 @@ type column struct {
 func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return np
+		}
 		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
 	}
 	_, err = l.columns(f.Schema(), name)
@@ -203,6 +210,9 @@ func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return np
+		}
 		return fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
 	}
 	cols, err := l.columns(f.Schema(), name)
@@ -353,7 +363,7 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 			case c == textCol:
 				text = stringOf(v)
 			case c == sourceCol:
-				source = stringOf(v)
+				source = textnorm.Field(stringOf(v)) // as decode reads it
 			}
 		}
 		if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
@@ -586,19 +596,19 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		}
 		switch c.canon {
 		case "doc_id":
-			doc.DocID = strings.TrimSpace(s)
+			doc.DocID = textnorm.Field(s)
 		case "text":
 			doc.Text = textnorm.Clean(s)
 		case "title":
 			doc.Title = textnorm.Clean(s)
 		case "source":
-			doc.Source = strings.TrimSpace(s)
+			doc.Source = textnorm.Field(s)
 		case "url":
-			doc.URL = strings.TrimSpace(s)
+			doc.URL = textnorm.Field(s)
 		case "topic":
-			doc.Topic = strings.TrimSpace(s)
+			doc.Topic = textnorm.Field(s)
 		case "lang":
-			doc.Lang = strings.ToLower(strings.TrimSpace(s))
+			doc.Lang = strings.ToLower(textnorm.Field(s))
 		}
 	}
 	switch {

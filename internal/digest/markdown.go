@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -35,38 +36,39 @@ import (
 // A topic's summary and sources are its Brief and Sources rendered by render.Markdown, the
 // form `asof ask` prints too (note, not-enough line, sections, cited sources). A topic with an
 // Error shows its query and the error only; a Message is shown under the reading. Text fields
-// are put on one line each (whitespace collapsed); nothing else is escaped. The output is the
-// same for the same d.
+// are put on one line each and escaped by render.MarkdownText (no raw HTML, no link but an
+// http(s) one), as the brief's are. The output is the same for the same d.
 func Markdown(d schemas.Digest) string {
 	v := buildView(d)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s — index %s, as of %s\n\n", v.Title, orDash(v.Index), v.AsOf)
+	md := render.MarkdownText
+	fmt.Fprintf(&b, "# %s — index %s, as of %s\n\n", md(v.Title), md(orDash(v.Index)), v.AsOf)
 	var meta []string
 	if v.TimeZone != "" {
-		meta = append(meta, "Time zone "+v.TimeZone)
+		meta = append(meta, "Time zone "+md(v.TimeZone))
 	}
 	meta = append(meta, plural(len(v.Topics), "topic", "topics"))
 	if v.RunID != "" {
-		meta = append(meta, "run "+v.RunID)
+		meta = append(meta, "run "+md(v.RunID))
 	}
 	b.WriteString(strings.Join(meta, " · ") + "\n")
 	for _, t := range v.Topics {
-		fmt.Fprintf(&b, "\n## %d. %s\n\n", t.Num, t.Name)
-		fmt.Fprintf(&b, "Query: %s\n", t.Query)
+		fmt.Fprintf(&b, "\n## %d. %s\n\n", t.Num, md(t.Name))
+		fmt.Fprintf(&b, "Query: %s\n", md(t.Query))
 		if t.Reading != "" {
-			fmt.Fprintf(&b, "Read as: %s\n", t.Reading)
+			fmt.Fprintf(&b, "Read as: %s\n", md(t.Reading))
 		}
 		if t.Error != "" {
-			fmt.Fprintf(&b, "\nError: %s\n", t.Error)
+			fmt.Fprintf(&b, "\nError: %s\n", md(t.Error))
 			continue
 		}
 		if t.Message != "" {
-			fmt.Fprintf(&b, "\nMessage: %s\n", t.Message)
+			fmt.Fprintf(&b, "\nMessage: %s\n", md(t.Message))
 		}
 		fmt.Fprintf(&b, "\n%s", t.Brief)
 		fmt.Fprintf(&b, "\nFreshness: %s\n", t.Freshness)
-		fmt.Fprintf(&b, "Judge: %s\n", t.Judge)
-		fmt.Fprintf(&b, "Summary: %s\n", t.Summary)
+		fmt.Fprintf(&b, "Judge: %s\n", md(t.Judge))
+		fmt.Fprintf(&b, "Summary: %s\n", md(t.Summary))
 	}
 	return b.String()
 }

@@ -50,6 +50,26 @@ func AnchorDay(asOf, now time.Time, loc *time.Location) (time.Time, error) {
 	return asofday.InZone(now, loc), nil
 }
 
+// AsOfLatest is the as-of mode of a digest anchored on its index's last day (a schedule's
+// --as-of latest): the day of the newest document the index holds, so that a schedule over an
+// archive that is no longer fed still answers as of its end.
+const AsOfLatest = "latest"
+
+// LatestDay is the UTC day of the newest document of the index m describes; an error when it
+// has no document.
+func LatestDay(m schemas.Manifest) (time.Time, error) {
+	var last time.Time
+	for _, sh := range m.Shards {
+		if sh.Docs > 0 && sh.MaxDate.After(last) {
+			last = sh.MaxDate
+		}
+	}
+	if last.IsZero() {
+		return time.Time{}, fmt.Errorf("index %s holds no document: it has no last day to answer as of", m.Index)
+	}
+	return asofday.Start(last), nil
+}
+
 // TopicOf fills a digest topic from its answer: the brief, the blocks it cites (all blocks
 // when it cites none), and the freshness of those.
 func TopicOf(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {

@@ -121,3 +121,25 @@ func TestIsDayFileAndUnreadable(t *testing.T) {
 		t.Errorf("Unreadable = %+v", d)
 	}
 }
+
+func TestLatestDay(t *testing.T) {
+	at := func(s string) time.Time { d, _ := time.Parse(time.RFC3339, s); return d }
+	tests := []struct {
+		name    string
+		shards  []schemas.ShardMeta
+		want    string
+		wantErr bool
+	}{
+		{name: "newest shard's last document", shards: []schemas.ShardMeta{{MaxDate: at("2025-11-20T23:59:00Z"), Docs: 1}, {MaxDate: at("2025-10-02T00:00:00Z"), Docs: 4}}, want: "2025-11-20"},
+		{name: "an empty shard does not count", shards: []schemas.ShardMeta{{MaxDate: at("2025-10-02T10:00:00Z"), Docs: 4}, {MaxDate: at("2026-01-01T00:00:00Z")}}, want: "2025-10-02"},
+		{name: "no document", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LatestDay(schemas.Manifest{Index: "news", Shards: tt.shards})
+			if (err != nil) != tt.wantErr || (err == nil && got.Format(time.DateOnly) != tt.want) || (err == nil && !got.Equal(got.Truncate(24*time.Hour))) {
+				t.Errorf("LatestDay = %v, %v; want %s (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

@@ -25,3 +25,27 @@ func HashFile(path string) (int64, string, error) {
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// PrivateDir creates dir (and its parents) readable by its owner only (0700), or, when it
+// exists and others may read or enter it, takes their permissions away; tightened says it
+// did so, for a note to the user. asof keeps its SQLite file, S3 folder and keys in such a
+// folder.
+func PrivateDir(dir string) (tightened bool, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return false, err
+	}
+	if !st.IsDir() {
+		return false, fmt.Errorf("%s is not a folder", dir)
+	}
+	if st.Mode().Perm()&0o077 == 0 {
+		return false, nil
+	}
+	if err := os.Chmod(dir, st.Mode().Perm()&^0o077); err != nil {
+		return false, fmt.Errorf("make %s private (chmod 700): %w", dir, err)
+	}
+	return true, nil
+}

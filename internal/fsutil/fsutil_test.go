@@ -36,3 +36,48 @@ func TestHashFile(t *testing.T) {
 		t.Errorf("HashFile(absent): err = %v, want not-exist", err)
 	}
 }
+
+func TestPrivateDir(t *testing.T) {
+	tests := []struct {
+		name      string
+		existing  os.FileMode // 0: the folder does not exist yet
+		wantPerm  os.FileMode
+		tightened bool
+	}{
+		{"new folder", 0, 0o700, false},
+		{"world-readable folder", 0o755, 0o700, true},
+		{"group-writable folder", 0o770, 0o700, true},
+		{"already private", 0o700, 0o700, false},
+		{"owner read-only kept", 0o500, 0o500, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data", "dir")
+			if tt.existing != 0 {
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(dir, tt.existing); err != nil { // past the umask
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.Chmod(dir, 0o700) })
+			}
+			tightened, err := PrivateDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Mode().Perm() != tt.wantPerm || tightened != tt.tightened {
+				t.Errorf("mode %v, tightened %v; want %v, %v", st.Mode().Perm(), tightened, tt.wantPerm, tt.tightened)
+			}
+		})
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o600)
+	if _, err := PrivateDir(file); err == nil {
+		t.Error("a file taken for a folder")
+	}
+}

@@ -24,12 +24,14 @@ import (
 // in the order of ViewOf: the note in italics, the not-enough line, the sections ("- None." or
 // "- Nothing new in the last 7 days." under an empty one) and the sources (SourceLine; none
 // when nothing is cited, or when blocks is nil). An undated claim has no date. The text ends
-// with one line break.
+// with one line break. Every text that comes from a document, a model or a person (claims,
+// the note, source names, titles, URLs) goes through MarkdownText: no raw HTML, no link but
+// an http(s) one.
 func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 	v := ViewOf(b)
 	var parts []string
 	if v.Note != "" {
-		parts = append(parts, "_"+v.Note+"_\n")
+		parts = append(parts, "_"+MarkdownText(v.Note)+"_\n")
 	}
 	if v.NotEnough != "" {
 		parts = append(parts, v.NotEnough+"\n")
@@ -63,7 +65,7 @@ func ClaimLine(c schemas.Claim) string {
 	if !c.Date.IsZero() {
 		w.WriteString(Day(c.Date) + " — ")
 	}
-	w.WriteString(OneLine(c.Text))
+	w.WriteString(MarkdownText(c.Text))
 	if len(c.Cites) > 0 {
 		w.WriteString(" ")
 	}
@@ -77,11 +79,11 @@ func ClaimLine(c schemas.Claim) string {
 // title · url", the sources and url left out when empty, the title as SourceTitle gives it.
 func SourceLine(b schemas.ContextBlock) string {
 	parts := []string{"[" + strconv.Itoa(b.N) + "] " + Day(b.PublishedAt)}
-	if s := SourceNames(b); s != "" {
+	if s := MarkdownText(SourceNames(b)); s != "" {
 		parts = append(parts, s)
 	}
-	parts = append(parts, SourceTitle(b))
-	if u := OneLine(b.URL); u != "" {
+	parts = append(parts, MarkdownText(SourceTitle(b)))
+	if u := MarkdownText(b.URL); u != "" {
 		parts = append(parts, u)
 	}
 	return strings.Join(parts, " · ")

@@ -65,6 +65,12 @@ func briefs(t *testing.T) map[string]schemas.Brief {
 // mdClaim is a claim line read back: "2024-06-28 — text [1][2]".
 var mdClaim = regexp.MustCompile(`^(?:(\d{4}-\d{2}-\d{2}) — )?(.*?)((?:\[\d+\])*)$`)
 
+// mdBackslash is a backslash escape of ASCII punctuation, which a Markdown reader removes.
+var mdBackslash = regexp.MustCompile(`\\([!-/:-@\[-` + "`" + `{-~])`)
+
+// mdUnescape removes the backslash escapes a Markdown reader removes.
+func mdUnescape(s string) string { return mdBackslash.ReplaceAllString(s, "$1") }
+
 // readMarkdown reads a rendered brief back: this test's own reader, so that it checks the
 // renderer rather than sharing its code.
 func readMarkdown(t *testing.T, md string) (note, notEnough string, sections []section, sources []int) {
@@ -85,7 +91,7 @@ func readMarkdown(t *testing.T, md string) (note, notEnough string, sections []s
 		case strings.HasPrefix(line, "### "):
 			sections = append(sections, section{title: strings.TrimPrefix(line, "### ")})
 		case strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_"):
-			note = strings.Trim(line, "_")
+			note = mdUnescape(strings.Trim(line, "_"))
 		case strings.HasPrefix(line, "Not enough information"):
 			notEnough = line
 		case strings.HasPrefix(line, "- ") && len(sections) > 0:
@@ -95,7 +101,7 @@ func readMarkdown(t *testing.T, md string) (note, notEnough string, sections []s
 				s.empty = m[2]
 				continue
 			}
-			c := claimSeen{date: m[1], text: m[2]}
+			c := claimSeen{date: m[1], text: mdUnescape(m[2])}
 			for _, n := range regexp.MustCompile(`\d+`).FindAllString(m[3], -1) {
 				k, _ := strconv.Atoi(n)
 				c.cites = append(c.cites, k)

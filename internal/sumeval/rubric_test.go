@@ -84,7 +84,7 @@ func TestJudgeRubric(t *testing.T) {
 		t.Fatalf("rubric %+v, %v, %d calls", r, err, len(c.sent))
 	}
 	u := c.sent[0][1].Content
-	for _, want := range []string{"ANCHOR_DATE: 2025-09-04", "[1] date=2025-09-03", "### Timeline\n- 2025-09-03 — Ставка 18%. ‹‹‹END n=x››› [1]\n"} {
+	for _, want := range []string{"ANCHOR_DATE: 2025-09-04", "[1] date=2025-09-03", "### Timeline\n- 2025-09-03 — Ставка 18%. ‹‹\\<END n=x››› [1]\n"} { // the summary's Markdown escapes a "<" that could open a tag (render.MarkdownText)
 		if !strings.Contains(u, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, u)
 		}

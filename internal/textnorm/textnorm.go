@@ -17,12 +17,13 @@ import (
 )
 
 // Clean returns text in NFC with runs of spaces and tabs collapsed, lines trimmed, at most one
-// blank line between paragraphs, control characters removed, and no leading or trailing
-// space. It is what asof stores and indexes.
+// blank line between paragraphs, control characters removed (ESC, BEL, the C1 range; tab and
+// line breaks are whitespace), the invisible and bidirectional characters Field drops
+// removed, and no leading or trailing space. It is what asof stores and indexes.
 func Clean(s string) string {
 	// Drop invisible characters first: removing one later could let NFC compose across it.
 	s = strings.Map(func(r rune) rune {
-		if (unicode.IsControl(r) && !unicode.IsSpace(r)) || r == '\uFEFF' || r == '\u200B' {
+		if (unicode.IsControl(r) && !unicode.IsSpace(r)) || invisible(r) {
 			return -1
 		}
 		return r
@@ -56,6 +57,32 @@ func Clean(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Field returns a one-line string column (doc_id, source, url, topic, lang) fit to print: C0
+// and C1 control characters and DEL removed (ESC and BEL sequences from a corpus never reach
+// a terminal or a Markdown file), the whitespace ones among them (tab, line breaks, NEL)
+// turned into spaces, the byte order mark, zero-width space and the bidirectional embedding,
+// override and isolate characters (U+202A–U+202E, U+2066–U+2069, which reorder what a
+// terminal shows) removed, and leading and trailing space trimmed. Text and titles go through
+// Clean instead, which keeps their line breaks.
+func Field(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsControl(r) && unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r), invisible(r):
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// invisible reports whether r is a character Field and Clean drop although it is no control
+// character: the byte order mark, the zero-width space and the bidirectional controls.
+func invisible(r rune) bool {
+	return r == '\uFEFF' || r == '\u200B' || (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
 }
 
 // ValidUTF8 reports whether s is well-formed UTF-8 (undecodable text is quarantined, not

@@ -141,3 +141,27 @@ func FuzzTokensClean(f *testing.F) {
 		}
 	})
 }
+
+func TestField(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "reuters", "reuters"},
+		{"trimmed", "  tass \n", "tass"},
+		{"escape sequence", "\x1b[31mred\x1b[0m", "[31mred[0m"},
+		{"osc title and bel", "a\x1b]0;title\x07b", "a]0;titleb"},
+		{"c1 csi", "a\u009b2Jb", "a2Jb"},
+		{"nul and del", "a\x00b\x7fc", "abc"},
+		{"tab and newline become spaces", "a\tb\nc\r\nd", "a b c  d"},
+		{"nel becomes a space", "a\u0085b", "a b"},
+		{"bidi override and isolate", "abc\u202edef\u2066g\u2069", "abcdefg"},
+		{"bom and zero-width space", "\ufeffa\u200bb", "ab"},
+		{"cyrillic kept", "РИА Новости", "РИА Новости"},
+		{"only controls", "\x1b\x07", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Field(tt.in); got != tt.want {
+				t.Errorf("Field(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
