@@ -786,7 +786,7 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 		return nil, 0, err
 	}
 	n := 0
-	return plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
+	metas, chunks, err := plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
 		var m schemas.ShardMeta
 		data, err := blob.ReadAll(ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
 		if err != nil {
@@ -800,6 +800,10 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 		}
 		return m, nil
 	})
+	if errors.Is(err, blob.ErrNotFound) { // a shard the build did not write: no retry writes it
+		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
+	}
+	return metas, chunks, err
 }
 
 // manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).
