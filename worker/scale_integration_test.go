@@ -172,6 +172,7 @@ func TestIndexBuildPayloadsStayBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	firstRun := run.GetRunID() // Get follows continue-as-new and moves GetRunID to the last run
 	var res workflows.IndexBuildResult
 	if err := run.Get(rctx, &res); err != nil {
 		t.Fatal(err)
@@ -189,14 +190,14 @@ func TestIndexBuildPayloadsStayBounded(t *testing.T) {
 		t.Fatalf("manifest: %d shards, %v", len(m.Shards), err)
 	}
 	var stored []int
-	for _, k := range []string{res.FilesKey, layout.BuildPlanKey(run.GetRunID())} {
+	for _, k := range []string{res.FilesKey, layout.BuildPlanKey(firstRun)} {
 		st, err := b.Stat(ctx, k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		stored = append(stored, int(st.Size))
 	}
-	st := workflowStats(t, ctx, id, run.GetRunID())
+	st := workflowStats(t, ctx, id, firstRun)
 	t.Logf("index: %d %s shards from %d files in %s (%.1f ms a shard), %d runs; history %d events, %d bytes (largest run %d bytes); largest payload %d bytes (%s)",
 		shards, period, days, took.Round(time.Second), float64(took.Milliseconds())/float64(shards), st.runs, st.events, st.bytes, st.largestRunSize, st.largest, st.largestWhat)
 	t.Logf("kept out of the history: input list %d bytes, per-file table %d bytes, plan %d bytes, manifest %d bytes", len(list), stored[0], stored[1], len(data))
