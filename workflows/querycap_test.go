@@ -33,6 +33,13 @@ func TestWorkflowsRefuseLongQueries(t *testing.T) {
 			env.ExecuteWorkflow(Digest, DigestInput{Name: "d", Index: "news", AsOf: asOf, Topics: []digest.Topic{
 				{Name: "A", Query: "a"}, {Name: "B", Query: "b"}, {Name: "Long", Query: strings.Repeat("я", 1<<19)}}})
 		}},
+		{name: "digest, too many topics", want: "51 topics: a digest takes at most 50", run: func(env interface{ ExecuteWorkflow(any, ...any) }) {
+			var tops []digest.Topic
+			for i := range digest.MaxTopics + 1 {
+				tops = append(tops, digest.Topic{Name: strings.Repeat("t", i+1), Query: "q"})
+			}
+			env.ExecuteWorkflow(Digest, DigestInput{Name: "d", Index: "news", AsOf: asOf, Topics: tops})
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
