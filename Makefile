@@ -21,7 +21,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos clean verify-kernels
+.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos scale-test clean verify-kernels
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -89,6 +89,9 @@ test: $(TOOLS)/workflowcheck $(TOOLS)/gotestsum ## formatting, vet, workflowchec
 
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
+
+scale-test: ## 30 years of daily documents (10,958 input files, --period day: 10,958 shards) indexed through the real workflow, then a digest of 50 topics; asserts no payload passes 64 KB and logs time, largest payload and history size (docs/capacity.md)
+	ASOF_SCALE_DAYS=10958 ASOF_SCALE_PERIOD=day ASOF_SCALE_TOPICS=50 $(GO) test -count=1 -timeout 300m -v -run '^TestIndexBuildPayloadsStayBounded$$' ./worker
 
 deploy-check: ## check infra/deploy (Dockerfile, compose.yaml, Kubernetes manifests) against the code: compose-go's loader, strict k8s.io/api decoding (its own Go module)
 	cd infra/deploy && $(GO) vet ./... && $(GO) test -count=1 ./...

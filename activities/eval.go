@@ -15,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/vecindex"
@@ -71,6 +72,11 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
 		}
 		judged = evalrun.JudgedIDs(qrels)
+	}
+	for _, q := range qs {
+		if err := querycap.Check(fmt.Sprintf("question %s", q.QuestionID), q.Question); err != nil {
+			return PlanEvalResult{}, invalid(err)
+		}
 	}
 	plan, err := evalrun.PlanQuestions(qs, judged, evalrun.PlanOptions{From: in.From, To: in.To, Limit: in.Limit, Seed: in.Seed, BatchSize: in.BatchSize})
 	res := PlanEvalResult{Questions: plan.Questions, Unjudged: plan.Unjudged, OutOfSpan: plan.OutOfSpan}

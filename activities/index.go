@@ -76,6 +76,13 @@ type PlanIndexInput struct {
 	To      time.Time           `json:"to"`
 	Period  string              `json:"period"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
+	// InputsKey, when set, names the input file list in the store (layout.InputListKey, a
+	// JSON array of InputFile) instead of Inputs, so the payload does not grow per file.
+	InputsKey string `json:"inputs_key,omitempty"`
+	// StorePlan stores the plan (layout.BuildPlanKey) and the per-file table
+	// (layout.BuildFilesKey) of run RunID and returns their keys and counts: Periods, Files and
+	// Existing stay empty. Runs that predate it get them in the result.
+	StorePlan bool `json:"store_plan,omitempty"`
 	// Append adds the inputs to the live index: its shards stay as they are, rows whose
 	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
 	// have several).
@@ -121,6 +128,12 @@ type PlanIndexResult struct {
 	Base     schemas.IndexCounts `json:"base"`
 	// BaseSeq is the number of the live manifest an append was planned on (0: none).
 	BaseSeq int `json:"base_seq,omitempty"`
+	// PlanKey and FilesKey name the stored plan and per-file table (StorePlan); FileCount is
+	// the table's rows and Summary the plan's counts.
+	PlanKey   string            `json:"plan_key,omitempty"`
+	FilesKey  string            `json:"files_key,omitempty"`
+	FileCount int               `json:"file_count,omitempty"`
+	Summary   indexplan.Summary `json:"summary,omitzero"`
 }
 
 // PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
@@ -134,11 +147,18 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if err := shard.ValidUnit(in.Period); err != nil {
 		return PlanIndexResult{}, invalid(err)
 	}
-	if len(in.Inputs) == 0 {
-		return PlanIndexResult{}, invalid(errors.New("no input files"))
-	}
 	if a.Model.ID == "" {
 		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
+	}
+	inputs := in.Inputs
+	if in.InputsKey != "" {
+		var err error
+		if inputs, err = a.readInputList(ctx, in.InputsKey); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
+	if len(inputs) == 0 {
+		return PlanIndexResult{}, invalid(errors.New("no input files"))
 	}
 	mapping := corpus.Mapping(in.Mapping)
 	res := PlanIndexResult{Model: a.Model}
@@ -156,7 +176,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	loader := corpus.NewLoader(opts)
 	var docs []schemas.Document
 	var rejects []schemas.QuarantineRow
-	for _, f := range in.Inputs {
+	for _, f := range inputs {
 		local, err := a.download(ctx, f.Key)
 		if err != nil {
 			if errors.Is(err, blob.ErrNotFound) {
@@ -235,6 +255,106 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		res.Periods = append(res.Periods, pp)
 	}
 	a.Metrics.IndexPlanned(tot.Read, tot.Documents, tot.Skipped, tot.Quarantined)
+	if in.StorePlan {
+		if err := a.storePlan(ctx, in.RunID, &res); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// readInputList reads an input file list the CLI stored (layout.InputListKey).
+func (a *Activities) readInputList(ctx context.Context, key string) ([]InputFile, error) {
+	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", key, err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var files []InputFile
+	if err := json.Unmarshal(data, &files); err != nil {
+		return nil, invalid(fmt.Errorf("input file list %s: %w", key, err))
+	}
+	return files, nil
+}
+
+// storePlan moves the plan's periods and kept shards and the per-file table of res into the
+// store (layout.BuildPlanKey, layout.BuildFilesKey), leaving their keys and counts.
+func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndexResult) error {
+	plan := indexplan.StoredPlan{Version: indexplan.StoredPlanVersion, Existing: res.Existing}
+	for _, p := range res.Periods {
+		plan.Shards = append(plan.Shards, indexplan.PlannedShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Meta: p.Meta})
+	}
+	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
+	if err := a.putJSON(ctx, res.PlanKey, plan); err != nil {
+		return err
+	}
+	if err := a.putJSON(ctx, res.FilesKey, res.Files); err != nil {
+		return err
+	}
+	res.Periods, res.Files, res.Existing = nil, nil, nil
+	return nil
+}
+
+// putJSON writes v as one JSON object.
+func (a *Activities) putJSON(ctx context.Context, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	_, err = a.Bucket.Put(ctx, key, bytes.NewReader(data))
+	return err
+}
+
+// readPlan reads a stored plan (layout.BuildPlanKey).
+func (a *Activities) readPlan(ctx context.Context, key string) (indexplan.StoredPlan, error) {
+	var plan indexplan.StoredPlan
+	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	if err != nil {
+		return plan, fmt.Errorf("read the build's plan: %w", err)
+	}
+	if err := json.Unmarshal(data, &plan); err != nil {
+		return plan, invalid(fmt.Errorf("build plan %s: %w", key, err))
+	}
+	if plan.Version != indexplan.StoredPlanVersion {
+		return plan, invalid(fmt.Errorf("build plan %s is version %d; this worker reads version %d", key, plan.Version, indexplan.StoredPlanVersion))
+	}
+	return plan, nil
+}
+
+// PlanPageInput asks for a page of the shards a stored plan builds.
+type PlanPageInput struct {
+	Index   string `json:"index"`
+	PlanKey string `json:"plan_key"`
+	// Offset counts the shards to build already paged; Limit is the most to return (at most
+	// indexplan.PageMax).
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+}
+
+// PlanPageResult is one page of shards to build.
+type PlanPageResult struct {
+	Periods []PeriodPlan `json:"periods"`
+	// Next is the offset of the next page; equal to the plan's shards to build at the end.
+	Next int `json:"next"`
+}
+
+// PlanPage returns the shards a stored plan builds from Offset on, at most Limit (and at most
+// indexplan.PageMax), with their staged documents' keys.
+func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPageResult, error) {
+	plan, err := a.readPlan(ctx, in.PlanKey)
+	if err != nil {
+		return PlanPageResult{}, err
+	}
+	page, next, err := plan.Page(in.Offset, in.Limit)
+	if err != nil {
+		return PlanPageResult{}, invalid(fmt.Errorf("build plan %s: %w", in.PlanKey, err))
+	}
+	res := PlanPageResult{Next: next, Periods: make([]PeriodPlan, len(page))}
+	for i, s := range page {
+		res.Periods[i] = PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: layout.StagingDocsKey(in.Index, s.ShardID)}
+	}
 	return res, nil
 }
 
@@ -567,12 +687,18 @@ type PublishManifestInput struct {
 	// between, the new shards are added to the manifest live now instead (see PublishManifest).
 	Append  bool `json:"append,omitempty"`
 	BaseSeq int  `json:"base_seq,omitempty"`
+	// PlanKey, when set, names the build's stored plan (layout.BuildPlanKey): Shards are then
+	// its kept shards plus each period's shard, read from the plan or from the shard's
+	// meta.json, and Shards in the input is ignored.
+	PlanKey string `json:"plan_key,omitempty"`
 }
 
 // PublishManifestResult names the live manifest.
 type PublishManifestResult struct {
 	Key string `json:"key"`
 	Seq int    `json:"seq"`
+	// Chunks counts the chunks of the build's own shards (set with PlanKey).
+	Chunks int64 `json:"chunks,omitempty"`
 	// Unchanged is set when the live manifest already lists exactly these shards.
 	Unchanged bool `json:"unchanged"`
 	// Rebased is set when an append's shards were added to a manifest newer than the one it
@@ -598,6 +724,13 @@ func (in PublishManifestInput) build() indexplan.Build {
 // with the live counts plus its own, so neither append loses the other's shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
 	began := time.Now()
+	var chunks int64
+	if in.PlanKey != "" {
+		var err error
+		if in.Shards, chunks, err = a.plannedShards(ctx, in.Index, in.PlanKey); err != nil {
+			return PublishManifestResult{}, err
+		}
+	}
 	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
 	for attempt := 0; attempt < 5; attempt++ {
 		var live *schemas.Manifest
@@ -627,7 +760,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 		if pub.Unchanged {
-			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true}, nil
+			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true, Chunks: chunks}, nil
 		}
 		m := pub.Manifest
 		rel, err := layout.PutManifest(ctx, a.Bucket, in.Index, &m, cur.Seq+1, func(existing schemas.Manifest) bool {
@@ -644,9 +777,37 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: pub.Rebased}, nil
+		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: pub.Rebased, Chunks: chunks}, nil
 	}
 	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
+}
+
+// plannedShards lists the shards a build with a stored plan publishes (indexplan.StoredPlan.Metas):
+// each shard built by this build is read from its meta.json, which WriteShard wrote last.
+func (a *Activities) plannedShards(ctx context.Context, index, planKey string) ([]schemas.ShardMeta, int64, error) {
+	plan, err := a.readPlan(ctx, planKey)
+	if err != nil {
+		return nil, 0, err
+	}
+	n := 0
+	metas, chunks, err := plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
+		var m schemas.ShardMeta
+		data, err := blob.ReadAll(ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
+		if err != nil {
+			return m, err
+		}
+		if n++; n%256 == 0 {
+			heartbeat(ctx, n)
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			return m, fmt.Errorf("meta.json: %w", err)
+		}
+		return m, nil
+	})
+	if errors.Is(err, blob.ErrNotFound) { // a shard the build did not write: no retry writes it
+		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
+	}
+	return metas, chunks, err
 }
 
 // manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).

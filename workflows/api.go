@@ -66,9 +66,14 @@ const ErrTypeInvalidInput = activities.ErrTypeInvalidInput
 
 // IndexBuildInput describes a build.
 type IndexBuildInput struct {
-	Index   string            `json:"index"`
-	Inputs  []InputFile       `json:"inputs"`
-	Mapping map[string]string `json:"mapping"`
+	Index string `json:"index"`
+	// Inputs lists the input files; InputsKey, instead, names that list in the store
+	// (layout.InputListKey, a JSON array of InputFile, as the CLI writes it) so the input does
+	// not grow with the number of files. InputCount is the list's length, for reports.
+	Inputs     []InputFile       `json:"inputs"`
+	InputsKey  string            `json:"inputs_key,omitempty"`
+	InputCount int               `json:"input_count,omitempty"`
+	Mapping    map[string]string `json:"mapping"`
 	// From and To keep rows published in that range (inclusive days; zero: unbounded).
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
@@ -113,18 +118,50 @@ type IndexBuildCarry struct {
 	Truncated     int `json:"truncated"`
 	PartsEmbedded int `json:"parts_embedded"`
 	PartsResumed  int `json:"parts_resumed"`
+	// Plan is the stored plan the first run made (its keys and counts); Offset counts the
+	// shards to build that the earlier runs built, ChunksBuilt and DocsBuilt their chunks and
+	// documents. Runs started before the plan was stored plan again instead.
+	Plan        *IndexBuildPlan `json:"plan,omitempty"`
+	Offset      int             `json:"offset,omitempty"`
+	ChunksBuilt int             `json:"chunks_built,omitempty"`
+	DocsBuilt   int             `json:"docs_built,omitempty"`
+}
+
+// IndexBuildPlan is what a build's runs keep of its plan: the keys of the stored plan and
+// per-file table, and counts; nothing in it grows with the number of files or shards.
+type IndexBuildPlan struct {
+	PlanKey       string              `json:"plan_key"`
+	FilesKey      string              `json:"files_key"`
+	FileCount     int                 `json:"file_count"`
+	QuarantineKey string              `json:"quarantine_key,omitempty"`
+	Counts        schemas.IndexCounts `json:"counts"`
+	Base          schemas.IndexCounts `json:"base"`
+	BaseSeq       int                 `json:"base_seq,omitempty"`
+	Model         schemas.ModelRef    `json:"model"`
+	// Shards counts every period's shard; Done those built before the plan (Chunks their
+	// chunks); ToBuild the others, holding DocsToBuild documents.
+	Shards      int `json:"shards"`
+	Done        int `json:"done"`
+	Chunks      int `json:"chunks"`
+	ToBuild     int `json:"to_build"`
+	DocsToBuild int `json:"docs_to_build"`
 }
 
 // IndexBuildResult reports the build.
 type IndexBuildResult struct {
-	ManifestKey   string                  `json:"manifest_key"`
-	Seq           int                     `json:"seq"`
-	Unchanged     bool                    `json:"unchanged"`
-	Counts        schemas.IndexCounts     `json:"counts"`
-	Files         []activities.FileCounts `json:"files"`
-	QuarantineKey string                  `json:"quarantine_key,omitempty"`
-	ShardsBuilt   int                     `json:"shards_built"`
-	ShardsReused  int                     `json:"shards_reused"`
+	ManifestKey string                  `json:"manifest_key"`
+	Seq         int                     `json:"seq"`
+	Unchanged   bool                    `json:"unchanged"`
+	Counts      schemas.IndexCounts     `json:"counts"`
+	Files       []activities.FileCounts `json:"files"`
+	// FilesKey names the per-file table in the store (layout.BuildFilesKey, a JSON array of
+	// activities.FileCounts) instead of Files, which a build with a stored plan leaves empty;
+	// FileCount is its rows. The CLI reads it back to print the table.
+	FilesKey      string `json:"files_key,omitempty"`
+	FileCount     int    `json:"file_count,omitempty"`
+	QuarantineKey string `json:"quarantine_key,omitempty"`
+	ShardsBuilt   int    `json:"shards_built"`
+	ShardsReused  int    `json:"shards_reused"`
 	// Truncated counts the documents of the shards this build made that were cut at
 	// MaxChunksPerDoc chunks (the rest of their text is not indexed).
 	Truncated int `json:"truncated"`

@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
@@ -29,6 +30,9 @@ func (o *ExpandOptions) on() bool { return o != nil && (o.Queries > 0 || o.HyDE)
 // asof-embed queue, then retrieve → fold duplicates → build the context → summarize in one
 // activity on the default queue (it keeps loaded shards in its worker's cache).
 func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
+	if err := querycap.Check("the query", in.Query); err != nil {
+		return schemas.Answer{}, temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, nil)
+	}
 	asOf, err := askAnchor(ctx, in)
 	if err != nil {
 		return schemas.Answer{}, err

@@ -8,6 +8,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -15,6 +17,14 @@ import (
 // writes one digest (JSON, Markdown, self-contained HTML) under digests/<name>/<day>/. A topic
 // whose answer fails is reported in the digest; the others still are.
 func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
+	if len(in.Topics) > digest.MaxTopics { // with querycap, the topics' payloads stay bounded
+		return DigestResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%d topics: a digest takes at most %d (split them into several digests)", len(in.Topics), digest.MaxTopics), activities.ErrTypeInvalidInput, nil)
+	}
+	for i, t := range in.Topics {
+		if err := querycap.Check(fmt.Sprintf("the query of topic %d (%s)", i+1, t.Name), t.Query); err != nil {
+			return DigestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, nil)
+		}
+	}
 	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: 2 * time.Minute,

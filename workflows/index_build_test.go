@@ -30,6 +30,7 @@ func TestIndexBuildPassesItsStartToThePlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := indexEnv(t)
+			legacyPlan(env)
 			var got activities.PlanIndexInput
 			env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(
 				func(_ context.Context, in activities.PlanIndexInput) (activities.PlanIndexResult, error) {
@@ -60,6 +61,7 @@ func TestIndexBuildPassesItsStartToThePlan(t *testing.T) {
 // into the result, with the cap they were cut at.
 func TestIndexBuildReportsTruncatedDocuments(t *testing.T) {
 	env := indexEnv(t)
+	legacyPlan(env)
 	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
 	env.OnActivity(a.ChunkShard, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.ChunkShardInput) (activities.ChunkShardResult, error) {

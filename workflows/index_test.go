@@ -19,6 +19,12 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
+// legacyPlan makes env replay runs started before the plan went to the store
+// (planInStoreVersion): the plan's periods ride in the history.
+func legacyPlan(env *testsuite.TestWorkflowEnvironment) {
+	env.OnGetVersion(planInStoreVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+}
+
 func indexEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	env := newEnv(t)
 	env.RegisterWorkflow(BuildShard)
@@ -68,6 +74,7 @@ func shardActivities(env *testsuite.TestWorkflowEnvironment, embedFailures int) 
 
 func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
 	env := indexEnv(t)
+	legacyPlan(env)
 	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
 	queues := shardActivities(env, 2)
 	var published activities.PublishManifestInput
@@ -109,6 +116,7 @@ func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {
 // manifest it was planned on, so a publish that finds a newer manifest adds its shards to it.
 func TestIndexBuildAppendNamesItsBase(t *testing.T) {
 	env := indexEnv(t)
+	legacyPlan(env)
 	plan := threePeriods
 	plan.Existing = []schemas.ShardMeta{{ID: "s0", Period: "2023-12", Chunks: 1}}
 	plan.BaseSeq = 4
@@ -131,6 +139,7 @@ func TestIndexBuildAppendNamesItsBase(t *testing.T) {
 
 func TestIndexBuildDoesNotPublishAfterAFailedShard(t *testing.T) {
 	env := indexEnv(t)
+	legacyPlan(env)
 	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil)
 	shardActivities(env, -1)
 	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", Concurrency: 1})
@@ -146,6 +155,7 @@ func TestIndexBuildDoesNotPublishAfterAFailedShard(t *testing.T) {
 // three, and reports the whole build.
 func TestIndexBuildContinuesAsNew(t *testing.T) {
 	env := indexEnv(t)
+	legacyPlan(env)
 	env.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(threePeriods, nil).Once()
 	shardActivities(env, 0)
 	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", MaxShardsPerRun: 1})
@@ -163,6 +173,7 @@ func TestIndexBuildContinuesAsNew(t *testing.T) {
 	}
 
 	env2 := indexEnv(t)
+	legacyPlan(env2)
 	second := threePeriods
 	second.Periods = append([]activities.PeriodPlan(nil), threePeriods.Periods...)
 	second.Periods[0] = activities.PeriodPlan{Period: "2024-01", ShardID: "s1", Docs: 3, Done: true, Meta: &schemas.ShardMeta{ID: "s1", Period: "2024-01", Chunks: 5}}

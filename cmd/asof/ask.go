@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/expand"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -128,6 +129,9 @@ before the workflow starts.`,
 func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	in := workflows.AskInput{Index: f.index, Query: query, Mode: f.mode}
 	if err := checkIndexName(f.index); err != nil {
+		return err
+	}
+	if err := querycap.Check("the query", strings.TrimSpace(query)); err != nil {
 		return err
 	}
 	if f.expandQueries < 0 || f.expandQueries > expand.MaxQueries {

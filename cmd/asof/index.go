@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,8 +182,12 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	if err != nil {
 		return err
 	}
+	inputsKey, err := storeInputList(ctx, st.Bucket, inputs)
+	if err != nil {
+		return err
+	}
 	run, err := startIndexBuild(ctx, a, st.Client, workflows.IndexBuildInput{
-		Index: f.index, Inputs: inputs, Mapping: mapping, From: from, To: to, Period: f.period,
+		Index: f.index, InputsKey: inputsKey, InputCount: len(inputs), Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
 		AllowFuture: f.allowFuture, Replace: f.replace,
@@ -414,6 +421,41 @@ func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []st
 	return out, nil
 }
 
+// storeInputList writes the input file list to the store under its content's hash
+// (layout.InputListKey), so the build's input carries one key however many files it reads.
+func storeInputList(ctx context.Context, b blob.Bucket, inputs []workflows.InputFile) (string, error) {
+	data, err := json.Marshal(inputs)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	key := layout.InputListKey(hex.EncodeToString(sum[:]))
+	if ok, err := b.Exists(ctx, key); err != nil {
+		return "", err
+	} else if !ok {
+		if _, err := b.Put(ctx, key, bytes.NewReader(data)); err != nil {
+			return "", fmt.Errorf("store the input file list: %w", err)
+		}
+	}
+	return key, nil
+}
+
+// readFileTable fills r.Files from the per-file table a build stored (r.FilesKey), so the
+// result a user reads (the table, --json) is the same whether the build stored it or not.
+func readFileTable(ctx context.Context, b blob.Bucket, r *workflows.IndexBuildResult) error {
+	if r.FilesKey == "" || r.Files != nil {
+		return nil
+	}
+	data, err := blob.ReadAll(ctx, b, r.FilesKey)
+	if err != nil {
+		return fmt.Errorf("read the build's per-file table: %w", err)
+	}
+	if err := json.Unmarshal(data, &r.Files); err != nil {
+		return fmt.Errorf("read the build's per-file table %s: %w", r.FilesKey, err)
+	}
+	return nil
+}
+
 // planReporter returns what a build says once its plan is known (from the progress query,
 // or from the result), as lines to print: on an external cluster, the model its workers embed
 // with; and a warning when that model does not read the languages of a large share of the
@@ -458,6 +500,9 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 		case err := <-done:
 			if tty && last != "" {
 				fmt.Fprintln(log)
+			}
+			if err == nil {
+				err = readFileTable(ctx, b, &res)
 			}
 			return res, err
 		case <-tick.C:

@@ -24,6 +24,7 @@ import (
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/intent"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
@@ -91,6 +92,9 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 	q := strings.TrimSpace(query)
 	if q == "" {
 		return Reading{}, fmt.Errorf("%w: the query is empty", ErrInput)
+	}
+	if err := querycap.Check("the query", q); err != nil {
+		return Reading{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	if asOf.IsZero() {
 		return Reading{}, fmt.Errorf("%w: no as-of date", ErrInput)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/asofrag/asof/internal/querycap"
 )
 
 // MaxTopics is the most topics a topics file may hold: each topic is one Ask run, so a
@@ -122,6 +124,9 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 		t.Query = strings.TrimSpace(t.Query)
 		if t.Query == "" {
 			return nil, fmt.Errorf("%s: %w", where(i), ErrEmptyQuery)
+		}
+		if err := querycap.Check("its query", t.Query); err != nil {
+			return nil, fmt.Errorf("%s: %w", where(i), err)
 		}
 		t.Name = strings.TrimSpace(t.Name)
 		if t.Name == "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/asofrag/asof/internal/querycap"
 )
 
 func TestParseTopics(t *testing.T) {
@@ -74,6 +76,8 @@ topics:
 		{name: "empty query", in: "topics:\n  - query: x\n  - name: blank\n    query: \"   \"\n", wantErr: ErrEmptyQuery, msg: "entry 2 (line 3)"},
 		{name: "missing query", in: "topics:\n  - query: x\n  - query: y\n  - name: z\n", wantErr: ErrEmptyQuery, msg: "entry 3 (line 4)"},
 		{name: "null entry", in: "topics:\n  - ~\n", wantErr: ErrEmptyQuery, msg: "entry 1 (line 2)"},
+		{name: "query over the cap", in: "topics:\n  - query: x\n  - query: " + strings.Repeat("y", querycap.MaxBytes+1) + "\n", wantErr: querycap.ErrTooLong,
+			msg: "entry 2 (line 3): its query is 4097 bytes"},
 		{name: "null entry keeps numbering", in: "topics:\n  - query: a\n  -\n  - query: c\n", wantErr: ErrEmptyQuery, msg: "entry 2 (line 3)"},
 		{name: "duplicate name", in: "topics:\n  - {name: ECB, query: a}\n  - {name: b, query: b}\n  - {name: \" ecb \", query: c}\n",
 			wantErr: ErrDuplicateName, msg: `entry 3 (line 4): duplicate topic name "ecb" (also entry 1 (line 2))`},

@@ -5,6 +5,9 @@
 //
 //	corpora/<sha256[:16]>/<file>                      inputs uploaded by the CLI, content-addressed (CorpusKey)
 //	quarantine/<run-id>/rejects.parquet                every row an index build rejected, with its reason (QuarantineKey)
+//	builds/inputs/<sha256[:16]>.json                   an index build's input file list, written by the CLI (InputListKey)
+//	builds/<run-id>/plan.json                          an index build's plan: every period's shard (BuildPlanKey)
+//	builds/<run-id>/files.json                         its per-file reconciliation table (BuildFilesKey)
 //	indexes/<index>/                                   one index (IndexPrefix)
 //	  CURRENT                                          {"manifest": "manifests/NNNNNN.json", "seq": N}: the live manifest,
 //	                                                   moved by a conditional write (CurrentKey, Current, MoveCurrent)
@@ -86,6 +89,23 @@ func CorpusKey(sum, file string) string {
 	}
 	return path.Join("corpora", sum, file)
 }
+
+// InputListKey is where the CLI stores an index build's input file list (JSON), sum being
+// the list's hex SHA-256, so the workflow's input carries this key and not one entry per file.
+func InputListKey(sum string) string {
+	if len(sum) > 16 {
+		sum = sum[:16]
+	}
+	return path.Join("builds", "inputs", sum+".json")
+}
+
+// BuildPlanKey holds the plan of the index build whose first run is runID: every period's
+// shard, the ones already built with their meta, and the live shards an append keeps.
+func BuildPlanKey(runID string) string { return path.Join("builds", runID, "plan.json") }
+
+// BuildFilesKey holds the per-file reconciliation table of the index build whose first run is
+// runID (read, indexed, skipped and quarantined rows of each input file).
+func BuildFilesKey(runID string) string { return path.Join("builds", runID, "files.json") }
 
 // QuarantineKey holds the rows an index build run rejected, with their reasons.
 func QuarantineKey(runID string) string { return path.Join("quarantine", runID, "rejects.parquet") }

@@ -19,6 +19,9 @@ func TestKeys(t *testing.T) {
 	}{
 		{name: "corpus", got: layout.CorpusKey("0123456789abcdef0123456789abcdef", "news.parquet"), want: "corpora/0123456789abcdef/news.parquet"},
 		{name: "quarantine", got: layout.QuarantineKey("asof-index-news/r1"), want: "quarantine/asof-index-news/r1/rejects.parquet"},
+		{name: "input list", got: layout.InputListKey("0123456789abcdef0123456789abcdef"), want: "builds/inputs/0123456789abcdef.json"},
+		{name: "build plan", got: layout.BuildPlanKey("r1"), want: "builds/r1/plan.json"},
+		{name: "build files", got: layout.BuildFilesKey("r1"), want: "builds/r1/files.json"},
 		{name: "index", got: layout.IndexPrefix("news"), want: "indexes/news"},
 		{name: "current", got: layout.CurrentKey("news"), want: "indexes/news/CURRENT"},
 		{name: "manifest name", got: layout.ManifestName(7), want: "manifests/000007.json"},
