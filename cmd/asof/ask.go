@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -212,7 +213,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		printf(a.stderr, "asof: as of today, %s (no --as-of)\n", ans.AsOf.UTC().Format(time.DateOnly))
 	}
 	if ans.Counts.Allowed == 0 {
-		if hint := indexRangeHint(ctx, st.Bucket, f.index); hint != "" {
+		if hint := catalog.RangeHint(ctx, st.Bucket, f.index); hint != "" {
 			printf(a.stderr, "asof: %s\n", hint)
 		}
 	}
