@@ -350,3 +350,23 @@ func DigestFile(ctx context.Context, b blob.Bucket, name, day, file string) ([]b
 	}
 	return data, nil
 }
+
+// NoIndexError is the error of RequireIndex for an index with no published manifest.
+type NoIndexError struct{ Index string }
+
+func (e *NoIndexError) Error() string {
+	return fmt.Sprintf("index %q does not exist (build it with `asof index --index %s --corpus …`)", e.Index, e.Index)
+}
+
+// RequireIndex reports an index with no published manifest in the store (a *NoIndexError),
+// the way the activities word it.
+func RequireIndex(ctx context.Context, b blob.Bucket, index string) error {
+	ok, err := b.Exists(ctx, layout.CurrentKey(index))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NoIndexError{Index: index}
+	}
+	return nil
+}
