@@ -127,8 +127,8 @@ func TestOpenAPIMatchesTheGoTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		OpenAPI    string                                       `json:"openapi"`
-		Paths      map[string]map[string]map[string]any         `json:"paths"`
+		OpenAPI    string                                      `json:"openapi"`
+		Paths      map[string]map[string]map[string]any        `json:"paths"`
 		Components struct{ Schemas map[string]map[string]any } `json:"components"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
