@@ -9,6 +9,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
 	_ "embed" // the page
 	"encoding/json"
@@ -167,14 +168,14 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, status, msg)
 }
 
-// decode reads a JSON body into v: at most MaxBody bytes (413), one object, no unknown field
-// (400), with a clear message for each.
+// decode reads a JSON body into v: Content-Type application/json (415), at most MaxBody
+// bytes (413), one object, no unknown field (400), with a clear message for each.
 func decode(w http.ResponseWriter, r *http.Request, v any) (status int, err error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return http.StatusUnsupportedMediaType, fmt.Errorf("Content-Type %q: send application/json", ct)
-		}
+	// Only application/json: a form or text/plain post from a page elsewhere (which needs no
+	// CORS preflight) must not reach a loopback server that has no token.
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, fmt.Errorf("Content-Type %q: send application/json", ct)
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
 	dec.DisallowUnknownFields()
@@ -232,7 +233,7 @@ func (s *server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.AskWorkflowID(in.Index, time.Now()), TaskQueue: workflows.TaskQueue,
+		ID: workflows.AskWorkflowID(in.Index, time.Now()) + "-" + rand.Text()[:8], TaskQueue: workflows.TaskQueue, // concurrent asks: one id each
 	}, workflows.Ask, in)
 	if err != nil {
 		s.fail(w, r, fmt.Errorf("start ask: %w", err))

@@ -32,9 +32,11 @@ var listeningRe = regexp.MustCompile(`listening on (http://\S+) `)
 
 // apiClient calls a running asof serve with a real HTTP client.
 type apiClient struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
+	// contentType is sent with a body (default application/json).
+	contentType string
 }
 
 // do sends method path with body (a string or a value to encode) and returns the status and
@@ -59,6 +61,12 @@ func (c apiClient) do(method, path string, body any) (int, []byte) {
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if r != nil {
+		req.Header.Set("Content-Type", c.contentType)
+		if c.contentType == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -165,6 +173,9 @@ func TestServeAPI(t *testing.T) {
 	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","mode":"fast"}`, 400, `mode "fast"`)
 	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","judge":"gpt"}`, 400, "judge")
 	c.wantError("GET", "/v1/nothing", nil, 404, "no endpoint GET /v1/nothing")
+	form := c
+	form.contentType = "application/x-www-form-urlencoded"
+	form.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03"}`, 415, "send application/json")
 	c.wantError("GET", "/v1/digests/Bad_Name", nil, 400, "digest name")
 
 	// A digest started through the API, then listed and fetched in each format.
