@@ -25,7 +25,8 @@ import (
 // BenchmarkServeAsk measures warm POST /v1/ask through `asof serve` (a real server process,
 // its embedded Temporal and in-process worker, a local store) on a realtimeqa index:
 // ASOF_BENCH_STORE is a store folder holding the index ASOF_BENCH_INDEX (make bench passes the
-// one it builds), ASOF_BENCH_MODEL the model it was built with. It asks 40 realtimeqa
+// one it builds), ASOF_BENCH_MODEL the model it was built with (ASOF_BENCH_MODEL_DIR its folder,
+// when not the tests' models folder). It asks 40 realtimeqa
 // questions dated inside the index once to warm up, then twice more timed, one at a time, and
 // reports p50-ms and p95-ms, and the mean time per activity of the last asks (from their
 // workflow histories: scheduled to completed). Run it with -benchtime 1x.
@@ -46,7 +47,10 @@ func BenchmarkServeAsk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	modelDir := testmodel.ModelsDir(b)
+	modelDir := os.Getenv("ASOF_BENCH_MODEL_DIR") // the folder of the model the index was built with
+	if modelDir == "" {
+		modelDir = testmodel.ModelsDir(b)
+	}
 	dir := b.TempDir()
 	port := freePort(b)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir,
