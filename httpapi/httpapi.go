@@ -175,7 +175,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) (status int, err erro
 	// CORS preflight) must not reach a loopback server that has no token.
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		return http.StatusUnsupportedMediaType, fmt.Errorf("Content-Type %q: send application/json", ct)
+		return http.StatusUnsupportedMediaType, fmt.Errorf("request with Content-Type %q: send application/json", ct)
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
 	dec.DisallowUnknownFields()
