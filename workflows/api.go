@@ -11,6 +11,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/digest"
@@ -266,6 +267,23 @@ type JudgeOptions struct {
 	MaxAttempts int `json:"max_attempts"`
 }
 
+// AskInputFrom is the Ask workflow's input for a checked request: the flags of `asof ask` or
+// the body of POST /v1/ask (internal/apispec). A judge mode the request names is checked here,
+// as an *apispec.InvalidError.
+func AskInputFrom(a apispec.Ask) (AskInput, error) {
+	opts := a.Options
+	in := AskInput{Index: a.Index, Query: a.Query, Mode: a.Mode, AsOf: a.AsOf, AsOfToday: a.Today, From: a.From, To: a.To, Options: &opts, Summarizer: a.Summarizer}
+	if a.Judge != "" {
+		j := DefaultJudgeOptions()
+		j.Mode = a.Judge
+		if err := j.Validate(); err != nil {
+			return in, &apispec.InvalidError{Err: fmt.Errorf("judge: %w", err)}
+		}
+		in.Judge = &j
+	}
+	return in, nil
+}
+
 // DefaultJudgeOptions: auto, a pool of 40 in batches of 8, keep on failure, 4 attempts.
 func DefaultJudgeOptions() JudgeOptions {
 	return JudgeOptions{Mode: activities.JudgeAuto, Pool: answer.DefaultPool, Batch: 8, Failure: activities.FailureKeep, MaxAttempts: 4}
@@ -324,6 +342,12 @@ type DigestResult struct {
 	Topics int                        `json:"topics"`
 	// Failed counts topics whose answer failed (the digest says why for each).
 	Failed int `json:"failed"`
+}
+
+// DigestInputFrom is the Digest workflow's input for a checked request (the flags of
+// `asof digest` or the body of POST /v1/digests); Concurrency is left to the default.
+func DigestInputFrom(d apispec.Digest) DigestInput {
+	return DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, AsOf: d.AsOf, TimeZone: d.TimeZone}
 }
 
 // DigestWorkflowID names a digest run started from the command line (client time, for humans).

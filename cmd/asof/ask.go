@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 
+	"github.com/asofrag/asof/internal/apispec"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/render"
@@ -127,8 +128,20 @@ before the workflow starts.`,
 }
 
 func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
-	in := workflows.AskInput{Index: f.index, Query: query, Mode: f.mode}
-	if err := checkIndexName(f.index); err != nil {
+	req := apispec.AskRequest{
+		Query: query, Index: f.index, AsOf: f.asOf, Today: f.asOf == "", Mode: f.mode, Year: f.year, From: f.from, To: f.to,
+		K: &f.k, EvolutionK: &f.evolutionK, WindowDays: &f.windowDays, TopN: &f.topN, MaxPerSource: &f.maxPerSource,
+		Sources: f.sources, NoInt8: f.noInt8,
+	}
+	if f.clusterGap != 0 {
+		req.ClusterGap = f.clusterGap.String()
+	}
+	checked, err := req.Check(apispec.FlagLabel)
+	if err != nil {
+		return err
+	}
+	in, err := workflows.AskInputFrom(checked)
+	if err != nil {
 		return err
 	}
 	if err := querycap.Check("the query", strings.TrimSpace(query)); err != nil {
@@ -140,55 +153,6 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	if f.expandQueries > 0 || f.hyde {
 		in.Expand = &workflows.ExpandOptions{Queries: f.expandQueries, HyDE: f.hyde}
 	}
-	if f.mode != workflows.ModeAuto && !slices.Contains(retrieve.Modes, retrieve.Mode(f.mode)) {
-		return fmt.Errorf("--mode %q: use %s or one of %v", f.mode, workflows.ModeAuto, retrieve.Modes)
-	}
-	var err error
-	if f.asOf != "" {
-		if in.AsOf, err = parseDay("as-of", f.asOf); err != nil {
-			return err
-		}
-	} else {
-		in.AsOfToday = true // said on stderr with the day the workflow used
-	}
-	if f.from != "" {
-		if in.From, err = parseDay("from", f.from); err != nil {
-			return err
-		}
-	}
-	if f.to != "" {
-		if in.To, err = parseDay("to", f.to); err != nil {
-			return err
-		}
-	}
-	if f.year != 0 {
-		if f.from != "" || f.to != "" {
-			return fmt.Errorf("--year and --from/--to: give one or the other")
-		}
-		if f.year < 1000 || f.year > 9999 {
-			return fmt.Errorf("--year %d is not a year", f.year)
-		}
-		in.From = time.Date(f.year, 1, 1, 0, 0, 0, 0, time.UTC)
-		in.To = time.Date(f.year, 12, 31, 0, 0, 0, 0, time.UTC)
-		if f.mode == "auto" {
-			in.Mode = string(retrieve.Window)
-		}
-	}
-	opts := retrieve.DefaultOptions()
-	opts.K, opts.WindowDays, opts.TopNEach, opts.MaxPerSource, opts.Sources = f.k, f.windowDays, f.topN, f.maxPerSource, f.sources
-	opts.EvolutionK, opts.ClusterGap = f.evolutionK, f.clusterGap
-	if f.noInt8 {
-		opts.Int8Rerank = -1
-	}
-	check := opts
-	check.Mode, check.From, check.To = retrieve.Mode(in.Mode), in.From, in.To
-	if in.Mode == workflows.ModeAuto || (check.Mode == retrieve.Window && in.From.IsZero() && in.To.IsZero()) {
-		check.Mode = retrieve.Recency // the query's words decide (window: its dates)
-	}
-	if err := check.Validate(); err != nil {
-		return err
-	}
-	in.Options = &opts
 	if in.Judge, in.Summarizer, err = f.judge.options(); err != nil {
 		return err
 	}
@@ -216,7 +180,7 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		printf(a.stderr, "asof: as of today, %s (no --as-of)\n", ans.AsOf.UTC().Format(time.DateOnly))
 	}
 	if ans.Counts.Allowed == 0 {
-		if hint := indexRangeHint(ctx, st.Bucket, f.index); hint != "" {
+		if hint := catalog.RangeHint(ctx, st.Bucket, f.index); hint != "" {
 			printf(a.stderr, "asof: %s\n", hint)
 		}
 	}

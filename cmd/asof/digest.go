@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
+	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -88,28 +88,20 @@ func readTopics(file string) ([]digest.Topic, error) {
 }
 
 func (f digestFlags) input() (workflows.DigestInput, error) {
-	if err := layout.ValidateDigestName(f.name); err != nil {
-		return workflows.DigestInput{}, fmt.Errorf("--name: %w", err)
-	}
-	if err := checkIndexName(f.index); err != nil {
-		return workflows.DigestInput{}, err
-	}
 	topics, err := readTopics(f.topics)
 	if err != nil {
 		return workflows.DigestInput{}, err
 	}
-	in := workflows.DigestInput{Name: f.name, Index: f.index, Topics: topics, TimeZone: f.timeZone, Concurrency: f.concurrency}
-	if f.asOf != "" {
-		if in.AsOf, err = parseDay("as-of", f.asOf); err != nil {
-			return in, err
-		}
+	req := apispec.DigestRequest{Name: f.name, Index: f.index, Topics: topics, AsOf: f.asOf, Today: f.asOf == "", TimeZone: f.timeZone}
+	checked, err := req.Check(apispec.FlagLabel)
+	if err != nil {
+		return workflows.DigestInput{}, err
 	}
-	if _, err := time.LoadLocation(f.timeZone); err != nil {
-		return in, fmt.Errorf("--time-zone %q: %w", f.timeZone, err)
-	}
+	in := workflows.DigestInputFrom(checked)
 	if f.concurrency < 1 {
 		return in, fmt.Errorf("--concurrency %d must be at least 1", f.concurrency)
 	}
+	in.Concurrency = f.concurrency
 	if in.Judge, in.Summarizer, err = f.judge.options(); err != nil {
 		return in, err
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -17,8 +15,8 @@ import (
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/schemas"
 )
 
 // withStore opens the store alone (the data dir's running stack's, or the embedded gateway,
@@ -30,100 +28,6 @@ func withStore(ctx context.Context, a *app, fn func(b blob.Bucket) error) error 
 	}
 	defer st.Close()
 	return fn(st.Bucket)
-}
-
-// digestDay is one stored digest: a name's day folder under digests/.
-type digestDay struct {
-	Name string `json:"name"`
-	Day  string `json:"day"`
-	// Index, Topics and Failed come from its digest.json (empty when it does not parse:
-	// Problem says why).
-	Index   string `json:"index,omitempty"`
-	Topics  int    `json:"topics"`
-	Failed  int    `json:"failed"`
-	Problem string `json:"problem,omitempty"`
-	// Files are the day's files (digest.json, digest.md, digest.html) and Bytes their size.
-	Files []string `json:"files"`
-	Bytes int64    `json:"bytes"`
-}
-
-// digestName sums up the stored digests of one name.
-type digestName struct {
-	Name  string `json:"name"`
-	Days  int    `json:"days"`
-	First string `json:"first"`
-	Last  string `json:"last"`
-}
-
-// storedDigests lists the day folders under digests/ (only those of name when it is set), in
-// name then day order; the archive page next to the days is not a day.
-func storedDigests(ctx context.Context, b blob.Bucket, name string) ([]digestDay, error) {
-	root := path.Dir(layout.DigestsPrefix("x")) + "/"
-	prefix := root
-	if name != "" {
-		prefix = layout.DigestsPrefix(name) + "/"
-	}
-	var days []digestDay
-	err := b.Iter(ctx, prefix, func(o blob.ObjectInfo) error {
-		parts := strings.Split(strings.TrimPrefix(o.Key, root), "/")
-		if len(parts) != 3 {
-			return nil
-		}
-		if _, err := time.Parse(time.DateOnly, parts[1]); err != nil {
-			return nil
-		}
-		if n := len(days); n == 0 || days[n-1].Name != parts[0] || days[n-1].Day != parts[1] {
-			days = append(days, digestDay{Name: parts[0], Day: parts[1]})
-		}
-		d := &days[len(days)-1]
-		d.Files = append(d.Files, parts[2])
-		d.Bytes += o.Size
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", prefix, b, err)
-	}
-	return days, nil
-}
-
-// fill reads the day's digest.json for its index and topic counts.
-func (d *digestDay) fill(ctx context.Context, b blob.Bucket) error {
-	day, _ := time.Parse(time.DateOnly, d.Day)
-	key := layout.DigestJSONKey(d.Name, day)
-	data, err := blob.ReadAll(ctx, b, key)
-	if errors.Is(err, blob.ErrNotFound) {
-		d.Problem = "no " + layout.DigestJSONFile
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
-	var dg schemas.Digest
-	if err := json.Unmarshal(data, &dg); err != nil {
-		d.Problem = fmt.Sprintf("%s does not parse: %v", layout.DigestJSONFile, err)
-		return nil
-	}
-	d.Index, d.Topics = dg.Index, len(dg.Topics)
-	for _, t := range dg.Topics {
-		if t.Error != "" {
-			d.Failed++
-		}
-	}
-	return nil
-}
-
-// digestNames sums days up per name (days in storedDigests' order).
-func digestNames(days []digestDay) []digestName {
-	var out []digestName
-	for _, d := range days {
-		if n := len(out); n > 0 && out[n-1].Name == d.Name {
-			out[n-1].Days++
-			out[n-1].Last = d.Day
-			continue
-		}
-		out = append(out, digestName{Name: d.Name, Days: 1, First: d.Day, Last: d.Day})
-	}
-	return out
 }
 
 func newDigestListCmd(a *app) *cobra.Command {
@@ -145,7 +49,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, a, func(b blob.Bucket) error {
-				days, err := storedDigests(ctx, b, name)
+				days, err := catalog.Digests(ctx, b, name)
 				if err != nil {
 					return err
 				}
@@ -154,13 +58,13 @@ func newDigestListCmd(a *app) *cobra.Command {
 						return fmt.Errorf("no digest named %s in %s (asof digest list shows the names)", name, b)
 					}
 					if asJSON {
-						return writeJSON(a.stdout, []digestName{})
+						return writeJSON(a.stdout, []catalog.DigestName{})
 					}
 					printf(a.stdout, "no digests in %s (write one with `asof digest` or `asof schedule`)\n", b)
 					return nil
 				}
 				if name == "" {
-					names := digestNames(days)
+					names := catalog.DigestNames(days)
 					if asJSON {
 						return writeJSON(a.stdout, names)
 					}
@@ -172,7 +76,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 					return tw.Flush()
 				}
 				for i := range days {
-					if err := days[i].fill(ctx, b); err != nil {
+					if err := days[i].Fill(ctx, b); err != nil {
 						return err
 					}
 				}
@@ -223,34 +127,27 @@ func newDigestGetCmd(a *app) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, a, func(b blob.Bucket) error {
-				days, err := storedDigests(ctx, b, name)
+				wantDay := ""
+				if !want.IsZero() {
+					wantDay = want.UTC().Format(time.DateOnly)
+				}
+				day, days, err := catalog.Pick(ctx, b, name, wantDay)
+				if errors.Is(err, catalog.ErrNoDigest) {
+					return fmt.Errorf("%w (asof digest list shows the names)", err)
+				}
 				if err != nil {
 					return err
 				}
-				if len(days) == 0 {
-					return fmt.Errorf("no digest named %s in %s (asof digest list shows the names)", name, b)
-				}
-				day := days[len(days)-1].Day
-				if !want.IsZero() {
-					day = want.UTC().Format(time.DateOnly)
-					if !hasDay(days, day) {
-						return fmt.Errorf("digest %s has no day %s; its days: %s", name, day, dayList(days))
-					}
-				}
-				t, _ := time.Parse(time.DateOnly, day)
-				key, w := layout.DigestMarkdownKey(name, t), a.stdout
+				file, w := layout.DigestMarkdownFile, a.stdout
 				switch {
 				case asJSON:
-					key = layout.DigestJSONKey(name, t)
+					file = layout.DigestJSONFile
 				case html != "" || open:
-					key = layout.DigestHTMLKey(name, t)
+					file = layout.DigestHTMLFile
 				}
-				data, err := blob.ReadAll(ctx, b, key)
-				if errors.Is(err, blob.ErrNotFound) {
-					return fmt.Errorf("digest %s of %s lacks %s in %s", name, day, path.Base(key), b)
-				}
+				data, err := catalog.DigestFile(ctx, b, name, day, file)
 				if err != nil {
-					return fmt.Errorf("read %s: %w", key, err)
+					return err
 				}
 				if open && html == "" {
 					f, err := os.CreateTemp("", "asof-digest-"+name+"-"+day+"-*.html")
@@ -284,28 +181,6 @@ func newDigestGetCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&html, "html", "", "write the self-contained HTML page to this file instead (- for stdout)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the HTML page in a browser ($BROWSER, else xdg-open or open), from a temporary file unless --html FILE is given")
 	return cmd
-}
-
-func hasDay(days []digestDay, day string) bool {
-	for _, d := range days {
-		if d.Day == day {
-			return true
-		}
-	}
-	return false
-}
-
-// dayList names the days of a digest, the last few when there are many.
-func dayList(days []digestDay) string {
-	const most = 10
-	var s []string
-	for _, d := range days {
-		s = append(s, d.Day)
-	}
-	if len(s) > most {
-		return fmt.Sprintf("%d days, the last %s", len(s), strings.Join(s[len(s)-most:], ", "))
-	}
-	return strings.Join(s, ", ")
 }
 
 func orDash(s string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
@@ -116,11 +117,11 @@ func TestDigestListAndGet(t *testing.T) {
 	}
 
 	code, out, errOut := runCLI(t, nil, append([]string{"digest", "list", "morning", "--json"}, common...)...)
-	var days []digestDay
+	var days []catalog.DigestDay
 	if code != 0 || json.Unmarshal([]byte(out), &days) != nil {
 		t.Fatalf("list --json: exit %d\n%s\n%s", code, out, errOut)
 	}
-	want := []digestDay{
+	want := []catalog.DigestDay{
 		{Name: "morning", Day: "2026-03-29", Index: "news", Topics: 1, Files: []string{"digest.html", "digest.json", "digest.md"}},
 		{Name: "morning", Day: "2026-03-31", Index: "news", Topics: 2, Failed: 1, Files: []string{"digest.html", "digest.json", "digest.md"}},
 	}

@@ -144,8 +144,8 @@ func TestExplainFailure(t *testing.T) {
 			if rf.Error() != tt.wantCause {
 				t.Errorf("cause\n got %q\nwant %q\n(raw, %d chars: %s)", rf.Error(), tt.wantCause, len(raw.Error()), raw)
 			}
-			if rf.where != tt.wantWhere {
-				t.Errorf("where\n got %q\nwant %q", rf.where, tt.wantWhere)
+			if rf.Where != tt.wantWhere {
+				t.Errorf("where\n got %q\nwant %q", rf.Where, tt.wantWhere)
 			}
 			if !errors.Is(err, raw) {
 				t.Error("the SDK's chain is not kept behind Unwrap")

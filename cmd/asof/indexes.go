@@ -2,202 +2,30 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"golang.org/x/term"
 
 	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/render"
-	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/workflows"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/textnorm"
-	"github.com/asofrag/asof/schemas"
 )
-
-// manifestSpan is the first and last publication time of an index's chunks, from its
-// manifest's shards; both zero for an index with no shards.
-func manifestSpan(m schemas.Manifest) (lo, hi time.Time) {
-	for _, s := range m.Shards {
-		if lo.IsZero() || s.MinDate.Before(lo) {
-			lo = s.MinDate
-		}
-		if s.MaxDate.After(hi) {
-			hi = s.MaxDate
-		}
-	}
-	return lo, hi
-}
-
-// indexRangeHint names the dates an index holds and an --as-of inside them, for an answer
-// that found no document in its period; "" when the manifest cannot be read.
-func indexRangeHint(ctx context.Context, b blob.Bucket, index string) string {
-	cur, err := layout.ReadCurrent(ctx, b, index)
-	if err != nil {
-		return ""
-	}
-	m, err := layout.ReadManifest(ctx, b, layout.ManifestOf(index, cur))
-	if err != nil {
-		return ""
-	}
-	lo, hi := manifestSpan(m)
-	if hi.IsZero() {
-		return fmt.Sprintf("index %s holds no documents (manifest %d)", index, m.Seq)
-	}
-	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-	return fmt.Sprintf("index %s holds documents published %s … %s (manifest %d): ask inside them, e.g. --as-of %s",
-		index, day(lo), day(hi), m.Seq, day(hi))
-}
-
-// indexEntry is one index as `asof indexes` lists and shows it, read from its live manifest
-// (through internal/layout) and from the objects under its prefix.
-type indexEntry struct {
-	Name      string     `json:"name"`
-	Model     string     `json:"model,omitempty"`
-	Documents int64      `json:"documents"`
-	Chunks    int64      `json:"chunks"`
-	From      *time.Time `json:"from,omitempty"`
-	To        *time.Time `json:"to,omitempty"`
-	// Sources counts the distinct sources (channels) of the index's chunks; a document merged
-	// from several channels ("A; B") counts for each.
-	Sources int    `json:"sources"`
-	Shards  int    `json:"shards"`
-	Period  string `json:"period,omitempty"`
-	// Bytes and Objects are everything stored under the index's prefix (what delete frees):
-	// the shards, every manifest, and staging left by an unfinished build.
-	Bytes       int64     `json:"bytes"`
-	Objects     int       `json:"objects"`
-	ManifestSeq int       `json:"manifest_seq"`
-	BuiltAt     time.Time `json:"built_at,omitzero"`
-	// Problem says why the rest is missing: no published manifest, or a damaged one.
-	Problem string `json:"problem,omitempty"`
-
-	// Shown by `indexes show`: documents per source, the shards, and the build's counts.
-	SourceDocs  map[string]int       `json:"source_docs,omitempty"`
-	ShardList   []schemas.ShardMeta  `json:"shard_list,omitempty"`
-	Counts      *schemas.IndexCounts `json:"counts,omitempty"`
-	ModelSHA256 string               `json:"model_sha256,omitempty"`
-	ModelDim    int                  `json:"model_dim,omitempty"`
-}
-
-// chunkSource is the part of a chunk row that says which source published which document.
-type chunkSource struct {
-	DocID  string `parquet:"doc_id"`
-	Source string `parquet:"source"`
-}
-
-// readIndexes lists every index under indexes/ (every folder with an object in it, published
-// or not) with its manifest's facts; detail adds the per-source documents and the shards.
-// only, when set, keeps one index.
-func readIndexes(ctx context.Context, b blob.Bucket, only string, detail bool) ([]indexEntry, error) {
-	root := path.Dir(layout.IndexPrefix("x")) + "/"
-	if only != "" {
-		root = layout.IndexPrefix(only) + "/"
-	}
-	byName := map[string]*indexEntry{}
-	var names []string
-	err := b.Iter(ctx, root, func(o blob.ObjectInfo) error {
-		name, _, _ := strings.Cut(strings.TrimPrefix(o.Key, path.Dir(layout.IndexPrefix("x"))+"/"), "/")
-		e := byName[name]
-		if e == nil {
-			e = &indexEntry{Name: name}
-			byName[name] = e
-			names = append(names, name)
-		}
-		e.Bytes += o.Size
-		e.Objects++
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", root, b, err)
-	}
-	out := make([]indexEntry, 0, len(names))
-	for _, name := range names {
-		e := byName[name]
-		if err := e.fill(ctx, b, detail); err != nil {
-			return nil, err
-		}
-		out = append(out, *e)
-	}
-	return out, nil
-}
-
-// fill reads e's live manifest (and, for detail or the source count, its chunks' sources).
-func (e *indexEntry) fill(ctx context.Context, b blob.Bucket, detail bool) error {
-	cur, err := layout.ReadCurrent(ctx, b, e.Name)
-	switch {
-	case errors.Is(err, blob.ErrNotFound):
-		e.Problem = "no published manifest (a build that has not finished, or was stopped)"
-		return nil
-	case errors.Is(err, layout.ErrDamaged):
-		e.Problem = err.Error()
-		return nil
-	case err != nil:
-		return err
-	}
-	m, err := layout.ReadManifest(ctx, b, layout.ManifestOf(e.Name, cur))
-	switch {
-	case errors.Is(err, blob.ErrNotFound), errors.Is(err, layout.ErrDamaged):
-		e.Problem = fmt.Sprintf("CURRENT names %s: %v", cur.Manifest, err)
-		return nil
-	case err != nil:
-		return err
-	}
-	e.Model, e.Documents, e.Chunks, e.Shards, e.Period = m.Model.ID, m.Counts.Indexed, m.Counts.Chunks, len(m.Shards), m.Period
-	e.ManifestSeq, e.BuiltAt = m.Seq, m.CreatedAt
-	if lo, hi := manifestSpan(m); !hi.IsZero() {
-		e.From, e.To = &lo, &hi
-	}
-	docs := map[string]int{}
-	for _, s := range m.Shards {
-		for _, o := range s.Objects {
-			if path.Base(o.Key) != shard.ChunksFile {
-				continue
-			}
-			key := path.Join(layout.IndexPrefix(e.Name), o.Key)
-			data, err := blob.ReadAll(ctx, b, key)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", key, err)
-			}
-			rows, err := parquet.Read[chunkSource](bytes.NewReader(data), int64(len(data)))
-			if err != nil {
-				return fmt.Errorf("read %s: %w", key, err)
-			}
-			seen := map[string]bool{}
-			for _, r := range rows {
-				if !seen[r.DocID] {
-					seen[r.DocID] = true
-					for _, ch := range textnorm.Channels(r.Source) { // a merged repost names its channels "A; B"
-						docs[ch]++
-					}
-				}
-			}
-		}
-	}
-	e.Sources = len(docs)
-	if detail {
-		e.SourceDocs, e.ShardList, e.Counts = docs, m.Shards, &m.Counts
-		e.ModelSHA256, e.ModelDim = m.Model.SHA256, m.Model.Dim
-	}
-	return nil
-}
 
 // sizeLabel writes n bytes for people (B, KB, MB, GB; powers of 1000).
 func sizeLabel(n int64) string {
@@ -220,7 +48,7 @@ func dayOrDash(t *time.Time) string {
 }
 
 // printIndexes writes the indexes as a table.
-func printIndexes(w io.Writer, list []indexEntry) {
+func printIndexes(w io.Writer, list []catalog.Index) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tMODEL\tDOCUMENTS\tCHUNKS\tFROM\tTO\tSOURCES\tSHARDS\tSIZE\tMANIFEST\tBUILT")
 	for _, e := range list {
@@ -235,7 +63,7 @@ func printIndexes(w io.Writer, list []indexEntry) {
 }
 
 // printIndex writes one index's details.
-func printIndex(w io.Writer, e indexEntry) {
+func printIndex(w io.Writer, e catalog.Index) {
 	printf(w, "index %s (%s in %d objects under %s/)\n", e.Name, sizeLabel(e.Bytes), e.Objects, layout.IndexPrefix(e.Name))
 	if e.Problem != "" {
 		printf(w, "  %s\n", e.Problem)
@@ -297,7 +125,7 @@ func newIndexesCmd(a *app) *cobra.Command {
 	list := func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		return withStack(ctx, a, func(st *infra.Stack) error {
-			l, err := readIndexes(ctx, st.Bucket, "", false)
+			l, err := catalog.Indexes(ctx, st.Bucket, "", false)
 			if err != nil {
 				return err
 			}
@@ -341,7 +169,7 @@ shards; delete removes every object under indexes/<name>/.`,
 			}
 			ctx := cmd.Context()
 			return withStack(ctx, a, func(st *infra.Stack) error {
-				l, err := readIndexes(ctx, st.Bucket, name, true)
+				l, err := catalog.Indexes(ctx, st.Bucket, name, true)
 				if err != nil {
 					return err
 				}

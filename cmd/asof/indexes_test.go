@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
@@ -80,7 +81,7 @@ func TestIndexesCommand(t *testing.T) {
 		}
 	}
 	code, out, errOut = cli("indexes", "list", "--json")
-	var list []indexEntry
+	var list []catalog.Index
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 3 {
 		t.Fatalf("indexes list --json: exit %d\n%s\n%s", code, out, errOut)
 	}

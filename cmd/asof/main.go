@@ -47,8 +47,8 @@ func printError(w io.Writer, err error) {
 	err = explainNoCredentials(err)
 	fmt.Fprintf(w, "asof: %s\n", oneLine(err))
 	var rf *runFailure
-	if errors.As(err, &rf) && rf.where != "" {
-		fmt.Fprintf(w, "  %s\n", rf.where)
+	if errors.As(err, &rf) && rf.Where != "" {
+		fmt.Fprintf(w, "  %s\n", rf.Where)
 	}
 }
 

@@ -59,7 +59,7 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 // later, once per command; a port from the ephemeral range could meanwhile be handed to any
 // outgoing connection or port-0 listener of the tests running in parallel (seen in CI:
 // "address already in use").
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	for range 200 {
 		p := 20000 + rand.IntN(12000)
@@ -185,7 +185,7 @@ type proc struct {
 	read chan struct{} // closed when all output has been read
 }
 
-func startProc(t *testing.T, env []string, args ...string) *proc {
+func startProc(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command(os.Args[0], args...), done: make(chan error, 1), read: make(chan struct{})}
 	p.cmd.Dir = t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
 )
@@ -86,15 +87,7 @@ func checkIndexName(index string) error {
 	return nil
 }
 
-// checkIndexExists reports an index with no published manifest in the store, the way the
-// activities word it.
+// checkIndexExists is catalog.RequireIndex: an index with no published manifest is an error.
 func checkIndexExists(ctx context.Context, b blob.Bucket, index string) error {
-	ok, err := b.Exists(ctx, layout.CurrentKey(index))
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("index %q does not exist (build it with `asof index --index %s --corpus …`)", index, index)
-	}
-	return nil
+	return catalog.RequireIndex(ctx, b, index)
 }

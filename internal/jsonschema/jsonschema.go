@@ -34,7 +34,7 @@ const (
 
 // For returns the schema of t's JSON encoding, with id as its $id and title as its title.
 func For(t reflect.Type, kind Kind, id, title string) Schema {
-	g := &generator{kind: kind, defs: map[string]Schema{}, names: map[reflect.Type]string{}}
+	g := &generator{kind: kind, defs: map[string]Schema{}, names: map[reflect.Type]string{}, prefix: "#/$defs/"}
 	root := g.schema(t)
 	out := Schema{"$schema": Draft, "$id": id, "title": title}
 	for k, v := range root {
@@ -56,7 +56,43 @@ type generator struct {
 	kind  Kind
 	defs  map[string]Schema
 	names map[reflect.Type]string
+	// prefix is where references point: "#/$defs/" in a schema of its own,
+	// "#/components/schemas/" in an OpenAPI document.
+	prefix string
+	// kinds, shared by a Components' two generators, records which side defined a name.
+	kinds map[string]Kind
 }
+
+// Components collects the schemas of an OpenAPI 3.1 document (whose schema dialect is
+// draft 2020-12) under #/components/schemas: each named struct once, referred to by its
+// package-qualified name. A type used both as input and as output is defined twice, the
+// second with "Input" or "Output" after its name.
+type Components struct {
+	defs     map[string]Schema
+	in, out  *generator
+	defKinds map[string]Kind
+}
+
+// NewComponents returns an empty Components.
+func NewComponents() *Components {
+	c := &Components{defs: map[string]Schema{}, defKinds: map[string]Kind{}}
+	c.in = &generator{kind: Input, defs: c.defs, names: map[reflect.Type]string{}, prefix: "#/components/schemas/"}
+	c.out = &generator{kind: Output, defs: c.defs, names: map[reflect.Type]string{}, prefix: "#/components/schemas/"}
+	c.in.kinds, c.out.kinds = c.defKinds, c.defKinds
+	return c
+}
+
+// Schema returns the schema of t's JSON encoding as kind, a reference for a named struct,
+// adding what it needs to c.
+func (c *Components) Schema(t reflect.Type, kind Kind) Schema {
+	if kind == Input {
+		return c.in.schema(t)
+	}
+	return c.out.schema(t)
+}
+
+// Schemas are the collected definitions, by name: the document's components.schemas.
+func (c *Components) Schemas() map[string]Schema { return c.defs }
 
 var (
 	timeType     = reflect.TypeFor[time.Time]()
@@ -106,11 +142,17 @@ func (g *generator) ref(t reflect.Type) Schema {
 	name, ok := g.names[t]
 	if !ok {
 		name = defName(t)
+		if k, taken := g.kinds[name]; taken && k != g.kind { // a Components' other side defined it
+			name += [...]string{Input: "Input", Output: "Output"}[g.kind]
+		}
+		if g.kinds != nil {
+			g.kinds[name] = g.kind
+		}
 		g.names[t] = name
 		g.defs[name] = nil // reserved: recursive types refer to it while it is built
 		g.defs[name] = g.object(t)
 	}
-	return Schema{"$ref": "#/$defs/" + name}
+	return Schema{"$ref": g.prefix + name}
 }
 
 // defName is the package-qualified name of t, such as "retrieve.Options".

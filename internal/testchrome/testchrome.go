@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -91,4 +93,27 @@ func Render(t testing.TB, page string) Stats {
 	}
 	t.Logf("%s: %d of %d sampled pixels are ink, %d coloured", filepath.Base(page), s.Ink, s.Sampled, s.Colour)
 	return s
+}
+
+// DumpDOM loads url in headless Chromium, lets its scripts run for up to budget of virtual
+// time (which waits while requests are pending), and returns the DOM as HTML. It skips the
+// test when no Chromium is installed.
+func DumpDOM(t testing.TB, url string, budget time.Duration) string {
+	t.Helper()
+	bin := binary()
+	if bin == "" {
+		t.Skip("no Chromium on this machine (CI installs it with apt)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget+60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
+		"--user-data-dir="+filepath.Join(t.TempDir(), "profile"),
+		"--virtual-time-budget="+strconv.FormatInt(budget.Milliseconds(), 10), "--dump-dom", url)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom %s: %v\n%s", url, err, stderr.String())
+	}
+	return string(out)
 }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asofrag/asof/internal/apispec"
+	"github.com/asofrag/asof/internal/catalog"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/testchrome"
+	"github.com/asofrag/asof/internal/testmodel"
+	"github.com/asofrag/asof/schemas"
+)
+
+// serveCorpus is askCorpus with a document whose title and address try to inject markup and
+// a script link: the page must show them as text.
+var serveCorpus = append(append([]schemas.Document(nil), askCorpus...), schemas.Document{
+	DocID: "evil", PublishedAt: day("2023-03-01"), Source: "evil.example", URL: "javascript:alert(1)",
+	Title: `<img src=x onerror="document.title='pwned'"> Windsor Framework Brexit deal leaked`,
+	Text:  "The Windsor Framework Brexit deal text for Northern Ireland leaked before the vote.",
+})
+
+var listeningRe = regexp.MustCompile(`listening on (http://\S+) `)
+
+// apiClient calls a running asof serve with a real HTTP client.
+type apiClient struct {
+	t     testing.TB
+	base  string
+	token string
+	// contentType is sent with a body (default application/json).
+	contentType string
+}
+
+// do sends method path with body (a string or a value to encode) and returns the status and
+// the body.
+func (c apiClient) do(method, path string, body any) (int, []byte) {
+	c.t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if r != nil {
+		req.Header.Set("Content-Type", c.contentType)
+		if c.contentType == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
+
+// get decodes a 200 answer to method path into v.
+func (c apiClient) json(method, path string, body, v any) {
+	c.t.Helper()
+	code, data := c.do(method, path, body)
+	if code/100 != 2 {
+		c.t.Fatalf("%s %s: %d %s", method, path, code, data)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		c.t.Fatalf("%s %s: %v\n%s", method, path, err, data)
+	}
+}
+
+// wantError checks that method path answers code with a JSON error containing want.
+func (c apiClient) wantError(method, path string, body any, code int, want string) {
+	c.t.Helper()
+	got, data := c.do(method, path, body)
+	var e apispec.ErrorBody
+	if got != code || json.Unmarshal(data, &e) != nil || !strings.Contains(e.Error, want) {
+		c.t.Errorf("%s %s: %d %s, want %d with an error containing %q", method, path, got, data, code, want)
+	}
+}
+
+// TestServeAPI indexes a small corpus, starts `asof serve` with a token on 127.0.0.1:0 over
+// the embedded Temporal and a local store, and calls it with a real client: ask (as of a
+// day, nothing after it), indexes, digests (started through the API, then listed and fetched
+// in each format), eval status, the OpenAPI document, the token, and bad input. Then the page
+// asks in headless Chromium and shows the dated citations, corpus markup as text.
+func TestServeAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded servers")
+	}
+	modelDir := testmodel.ModelsDir(t)
+	dir := t.TempDir()
+	file := writeParquetFile(t, dir, "news.parquet", serveCorpus)
+	common := []string{"--data-dir", filepath.Join(dir, "data"), "--model-dir", modelDir, "--temporal-port", freePort(t),
+		"--store", "file://" + filepath.Join(dir, "store")}
+	if code, out, errOut := runCLI(t, nil, append([]string{"index", "--index", "news", "--corpus", file}, common...)...); code != 0 {
+		t.Fatalf("index: exit %d\n%s\n%s", code, out, errOut)
+	}
+	const token = "s3cret-token"
+	srv := startProc(t, nil, append([]string{"serve", "--addr", "127.0.0.1:0", "--token", token}, common...)...)
+	defer srv.interrupt(t)
+	base := srv.waitFor(t, listeningRe)[1]
+	c := apiClient{t: t, base: base, token: token}
+
+	// The token: required on /v1, a wrong one refused; the page itself is public.
+	anon := apiClient{t: t, base: base}
+	anon.wantError("GET", "/v1/indexes", nil, http.StatusUnauthorized, "bearer token")
+	(apiClient{t: t, base: base, token: "wrong"}).wantError("POST", "/v1/ask", `{}`, http.StatusUnauthorized, "bearer token")
+	if code, data := anon.do("GET", "/", nil); code != 200 || !bytes.Contains(data, []byte("<form id=\"ask\"")) {
+		t.Fatalf("GET /: %d", code)
+	}
+
+	var indexes []catalog.Index
+	c.json("GET", "/v1/indexes", nil, &indexes)
+	if len(indexes) != 1 || indexes[0].Name != "news" || indexes[0].Documents != int64(len(serveCorpus)) || indexes[0].To == nil {
+		t.Fatalf("indexes: %+v", indexes)
+	}
+	var one catalog.Index
+	c.json("GET", "/v1/indexes/news", nil, &one)
+	if one.SourceDocs["bbc.co.uk"] != 3 || len(one.ShardList) == 0 {
+		t.Fatalf("index news: %+v", one)
+	}
+	c.wantError("GET", "/v1/indexes/nope", nil, http.StatusNotFound, `no index named "nope"`)
+
+	var ans schemas.Answer
+	c.json("POST", "/v1/ask", apispec.AskRequest{Index: "news", AsOf: "2023-03-03", Query: "What is the name of Rishi Sunak's new Brexit deal with the European Union?"}, &ans)
+	if len(ans.Results) == 0 || len(ans.Blocks) == 0 || ans.AsOf.Format(time.DateOnly) != "2023-03-03" {
+		t.Fatalf("ask: %d results, %d blocks, as of %s", len(ans.Results), len(ans.Blocks), ans.AsOf)
+	}
+	for _, r := range ans.Results {
+		if r.PublishedAt.After(day("2023-03-04")) {
+			t.Fatalf("%s published %s, after the anchor", r.DocID, r.PublishedAt)
+		}
+	}
+	c.json("POST", "/v1/ask", `{"index":"news","today":true,"query":"Brexit deal","mode":"window","year":2015,"k":1}`, &ans)
+	if len(ans.Results) != 1 || ans.Results[0].DocID != "election-2015" {
+		t.Fatalf("ask in 2015: %v", docIDs(ans))
+	}
+
+	// Bad input: each a 4xx with its reason, never a 500.
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x"}`, 400, "as_of is required")
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"0001-01-01"}`, 400, "out of range")
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","asof":"x"}`, 400, `unknown field "asof"`)
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","k":"ten"}`, 400, "field k")
+	c.wantError("POST", "/v1/ask", `{"index":"news",`, 400, "bad JSON")
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03"} {}`, 400, "more than one value")
+	c.wantError("POST", "/v1/ask", ``, 400, "empty request body")
+	c.wantError("POST", "/v1/ask", `{"query":"`+strings.Repeat("x", 70<<10)+`"}`, 413, "larger than 65536 bytes")
+	c.wantError("POST", "/v1/ask", `{"index":"missing","query":"x","as_of":"2023-03-03"}`, 404, `index "missing" does not exist`)
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","mode":"fast"}`, 400, `mode "fast"`)
+	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03","judge":"gpt"}`, 400, "judge")
+	c.wantError("GET", "/v1/nothing", nil, 404, "no endpoint GET /v1/nothing")
+	form := c
+	form.contentType = "application/x-www-form-urlencoded"
+	form.wantError("POST", "/v1/ask", `{"index":"news","query":"x","as_of":"2023-03-03"}`, 415, "send application/json")
+	c.wantError("GET", "/v1/digests/Bad_Name", nil, 400, "digest name")
+
+	// A digest started through the API, then listed and fetched in each format.
+	c.wantError("POST", "/v1/digests", apispec.DigestRequest{Name: "brexit", Index: "news", AsOf: "2023-03-03"}, 400, "topics")
+	var started apispec.Started
+	c.json("POST", "/v1/digests", apispec.DigestRequest{Name: "brexit", Index: "news", AsOf: "2023-03-03",
+		Topics: []digest.Topic{{Name: "Brexit", Query: "Brexit deal for Northern Ireland"}}}, &started)
+	if !strings.HasPrefix(started.WorkflowID, "asof-digest-brexit-") {
+		t.Fatalf("started %+v", started)
+	}
+	var days []catalog.DigestDay
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		code, data := c.do("GET", "/v1/digests/brexit", nil)
+		if code == 200 {
+			if err := json.Unmarshal(data, &days); err != nil {
+				t.Fatal(err)
+			}
+			if len(days) == 1 && len(days[0].Files) == 3 {
+				break
+			}
+		} else if code != 404 {
+			t.Fatalf("GET /v1/digests/brexit: %d %s", code, data)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the digest %s was not written within 90 s", started.WorkflowID)
+		}
+	}
+	if days[0].Day != "2023-03-03" || days[0].Index != "news" || days[0].Topics != 1 {
+		t.Fatalf("digest days: %+v", days)
+	}
+	var names []catalog.DigestName
+	c.json("GET", "/v1/digests", nil, &names)
+	if len(names) != 1 || names[0].Name != "brexit" || names[0].Last != "2023-03-03" {
+		t.Fatalf("digests: %+v", names)
+	}
+	var dg schemas.Digest
+	c.json("GET", "/v1/digests/brexit/latest", nil, &dg)
+	if len(dg.Topics) != 1 || dg.Index != "news" {
+		t.Fatalf("digest: %+v", dg)
+	}
+	for format, want := range map[string]string{"md": "Brexit", "html": "<html"} {
+		if code, data := c.do("GET", "/v1/digests/brexit/2023-03-03?format="+format, nil); code != 200 || !bytes.Contains(data, []byte(want)) {
+			t.Errorf("digest as %s: %d %.200s", format, code, data)
+		}
+	}
+	c.wantError("GET", "/v1/digests/brexit/2023-03-04", nil, 404, "has no day 2023-03-04")
+	c.wantError("GET", "/v1/digests/brexit/latest?format=pdf", nil, 400, `format "pdf"`)
+	c.wantError("GET", "/v1/digests/none/latest", nil, 404, "no digest named none")
+
+	c.wantError("GET", "/v1/evals/asof-eval-nope", nil, 404, `no workflow "asof-eval-nope"`)
+	c.wantError("GET", "/v1/evals/"+started.WorkflowID, nil, 400, "is not an eval's")
+
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	c.json("GET", "/v1/openapi.json", nil, &doc)
+	if doc.OpenAPI != "3.1.0" || doc.Paths["/v1/ask"]["post"] == nil || len(doc.Paths) != len(apispec.Operations)-1 {
+		t.Fatalf("openapi: %s, %d paths", doc.OpenAPI, len(doc.Paths))
+	}
+
+	t.Run("page in headless Chromium", func(t *testing.T) {
+		if !testchrome.Available() {
+			t.Skip("no Chromium on this machine")
+		}
+		// The token travels in the fragment, which the browser never sends; the page keeps it
+		// for the session.
+		q := url.Values{"index": {"news"}, "as_of": {"2023-03-03"}, "q": {"Windsor Framework Brexit deal"}}
+		dom := testchrome.DumpDOM(t, base+"/?"+q.Encode()+"#token="+token, 60*time.Second)
+		checkPage(t, dom)
+	})
+}
+
+// checkPage checks the DOM the page rendered after asking: the answer's heading, its anchor,
+// dated citations, and the corpus's markup as text, its javascript: address not a link.
+func checkPage(t *testing.T, dom string) {
+	t.Helper()
+	for _, want := range []string{
+		`<h2 id="answer-title">Windsor Framework Brexit deal</h2>`,
+		"As of 2023-03-03 · index news",
+		`<span class="date">2023-02-2`,
+		"answered in",
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if regexp.MustCompile(`<span class="date">2023-03-(0[4-9]|[12]\d)`).MatchString(dom) {
+		t.Errorf("a citation after the anchor day")
+	}
+	if !strings.Contains(dom, "&lt;img src=x onerror") || strings.Contains(dom, "<img src") || strings.Contains(dom, `href="javascript:`) {
+		t.Errorf("corpus markup reached the page as markup")
+	}
+	if t.Failed() {
+		t.Logf("DOM:\n%s", dom)
+	}
+}
+
+// TestServeRefusesNonLoopbackWithoutToken: bound beyond loopback, serve needs a token, and
+// says which flag gives it; it starts nothing first.
+func TestServeRefusesNonLoopbackWithoutToken(t *testing.T) {
+	t.Setenv("ASOF_API_TOKEN", "")
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		code, _, errOut := runCLI(t, nil, "serve", "--data-dir", t.TempDir(), "--addr", addr)
+		if code == 0 || !strings.Contains(errOut, "is not a loopback address") || !strings.Contains(errOut, "--token or ASOF_API_TOKEN") {
+			t.Errorf("serve --addr %s without a token: exit %d, %s", addr, code, errOut)
+		}
+	}
+	code, _, errOut := runCLI(t, nil, "serve", "--data-dir", t.TempDir(), "--addr", "127.0.0.1")
+	if code == 0 || !strings.Contains(errOut, "--addr: listen address \"127.0.0.1\"") {
+		t.Errorf("serve --addr without a port: exit %d, %s", code, errOut)
+	}
+}

@@ -1,0 +1,435 @@
+// Package httpapi is asof's HTTP API and its page (asof serve): JSON endpoints under /v1 that
+// start or query the same Temporal workflows as the command line (the durable path stays
+// Temporal), an OpenAPI document generated from the Go types, and one HTML page at / to ask
+// a question as of a day and browse digests and indexes.
+//
+// Requests are checked by internal/apispec, the checks `asof ask` and `asof digest` use; the
+// store is read through internal/catalog. Errors are {"error": "..."} with a 4xx or 5xx code.
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	_ "embed" // the page
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/internal/apispec"
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/workflows"
+)
+
+// MaxBody is the largest request body accepted (413 above it).
+const MaxBody = 64 << 10
+
+//go:embed page.html
+var page []byte
+
+// Config is what the API serves from.
+type Config struct {
+	// Client starts and queries the workflows; Bucket is the store they write.
+	Client client.Client
+	Bucket blob.Bucket
+	// Token, when set, is required as "Authorization: Bearer <Token>" on every /v1 request.
+	Token string
+	// Version is asof's version, shown in the OpenAPI document.
+	Version string
+	// UI is where a failed workflow can be looked up ("in the Temporal Web UI at …"), appended
+	// to a 5xx error; "" for none.
+	UI string
+	// Log gets one line per failed request (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+type server struct {
+	cfg     Config
+	openapi []byte
+}
+
+// New returns the API and the page as one handler.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Client == nil || cfg.Bucket == nil {
+		return nil, errors.New("httpapi: a Temporal client and a bucket are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	doc, err := apispec.OpenAPI(cfg.Version)
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: OpenAPI document: %w", err)
+	}
+	s := &server{cfg: cfg, openapi: doc}
+	handlers := map[string]http.HandlerFunc{
+		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
+		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
+		"getEval": s.getEval, "openapi": s.getOpenAPI,
+	}
+	mux := http.NewServeMux()
+	for _, op := range apispec.Operations {
+		h, ok := handlers[op.ID]
+		if !ok {
+			return nil, fmt.Errorf("httpapi: no handler for operation %s", op.ID)
+		}
+		mux.Handle(op.Method+" "+op.Path, s.auth(h))
+	}
+	mux.Handle("/v1/", s.auth(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s (GET /v1/openapi.json lists them)", r.Method, r.URL.Path))
+	}))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'")
+		_, _ = w.Write(page)
+	})
+	return recoverer(cfg.Log, mux), nil
+}
+
+// recoverer turns a panic in a handler into a 500, never a dropped connection.
+func recoverer(log *slog.Logger, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("api: panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+				writeError(w, http.StatusInternalServerError, "internal error (the server's log has it)")
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// auth requires the bearer token on a /v1 request when one is set.
+func (s *server) auth(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="asof"`)
+				writeError(w, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <token> (the token asof serve was given)")
+				return
+			}
+		}
+		h(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":"encode the response"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, apispec.ErrorBody{Error: msg})
+}
+
+// fail answers err with its status: a bad request 400, a missing thing 404, anything else
+// 500 (logged).
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var noIndex *catalog.NoIndexError
+	status := http.StatusInternalServerError
+	switch {
+	case apispec.IsInvalid(err):
+		status = http.StatusBadRequest
+	case errors.As(err, &noIndex), errors.Is(err, catalog.ErrNoDigest), errors.Is(err, catalog.ErrNoDay), errors.Is(err, blob.ErrNotFound):
+		status = http.StatusNotFound
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		status = 499 // the client went away; nobody reads this
+	}
+	msg := err.Error()
+	var rf *workflows.RunFailure
+	if errors.As(err, &rf) && rf.Where != "" {
+		msg += " (" + rf.Where + ")"
+	}
+	if status >= 500 {
+		s.cfg.Log.Error("api: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeError(w, status, msg)
+}
+
+// decode reads a JSON body into v: Content-Type application/json (415), at most MaxBody
+// bytes (413), one object, no unknown field (400), with a clear message for each.
+func decode(w http.ResponseWriter, r *http.Request, v any) (status int, err error) {
+	// Only application/json: a form or text/plain post from a page elsewhere (which needs no
+	// CORS preflight) must not reach a loopback server that has no token.
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, fmt.Errorf("request with Content-Type %q: send application/json", ct)
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	var tooBig *http.MaxBytesError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", MaxBody)
+	case errors.Is(err, io.EOF):
+		return http.StatusBadRequest, errors.New("empty request body: send a JSON object")
+	case errors.As(err, &syn):
+		return http.StatusBadRequest, fmt.Errorf("bad JSON at byte %d: %v", syn.Offset, err)
+	case errors.As(err, &typ):
+		return http.StatusBadRequest, fmt.Errorf("field %s: %s where the API expects %s", typ.Field, typ.Value, typ.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return http.StatusBadRequest, fmt.Errorf("unknown field %s (GET /v1/openapi.json lists the fields)", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	default:
+		return http.StatusBadRequest, fmt.Errorf("bad JSON: %v", err)
+	}
+	if dec.More() {
+		return http.StatusBadRequest, errors.New("bad JSON: more than one value in the body")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return http.StatusRequestEntityTooLarge, fmt.Errorf("request body larger than %d bytes", MaxBody)
+		}
+		return http.StatusBadRequest, errors.New("bad JSON: data after the object")
+	}
+	return 0, nil
+}
+
+func (s *server) ask(w http.ResponseWriter, r *http.Request) {
+	var req apispec.AskRequest
+	if status, err := decode(w, r, &req); err != nil {
+		writeError(w, status, err.Error())
+		return
+	}
+	checked, err := req.Check(apispec.JSONLabel)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in, err := workflows.AskInputFrom(checked)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	if err := catalog.RequireIndex(ctx, s.cfg.Bucket, in.Index); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.AskWorkflowID(in.Index, time.Now()) + "-" + rand.Text()[:8], TaskQueue: workflows.TaskQueue, // concurrent asks: one id each
+	}, workflows.Ask, in)
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("start ask: %w", err))
+		return
+	}
+	var ans schemas.Answer
+	if err := run.Get(ctx, &ans); err != nil {
+		s.fail(w, r, fmt.Errorf("ask %s: %w", in.Index, workflows.ExplainFailure(err, run.GetID(), s.cfg.UI)))
+		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+func (s *server) listIndexes(w http.ResponseWriter, r *http.Request) {
+	l, err := catalog.Indexes(r.Context(), s.cfg.Bucket, "", false)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if l == nil {
+		l = []catalog.Index{}
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+func (s *server) getIndex(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := layout.ValidateIndexName(name); err != nil {
+		writeError(w, http.StatusBadRequest, "index name: "+err.Error())
+		return
+	}
+	l, err := catalog.Indexes(r.Context(), s.cfg.Bucket, name, true)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(l) == 0 {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no index named %q (GET /v1/indexes lists them)", name))
+		return
+	}
+	writeJSON(w, http.StatusOK, l[0])
+}
+
+func (s *server) listDigests(w http.ResponseWriter, r *http.Request) {
+	days, err := catalog.Digests(r.Context(), s.cfg.Bucket, "")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	names := catalog.DigestNames(days)
+	if names == nil {
+		names = []catalog.DigestName{}
+	}
+	writeJSON(w, http.StatusOK, names)
+}
+
+func (s *server) listDigestDays(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := layout.ValidateDigestName(name); err != nil {
+		writeError(w, http.StatusBadRequest, "digest name: "+err.Error())
+		return
+	}
+	ctx := r.Context()
+	days, err := catalog.Digests(ctx, s.cfg.Bucket, name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(days) == 0 {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no digest named %q (GET /v1/digests lists them)", name))
+		return
+	}
+	for i := range days {
+		if err := days[i].Fill(ctx, s.cfg.Bucket); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, days)
+}
+
+// digestFormats are the files of a digest day by ?format.
+var digestFormats = map[string]struct{ file, contentType string }{
+	"":     {layout.DigestJSONFile, "application/json"},
+	"json": {layout.DigestJSONFile, "application/json"},
+	"md":   {layout.DigestMarkdownFile, "text/markdown; charset=utf-8"},
+	"html": {layout.DigestHTMLFile, "text/html; charset=utf-8"},
+}
+
+func (s *server) getDigest(w http.ResponseWriter, r *http.Request) {
+	name, day := r.PathValue("name"), r.PathValue("day")
+	if err := layout.ValidateDigestName(name); err != nil {
+		writeError(w, http.StatusBadRequest, "digest name: "+err.Error())
+		return
+	}
+	format, ok := digestFormats[r.URL.Query().Get("format")]
+	if !ok {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: use json, md or html", r.URL.Query().Get("format")))
+		return
+	}
+	if day == "latest" {
+		day = ""
+	} else {
+		t, err := apispec.ParseDay("day", day)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		day = t.Format(time.DateOnly)
+	}
+	ctx := r.Context()
+	day, _, err := catalog.Pick(ctx, s.cfg.Bucket, name, day)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data, err := catalog.DigestFile(ctx, s.cfg.Bucket, name, day, format.file)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", format.contentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if format.file == layout.DigestHTMLFile { // the stored page runs no script of its own
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	}
+	_, _ = w.Write(data)
+}
+
+func (s *server) startDigest(w http.ResponseWriter, r *http.Request) {
+	var req apispec.DigestRequest
+	if status, err := decode(w, r, &req); err != nil {
+		writeError(w, status, err.Error())
+		return
+	}
+	checked, err := req.Check(apispec.JSONLabel)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	if err := catalog.RequireIndex(ctx, s.cfg.Bucket, checked.Index); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in := workflows.DigestInputFrom(checked)
+	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.DigestWorkflowID(in.Name, time.Now()), TaskQueue: workflows.TaskQueue,
+	}, workflows.Digest, in)
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("start digest: %w", err))
+		return
+	}
+	writeJSON(w, http.StatusAccepted, apispec.Started{WorkflowID: run.GetID()})
+}
+
+func (s *server) getEval(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("workflow_id")
+	if !strings.HasPrefix(id, workflows.EvalWorkflowID("")) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("workflow id %q is not an eval's (they start with %s)", id, workflows.EvalWorkflowID("")))
+		return
+	}
+	ctx := r.Context()
+	d, err := s.cfg.Client.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no workflow %q", id))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("describe workflow %s: %w", id, err))
+		return
+	}
+	st := apispec.Status{WorkflowID: id}
+	switch d.GetWorkflowExecutionInfo().GetStatus() {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		st.Status = apispec.StatusRunning
+		writeJSON(w, http.StatusOK, st)
+		return
+	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		st.Status = apispec.StatusCompleted
+	default:
+		st.Status = apispec.StatusFailed
+	}
+	var res json.RawMessage
+	err = s.cfg.Client.GetWorkflow(ctx, id, "").Get(ctx, &res)
+	switch {
+	case err != nil:
+		st.Status, st.Error = apispec.StatusFailed, workflows.ExplainFailure(err, id, s.cfg.UI).Error()
+	default:
+		st.Result = res
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *server) getOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(s.openapi)
+}

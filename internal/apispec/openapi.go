@@ -1,0 +1,157 @@
+package apispec
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+
+	"github.com/asofrag/asof/internal/catalog"
+	"github.com/asofrag/asof/internal/jsonschema"
+	"github.com/asofrag/asof/schemas"
+)
+
+// Version is the major version of the HTTP API, the first segment of its paths (/v1/...).
+const Version = "v1"
+
+// ErrorBody is every error's body: {"error": "..."}, with a 4xx or 5xx status.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+// Started is the answer to a request that starts a workflow and does not wait for it.
+type Started struct {
+	// WorkflowID is the workflow's id: its status is GET /v1/evals/{id} for an eval, its
+	// output the digest's day for a digest.
+	WorkflowID string `json:"workflow_id"`
+}
+
+// Workflow states of a Status.
+const (
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// Status is a workflow's state, as GET /v1/evals/{workflow_id} reports it.
+type Status struct {
+	WorkflowID string `json:"workflow_id"`
+	// Status is running, completed or failed (a cancelled, terminated or timed-out run is
+	// failed, Error says how).
+	Status string `json:"status"`
+	// Result is the workflow's result when completed (for an eval: eval-result.json).
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// Param is a path or query parameter of an operation.
+type Param struct {
+	Name, In, Description string
+	Enum                  []string
+}
+
+// Operation is one endpoint of the API: the OpenAPI document is made from the list of them,
+// Operations, and the server registers the same paths.
+type Operation struct {
+	Method, Path, ID, Summary string
+	// Request is the JSON body's type (nil: none); Response the 2xx body's and Status its code.
+	Request, Response reflect.Type
+	Status            int
+	Params            []Param
+	// Alternatives are other media types of the response (text/markdown, text/html).
+	Alternatives []string
+}
+
+var (
+	nameParam   = Param{Name: "name", In: "path"}
+	formatParam = Param{Name: "format", In: "query", Description: "json (default), md or html", Enum: []string{"json", "md", "html"}}
+)
+
+// Operations are the endpoints of /v1, in the order the document lists them.
+var Operations = []Operation{
+	{Method: "POST", Path: "/v1/ask", ID: "ask", Summary: "Answer a question as of a day (runs the Ask workflow and waits for it)",
+		Request: reflect.TypeFor[AskRequest](), Response: reflect.TypeFor[schemas.Answer](), Status: 200},
+	{Method: "GET", Path: "/v1/indexes", ID: "listIndexes", Summary: "The indexes in the store, each from its live manifest",
+		Response: reflect.TypeFor[[]catalog.Index](), Status: 200},
+	{Method: "GET", Path: "/v1/indexes/{name}", ID: "getIndex", Summary: "One index: documents per source, shards, build counts",
+		Response: reflect.TypeFor[catalog.Index](), Status: 200, Params: []Param{nameParam}},
+	{Method: "GET", Path: "/v1/digests", ID: "listDigests", Summary: "The stored digests: each name with its first and last day",
+		Response: reflect.TypeFor[[]catalog.DigestName](), Status: 200},
+	{Method: "POST", Path: "/v1/digests", ID: "startDigest", Summary: "Start a digest workflow (does not wait for it)",
+		Request: reflect.TypeFor[DigestRequest](), Response: reflect.TypeFor[Started](), Status: 202},
+	{Method: "GET", Path: "/v1/digests/{name}", ID: "listDigestDays", Summary: "The stored days of one digest",
+		Response: reflect.TypeFor[[]catalog.DigestDay](), Status: 200, Params: []Param{nameParam}},
+	{Method: "GET", Path: "/v1/digests/{name}/{day}", ID: "getDigest", Summary: "One stored digest day (YYYY-MM-DD, or latest) as JSON, Markdown or HTML",
+		Response: reflect.TypeFor[schemas.Digest](), Status: 200, Alternatives: []string{"text/markdown", "text/html"},
+		Params: []Param{nameParam, {Name: "day", In: "path", Description: "YYYY-MM-DD or latest"}, formatParam}},
+	{Method: "GET", Path: "/v1/evals/{workflow_id}", ID: "getEval", Summary: "An eval workflow's status, and its result once completed",
+		Response: reflect.TypeFor[Status](), Status: 200, Params: []Param{{Name: "workflow_id", In: "path"}}},
+	{Method: "GET", Path: "/v1/openapi.json", ID: "openapi", Summary: "This document", Response: nil, Status: 200},
+}
+
+// OpenAPI is the API's OpenAPI 3.1 document, its schemas generated from the Go types of
+// Operations by internal/jsonschema (the generator of schemas/jsonschema/*.json).
+func OpenAPI(serverVersion string) ([]byte, error) {
+	c := jsonschema.NewComponents()
+	errRef := c.Schema(reflect.TypeFor[ErrorBody](), jsonschema.Output)
+	paths := map[string]map[string]any{}
+	for _, op := range Operations {
+		o := map[string]any{"operationId": op.ID, "summary": op.Summary}
+		if len(op.Params) > 0 {
+			var ps []any
+			for _, p := range op.Params {
+				s := jsonschema.Schema{"type": "string"}
+				if len(p.Enum) > 0 {
+					s["enum"] = p.Enum
+				}
+				ps = append(ps, map[string]any{"name": p.Name, "in": p.In, "required": p.In == "path", "description": p.Description, "schema": s})
+			}
+			o["parameters"] = ps
+		}
+		if op.Request != nil {
+			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+				"application/json": map[string]any{"schema": c.Schema(op.Request, jsonschema.Input)}}}
+		}
+		body := map[string]any{"schema": jsonschema.Schema{"type": "object"}}
+		if op.Response != nil {
+			body = map[string]any{"schema": c.Schema(op.Response, jsonschema.Output)}
+		}
+		content := map[string]any{"application/json": body}
+		for _, alt := range op.Alternatives {
+			content[alt] = map[string]any{"schema": jsonschema.Schema{"type": "string"}}
+		}
+		errResp := map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": errRef}}}
+		o["responses"] = map[string]any{
+			itoa(op.Status): map[string]any{"description": "success", "content": content},
+			"4XX":           mergeDesc(errResp, "the request is wrong: bad JSON, an unknown field, a bad day, no such index (401: no or a wrong bearer token)"),
+			"5XX":           mergeDesc(errResp, "the server or the workflow failed"),
+		}
+		if paths[op.Path] == nil {
+			paths[op.Path] = map[string]any{}
+		}
+		paths[op.Path][strings.ToLower(op.Method)] = o
+	}
+	doc := map[string]any{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": jsonschema.Draft,
+		"info": map[string]any{"title": "asof HTTP API", "version": Version + " (asof " + serverVersion + ")",
+			"description": "Answers as of a day over dated document streams; each call starts or queries the same Temporal workflows as the asof command line (docs/api.md)."},
+		"paths":      paths,
+		"components": map[string]any{"schemas": c.Schemas(), "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}}},
+		"security":   []any{map[string]any{"bearer": []string{}}, map[string]any{}},
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	return append(data, '\n'), err
+}
+
+func mergeDesc(m map[string]any, desc string) map[string]any {
+	out := map[string]any{"description": desc}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
