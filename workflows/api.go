@@ -50,6 +50,10 @@ const ErrTypeHealth = "HealthCheckFailed"
 // builds with layout.CorpusKey, and its name for reports.
 type InputFile = activities.InputFile
 
+// FileCounts is one input file's row of a build's per-file table (IndexBuildResult.Files, or
+// the table stored at IndexBuildResult.FilesKey).
+type FileCounts = activities.FileCounts
+
 // ModeAuto is AskInput.Mode's default: the query-intent parser chooses the mode and dates.
 const ModeAuto = activities.ModeAuto
 

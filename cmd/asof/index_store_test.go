@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
@@ -40,7 +39,7 @@ func TestInputListAndFileTableRoundTrip(t *testing.T) {
 		t.Fatalf("stored list %s", data)
 	}
 
-	table := []activities.FileCounts{{Name: "a.parquet", Stats: corpus.Stats{Read: 3, Documents: 2, Skipped: 1}}}
+	table := []workflows.FileCounts{{Name: "a.parquet", Stats: corpus.Stats{Read: 3, Documents: 2, Skipped: 1}}}
 	enc, _ := json.Marshal(table)
 	key := layout.BuildFilesKey("run1")
 	if _, err := b.Put(ctx, key, bytes.NewReader(enc)); err != nil {
