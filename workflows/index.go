@@ -90,14 +90,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	// launch starts shard i's child; land waits for it and counts what it built.
 	launch := func(ctx workflow.Context, i int) workflow.Future {
 		p := plan.Periods[i]
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: fmt.Sprintf("%s/shard-%s", info.WorkflowExecution.ID, p.ShardID),
-			TaskQueue:  TaskQueue,
-		})
-		f := workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
-			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk, Model: plan.Model,
-			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
-		})
+		f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
 		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
 		return f
 	}
@@ -209,14 +202,7 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 	}
 	_, err := fanOut(ctx, len(todo), in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
 		p := todo[k]
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: fmt.Sprintf("%s/shard-%s", info.WorkflowExecution.ID, p.ShardID),
-			TaskQueue:  TaskQueue,
-		})
-		f := workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
-			Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk, Model: plan.Model,
-			EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
-		})
+		f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
 		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
 		var r BuildShardResult
 		err := f.Get(ctx, &r)
@@ -351,4 +337,17 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		return BuildShardResult{}, fmt.Errorf("write: %w", err)
 	}
 	return BuildShardResult{Meta: wr.Meta, Truncated: ch.Truncated, PartsEmbedded: emb.Embedded, PartsResumed: emb.Resumed}, nil
+}
+
+// startShard starts the BuildShard child of period p, with the build's id and options: the one
+// launch both paths of IndexBuild (plan in the payload, plan in the store) use.
+func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model schemas.ModelRef, p activities.PeriodPlan) workflow.Future {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: fmt.Sprintf("%s/shard-%s", buildID, p.ShardID),
+		TaskQueue:  TaskQueue,
+	})
+	return workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
+		Index: in.Index, Period: p.Period, ShardID: p.ShardID, DocsKey: p.DocsKey, Docs: p.Docs, Chunk: in.Chunk, Model: model,
+		EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
+	})
 }
