@@ -382,7 +382,7 @@ func EvalDoc(ctx context.Context, b blob.Bucket, id, format string) (doc []byte,
 	}
 	data, err := blob.ReadAll(ctx, b, key)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, kind, fmt.Errorf("evaluation %s lacks %s in %s: %w", id, path.Base(key), b, err)
+		return nil, kind, fmt.Errorf("evaluation %s has no %s: %w", id, path.Base(key), err)
 	}
 	if err != nil {
 		return nil, kind, fmt.Errorf("read %s: %w", key, err)
