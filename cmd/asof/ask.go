@@ -87,7 +87,7 @@ Modes (--mode):
   hybrid     dense + BM25 without time; dense, bm25: one branch alone
 
 The answer is printed as Markdown (or one JSON object with --json) and stored under
-runs/<workflow-id>/ in the store. The Markdown uses the context's numbers throughout: a result
+runs/<workflow-id>/ in the store (asof answers list|get print it again). The Markdown uses the context's numbers throughout: a result
 in the context is marked [n], the summary cites [n], and a Sources list gives each cited [n]'s
 date, sources, title and address. --index and --mode are checked, and the index must exist,
 before the workflow starts.`,

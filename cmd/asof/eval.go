@@ -56,7 +56,7 @@ The index must exist, and the files must be Parquet with the columns the flags b
 before anything is uploaded or started.
 
 Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
-the metric table and charts), also kept under evals/<id>/ in the store.`,
+the metric table and charts), also kept under evals/<id>/ in the store (asof evals list|get).`,
 		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \
       --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
   asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
