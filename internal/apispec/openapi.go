@@ -20,8 +20,9 @@ type ErrorBody struct {
 
 // Started is the answer to a request that starts a workflow and does not wait for it.
 type Started struct {
-	// WorkflowID is the workflow's id: its status is GET /v1/evals/{id} for an eval, its
-	// output the digest's day for a digest.
+	// WorkflowID is the workflow's id: its status is GET /v1/evals/{workflow_id} for an eval
+	// (its stored results GET /v1/evals/{eval id}/report), its output the digest's day for a
+	// digest.
 	WorkflowID string `json:"workflow_id"`
 }
 
