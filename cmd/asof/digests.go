@@ -134,9 +134,7 @@ func newDigestGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				file := map[string]string{catalog.FormatMarkdown: layout.DigestMarkdownFile, catalog.FormatJSON: layout.DigestJSONFile,
-					catalog.FormatHTML: layout.DigestHTMLFile}[out.format()]
-				data, err := catalog.DigestFile(ctx, b, name, day, file)
+				data, err := catalog.DigestFile(ctx, b, name, day, digestFiles[out.format()])
 				if err != nil {
 					return err
 				}
@@ -150,6 +148,11 @@ func newDigestGetCmd(a *app) *cobra.Command {
 	}
 	out.register(cmd, "print digest.json instead of Markdown")
 	return cmd
+}
+
+// digestFiles are the files of a digest day by format.
+var digestFiles = map[string]string{
+	catalog.FormatMarkdown: layout.DigestMarkdownFile, catalog.FormatJSON: layout.DigestJSONFile, catalog.FormatHTML: layout.DigestHTMLFile,
 }
 
 // fetchFlags are the output flags of a command that prints a stored document (a digest day,
