@@ -1,7 +1,8 @@
 // Package httpapi is asof's HTTP API and its page (asof serve): JSON endpoints under /v1 that
 // start or query the same Temporal workflows as the command line (the durable path stays
 // Temporal), an OpenAPI document generated from the Go types, and one HTML page at / to ask
-// a question as of a day and browse digests and indexes.
+// a question as of a day and browse digests and indexes. What the workflows stored (digests,
+// answers, evaluations' results) is listed and fetched as JSON, Markdown or HTML.
 //
 // Requests are checked by internal/apispec, the checks `asof ask` and `asof digest` use; the
 // store is read through internal/catalog. Errors are {"error": "..."} with a 4xx or 5xx code.
@@ -77,7 +78,8 @@ func New(cfg Config) (http.Handler, error) {
 	handlers := map[string]http.HandlerFunc{
 		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
 		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
-		"getEval": s.getEval, "openapi": s.getOpenAPI,
+		"getEval": s.getEval, "openapi": s.getOpenAPI, "listAnswers": s.listAnswers, "getAnswer": s.getAnswer,
+		"listEvals": s.listEvals, "getEvalReport": s.getEvalReport,
 	}
 	mux := http.NewServeMux()
 	for _, op := range apispec.Operations {
@@ -152,7 +154,8 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case apispec.IsInvalid(err):
 		status = http.StatusBadRequest
-	case errors.As(err, &noIndex), errors.Is(err, catalog.ErrNoDigest), errors.Is(err, catalog.ErrNoDay), errors.Is(err, blob.ErrNotFound):
+	case errors.As(err, &noIndex), errors.Is(err, catalog.ErrNoDigest), errors.Is(err, catalog.ErrNoDay), errors.Is(err, blob.ErrNotFound),
+		errors.Is(err, catalog.ErrNoAnswer), errors.Is(err, catalog.ErrNoEval), errors.Is(err, catalog.ErrNoFormat):
 		status = http.StatusNotFound
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		status = 499 // the client went away; nobody reads this
@@ -316,11 +319,107 @@ func (s *server) listDigestDays(w http.ResponseWriter, r *http.Request) {
 }
 
 // digestFormats are the files of a digest day by ?format.
-var digestFormats = map[string]struct{ file, contentType string }{
-	"":     {layout.DigestJSONFile, "application/json"},
-	"json": {layout.DigestJSONFile, "application/json"},
-	"md":   {layout.DigestMarkdownFile, "text/markdown; charset=utf-8"},
-	"html": {layout.DigestHTMLFile, "text/html; charset=utf-8"},
+var digestFormats = map[string]struct{ file, format string }{
+	"":                     {layout.DigestJSONFile, catalog.FormatJSON},
+	catalog.FormatJSON:     {layout.DigestJSONFile, catalog.FormatJSON},
+	catalog.FormatMarkdown: {layout.DigestMarkdownFile, catalog.FormatMarkdown},
+	catalog.FormatHTML:     {layout.DigestHTMLFile, catalog.FormatHTML},
+}
+
+// docTypes are the media types of a stored document by its format.
+var docTypes = map[string]string{
+	catalog.FormatJSON:     "application/json",
+	catalog.FormatMarkdown: "text/markdown; charset=utf-8",
+	catalog.FormatHTML:     "text/html; charset=utf-8",
+}
+
+// writeDoc answers a stored document (a digest day, an answer, an evaluation's results) in
+// format as it is.
+func writeDoc(w http.ResponseWriter, format string, data []byte) {
+	w.Header().Set("Content-Type", docTypes[format])
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if format == catalog.FormatHTML { // a stored page runs no script of its own
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	}
+	_, _ = w.Write(data)
+}
+
+// listRequest is the ?index=&limit= of a listing, checked.
+func listRequest(r *http.Request) (apispec.List, error) {
+	q := r.URL.Query()
+	return apispec.ListRequest{Index: q.Get("index"), Limit: q.Get("limit")}.Check(apispec.JSONLabel)
+}
+
+func (s *server) listAnswers(w http.ResponseWriter, r *http.Request) {
+	l, err := listRequest(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out, err := catalog.Answers(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *server) getAnswer(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := apispec.CheckRunID(id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	format, err := apispec.Format("format", r.URL.Query().Get("format"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data, err := catalog.AnswerDoc(r.Context(), s.cfg.Bucket, id, format)
+	if errors.Is(err, catalog.ErrNoAnswer) {
+		err = fmt.Errorf("%w (GET /v1/answers lists them)", err)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeDoc(w, format, data)
+}
+
+func (s *server) listEvals(w http.ResponseWriter, r *http.Request) {
+	l, err := listRequest(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out, err := catalog.Evals(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *server) getEvalReport(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := apispec.CheckEvalID(id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	format, err := apispec.Format("format", r.URL.Query().Get("format"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data, _, err := catalog.EvalDoc(r.Context(), s.cfg.Bucket, id, format)
+	if errors.Is(err, catalog.ErrNoEval) {
+		err = fmt.Errorf("%w (GET /v1/evals lists them)", err)
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeDoc(w, format, data)
 }
 
 func (s *server) getDigest(w http.ResponseWriter, r *http.Request) {
@@ -355,12 +454,7 @@ func (s *server) getDigest(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", format.contentType)
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if format.file == layout.DigestHTMLFile { // the stored page runs no script of its own
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-	}
-	_, _ = w.Write(data)
+	writeDoc(w, format.format, data)
 }
 
 func (s *server) startDigest(w http.ResponseWriter, r *http.Request) {

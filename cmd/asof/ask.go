@@ -18,7 +18,6 @@ import (
 	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
-	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -88,7 +87,7 @@ Modes (--mode):
   hybrid     dense + BM25 without time; dense, bm25: one branch alone
 
 The answer is printed as Markdown (or one JSON object with --json) and stored under
-runs/<workflow-id>/ in the store. The Markdown uses the context's numbers throughout: a result
+runs/<workflow-id>/ in the store (asof answers list|get print it again). The Markdown uses the context's numbers throughout: a result
 in the context is marked [n], the summary cites [n], and a Sources list gives each cited [n]'s
 date, sources, title and address. --index and --mode are checked, and the index must exist,
 before the workflow starts.`,
@@ -193,74 +192,10 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 	return nil
 }
 
-// printAnswer renders an answer as Markdown. It uses one numbering, the context's: the
-// summary cites [n], and the results table marks each result that is in the context with its
-// [n]. The summary is the answer's own, rendered from its brief by internal/render (the form
-// a digest and the API's clients show): its note, its sections and the Sources list that
-// resolves every [n] it cites to its date, sources, title and address.
+// printAnswer prints an answer as Markdown (render.AnswerMarkdown, the form `asof answers get`
+// prints a stored one in).
 func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
-	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-	md := render.MarkdownText // what a person, a document or a model wrote: no raw HTML, no link but http(s)
-	printf(w, "# %s\n\n", md(ans.Query))
-	printf(w, "As of **%s** · index `%s` (manifest %d) · read as: %s\n", day(ans.AsOf), ans.Index, ans.ManifestSeq, md(ans.Interpretation))
-	from := "the beginning"
-	if !ans.From.IsZero() {
-		from = day(ans.From)
-	}
-	printf(w, "Documents allowed: published %s … %s (%d chunks in %d shards; %d shards outside the dates not loaded)\n\n",
-		from, day(ans.To), ans.Counts.Allowed, ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped)
-	if ans.Message != "" {
-		printf(w, "**%s**\n\n", md(ans.Message))
-	}
-	inContext := map[string]int{} // doc id → context block number
-	for _, b := range ans.Blocks {
-		if _, ok := inContext[b.DocID]; !ok {
-			inContext[b.DocID] = b.N
-		}
-	}
-	if len(ans.Results) > 0 {
-		printf(w, "## Results\n\nIn ranked order; [n] is the result's number in the context, which the summary cites (–: not in the context).\n\n")
-		printf(w, "| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, r := range ans.Results {
-			title := textnorm.DisplayTitle(r.Title, r.Snippet, 90)
-			if title == "" {
-				title = "untitled"
-			}
-			title = strings.ReplaceAll(md(title), "|", "\\|")
-			rank := func(n int) string {
-				if n == 0 {
-					return "–"
-				}
-				return fmt.Sprint(n)
-			}
-			label := "–"
-			if n, ok := inContext[r.DocID]; ok {
-				label = fmt.Sprintf("[%d]", n)
-			}
-			if r.Group != "" {
-				label += " " + r.Group
-			}
-			grade := "–"
-			if r.Relevance != nil {
-				grade = fmt.Sprint(*r.Relevance)
-			}
-			printf(w, "| %s | %s | %s | %s | %.4f | %s | %s | %s | %d | %s |\n", label, day(r.PublishedAt), strings.ReplaceAll(md(render.Truncate(strings.Join(textnorm.Channels(r.Sources...), ", "), 40)), "|", "\\|"), title,
-				r.Score, rank(r.RankDense), rank(r.RankBM25), rank(r.RankTime), r.Duplicates, grade)
-		}
-		printf(w, "\n")
-	}
-	if ans.Summary != "" {
-		printf(w, "## Summary (%s)\n\n%s\n\n", ans.SummaryMethod, strings.TrimSpace(ans.Summary))
-	}
-	if j := ans.Judge; j != nil {
-		printf(w, "_Judge: %s — %d judged in %d batches, %d kept, %d dropped", j.Method, j.Judged, j.Batches, j.Kept, j.Dropped)
-		if j.FailedBatches > 0 {
-			printf(w, ", %d in %d failed batches (policy %s)", j.Failed, j.FailedBatches, j.Policy)
-		}
-		printf(w, "_\n")
-	}
-	printf(w, "_%d candidates, %d after folding duplicates; retrieval %d ms, total %s; stored under runs/%s/_\n",
-		ans.Counts.Candidates, ans.Counts.Clusters, ans.Counts.RetrieveMS, took.Round(time.Millisecond), ans.RunID)
+	printf(w, "%s", render.AnswerMarkdown(ans, took))
 }
 
 // joinQuery is the question: one argument as it is, or several (an unquoted query) joined by

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -126,85 +125,4 @@ func docIDs(a schemas.Answer) []string {
 		ids = append(ids, r.DocID)
 	}
 	return ids
-}
-
-func TestPrintAnswerUsesTheContextNumbering(t *testing.T) {
-	two := 2
-	ans := schemas.Answer{
-		Query: "key rate", Index: "news", AsOf: day("2026-04-01"), To: day("2026-04-01"), Interpretation: "recency",
-		Results: []schemas.AnswerResult{
-			{Rank: 1, DocID: "rate-up", PublishedAt: day("2026-03-20"), Sources: []string{"bank", "wire"}, Title: "Bank raises rate", Relevance: &two},
-			{Rank: 2, DocID: "rate-old", PublishedAt: day("2026-01-10"), Sources: []string{"wire"}, Title: "Bank holds rate"},
-			{Rank: 3, DocID: "bridge", PublishedAt: day("2026-03-01"), Sources: []string{"city"}, Title: "Bridge | delayed"},
-		},
-		Blocks: []schemas.ContextBlock{
-			{N: 1, DocID: "rate-old", PublishedAt: day("2026-01-10"), Sources: []string{"wire"}, Title: "Bank holds rate"},
-			{N: 2, DocID: "rate-up", PublishedAt: day("2026-03-20"), Sources: []string{"bank", "wire"}, Title: "Bank raises rate", URL: "https://bank.example/rate", Hot: true},
-			{N: 9, DocID: "drought", PublishedAt: day("2026-02-02"), Sources: []string{"farm"}, Snippet: "The drought cut the harvest forecast"},
-		},
-		SummaryMethod: "extractive",
-		Brief: &schemas.Brief{Method: "extractive", AsOf: day("2026-04-01"), NewDays: 7, Note: "Weak match.",
-			New: []schemas.Claim{{Date: day("2026-03-20"), Text: "The bank raised the rate.", Cites: []int{2}}},
-			Timeline: []schemas.Claim{{Date: day("2026-01-10"), Text: "It held.", Cites: []int{1, 2}}, {Date: day("2026-02-02"), Text: "A drought.", Cites: []int{9}},
-				{Date: day("2026-03-20"), Text: "The bank raised the rate.", Cites: []int{2}}}},
-	}
-	ans.Summary = render.Markdown(*ans.Brief, ans.Blocks) // as the Ask workflow writes it
-	var b strings.Builder
-	printAnswer(&b, ans, time.Second)
-	out := b.String()
-	tests := []struct {
-		name, want string
-	}{
-		{"a result in the context has its [n]", "| [2] | 2026-03-20 | bank, wire | Bank raises rate | 0.0000 | – | – | – | 0 | 2 |\n"},
-		{"so does a lower one", "| [1] | 2026-01-10 | wire | Bank holds rate |"},
-		{"one outside the context has none", "| – | 2026-03-01 | city | Bridge \\| delayed |"},
-		{"the summary is the answer's, note first", "## Summary (extractive)\n\n_Weak match._\n\n### New in the last 7 days\n- 2026-03-20 — The bank raised the rate. [2]\n"},
-		{"the sources resolve every cited number", "### Sources\n" +
-			"- [1] 2026-01-10 · wire · Bank holds rate\n" +
-			"- [2] 2026-03-20 · bank, wire · Bank raises rate · https://bank.example/rate\n" +
-			"- [9] 2026-02-02 · farm · The drought cut the harvest forecast\n\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(out, tt.want) {
-				t.Errorf("output lacks %q:\n%s", tt.want, out)
-			}
-		})
-	}
-	if strings.Contains(out, "| 1 |") || strings.Contains(out, "| 3 |") {
-		t.Errorf("the table still numbers rows by rank:\n%s", out)
-	}
-	if strings.Count(out, "Weak match.") != 1 {
-		t.Errorf("the note is not shown exactly once:\n%s", out)
-	}
-}
-
-// TestPrintAnswerEscapesMarkdown: the query, the reading, the message, result titles and
-// sources printed by `asof ask` hold no raw HTML and no non-http(s) link (the summary is
-// escaped by render.Markdown); a "|" in a source cannot break the table.
-func TestPrintAnswerEscapesMarkdown(t *testing.T) {
-	const evil = "<script>alert(1)</script> [x](javascript:alert(1))"
-	ans := schemas.Answer{
-		Query: evil, Index: "news", AsOf: day("2026-04-01"), To: day("2026-04-01"), Interpretation: evil, Message: evil,
-		Results: []schemas.AnswerResult{{Rank: 1, DocID: "a", PublishedAt: day("2026-03-20"), Sources: []string{"<b>wire</b> | x"}, Title: evil}},
-	}
-	var b strings.Builder
-	printAnswer(&b, ans, time.Second)
-	out := b.String()
-	for i := strings.Index(out, "<script"); i >= 0; {
-		if i == 0 || out[i-1] != '\\' {
-			t.Fatalf("raw <script in the output:\n%s", out)
-		}
-		j := strings.Index(out[i+1:], "<script")
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	if strings.Contains(out, "](javascript") {
-		t.Errorf("a javascript: link in the output:\n%s", out)
-	}
-	if !strings.Contains(out, "| \\<b>wire\\</b> \\| x |") {
-		t.Errorf("the source cell is not escaped:\n%s", out)
-	}
 }

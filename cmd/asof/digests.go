@@ -97,8 +97,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 }
 
 func newDigestGetCmd(a *app) *cobra.Command {
-	var asJSON, open bool
-	var html string
+	var out fetchFlags
 	cmd := &cobra.Command{
 		Use:   "get NAME [DAY]",
 		Short: "Print a stored digest (the latest day unless DAY is given) as Markdown, JSON or HTML",
@@ -119,11 +118,8 @@ func newDigestGetCmd(a *app) *cobra.Command {
 					return err
 				}
 			}
-			if asJSON && (html != "" || open) {
-				return errors.New("--json and --html/--open each choose what is written: give one")
-			}
-			if open && html == "-" {
-				return errors.New("--open opens a file: give --html FILE, or leave --html out for a temporary file")
+			if err := out.check(); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, a, func(b blob.Bucket) error {
@@ -138,49 +134,91 @@ func newDigestGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				file, w := layout.DigestMarkdownFile, a.stdout
-				switch {
-				case asJSON:
-					file = layout.DigestJSONFile
-				case html != "" || open:
-					file = layout.DigestHTMLFile
-				}
-				data, err := catalog.DigestFile(ctx, b, name, day, file)
+				data, err := catalog.DigestFile(ctx, b, name, day, digestFiles[out.format()])
 				if err != nil {
 					return err
 				}
-				if open && html == "" {
-					f, err := os.CreateTemp("", "asof-digest-"+name+"-"+day+"-*.html")
-					if err != nil {
-						return fmt.Errorf("--open: %w", err)
-					}
-					html = f.Name()
-					if err := f.Close(); err != nil {
-						return fmt.Errorf("--open: %w", err)
-					}
-				}
-				if html != "" && html != "-" {
-					if err := os.WriteFile(html, data, 0o644); err != nil {
-						return fmt.Errorf("--html: %w", err)
-					}
-					printf(a.stderr, "wrote %s (digest %s of %s)\n", html, name, day)
-					if open {
-						return openInBrowser(a, html)
-					}
-					return nil
-				}
-				_, err = w.Write(data)
-				if err == nil && len(args) == 1 && !asJSON && html == "" {
+				toStdout, err := out.write(a, data, "asof-digest-"+name+"-"+day+"-*.html", fmt.Sprintf("digest %s of %s", name, day))
+				if err == nil && toStdout && len(args) == 1 && out.format() == catalog.FormatMarkdown {
 					printf(a.stderr, "\ndigest %s of %s, the latest of %d days (asof digest list %s)\n", name, day, len(days), name)
 				}
 				return err
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print digest.json instead of Markdown")
-	cmd.Flags().StringVar(&html, "html", "", "write the self-contained HTML page to this file instead (- for stdout)")
-	cmd.Flags().BoolVar(&open, "open", false, "open the HTML page in a browser ($BROWSER, else xdg-open or open), from a temporary file unless --html FILE is given")
+	out.register(cmd, "print digest.json instead of Markdown")
 	return cmd
+}
+
+// digestFiles are the files of a digest day by format.
+var digestFiles = map[string]string{
+	catalog.FormatMarkdown: layout.DigestMarkdownFile, catalog.FormatJSON: layout.DigestJSONFile, catalog.FormatHTML: layout.DigestHTMLFile,
+}
+
+// fetchFlags are the output flags of a command that prints a stored document (a digest day,
+// an answer, an evaluation's results): Markdown to stdout by default, --json, or the HTML page
+// to a file, to stdout (--html -) or to a browser (--open).
+type fetchFlags struct {
+	asJSON, open bool
+	html         string
+}
+
+// register adds --json (described by jsonHelp), --html and --open to cmd.
+func (f *fetchFlags) register(cmd *cobra.Command, jsonHelp string) {
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, jsonHelp)
+	cmd.Flags().StringVar(&f.html, "html", "", "write the self-contained HTML page to this file instead (- for stdout)")
+	cmd.Flags().BoolVar(&f.open, "open", false, "open the HTML page in a browser ($BROWSER, else xdg-open or open), from a temporary file unless --html FILE is given")
+}
+
+// check refuses flags that contradict each other.
+func (f fetchFlags) check() error {
+	if f.asJSON && (f.html != "" || f.open) {
+		return errors.New("--json and --html/--open each choose what is written: give one")
+	}
+	if f.open && f.html == "-" {
+		return errors.New("--open opens a file: give --html FILE, or leave --html out for a temporary file")
+	}
+	return nil
+}
+
+// format is the format the flags ask for (catalog.FormatMarkdown, FormatJSON or FormatHTML).
+func (f fetchFlags) format() string {
+	switch {
+	case f.asJSON:
+		return catalog.FormatJSON
+	case f.html != "" || f.open:
+		return catalog.FormatHTML
+	}
+	return catalog.FormatMarkdown
+}
+
+// write writes data, a document in f.format(): to stdout (toStdout), or, for HTML with a
+// file or --open, to the file (a temporary one named by the pattern tmp for --open alone),
+// saying so on stderr with label, and opens it when asked.
+func (f fetchFlags) write(a *app, data []byte, tmp, label string) (toStdout bool, err error) {
+	html := f.html
+	if f.open && html == "" {
+		fh, err := os.CreateTemp("", tmp)
+		if err != nil {
+			return false, fmt.Errorf("--open: %w", err)
+		}
+		html = fh.Name()
+		if err := fh.Close(); err != nil {
+			return false, fmt.Errorf("--open: %w", err)
+		}
+	}
+	if html != "" && html != "-" {
+		if err := os.WriteFile(html, data, 0o644); err != nil {
+			return false, fmt.Errorf("--html: %w", err)
+		}
+		printf(a.stderr, "wrote %s (%s)\n", html, label)
+		if f.open {
+			return false, openInBrowser(a, html)
+		}
+		return false, nil
+	}
+	_, err = a.stdout.Write(data)
+	return true, err
 }
 
 func orDash(s string) string {

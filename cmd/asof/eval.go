@@ -56,7 +56,7 @@ The index must exist, and the files must be Parquet with the columns the flags b
 before anything is uploaded or started.
 
 Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-contained page with
-the metric table and charts), also kept under evals/<id>/ in the store.`,
+the metric table and charts), also kept under evals/<id>/ in the store (asof evals list|get).`,
 		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \
       --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
   asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
@@ -266,21 +266,6 @@ func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Dura
 		kind = "unlabelled queries"
 	}
 	printf(w, "Evaluation of %s: %d %s in %d batches (%d resumed), %s\n\n", s.Index, s.Questions, kind, res.Batches, res.Resumed, took.Round(time.Second))
-	if !s.Unlabelled {
-		printf(w, "| system | nDCG@10 | R@10 | R@50 | MRR | P@10 | leak@10 | fresh days (median) | p50 ms | p95 ms | questions |\n")
-		printf(w, "|---|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, name := range s.Order {
-			m := s.Systems[name]
-			printf(w, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
-				m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
-		}
-		printf(w, "\n")
-	}
-	printf(w, "Context freshness (the 30-document context each system builds, duplicates folded):\n\n")
-	printf(w, "| system | freshest of top 10, days (mean) | freshest in context, days (mean) | context within 7 days | within 30 days | distinct dates | queries |\n|---|---|---|---|---|---|---|\n")
-	for _, name := range s.Order {
-		m := s.Freshness[name]
-		printf(w, "| %s | %.1f | %.1f | %.2f | %.2f | %.1f | %d |\n", name, s.Top10FreshestDaysMean[name], m.FreshestDaysMean, m.Within7Mean, m.Within30Mean, m.DistinctDatesMean, m.Queries)
-	}
+	printf(w, "%s", evalrun.Tables(evalrun.Summary{Systems: s.Systems, Freshness: s.Freshness, Top10FreshestDaysMean: s.Top10FreshestDaysMean}, s.Order, s.Unlabelled))
 	printf(w, "\nwrote %s, %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"), filepath.Join(out, "report.html"))
 }

@@ -51,7 +51,7 @@ summaries on the same five criteria (strict JSON, one repair turn), else they ar
 With judged questions each summary is also scored against the qrels: summary lead (its first
 line cites a grade-2 document), summary support (some line does) and summary noise (the share
 of cited documents not judged relevant). Writes DIR/summary.json, DIR/table.md and
-DIR/per_answer.parquet (also under evals/summaries/<id>/); a rerun asks only what is missing.
+DIR/per_answer.parquet (also under evals/summaries/<id>/, asof evals get <id>); a rerun asks only what is missing.
 --limit N keeps the first N queries. See docs/summaries.md.`
 
 func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags) error {

@@ -25,9 +25,11 @@ func newServeCmd(a *app) *cobra.Command {
 		Use:   "serve [--addr 127.0.0.1:8080] [--token T]",
 		Short: "Serve the HTTP API (/v1, OpenAPI at /v1/openapi.json) and a page to ask from (/)",
 		Long: `serve answers HTTP: POST /v1/ask runs the Ask workflow as asof ask does, GET /v1/indexes and
-/v1/digests read the store as asof indexes and asof digest list|get do, POST /v1/digests starts a
-digest, GET /v1/evals/{id} reports an eval; GET /v1/openapi.json describes them all (docs/api.md).
-The page at / asks a question as of a day and lists the indexes and digests.
+/v1/digests read the store as asof indexes and asof digest list|get do, GET /v1/answers and
+/v1/evals as asof answers and asof evals list|get do, POST /v1/digests starts a digest, GET
+/v1/evals/{workflow_id} reports an eval workflow; GET /v1/openapi.json describes them all
+(docs/api.md). The page at / asks a question as of a day and lists the indexes, the digests and
+the recent answers.
 
 It listens on 127.0.0.1 unless --addr says otherwise; bound to any other address it refuses to
 start without a bearer token (--token or ASOF_API_TOKEN), which every /v1 request must then send

@@ -155,10 +155,12 @@ func TestServeAPI(t *testing.T) {
 			t.Fatalf("%s published %s, after the anchor", r.DocID, r.PublishedAt)
 		}
 	}
+	first := ans
 	c.json("POST", "/v1/ask", `{"index":"news","today":true,"query":"Brexit deal","mode":"window","year":2015,"k":1}`, &ans)
 	if len(ans.Results) != 1 || ans.Results[0].DocID != "election-2015" {
 		t.Fatalf("ask in 2015: %v", docIDs(ans))
 	}
+	checkStoredAnswers(t, c, first, ans, []string{"--data-dir", filepath.Join(dir, "data-cli"), "--store", "file://" + filepath.Join(dir, "store")})
 
 	// Bad input: each a 4xx with its reason, never a 500.
 	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x"}`, 400, "as_of is required")
@@ -226,6 +228,14 @@ func TestServeAPI(t *testing.T) {
 	c.wantError("GET", "/v1/digests/none/latest", nil, 404, "no digest named none")
 
 	c.wantError("GET", "/v1/evals/asof-eval-nope", nil, 404, `no workflow "asof-eval-nope"`)
+	var evals []catalog.StoredEval
+	c.json("GET", "/v1/evals?index=news", nil, &evals)
+	if evals == nil || len(evals) != 0 {
+		t.Errorf("stored evaluations of a store without any: %+v", evals)
+	}
+	c.wantError("GET", "/v1/evals/0123456789abcdef/report", nil, 404, "no finished evaluation 0123456789abcdef")
+	c.wantError("GET", "/v1/evals/..%2Fruns/report?format=md", nil, 400, `eval id "../runs" has a '/'`)
+	c.wantError("GET", "/v1/evals?limit=many", nil, 400, `limit "many"`)
 	c.wantError("GET", "/v1/evals/"+started.WorkflowID, nil, 400, "is not an eval's")
 
 	var doc struct {
@@ -251,6 +261,65 @@ func TestServeAPI(t *testing.T) {
 
 // checkPage checks the DOM the page rendered after asking: the answer's heading, its anchor,
 // dated citations, and the corpus's markup as text, its javascript: address not a link.
+// checkStoredAnswers fetches two answers just asked back from the store through the API, by
+// run id in each format and in the listing (newest first, by index, by count), and through
+// `asof answers` on the same store; an unknown id is a 404, a path-climbing id and a bad
+// format or limit a 400.
+func checkStoredAnswers(t *testing.T, c apiClient, first, second schemas.Answer, storeArgs []string) {
+	t.Helper()
+	if first.RunID == "" || second.RunID == "" || first.RunID == second.RunID {
+		t.Fatalf("run ids %q and %q", first.RunID, second.RunID)
+	}
+	var list []catalog.StoredAnswer
+	c.json("GET", "/v1/answers", nil, &list)
+	if len(list) != 2 || list[0].RunID != second.RunID || list[1].RunID != first.RunID || list[1].Query != first.Query ||
+		list[1].AsOf != "2023-03-03" || list[1].Index != "news" || list[1].Mode != first.Mode || list[1].Saved.IsZero() {
+		t.Fatalf("GET /v1/answers: %+v", list)
+	}
+	c.json("GET", "/v1/answers?index=news&limit=1", nil, &list)
+	if len(list) != 1 || list[0].RunID != second.RunID {
+		t.Fatalf("GET /v1/answers?limit=1: %+v", list)
+	}
+	c.json("GET", "/v1/answers?index=other", nil, &list)
+	if list == nil || len(list) != 0 {
+		t.Fatalf("GET /v1/answers?index=other: %+v", list)
+	}
+	id := url.PathEscape(first.RunID)
+	var got schemas.Answer
+	c.json("GET", "/v1/answers/"+id, nil, &got)
+	if got.RunID != first.RunID || got.Query != first.Query || len(got.Results) != len(first.Results) || got.Summary != first.Summary {
+		t.Fatalf("the stored answer differs from the one asked: %+v", got)
+	}
+	code, md := c.do("GET", "/v1/answers/"+id+"?format=md", nil)
+	if code != 200 || !bytes.HasPrefix(md, []byte("# What is the name of Rishi Sunak's new Brexit deal")) ||
+		!bytes.Contains(md, []byte("stored under runs/"+first.RunID+"/")) || !bytes.Contains(md, []byte("## Summary")) {
+		t.Fatalf("answer as md: %d %.400s", code, md)
+	}
+	if code, page := c.do("GET", "/v1/answers/"+id+"?format=html", nil); code != 200 || !bytes.Contains(page, []byte("<h1>Answer</h1>")) {
+		t.Fatalf("answer as html: %d %.400s", code, page)
+	}
+	c.wantError("GET", "/v1/answers/asof-ask-news-nope", nil, 404, "no answer with run id asof-ask-news-nope")
+	c.wantError("GET", "/v1/answers/..%2Fx", nil, 400, `run id "../x" has a '/'`)
+	c.wantError("GET", "/v1/answers/..%2F..%2Findexes%2Fnews%2FCURRENT?format=md", nil, 400, "has a '/'")
+	c.wantError("GET", "/v1/answers/"+id+"?format=pdf", nil, 400, `format "pdf": use json, md, html`)
+	c.wantError("GET", "/v1/answers?limit=0", nil, 400, `limit "0": give a number from 1 to 1000`)
+	c.wantError("GET", "/v1/answers?index=Bad", nil, 400, "index:")
+
+	// The command line reads the same store: the same Markdown, the same listing.
+	code, out, errOut := runCLI(t, nil, append([]string{"answers", "get", first.RunID}, storeArgs...)...)
+	if code != 0 || out != string(md) {
+		t.Fatalf("asof answers get: exit %d, %s\nstdout differs from the API's Markdown:\n%s", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, nil, append([]string{"answers", "list", "--index", "news"}, storeArgs...)...)
+	if code != 0 || !strings.Contains(out, "RUN ID") || strings.Index(out, second.RunID) > strings.Index(out, first.RunID) {
+		t.Fatalf("asof answers list: exit %d, %s\n%s", code, errOut, out)
+	}
+	code, _, errOut = runCLI(t, nil, append([]string{"answers", "get", "../x"}, storeArgs...)...)
+	if code == 0 || !strings.Contains(errOut, `run id "../x" has a '/'`) {
+		t.Fatalf("asof answers get ../x: exit %d, %s", code, errOut)
+	}
+}
+
 func checkPage(t *testing.T, dom string) {
 	t.Helper()
 	for _, want := range []string{
@@ -258,6 +327,7 @@ func checkPage(t *testing.T, dom string) {
 		"As of 2023-03-03 · index news",
 		`<span class="date">2023-02-2`,
 		"answered in",
+		"/v1/answers/asof-ask-news-", // the recent answers, each linked to its page
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page lacks %q", want)

@@ -2,6 +2,7 @@ package apispec
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -187,11 +188,91 @@ func TestOpenAPIMatchesTheGoTypes(t *testing.T) {
 			checkFields(t, op.Response, schemaOf(t, s["$ref"].(string)))
 		}
 	}
+	// The listings' fields a client sorts and links by, by name.
+	for typ, fields := range map[string][]string{"catalog.StoredAnswer": {"run_id", "index", "as_of", "query", "mode", "saved"},
+		"catalog.StoredEval": {"id", "kind", "index", "questions", "systems", "saved", "problem"}} {
+		props := schemaOf(t, "#/components/schemas/"+typ)["properties"].(map[string]any)
+		for _, f := range fields {
+			if props[f] == nil {
+				t.Errorf("%s: no %s", typ, f)
+			}
+		}
+	}
 	// The ask request's every field, by name (the form and clients rely on them).
 	ask := schemaOf(t, "#/components/schemas/apispec.AskRequest")["properties"].(map[string]any)
 	for _, f := range []string{"query", "index", "as_of", "today", "mode", "year", "from", "to", "k", "evolution_k", "window_days", "top_n", "max_per_source", "sources", "cluster_gap", "no_int8", "judge", "summarizer"} {
 		if ask[f] == nil {
 			t.Errorf("ask request: no %s", f)
 		}
+	}
+}
+
+func TestListRequestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     ListRequest
+		label   Label
+		want    List
+		wantErr string
+	}{
+		{name: "defaults", req: ListRequest{}, want: List{Limit: DefaultListLimit}},
+		{name: "index and limit", req: ListRequest{Index: "news", Limit: "5"}, want: List{Index: "news", Limit: 5}},
+		{name: "the most", req: ListRequest{Limit: "1000"}, want: List{Limit: 1000}},
+		{name: "too many", req: ListRequest{Limit: "1001"}, wantErr: `limit "1001": give a number from 1 to 1000`},
+		{name: "zero is refused, not the default", req: ListRequest{Limit: "0"}, wantErr: `limit "0": give a number`},
+		{name: "not a number", req: ListRequest{Limit: "ten"}, label: FlagLabel, wantErr: `--limit "ten": give a number`},
+		{name: "bad index", req: ListRequest{Index: "../x"}, wantErr: `index: index name "../x"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			label := tc.label
+			if label == nil {
+				label = JSONLabel
+			}
+			got, err := tc.req.Check(label)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !IsInvalid(err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("Check = %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFormatAndIDs(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		wantErr string
+	}{
+		{name: "no format is json", err: func() error {
+			if f, err := Format("format", ""); err != nil || f != "json" {
+				return fmt.Errorf("Format(\"\") = %q, %v", f, err)
+			}
+			return nil
+		}()},
+		{name: "html", err: func() error { _, err := Format("format", "html"); return err }()},
+		{name: "pdf", err: func() error { _, err := Format("format", "pdf"); return err }(), wantErr: `format "pdf": use json, md, html`},
+		{name: "run id", err: CheckRunID("asof-ask-news-20260325T101010.123Z")},
+		{name: "run id climbing out", err: CheckRunID("../x"), wantErr: `run id "../x" has a '/'`},
+		{name: "eval id", err: CheckEvalID("0123456789abcdef")},
+		{name: "empty eval id", err: CheckEvalID(""), wantErr: "eval id of 0 bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.wantErr == "" {
+				if tc.err != nil {
+					t.Fatal(tc.err)
+				}
+				return
+			}
+			if tc.err == nil || !strings.Contains(tc.err.Error(), tc.wantErr) || !IsInvalid(tc.err) {
+				t.Fatalf("error %v, want an invalid-request error containing %q", tc.err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -20,8 +20,9 @@ type ErrorBody struct {
 
 // Started is the answer to a request that starts a workflow and does not wait for it.
 type Started struct {
-	// WorkflowID is the workflow's id: its status is GET /v1/evals/{id} for an eval, its
-	// output the digest's day for a digest.
+	// WorkflowID is the workflow's id: its status is GET /v1/evals/{workflow_id} for an eval
+	// (its stored results GET /v1/evals/{eval id}/report), its output the digest's day for a
+	// digest.
 	WorkflowID string `json:"workflow_id"`
 }
 
@@ -64,6 +65,8 @@ type Operation struct {
 var (
 	nameParam   = Param{Name: "name", In: "path"}
 	formatParam = Param{Name: "format", In: "query", Description: "json (default), md or html", Enum: []string{"json", "md", "html"}}
+	listParams  = []Param{{Name: "index", In: "query", Description: "only those of this index"},
+		{Name: "limit", In: "query", Description: "how many, newest first: 1 to 1000 (default 20)"}}
 )
 
 // Operations are the endpoints of /v1, in the order the document lists them.
@@ -83,6 +86,17 @@ var Operations = []Operation{
 	{Method: "GET", Path: "/v1/digests/{name}/{day}", ID: "getDigest", Summary: "One stored digest day (YYYY-MM-DD, or latest) as JSON, Markdown or HTML",
 		Response: reflect.TypeFor[schemas.Digest](), Status: 200, Alternatives: []string{"text/markdown", "text/html"},
 		Params: []Param{nameParam, {Name: "day", In: "path", Description: "YYYY-MM-DD or latest"}, formatParam}},
+	{Method: "GET", Path: "/v1/answers", ID: "listAnswers", Summary: "The stored answers (each Ask run's answer.json), newest first",
+		Response: reflect.TypeFor[[]catalog.StoredAnswer](), Status: 200, Params: listParams},
+	{Method: "GET", Path: "/v1/answers/{id}", ID: "getAnswer", Summary: "One stored answer by its run id, as JSON (answer.json), Markdown (as asof ask prints it) or an HTML page",
+		Response: reflect.TypeFor[schemas.Answer](), Status: 200, Alternatives: []string{"text/markdown", "text/html"},
+		Params: []Param{{Name: "id", In: "path", Description: "the Ask run id (the answer's run_id)"}, formatParam}},
+	{Method: "GET", Path: "/v1/evals", ID: "listEvals", Summary: "The stored evaluations (retrieval and summaries), newest first",
+		Response: reflect.TypeFor[[]catalog.StoredEval](), Status: 200, Params: listParams},
+	{Method: "GET", Path: "/v1/evals/{id}/report", ID: "getEvalReport",
+		Summary: "One stored evaluation's results by its eval id: summary.json as written (JSON), its tables (Markdown) or report.html (HTML; a retrieval evaluation only)",
+		Status:  200, Alternatives: []string{"text/markdown", "text/html"},
+		Params: []Param{{Name: "id", In: "path", Description: "the eval id (asof evals list, or the id asof eval prints)"}, formatParam}},
 	{Method: "GET", Path: "/v1/evals/{workflow_id}", ID: "getEval", Summary: "An eval workflow's status, and its result once completed",
 		Response: reflect.TypeFor[Status](), Status: 200, Params: []Param{{Name: "workflow_id", In: "path"}}},
 	{Method: "GET", Path: "/v1/openapi.json", ID: "openapi", Summary: "This document", Response: nil, Status: 200},

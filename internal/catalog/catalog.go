@@ -1,7 +1,8 @@
 // Package catalog reads what the store holds, for the commands and the HTTP API that list and
-// fetch it: the indexes under indexes/ (each from its live manifest and its objects) and the
-// digests under digests/ (each name's day folders). It reads through internal/layout and
-// writes nothing.
+// fetch it: the indexes under indexes/ (each from its live manifest and its objects), the
+// digests under digests/ (each name's day folders), the answers under runs/ (each Ask run's
+// answer.json) and the evaluations under evals/ (each one's summary.json and report). It
+// reads through internal/layout and writes nothing.
 package catalog
 
 import (

@@ -1,5 +1,6 @@
 // Package digest renders a daily digest — many topics answered as of one day — as Markdown
-// and as one self-contained HTML page, and reads the topics file that lists them.
+// and as one self-contained HTML page, and reads the topics file that lists them; a single
+// stored answer gets the same page with one card (WriteAnswerHTML).
 //
 // The page has inline CSS and inline SVG charts, no script and no external resource, so it
 // works offline, can be mailed or archived as is, and prints well; its only URLs are the
@@ -38,7 +39,11 @@ var digestTemplate = template.Must(template.New("digest").Parse(digestHTML))
 // The page is rendered in memory first, so on a rendering error nothing is written. The
 // output is byte-identical for the same d.
 func WriteHTML(w io.Writer, d schemas.Digest) error {
-	v := buildView(d)
+	return writePage(w, buildView(d))
+}
+
+// writePage renders v's topics' briefs and the page, in memory first.
+func writePage(w io.Writer, v view) error {
 	for i := range v.Topics {
 		t := &v.Topics[i]
 		if t.Error != "" {
@@ -58,4 +63,16 @@ func WriteHTML(w io.Writer, d schemas.Digest) error {
 		return fmt.Errorf("digest: write page: %w", err)
 	}
 	return nil
+}
+
+// WriteAnswerHTML writes one answer as a self-contained page, the way a digest shows a topic:
+// the card of WriteHTML (the reading, the summary with its sources, the chart of the cited
+// sources' dates, freshness, judge and summary method) under a header naming the index and
+// the as-of day, without the digest's table of contents and overview. It is how a stored
+// answer is shown as HTML (`asof answers get --html`, GET /v1/answers/{id}?format=html).
+func WriteAnswerHTML(w io.Writer, ans schemas.Answer) error {
+	t := TopicOf(schemas.DigestTopic{Query: ans.Query, AskRunID: ans.RunID}, ans)
+	v := buildView(schemas.Digest{Version: ans.Version, Index: ans.Index, AsOf: ans.AsOf, RunID: ans.RunID, Topics: []schemas.DigestTopic{t}})
+	v.Title, v.Single = "Answer", true
+	return writePage(w, v)
 }

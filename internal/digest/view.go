@@ -40,6 +40,9 @@ type view struct {
 	Version  int
 	Topics   []topicView
 	Overview *overviewChart
+	// Single is set for the page of one answer (WriteAnswerHTML): no topic count, table of
+	// contents or overview.
+	Single bool
 }
 
 // topicView is one topic, ready to print.

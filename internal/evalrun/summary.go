@@ -1,20 +1,47 @@
 package evalrun
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/schemas"
 )
 
-// Summary is an evaluation's rows aggregated per system (summary.json's figures).
+// Summary is an evaluation's rows aggregated per system (summary.json's figures, under the
+// names summary.json gives them).
 type Summary struct {
 	// Systems are the retrieval metrics per system (empty for an unlabelled query set).
-	Systems map[string]eval.Summary
+	Systems map[string]eval.Summary `json:"systems"`
 	// Freshness is the built context's freshness per system.
-	Freshness map[string]eval.FreshnessSummary
+	Freshness map[string]eval.FreshnessSummary `json:"freshness"`
 	// Top10FreshestDaysMean is, per system, the mean age at the anchor of the freshest of the
 	// top 10 results, over the questions whose top 10 has a document not after the anchor; a
 	// system without such a question has no entry.
-	Top10FreshestDaysMean map[string]float64
+	Top10FreshestDaysMean map[string]float64 `json:"top10_freshest_days_mean"`
+}
+
+// Tables renders s as the Markdown tables `asof eval` prints, one row per system of order:
+// the retrieval metrics (not for an unlabelled query set), then the context's freshness.
+func Tables(s Summary, order []string, unlabelled bool) string {
+	var b strings.Builder
+	if !unlabelled {
+		b.WriteString("| system | nDCG@10 | R@10 | R@50 | MRR | P@10 | leak@10 | fresh days (median) | p50 ms | p95 ms | questions |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, name := range order {
+			m := s.Systems[name]
+			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.1f | %.1f | %d |\n", name, m.NDCG10, m.Recall10, m.Recall50, m.MRR, m.P10,
+				m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("Context freshness (the 30-document context each system builds, duplicates folded):\n\n")
+	b.WriteString("| system | freshest of top 10, days (mean) | freshest in context, days (mean) | context within 7 days | within 30 days | distinct dates | queries |\n|---|---|---|---|---|---|---|\n")
+	for _, name := range order {
+		m := s.Freshness[name]
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.2f | %.1f | %d |\n", name, s.Top10FreshestDaysMean[name], m.FreshestDaysMean, m.Within7Mean, m.Within30Mean, m.DistinctDatesMean, m.Queries)
+	}
+	return b.String()
 }
 
 // Summarize aggregates rows per system, for each of systems (a system without rows is

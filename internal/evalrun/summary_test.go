@@ -1,6 +1,8 @@
 package evalrun
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/asofrag/asof/schemas"
@@ -61,6 +63,55 @@ func TestSummarize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.check(t, Summarize(rows, tt.systems, tt.unlabelled))
+		})
+	}
+}
+
+// TestTables renders a summary as `asof eval` prints it, from summary.json's own names (so a
+// stored summary reads back into the same tables): the metric table only for judged
+// questions, one row per system in the asked order, and the freshness table always.
+func TestTables(t *testing.T) {
+	const stored = `{"systems": {"bm25": {"system": "bm25", "ndcg@10": 0.5, "recall@10": 0.25, "questions": 4},
+		"dense": {"system": "dense", "ndcg@10": 0.75, "leakage@10": 0, "questions": 4}},
+		"freshness": {"bm25": {"system": "bm25", "freshest_days_mean": 3.25, "within7_mean": 0.5, "queries": 4}},
+		"top10_freshest_days_mean": {"bm25": 2}}`
+	var s Summary
+	if err := json.Unmarshal([]byte(stored), &s); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		order      []string
+		unlabelled bool
+		want       []string
+		wantNot    []string
+	}{
+		{name: "judged, in the asked order", order: []string{"dense", "bm25"}, want: []string{
+			"| system | nDCG@10 |",
+			"| dense | 0.750 | 0.000 |",
+			"| bm25 | 0.500 | 0.250 |",
+			"| bm25 | 2.0 | 3.2 | 0.50 | 0.00 | 0.0 | 4 |",
+		}},
+		{name: "unlabelled: freshness only", order: []string{"bm25"}, unlabelled: true,
+			want: []string{"Context freshness", "| bm25 | 2.0 | 3.2 |"}, wantNot: []string{"nDCG@10"}},
+		{name: "a system without figures is a row of zeros", order: []string{"hybrid"}, want: []string{"| hybrid | 0.000 |", "| hybrid | 0.0 | 0.0 |"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Tables(s, tc.order, tc.unlabelled)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("tables lack %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("tables hold %q:\n%s", w, got)
+				}
+			}
+			if i, j := strings.Index(got, "| "+tc.order[0]+" |"), strings.LastIndex(got, "| "+tc.order[len(tc.order)-1]+" |"); i < 0 || j < i {
+				t.Errorf("rows out of order:\n%s", got)
+			}
 		})
 	}
 }

@@ -36,7 +36,8 @@
 // Keys are built with path.Join, so they never start or end with "/"; a caller listing a
 // folder adds the trailing "/" itself. The index and digest names are checked by
 // ValidateIndexName and ValidateDigestName before they become part of a key; run and eval ids
-// come from workflow ids. This package does no I/O other than through a blob.Bucket it is given
+// come from workflow ids, and an id a person or a client gives to fetch what was written is
+// checked by ValidateRunID or ValidateEvalID. This package does no I/O other than through a blob.Bucket it is given
 // and imports nothing from Temporal.
 package layout
 
@@ -46,6 +47,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // HealthPrefix is the default folder of the health check's probe objects.
@@ -76,6 +79,37 @@ func ValidateIndexName(index string) error {
 func ValidateDigestName(digest string) error {
 	if !name.MatchString(digest) {
 		return fmt.Errorf("digest name %q: use lower-case letters, digits, '.', '_' and '-' (at most 63, starting with a letter or digit)", digest)
+	}
+	return nil
+}
+
+// MaxIDLen is the longest run or eval id ValidateRunID and ValidateEvalID accept, in bytes.
+const MaxIDLen = 255
+
+// ValidateRunID checks an Ask run id given to fetch its answer (runs/<run-id>/): the id is a
+// workflow id, whose text may come from an index name, a digest name or a query id, so any
+// printable text is accepted as long as it stays one key segment: 1-255 bytes of UTF-8, no
+// "/" or "\", no control character, not "." or "..".
+func ValidateRunID(id string) error { return validateID("run id", id) }
+
+// ValidateEvalID checks an evaluation id given to fetch its results (evals/<eval-id>/ or
+// evals/summaries/<eval-id>/), by the rule of ValidateRunID.
+func ValidateEvalID(id string) error { return validateID("eval id", id) }
+
+// validateID is the rule of ValidateRunID, its errors naming what of id breaks it.
+func validateID(what, id string) error {
+	const rule = "one path segment of 1-255 bytes: no '/' or '\\', no control character, not '.' or '..'"
+	switch {
+	case id == "" || len(id) > MaxIDLen:
+		return fmt.Errorf("%s of %d bytes: %s", what, len(id), rule)
+	case id == "." || id == "..":
+		return fmt.Errorf("%s %q: %s", what, id, rule)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%s %q is not UTF-8: %s", what, id, rule)
+	case strings.ContainsAny(id, "/\\"):
+		return fmt.Errorf("%s %q has a '/' or '\\': %s", what, id, rule)
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return fmt.Errorf("%s %q has a control character: %s", what, id, rule)
 	}
 	return nil
 }

@@ -92,6 +92,19 @@ func TestValidateNames(t *testing.T) {
 			wantErr: `digest name "my digest": use lower-case letters, digits, '.', '_' and '-' (at most 63, starting with a letter or digit)`},
 		{name: "digest starting with a dot", in: ".hidden", validate: layout.ValidateDigestName, wantErr: `digest name ".hidden": use lower-case`},
 		{name: "digest with a slash", in: "../x", validate: layout.ValidateDigestName, wantErr: `digest name "../x": use lower-case`},
+		{name: "ask run id", in: "asof-ask-news-20260325T101010.123Z-ABCD2345", validate: layout.ValidateRunID},
+		{name: "digest topic run id", in: "asof-digest-morning-20260325T101010.123Z-t01", validate: layout.ValidateRunID},
+		{name: "run id from a query id", in: "asof-sumeval-0123456789abcdef-q 7:ключ", validate: layout.ValidateRunID},
+		{name: "run id of 255 bytes", in: strings.Repeat("r", 255), validate: layout.ValidateRunID},
+		{name: "run id of 256 bytes", in: strings.Repeat("r", 256), validate: layout.ValidateRunID, wantErr: "run id of 256 bytes: one path segment of 1-255 bytes"},
+		{name: "empty run id", in: "", validate: layout.ValidateRunID, wantErr: "run id of 0 bytes: one path segment"},
+		{name: "run id climbing out", in: "../x", validate: layout.ValidateRunID, wantErr: `run id "../x" has a '/' or '\': one path segment`},
+		{name: "run id dot-dot", in: "..", validate: layout.ValidateRunID, wantErr: `run id "..": one path segment`},
+		{name: "run id with a backslash", in: `..\x`, validate: layout.ValidateRunID, wantErr: `run id "..\\x" has a '/' or '\'`},
+		{name: "run id with a newline", in: "a\nb", validate: layout.ValidateRunID, wantErr: `run id "a\nb" has a control character`},
+		{name: "run id not UTF-8", in: "a\xffb", validate: layout.ValidateRunID, wantErr: `run id "a\xffb" is not UTF-8`},
+		{name: "eval id", in: "0123456789abcdef", validate: layout.ValidateEvalID},
+		{name: "eval id climbing out", in: "../../indexes", validate: layout.ValidateEvalID, wantErr: `eval id "../../indexes" has a '/'`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,6 +119,21 @@ func TestValidateNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzValidateRunID checks that an accepted run id is always one key segment under runs/.
+func FuzzValidateRunID(f *testing.F) {
+	for _, s := range []string{"asof-ask-news-20260325T101010.123Z", "..", "../x", "a\\b", "", "a\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if layout.ValidateRunID(s) != nil {
+			return
+		}
+		if got := layout.AnswerKey(s); got != "runs/"+s+"/answer.json" {
+			t.Fatalf("accepted %q but its answer is at %q", s, got)
+		}
+	})
 }
 
 // FuzzValidateIndexName checks that an accepted name is always one clean key segment.

@@ -3,7 +3,8 @@
 // rendered from it here, and from nothing else:
 //
 //   - Markdown, for terminals, files and API clients: `asof ask`, each topic of digest.md, and
-//     the Answer's summary field that the example clients print;
+//     the Answer's summary field that the example clients print; AnswerMarkdown puts a whole
+//     answer around it (reading, results table, counts) for `asof ask` and `asof answers get`;
 //   - HTML, a fragment of the digest page (internal/digest puts it in a topic's card);
 //   - JSON is the Brief itself (its tags are in package schemas): answer.json, `asof ask
 //     --json`, digest.json.
