@@ -18,7 +18,7 @@ import (
 	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
-	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -57,17 +57,17 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 	var qs []schemas.EvalQuestion
 	var judged map[string]bool
 	if in.Unlabelled {
-		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QuestionsKey)
+		rows, err := storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, in.QuestionsKey)
 		if err != nil {
 			return PlanEvalResult{}, invalidIfMissing(err, "queries")
 		}
 		qs, judged = evalrun.Unlabelled(rows)
 	} else {
 		var err error
-		if qs, err = getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey); err != nil {
+		if qs, err = storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, in.QuestionsKey); err != nil {
 			return PlanEvalResult{}, invalidIfMissing(err, "questions")
 		}
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
 		if err != nil {
 			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
 		}
@@ -123,42 +123,10 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 	if in.Key == "" {
 		return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
 	}
-	if err := a.putVectors(ctx, in.Key, v); err != nil {
+	if err := storeio.PutVectors(ctx, a.Bucket, in.Key, a.Model.ID, v); err != nil {
 		return EmbedTextsResult{}, err
 	}
 	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
-}
-
-// putVectors stores vectors (all of one length) at key in vecindex's file format.
-func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) error {
-	dim := 0
-	if len(v) > 0 {
-		dim = len(v[0])
-	}
-	buf, err := vecindex.Encode(dim, a.Model.ID, v)
-	if err != nil {
-		return err
-	}
-	_, err = a.Bucket.Put(ctx, key, buf)
-	return err
-}
-
-// getVectors reads the vectors putVectors stored at key.
-func (a *Activities) getVectors(ctx context.Context, key string) ([][]float32, error) {
-	r, err := a.Bucket.Get(ctx, key)
-	if err != nil {
-		return nil, invalidIfMissing(err, "query vectors")
-	}
-	defer r.Close()
-	f, err := vecindex.Read(r)
-	if err != nil {
-		return nil, fmt.Errorf("query vectors %s: %w", key, err)
-	}
-	v := make([][]float32, f.Count)
-	for i := range v {
-		v[i] = f.Row(i)
-	}
-	return v, nil
 }
 
 // EvalBatchInput is one batch of questions with their vectors.
@@ -200,11 +168,11 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{Key: key, Rows: len(in.Questions) * len(in.Systems), Resumed: true}, nil
 	}
 	if in.VectorsKey != "" {
-		v, err := a.getVectors(ctx, in.VectorsKey)
+		f, err := storeio.GetVectors(ctx, a.Bucket, in.VectorsKey)
 		if err != nil {
-			return EvalBatchResult{}, err
+			return EvalBatchResult{}, invalidIfMissing(err, "query vectors")
 		}
-		in.Vectors = v
+		in.Vectors = storeio.Rows(f)
 	}
 	systems, err := evalrun.ParseSystems(in.Systems)
 	if err != nil {
@@ -217,7 +185,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	}
 	judged := map[string][]eval.Judged{}
 	if in.QrelsKey != "" {
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
 		if err != nil {
 			return EvalBatchResult{}, err
 		}
@@ -231,12 +199,12 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{}, err
 	}
 	all := retrieve.Bounds{Hi: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
-	shards, release, _, _, err := a.loadShards(ctx, in.Index, m, all)
+	loaded, err := a.loadShards(ctx, in.Index, m, all)
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
-	defer release()
-	b := evalrun.Batch{Shards: shards, Systems: systems, Questions: questions, Judged: judged,
+	defer loaded.Release()
+	b := evalrun.Batch{Shards: loaded.Shards, Systems: systems, Questions: questions, Judged: judged,
 		Heartbeat: func(qi int) { heartbeat(ctx, qi) }}
 	if a.Reranker != nil { // every system reranks, as ask does with the same configuration
 		b.Rerank = func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
@@ -247,7 +215,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
-	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return EvalBatchResult{}, err
 	}
 	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
@@ -296,14 +264,14 @@ type FinishEvalResult struct {
 func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
 	var rows []schemas.EvalRow
 	for _, k := range in.BatchKeys {
-		part, err := getParquet[schemas.EvalRow](ctx, a, k)
+		part, err := storeio.GetParquet[schemas.EvalRow](ctx, a.Bucket, k)
 		if err != nil {
 			return FinishEvalResult{}, err
 		}
 		rows = append(rows, part...)
 	}
 	res := FinishEvalResult{SummaryKey: layout.EvalSummaryKey(in.EvalID), PerQueryKey: layout.EvalPerQueryKey(in.EvalID)}
-	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
 	agg := evalrun.Summarize(rows, in.Systems, in.Unlabelled)

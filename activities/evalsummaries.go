@@ -13,6 +13,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
@@ -92,14 +93,14 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 // have judgements, inside [From, To], by question id.
 func (a *Activities) summaryQueries(ctx context.Context, in PlanSummariesInput) ([]schemas.EvalQuery, error) {
 	if in.QuestionsKey == "" {
-		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QueriesKey)
+		rows, err := storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, in.QueriesKey)
 		return rows, invalidIfMissing(err, "queries")
 	}
-	qs, err := getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey)
+	qs, err := storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, in.QuestionsKey)
 	if err != nil {
 		return nil, invalidIfMissing(err, "questions")
 	}
-	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+	qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
 	if err != nil {
 		return nil, invalidIfMissing(err, "qrels")
 	}
@@ -157,7 +158,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	var grades map[string]sumeval.Grades
 	if in.QrelsKey != "" {
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
 		if err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "qrels")
 		}
@@ -192,7 +193,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	var studyRows, studyRulesRows []sumeval.Row
 	if in.StudyKey != "" {
-		study, err := getParquet[schemas.StudyAnswer](ctx, a, in.StudyKey)
+		study, err := storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
 		if err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 		}
@@ -214,7 +215,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
 		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
-	if err := putParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
 		return FinishSummariesResult{}, err
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")

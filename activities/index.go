@@ -1,17 +1,15 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
@@ -23,6 +21,7 @@ import (
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
@@ -177,32 +176,17 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	var docs []schemas.Document
 	var rejects []schemas.QuarantineRow
 	for _, f := range inputs {
-		local, err := a.download(ctx, f.Key)
-		if err != nil {
-			if errors.Is(err, blob.ErrNotFound) {
-				return PlanIndexResult{}, invalid(fmt.Errorf("input %s: %w", f.Name, err))
-			}
-			return PlanIndexResult{}, err
-		}
-		err = func() error {
-			defer os.Remove(local)
-			fh, err := os.Open(local)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			st, err := fh.Stat()
-			if err != nil {
-				return err
-			}
-			return loader.ReadFile(ctx, fh, st.Size(), f.Name,
+		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
+			return loader.ReadFile(ctx, r, size, f.Name,
 				func(d schemas.Document) error { docs = append(docs, d); return nil },
 				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
-		}()
-		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
+		})
+		switch {
+		case errors.Is(err, blob.ErrNotFound):
+			return PlanIndexResult{}, invalid(fmt.Errorf("input %s: %w", f.Name, err))
+		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
 			return PlanIndexResult{}, invalid(err)
-		}
-		if err != nil {
+		case err != nil:
 			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
 		}
 		heartbeat(ctx, f.Name)
@@ -226,7 +210,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	if len(rejects) > 0 {
 		res.QuarantineKey = layout.QuarantineKey(in.RunID)
-		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
+		if err := storeio.PutParquet(ctx, a.Bucket, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
@@ -234,21 +218,17 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		g := groups[p]
 		id := ids[i]
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
-		metaKey := layout.ShardKey(in.Index, p, id, shard.MetaFile)
-		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
-			var m schemas.ShardMeta
-			if json.Unmarshal(data, &m) == nil && m.ID == id {
-				pp.Done, pp.Meta = true, &m
-				res.Periods = append(res.Periods, pp)
-				continue
-			}
-		} else if !errors.Is(err, blob.ErrNotFound) {
+		if m, err := a.builtShard(ctx, in.Index, p, id); err != nil {
 			return PlanIndexResult{}, err
+		} else if m != nil {
+			pp.Done, pp.Meta = true, m
+			res.Periods = append(res.Periods, pp)
+			continue
 		}
 		if ok, err := a.Bucket.Exists(ctx, pp.DocsKey); err != nil {
 			return PlanIndexResult{}, err
 		} else if !ok {
-			if err := a.putParquet(ctx, pp.DocsKey, g); err != nil {
+			if err := storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, g); err != nil {
 				return PlanIndexResult{}, err
 			}
 		}
@@ -265,18 +245,27 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 
 // readInputList reads an input file list the CLI stored (layout.InputListKey).
 func (a *Activities) readInputList(ctx context.Context, key string) ([]InputFile, error) {
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
-	if errors.Is(err, blob.ErrNotFound) {
+	files, err := storeio.GetJSON[[]InputFile](ctx, a.Bucket, key)
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
 		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", key, err))
+	case errors.Is(err, storeio.ErrDecode):
+		return nil, invalid(fmt.Errorf("input file list: %w", err))
+	}
+	return files, err
+}
+
+// builtShard returns the meta.json of shard id when that shard is written: nil when it is
+// absent, does not decode or names another shard (the shard is then built again).
+func (a *Activities) builtShard(ctx context.Context, index, period, id string) (*schemas.ShardMeta, error) {
+	m, err := storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, period, id, shard.MetaFile))
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, storeio.ErrDecode) || (err == nil && m.ID != id) {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var files []InputFile
-	if err := json.Unmarshal(data, &files); err != nil {
-		return nil, invalid(fmt.Errorf("input file list %s: %w", key, err))
-	}
-	return files, nil
+	return &m, nil
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
@@ -287,35 +276,24 @@ func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndex
 		plan.Shards = append(plan.Shards, indexplan.PlannedShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Meta: p.Meta})
 	}
 	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
-	if err := a.putJSON(ctx, res.PlanKey, plan); err != nil {
+	if err := storeio.PutJSON(ctx, a.Bucket, res.PlanKey, plan); err != nil {
 		return err
 	}
-	if err := a.putJSON(ctx, res.FilesKey, res.Files); err != nil {
+	if err := storeio.PutJSON(ctx, a.Bucket, res.FilesKey, res.Files); err != nil {
 		return err
 	}
 	res.Periods, res.Files, res.Existing = nil, nil, nil
 	return nil
 }
 
-// putJSON writes v as one JSON object.
-func (a *Activities) putJSON(ctx context.Context, key string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	_, err = a.Bucket.Put(ctx, key, bytes.NewReader(data))
-	return err
-}
-
 // readPlan reads a stored plan (layout.BuildPlanKey).
 func (a *Activities) readPlan(ctx context.Context, key string) (indexplan.StoredPlan, error) {
-	var plan indexplan.StoredPlan
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	plan, err := storeio.GetJSON[indexplan.StoredPlan](ctx, a.Bucket, key)
+	if errors.Is(err, storeio.ErrDecode) {
+		return plan, invalid(fmt.Errorf("build plan: %w", err))
+	}
 	if err != nil {
 		return plan, fmt.Errorf("read the build's plan: %w", err)
-	}
-	if err := json.Unmarshal(data, &plan); err != nil {
-		return plan, invalid(fmt.Errorf("build plan %s: %w", key, err))
 	}
 	if plan.Version != indexplan.StoredPlanVersion {
 		return plan, invalid(fmt.Errorf("build plan %s is version %d; this worker reads version %d", key, plan.Version, indexplan.StoredPlanVersion))
@@ -375,16 +353,11 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	}
 	dropped := indexplan.NewDropped(docs)
 	for _, sm := range unplanned {
-		rows, err := getParquet[docIDRow](ctx, a, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+		ids, err := a.shardDocIDs(ctx, index, sm)
 		if err != nil {
 			return err
 		}
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.DocID
-		}
 		dropped.Add(sm.Period, ids)
-		heartbeat(ctx, sm.ID)
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -395,6 +368,20 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 // docIDRow reads only the doc_id column of chunk rows.
 type docIDRow struct {
 	DocID string `parquet:"doc_id"`
+}
+
+// shardDocIDs reads the doc_id of every chunk row of a live shard of index, and heartbeats.
+func (a *Activities) shardDocIDs(ctx context.Context, index string, sm schemas.ShardMeta) ([]string, error) {
+	rows, err := storeio.GetParquet[docIDRow](ctx, a.Bucket, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.DocID
+	}
+	heartbeat(ctx, sm.ID)
+	return ids, nil
 }
 
 // planAppend reads the live index for an append: its shards and counts go into res, and the
@@ -419,51 +406,15 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
-		chunks, err := getParquet[schemas.Chunk](ctx, a, layout.ShardKey(in.Index, sm.Period, sm.ID, shard.ChunksFile))
+		docIDs, err := a.shardDocIDs(ctx, in.Index, sm)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range chunks {
-			ids[c.DocID] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
+		for _, id := range docIDs {
+			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
-		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
-}
-
-// putParquet writes rows as one zstd Parquet object.
-func putParquet[T any](ctx context.Context, b blob.Bucket, key string, rows []T) error {
-	var buf bytes.Buffer
-	if err := parquet.Write(&buf, rows, parquet.Compression(&parquet.Zstd)); err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	_, err := b.Put(ctx, key, &buf)
-	return err
-}
-
-func (a *Activities) putParquet(ctx context.Context, key string, rows any) error {
-	switch r := rows.(type) {
-	case []schemas.Document:
-		return putParquet(ctx, a.Bucket, key, r)
-	case []schemas.QuarantineRow:
-		return putParquet(ctx, a.Bucket, key, r)
-	case []schemas.Chunk:
-		return putParquet(ctx, a.Bucket, key, r)
-	}
-	return fmt.Errorf("putParquet: unsupported %T", rows)
-}
-
-// getParquet reads a whole Parquet object of T rows (parquet.Read).
-func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, error) {
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := parquet.Read[T](bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, fmt.Errorf("decode %s: %w", key, err)
-	}
-	return rows, nil
 }
 
 // ChunkShardInput names a staged period.
@@ -484,13 +435,13 @@ type ChunkShardResult struct {
 
 // ChunkShard splits a period's documents into chunk rows (staging/<shard>/chunks.parquet).
 func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkShardResult, error) {
-	docs, err := getParquet[schemas.Document](ctx, a, in.DocsKey)
+	docs, err := storeio.GetParquet[schemas.Document](ctx, a.Bucket, in.DocsKey)
 	if err != nil {
 		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
 	}
 	rows, trunc := shard.Chunks(docs, in.Chunk)
 	key := layout.StagingChunksKey(in.Index, in.ShardID)
-	if err := a.putParquet(ctx, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return ChunkShardResult{}, err
 	}
 	return ChunkShardResult{ChunksKey: key, Chunks: len(rows), Truncated: trunc}, nil
@@ -535,7 +486,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 			"this build was planned for model %s (sha256 %.12s…) and this %s worker embeds with %s (sha256 %.12s…): every worker must run the same --embed-model",
 			in.Model.ID, in.Model.SHA256, config.QueueEmbed, a.Model.ID, a.Model.SHA256), ErrTypeMismatch, nil)
 	}
-	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
 		return EmbedShardResult{}, err
 	}
@@ -603,26 +554,18 @@ type WriteShardResult struct {
 // (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
 	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
-	metaKey := layout.ShardKey(in.Index, in.Period, in.ShardID, shard.MetaFile)
-	if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
-		var m schemas.ShardMeta
-		if json.Unmarshal(data, &m) == nil && m.ID == in.ShardID {
-			return WriteShardResult{Meta: m}, a.deleteStaging(ctx, in.Index, in.ShardID)
-		}
-	} else if !errors.Is(err, blob.ErrNotFound) {
+	if m, err := a.builtShard(ctx, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
+	} else if m != nil {
+		return WriteShardResult{Meta: *m}, a.deleteStaging(ctx, in.Index, in.ShardID)
 	}
-	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
 		return WriteShardResult{}, err
 	}
 	var vec *vecindex.Flat
 	for p := 0; p < in.Parts; p++ {
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.PartKey(in.VectorsPrefix, p))
-		if err != nil {
-			return WriteShardResult{}, err
-		}
-		part, err := vecindex.Read(bytes.NewReader(data))
+		part, err := storeio.GetVectors(ctx, a.Bucket, layout.PartKey(in.VectorsPrefix, p))
 		if err != nil {
 			return WriteShardResult{}, fmt.Errorf("vector part %d: %w", p, err)
 		}
@@ -649,7 +592,7 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	a.Metrics.ShardBuilt(time.Since(began))
 	began = time.Now()
 	for _, name := range append(shard.Files(meta), shard.MetaFile) {
-		if _, err := a.upload(ctx, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
+		if _, err := storeio.Upload(ctx, a.Bucket, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
 			return WriteShardResult{}, err
 		}
 	}
@@ -659,14 +602,8 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 
 // deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
 func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
-	objs, err := blob.List(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/")
-	if err != nil {
-		return fmt.Errorf("shard %s is written; list its staging: %w", shardID, err)
-	}
-	for _, o := range objs {
-		if err := a.Bucket.Delete(ctx, o.Key); err != nil {
-			return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
-		}
+	if err := storeio.DeletePrefix(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/"); err != nil {
+		return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
 	}
 	return nil
 }
@@ -791,18 +728,10 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 	}
 	n := 0
 	metas, chunks, err := plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
-		var m schemas.ShardMeta
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
-		if err != nil {
-			return m, err
-		}
 		if n++; n%256 == 0 {
 			heartbeat(ctx, n)
 		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			return m, fmt.Errorf("meta.json: %w", err)
-		}
-		return m, nil
+		return storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
 	})
 	if errors.Is(err, blob.ErrNotFound) { // a shard the build did not write: no retry writes it
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))

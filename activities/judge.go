@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/render"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -78,7 +79,7 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 	}
 	rows := answer.CandidateRows(pool)
 	key := layout.CandidatesKey(in.RunID)
-	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return CandidatesResult{}, err
 	}
 	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
@@ -114,7 +115,7 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	if in.From < 1 || in.To < in.From {
 		return JudgeResult{}, invalid(fmt.Errorf("bad batch %d..%d", in.From, in.To))
 	}
-	rows, err := getParquet[schemas.CandidateRow](ctx, a, in.Key)
+	rows, err := storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key)
 	if err != nil {
 		return JudgeResult{}, invalidIfMissing(err, "candidates")
 	}
@@ -172,7 +173,7 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 	var rows []schemas.CandidateRow
 	if in.Key != "" {
 		var err error
-		if rows, err = getParquet[schemas.CandidateRow](ctx, a, in.Key); err != nil {
+		if rows, err = storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key); err != nil {
 			return ans, invalidIfMissing(err, "candidates")
 		}
 	}
