@@ -492,7 +492,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	}
 	res := EmbedShardResult{Chunks: len(chunks), Parts: (len(chunks) + in.PartSize - 1) / in.PartSize}
 	alive := keepAliveFor(ctx)
-	defer alive.stop()
+	defer alive.Stop()
 	for p := 0; p < res.Parts; p++ {
 		key := layout.PartKey(in.VectorsPrefix, p)
 		if ok, err := a.Bucket.Exists(ctx, key); err != nil {
@@ -505,7 +505,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
 		texts := shard.EmbedTexts(part)
 		began := time.Now()
-		alive.partStarted(began)
+		alive.PartStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
 		took := time.Since(began)
 		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
@@ -527,7 +527,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		}
 		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
 		res.Embedded++
-		alive.progress(p)
+		alive.Progress(p)
 		heartbeat(ctx, p)
 	}
 	return res, nil
