@@ -7,8 +7,6 @@
 package activities
 
 import (
-	"fmt"
-	"strings"
 	"sync"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,6 +15,7 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -67,21 +66,11 @@ const (
 	ErrTypeConfig = "BadConfiguration"
 )
 
-// checkModel refuses to mix vectors of two models: an index built with built, queried or
-// extended with vectors of used. The error names both and says how to fix it.
+// checkModel refuses to mix vectors of two models (modelchoice.Mismatch): an index built
+// with built, queried or extended with vectors of used. The error is final (ErrTypeMismatch).
 func checkModel(index string, built, used schemas.ModelRef) error {
-	if built.ID == used.ID && built.SHA256 == used.SHA256 {
-		return nil
+	if err := modelchoice.Mismatch(index, built, used); err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
 	}
-	msg := fmt.Sprintf("index %s was built with model %s, this worker embeds with %s: pass --embed-model %s (or rebuild the index with --embed-model %s)",
-		index, built.ID, used.ID, built.ID, used.ID)
-	if strings.HasPrefix(built.SHA256, schemas.RemoteModelPrefix) && !strings.HasPrefix(used.SHA256, schemas.RemoteModelPrefix) {
-		msg = fmt.Sprintf("index %s was built with model %s from an embeddings server, this worker embeds with %s: pass --embed-backend openai --embed-model %s and that server's embed.base_url",
-			index, built.ID, used.ID, built.ID)
-	}
-	if built.ID == used.ID {
-		msg = fmt.Sprintf("index %s was built with model %s (sha256 %.12s…), this worker's %s is other weights or another recipe (sha256 %.12s…): use the model folder the index was built with, or rebuild the index",
-			index, built.ID, built.SHA256, used.ID, used.SHA256)
-	}
-	return temporal.NewNonRetryableApplicationError(msg, ErrTypeMismatch, nil)
+	return nil
 }

@@ -1,9 +1,7 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -173,14 +172,10 @@ func (a *Activities) writeRun(ctx context.Context, ans schemas.Answer) error {
 	if ans.RunID == "" {
 		return nil
 	}
-	data, err := json.MarshalIndent(ans, "", "  ")
-	if err != nil {
-		return err
-	}
-	if _, err := a.Bucket.Put(ctx, layout.AnswerKey(ans.RunID), bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, layout.AnswerKey(ans.RunID), ans); err != nil {
 		return err
 	}
 	md := fmt.Sprintf("# Context for %q as of %s\n\n%s\n", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Context)
-	_, err = a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
+	_, err := a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
 	return err
 }

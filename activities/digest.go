@@ -11,6 +11,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -111,13 +112,9 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	for _, ref := range in.Topics {
 		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
 		if ref.Error == "" {
-			data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
+			ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
 			if err != nil {
 				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
-			}
-			var ans schemas.Answer
-			if err := json.Unmarshal(data, &ans); err != nil {
-				return WriteDigestKeys{}, fmt.Errorf("topic %q: answer.json: %w", ref.Name, err)
 			}
 			t = digest.TopicOf(t, ans)
 		}
@@ -166,13 +163,13 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 	}
 	var ds []schemas.Digest
 	for _, key := range keys {
-		data, err := blob.ReadAll(ctx, a.Bucket, key)
+		d, err := storeio.GetJSON[schemas.Digest](ctx, a.Bucket, key)
+		var de *storeio.DecodeError
+		if errors.As(err, &de) {
+			d, err = digest.Unreadable(name, key, de.Err), nil
+		}
 		if err != nil {
 			return "", err
-		}
-		var d schemas.Digest
-		if err := json.Unmarshal(data, &d); err != nil {
-			d = digest.Unreadable(name, key, err)
 		}
 		ds = append(ds, d)
 	}

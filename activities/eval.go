@@ -3,7 +3,6 @@ package activities
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -278,8 +277,7 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: agg.Systems,
 		Freshness: agg.Freshness, Top10FreshestDaysMean: agg.Top10FreshestDaysMean, Unlabelled: in.Unlabelled, Order: in.Systems}
 	res.Summary = sum
-	data, _ := json.MarshalIndent(sum, "", "  ")
-	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, sum); err != nil {
 		return res, err
 	}
 	// The HTML report: metric table, bars per system, the corpus's documents per period, and

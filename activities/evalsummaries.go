@@ -1,9 +1,7 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -173,12 +171,8 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 			out = append(out, schemas.SummaryEvalRow{System: SummariesSystem, QueryID: q.QueryID, Query: q.Query, RunID: q.RunID, Error: msg})
 			continue
 		}
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(q.RunID))
+		ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(q.RunID))
 		if err != nil {
-			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
-		}
-		var ans schemas.Answer
-		if err := json.Unmarshal(data, &ans); err != nil {
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
 		var rb *sumeval.Rubric
@@ -218,11 +212,7 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
 		return FinishSummariesResult{}, err
 	}
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return FinishSummariesResult{}, err
-	}
-	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, rep); err != nil {
 		return FinishSummariesResult{}, err
 	}
 	if _, err := a.Bucket.Put(ctx, res.TableKey, strings.NewReader(res.Markdown)); err != nil {
@@ -258,36 +248,17 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	key := layout.RubricKey(in.RunID)
-	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
-		return RubricResult{}, err
-	} else if ok {
-		data, err := blob.ReadAll(ctx, a.Bucket, key)
-		if err != nil {
-			return RubricResult{}, err
-		}
-		var res RubricResult
-		if err := json.Unmarshal(data, &res); err != nil {
-			return RubricResult{}, fmt.Errorf("read %s: %w", key, err)
-		}
-		return res, nil
+	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); !errors.Is(err, blob.ErrNotFound) {
+		return res, err // graded by an earlier run, or unreadable
 	}
-	data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(in.RunID))
+	ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(in.RunID))
 	if err != nil {
 		return RubricResult{}, invalidIfMissing(err, "answer")
 	}
-	var ans schemas.Answer
-	if err := json.Unmarshal(data, &ans); err != nil {
-		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
-	}
-	sa := sumeval.AsofAnswer(ans)
-	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sa)
+	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sumeval.AsofAnswer(ans))
 	if err != nil {
 		return RubricResult{}, llmError(err)
 	}
 	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
-	out, _ := json.MarshalIndent(res, "", "  ")
-	if _, err := a.Bucket.Put(ctx, key, bytes.NewReader(out)); err != nil {
-		return RubricResult{}, err
-	}
-	return res, nil
+	return res, storeio.PutIndentedJSON(ctx, a.Bucket, key, res)
 }

@@ -481,10 +481,8 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	if in.PartSize <= 0 {
 		in.PartSize = DefaultEmbedPartSize
 	}
-	if in.Model.ID != "" && (in.Model.ID != a.Model.ID || in.Model.SHA256 != a.Model.SHA256) {
-		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"this build was planned for model %s (sha256 %.12s…) and this %s worker embeds with %s (sha256 %.12s…): every worker must run the same --embed-model",
-			in.Model.ID, in.Model.SHA256, config.QueueEmbed, a.Model.ID, a.Model.SHA256), ErrTypeMismatch, nil)
+	if err := modelchoice.PlannedMismatch(in.Model, a.Model, config.QueueEmbed); err != nil {
+		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
 	}
 	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
