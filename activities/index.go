@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 
@@ -667,54 +666,37 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		}
 	}
 	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
-	for attempt := 0; attempt < 5; attempt++ {
-		var live *schemas.Manifest
-		cur, etag, err := layout.ReadCurrentForSwap(ctx, a.Bucket, in.Index)
-		switch {
-		case err == nil:
-			if m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(in.Index, cur)); err == nil {
-				live = &m
-			} else if in.Append {
-				return PublishManifestResult{}, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, err)
-			}
-		case errors.Is(err, blob.ErrNotFound):
-		default:
-			return PublishManifestResult{}, err
+	rebased := false
+	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
+		if liveErr != nil && in.Append {
+			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
 		}
 		b := in.build()
-		if indexplan.NeedsBase(b, live, cur.Seq) && base == nil {
+		if indexplan.NeedsBase(b, live, seq) && base == nil {
+			var err error
 			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-				return PublishManifestResult{}, err
+				return nil, err
 			}
 		}
-		pub, err := indexplan.Publish(b, live, cur.Seq, base)
-		if errors.Is(err, indexplan.ErrRebuilt) {
-			return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
+		p, err := indexplan.Publish(b, live, seq, base)
+		if err != nil || p.Unchanged {
+			return nil, err
 		}
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		if pub.Unchanged {
-			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true, Chunks: chunks}, nil
-		}
-		m := pub.Manifest
-		rel, err := layout.PutManifest(ctx, a.Bucket, in.Index, &m, cur.Seq+1, func(existing schemas.Manifest) bool {
-			return indexplan.SameShards(existing, m.Shards, m.Model)
-		})
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		err = layout.MoveCurrent(ctx, a.Bucket, in.Index, etag, layout.Current{Manifest: rel, Seq: m.Seq})
-		if errors.Is(err, blob.ErrPreconditionFailed) || errors.Is(err, blob.ErrNotFound) {
-			continue // someone published in between
-		}
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: pub.Rebased, Chunks: chunks}, nil
+		rebased = p.Rebased
+		return &p.Manifest, nil
+	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
+		return indexplan.SameShards(existing, m.Shards, m.Model)
+	})
+	if errors.Is(err, indexplan.ErrRebuilt) {
+		return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
 	}
-	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
+	if err != nil {
+		return PublishManifestResult{}, err
+	}
+	if !pub.Unchanged {
+		a.Metrics.ManifestPublished(time.Since(began))
+	}
+	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks}, nil
 }
 
 // plannedShards lists the shards a build with a stored plan publishes (indexplan.StoredPlan.Metas):
