@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -162,54 +163,36 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		}
 		grades = sumeval.GradesOf(qrels)
 	}
-	wanted := map[string]SummaryQuery{}
-	var rows, asofStudyRules []sumeval.Row
-	var out []schemas.SummaryEvalRow
-	for _, q := range in.Queries {
-		wanted[q.QueryID] = q
-		if msg, failed := in.Errors[q.QueryID]; failed {
-			out = append(out, schemas.SummaryEvalRow{System: SummariesSystem, QueryID: q.QueryID, Query: q.Query, RunID: q.RunID, Error: msg})
+	answered := make([]sumeval.Answered, len(in.Queries))
+	for i, q := range in.Queries {
+		answered[i] = sumeval.Answered{QueryID: q.QueryID, Query: q.Query, RunID: q.RunID}
+		if answered[i].Error, answered[i].Failed = in.Errors[q.QueryID]; answered[i].Failed {
 			continue
 		}
 		ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(q.RunID))
 		if err != nil {
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
-		var rb *sumeval.Rubric
+		answered[i].Answer = ans
 		if in.Rubric == RubricLLM {
 			r := in.Rubrics[q.QueryID]
-			rb = &r
+			answered[i].Rubric = &r
 		}
-		row, studyRules := sumeval.Score(SummariesSystem, q.QueryID, sumeval.AsofAnswer(ans), rb, grades[q.QueryID])
-		rows = append(rows, row)
-		out = append(out, sumeval.EvalRow(row, q.Query, q.RunID))
-		asofStudyRules = append(asofStudyRules, studyRules)
 	}
-	var studyRows, studyRulesRows []sumeval.Row
+	var study []schemas.StudyAnswer
 	if in.StudyKey != "" {
-		study, err := storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
-		if err != nil {
+		var err error
+		if study, err = storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey); err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 		}
-		for _, r := range study {
-			if _, ok := wanted[r.QueryID]; !ok {
-				continue
-			}
-			row, studyRules := sumeval.Score(r.System, r.QueryID, sumeval.StudyAnswer(r), sumeval.StudyRubric(r), nil)
-			studyRows = append(studyRows, row)
-			out = append(out, sumeval.EvalRow(row, r.Query, ""))
-			studyRulesRows = append(studyRulesRows, studyRules)
-		}
 	}
+	t := sumeval.Tabulate(SummariesSystem, answered, study, grades)
 	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
 		Rules:   "every date form; the header that repeats the anchor dropped",
-		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(append(studyRulesRows, asofStudyRules...)), Rubric: in.Rubric}
-	if rep.Rubric == "" {
-		rep.Rubric = "none"
-	}
+		Systems: t.Systems, StudyRules: t.StudyRules, Rubric: cmp.Or(in.Rubric, "none")}
 	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
 		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
-	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, t.Rows); err != nil {
 		return FinishSummariesResult{}, err
 	}
 	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, rep); err != nil {
