@@ -7,18 +7,21 @@
 package activities
 
 import (
+	"errors"
 	"sync"
 
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -69,8 +72,15 @@ const (
 // checkModel refuses to mix vectors of two models (modelchoice.Mismatch): an index built
 // with built, queried or extended with vectors of used. The error is final (ErrTypeMismatch).
 func checkModel(index string, built, used schemas.ModelRef) error {
-	if err := modelchoice.Mismatch(index, built, used); err != nil {
+	return mismatch(modelchoice.Mismatch(index, built, used))
+}
+
+// mismatch makes err final as ErrTypeMismatch when it is data that came back other than it was
+// written (storeio.ErrMismatch), two embedding models (modelchoice.ErrMismatch) or a rebuilt
+// index an append cannot rebase on (indexplan.ErrRebuilt); other errors stay as they are.
+func mismatch(err error) error {
+	if errors.Is(err, storeio.ErrMismatch) || errors.Is(err, modelchoice.ErrMismatch) || errors.Is(err, indexplan.ErrRebuilt) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
 	}
-	return nil
+	return err
 }

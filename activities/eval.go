@@ -1,10 +1,10 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -287,15 +287,11 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if m, err := a.currentManifest(ctx, in.Index); err == nil {
 		ri.Manifest = &m
 	}
-	rep := evalrun.Report(ri)
-	var html bytes.Buffer
-	if err := report.WriteEval(&html, rep); err != nil {
+	rep, key := evalrun.Report(ri), layout.EvalReportKey(in.EvalID)
+	if err := storeio.PutWritten(ctx, a.Bucket, key, func(w io.Writer) error { return report.WriteEval(w, rep) }); err != nil {
 		return res, err
 	}
-	res.ReportKey = layout.EvalReportKey(in.EvalID)
-	if _, err := a.Bucket.Put(ctx, res.ReportKey, &html); err != nil {
-		return res, err
-	}
+	res.ReportKey = key
 	return res, nil
 }
 

@@ -26,31 +26,18 @@ import (
 )
 
 // ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
-// InvalidInput error an activity returns for an index that has no CURRENT manifest yet.
-var ErrIndexNotFound = errors.New("index not found")
+// InvalidInput error an activity returns for an index that has no CURRENT manifest yet
+// (layout.ErrIndexNotFound).
+var ErrIndexNotFound = layout.ErrIndexNotFound
 
-// indexNotFoundError is the cause of that error: its text is what a person reads, and it
-// matches ErrIndexNotFound without wrapping it, so a workflow's failure chain still ends on
-// that text (the CLI prints the innermost message) and not on the sentinel's.
-type indexNotFoundError struct{ index string }
-
-func (e indexNotFoundError) Error() string {
-	return fmt.Sprintf("index %q does not exist (build it with `asof index --index %s --corpus …`)", e.index, e.index)
-}
-
-func (e indexNotFoundError) Is(target error) bool { return target == ErrIndexNotFound }
-
-// currentManifest reads the live manifest of index; an index with no CURRENT yet is the
-// non-retryable ErrIndexNotFound.
+// currentManifest reads the live manifest of index (layout.ReadLive); an index with no
+// CURRENT yet is the non-retryable ErrIndexNotFound.
 func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
-	cur, err := layout.ReadCurrent(ctx, a.Bucket, index)
-	if errors.Is(err, blob.ErrNotFound) {
-		return schemas.Manifest{}, invalid(indexNotFoundError{index})
+	m, err := layout.ReadLive(ctx, a.Bucket, index)
+	if errors.Is(err, ErrIndexNotFound) {
+		return m, invalid(err)
 	}
-	if err != nil {
-		return schemas.Manifest{}, err
-	}
-	return layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(index, cur))
+	return m, err
 }
 
 func invalid(err error) error {
@@ -481,7 +468,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		in.PartSize = DefaultEmbedPartSize
 	}
 	if err := modelchoice.PlannedMismatch(in.Model, a.Model, config.QueueEmbed); err != nil {
-		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
+		return EmbedShardResult{}, mismatch(err)
 	}
 	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
@@ -560,18 +547,9 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	if err != nil {
 		return WriteShardResult{}, err
 	}
-	var vec *vecindex.Flat
-	for p := 0; p < in.Parts; p++ {
-		part, err := storeio.GetVectors(ctx, a.Bucket, layout.PartKey(in.VectorsPrefix, p))
-		if err != nil {
-			return WriteShardResult{}, fmt.Errorf("vector part %d: %w", p, err)
-		}
-		if vec == nil {
-			vec = vecindex.New(part.Dim, part.Model)
-		}
-		if err := vec.Append(part); err != nil {
-			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %v", p, err), ErrTypeMismatch, nil)
-		}
+	vec, err := storeio.GetVectorParts(ctx, a.Bucket, in.Parts, func(p int) string { return layout.PartKey(in.VectorsPrefix, p) })
+	if err != nil {
+		return WriteShardResult{}, mismatch(err)
 	}
 	if vec == nil || vec.Count != len(chunks) {
 		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, vec.Len(), len(chunks))
@@ -688,7 +666,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		return indexplan.SameShards(existing, m.Shards, m.Model)
 	})
 	if errors.Is(err, indexplan.ErrRebuilt) {
-		return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
+		return PublishManifestResult{}, mismatch(err)
 	}
 	if err != nil {
 		return PublishManifestResult{}, err

@@ -2,9 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -46,8 +43,5 @@ func Close(a *Activities) error {
 // and so are codes for other vectors than the shard's (errors.Is vecindex.ErrFormat).
 func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (*storeio.Shards, error) {
 	s, err := storeio.LoadShards(ctx, a.Bucket, a.shardCache(), index, m, b, func(n int) { heartbeat(ctx, n) })
-	if errors.Is(err, storeio.ErrMismatch) { // no retry reads other bytes: the shard must be rebuilt
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
-	}
-	return s, err
+	return s, mismatch(err)
 }

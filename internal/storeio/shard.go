@@ -16,10 +16,11 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// ErrMismatch matches (errors.Is) a shard whose files are not what its meta.json records
-// (size or sha256: also errors.Is shard.ErrCorruptShard) or whose int8 codes are for other
-// vectors than its own: no retry reads other bytes, the shard must be rebuilt.
-var ErrMismatch = errors.New("storeio: shard does not match its meta.json")
+// ErrMismatch matches (errors.Is) data that does not match what was written with it: a
+// shard whose files are not what its meta.json records (size or sha256: also errors.Is
+// shard.ErrCorruptShard), int8 codes for other vectors than the shard's, vector parts of
+// different dims or models. No retry reads other bytes; the data must be written again.
+var ErrMismatch = errors.New("storeio: data does not match what was written with it")
 
 // mismatchError marks err as ErrMismatch and keeps its text and chain.
 type mismatchError struct{ err error }

@@ -139,6 +139,36 @@ func Rows(f *vecindex.Flat) [][]float32 {
 	return v
 }
 
+// GetVectorParts reads the n vector parts at part(0) … part(n-1) into one vector set, in
+// order (nil when n is 0). A part of another dim or model than the first is ErrMismatch: no
+// retry reads other parts.
+func GetVectorParts(ctx context.Context, b blob.Bucket, n int, part func(i int) string) (*vecindex.Flat, error) {
+	var vec *vecindex.Flat
+	for i := 0; i < n; i++ {
+		p, err := GetVectors(ctx, b, part(i))
+		if err != nil {
+			return nil, fmt.Errorf("vector part %d: %w", i, err)
+		}
+		if vec == nil {
+			vec = vecindex.New(p.Dim, p.Model)
+		}
+		if err := vec.Append(p); err != nil {
+			return nil, mismatchError{fmt.Errorf("vector part %d is %w", i, err)}
+		}
+	}
+	return vec, nil
+}
+
+// PutWritten writes at key what write writes (a rendered page or report), once it succeeded.
+func PutWritten(ctx context.Context, b blob.Bucket, key string, write func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return fmt.Errorf("render %s: %w", key, err)
+	}
+	_, err := b.Put(ctx, key, &buf)
+	return err
+}
+
 // Download copies the object at key to a new temporary file (Parquet needs random access)
 // and returns its path; the caller removes it.
 func Download(ctx context.Context, b blob.Bucket, key string) (string, error) {

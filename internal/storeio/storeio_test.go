@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -251,5 +253,72 @@ func TestFiles(t *testing.T) {
 	left, err := blob.List(ctx, b, "f/")
 	if err != nil || len(left) != 1 || left[0].Key != "f/ab/three" {
 		t.Fatalf("after DeletePrefix: %+v, %v", left, err)
+	}
+}
+
+// TestVectorParts: parts are read in order into one set; a part of another dim is
+// ErrMismatch naming it; a missing part names it; no parts is nil.
+func TestVectorParts(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	put := func(key string, dim int, rows ...[]float32) {
+		t.Helper()
+		buf, err := vecindex.Encode(dim, "toy", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Put(ctx, key, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("ok/0", 2, []float32{1, 0}, []float32{0, 1})
+	put("ok/1", 2, []float32{0.5, 0.5})
+	put("mixed/0", 2, []float32{1, 0})
+	put("mixed/1", 3, []float32{1, 0, 0})
+	tests := []struct {
+		name     string
+		prefix   string
+		n        int
+		rows     int
+		mismatch bool
+		want     string
+	}{
+		{name: "two parts", prefix: "ok", n: 2, rows: 3},
+		{name: "no parts", prefix: "ok", n: 0},
+		{name: "another dim", prefix: "mixed", n: 2, mismatch: true, want: "vector part 1 is"},
+		{name: "a part missing", prefix: "ok", n: 3, want: "vector part 2:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vec, err := GetVectorParts(ctx, b, tc.n, func(i int) string { return fmt.Sprintf("%s/%d", tc.prefix, i) })
+			if tc.want != "" {
+				if err == nil || errors.Is(err, ErrMismatch) != tc.mismatch || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v; want one saying %q, ErrMismatch %v", err, tc.want, tc.mismatch)
+				}
+				return
+			}
+			if err != nil || vec.Len() != tc.rows || (tc.rows > 0 && !slices.Equal(vec.Row(2), []float32{0.5, 0.5})) {
+				t.Fatalf("read %d rows, %v; want %d", vec.Len(), err, tc.rows)
+			}
+		})
+	}
+}
+
+// TestPutWritten: what the writer wrote is stored; a writer that fails stores nothing.
+func TestPutWritten(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	if err := PutWritten(ctx, b, "page.html", func(w io.Writer) error { _, err := io.WriteString(w, "<p>hi</p>"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := blob.ReadAll(ctx, b, "page.html"); err != nil || string(data) != "<p>hi</p>" {
+		t.Fatalf("stored %q, %v", data, err)
+	}
+	bad := errors.New("template broke")
+	if err := PutWritten(ctx, b, "bad.html", func(w io.Writer) error { io.WriteString(w, "<p>"); return bad }); !errors.Is(err, bad) {
+		t.Fatalf("err = %v, want the writer's", err)
+	}
+	if ok, _ := b.Exists(ctx, "bad.html"); ok {
+		t.Fatal("a failed render stored an object")
 	}
 }
