@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
@@ -58,7 +56,7 @@ type EmbedQueryResult struct {
 // EmbedQuery embeds a search query (E5's "query: " prefix) on the asof-embed queue.
 func (a *Activities) EmbedQuery(ctx context.Context, in EmbedQueryInput) (EmbedQueryResult, error) {
 	if a.Embedder == nil {
-		return EmbedQueryResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
+		return EmbedQueryResult{}, noModel()
 	}
 	v, err := a.Embedder.EmbedQueries(ctx, []string{in.Text})
 	if err != nil {

@@ -2,15 +2,11 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
@@ -84,13 +80,6 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 	}
 	res.Batches = plan.Batches
 	return res, nil
-}
-
-func invalidIfMissing(err error, what string) error {
-	if errors.Is(err, blob.ErrNotFound) {
-		return invalid(fmt.Errorf("%s file: %w", what, err))
-	}
-	return err
 }
 
 // EmbedTextsInput are texts to embed as queries.
@@ -293,8 +282,4 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	}
 	res.ReportKey = key
 	return res, nil
-}
-
-func noModel() error {
-	return temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
 }

@@ -25,25 +25,6 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
-// InvalidInput error an activity returns for an index that has no CURRENT manifest yet
-// (layout.ErrIndexNotFound).
-var ErrIndexNotFound = layout.ErrIndexNotFound
-
-// currentManifest reads the live manifest of index (layout.ReadLive); an index with no
-// CURRENT yet is the non-retryable ErrIndexNotFound.
-func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
-	m, err := layout.ReadLive(ctx, a.Bucket, index)
-	if errors.Is(err, ErrIndexNotFound) {
-		return m, invalid(err)
-	}
-	return m, err
-}
-
-func invalid(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
-}
-
 // InputFile is one corpus file in the store.
 type InputFile struct {
 	// Key is the object key; Name is how reports call it (the user's path).

@@ -13,7 +13,6 @@ import (
 	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/storeio"
@@ -143,14 +142,6 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		return JudgeResult{}, llmError(err)
 	}
 	return JudgeResult{Method: "llm:" + a.LLM.Config().Model, Verdicts: v}, nil
-}
-
-// llmError makes a configuration error final and leaves the rest to the retry policy.
-func llmError(err error) error {
-	if errors.Is(err, llm.ErrConfig) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
-	}
-	return err
 }
 
 // ComposeInput is the judged pool to turn into a context and an extractive summary.
