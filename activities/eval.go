@@ -162,22 +162,17 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		}
 		in.Vectors = storeio.Rows(f)
 	}
-	systems, err := evalrun.ParseSystems(in.Systems)
-	if err != nil {
-		return EvalBatchResult{}, invalid(err)
-	}
-	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
-	questions, err := evalrun.Questions(in.Questions, in.Vectors)
-	if err != nil {
-		return EvalBatchResult{}, invalid(err)
-	}
-	judged := map[string][]eval.Judged{}
+	var qrels []schemas.Qrel
 	if in.QrelsKey != "" {
-		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
-		if err != nil {
+		var err error
+		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
 			return EvalBatchResult{}, err
 		}
-		judged = evalrun.JudgedOf(qrels)
+	}
+	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
+	b, err := evalrun.NewBatch(in.Systems, in.Questions, in.Vectors, qrels)
+	if err != nil {
+		return EvalBatchResult{}, invalid(err)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
@@ -192,8 +187,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{}, err
 	}
 	defer loaded.Release()
-	b := evalrun.Batch{Shards: loaded.Shards, Systems: systems, Questions: questions, Judged: judged,
-		Heartbeat: func(qi int) { heartbeat(ctx, qi) }}
+	b.Shards, b.Heartbeat = loaded.Shards, func(qi int) { heartbeat(ctx, qi) }
 	if a.Reranker != nil { // every system reranks, as ask does with the same configuration
 		b.Rerank = func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 			return a.rerankRanking(ctx, query, o, r)
