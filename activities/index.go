@@ -116,47 +116,25 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if a.Model.ID == "" {
 		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
 	}
-	inputs := in.Inputs
-	if in.InputsKey != "" {
-		var err error
-		if inputs, err = a.readInputList(ctx, in.InputsKey); err != nil {
-			return PlanIndexResult{}, err
-		}
+	inputs, err := a.inputFiles(ctx, in)
+	if err != nil {
+		return PlanIndexResult{}, err
 	}
-	if len(inputs) == 0 {
-		return PlanIndexResult{}, invalid(errors.New("no input files"))
-	}
-	mapping := corpus.Mapping(in.Mapping)
 	res := PlanIndexResult{Model: a.Model}
 	var existing map[string]string
 	if in.Append {
-		var err error
 		if existing, err = a.planAppend(ctx, in, &res); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
-	opts := corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing, Now: in.Started}
+	now := in.Started
 	if in.AllowFuture {
-		opts.Now = time.Time{}
+		now = time.Time{}
 	}
-	loader := corpus.NewLoader(opts)
-	var docs []schemas.Document
-	var rejects []schemas.QuarantineRow
-	for _, f := range inputs {
-		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
-			return loader.ReadFile(ctx, r, size, f.Name,
-				func(d schemas.Document) error { docs = append(docs, d); return nil },
-				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
-		})
-		switch {
-		case errors.Is(err, blob.ErrNotFound):
-			return PlanIndexResult{}, invalid(fmt.Errorf("input %s: %w", f.Name, err))
-		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
-			return PlanIndexResult{}, invalid(err)
-		case err != nil:
-			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		heartbeat(ctx, f.Name)
+	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
+	docs, rejects, err := a.readCorpus(ctx, loader, inputs)
+	if err != nil {
+		return PlanIndexResult{}, err
 	}
 	names, stats := loader.Stats()
 	for i, n := range names {
@@ -210,16 +188,46 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	return res, nil
 }
 
-// readInputList reads an input file list the CLI stored (layout.InputListKey).
-func (a *Activities) readInputList(ctx context.Context, key string) ([]InputFile, error) {
-	files, err := storeio.GetJSON[[]InputFile](ctx, a.Bucket, key)
+// inputFiles are a build's input files: in.Inputs, or the list the CLI stored at in.InputsKey
+// (layout.InputListKey).
+func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]InputFile, error) {
+	files, err := in.Inputs, error(nil)
+	if in.InputsKey != "" {
+		files, err = storeio.GetJSON[[]InputFile](ctx, a.Bucket, in.InputsKey)
+	}
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
-		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", key, err))
+		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", in.InputsKey, err))
 	case errors.Is(err, storeio.ErrDecode):
 		return nil, invalid(fmt.Errorf("input file list: %w", err))
+	case err == nil && len(files) == 0:
+		return nil, invalid(errors.New("no input files"))
 	}
 	return files, err
+}
+
+// readCorpus reads every input file through loader, heartbeating each: the valid documents
+// and the rejected rows. A missing file or one the loader cannot read is bad input.
+func (a *Activities) readCorpus(ctx context.Context, loader *corpus.Loader, inputs []InputFile) ([]schemas.Document, []schemas.QuarantineRow, error) {
+	var docs []schemas.Document
+	var rejects []schemas.QuarantineRow
+	for _, f := range inputs {
+		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
+			return loader.ReadFile(ctx, r, size, f.Name,
+				func(d schemas.Document) error { docs = append(docs, d); return nil },
+				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
+		})
+		switch {
+		case errors.Is(err, blob.ErrNotFound):
+			return nil, nil, invalid(fmt.Errorf("input %s: %w", f.Name, err))
+		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
+			return nil, nil, invalid(err)
+		case err != nil:
+			return nil, nil, fmt.Errorf("read %s: %w", f.Name, err)
+		}
+		heartbeat(ctx, f.Name)
+	}
+	return docs, rejects, nil
 }
 
 // builtShard returns the meta.json of shard id when that shard is written: nil when it is
