@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/storeio"
@@ -49,29 +47,16 @@ type PlanEvalResult struct {
 // PlanEval reads the questions and qrels, keeps questions with judgements (inside [From, To]),
 // samples Limit of them deterministically, and splits them into batches.
 func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalResult, error) {
-	var qs []schemas.EvalQuestion
-	var judged map[string]bool
-	if in.Unlabelled {
-		rows, err := storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, in.QuestionsKey)
-		if err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "queries")
-		}
-		qs, judged = evalrun.Unlabelled(rows)
-	} else {
-		var err error
-		if qs, err = storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, in.QuestionsKey); err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "questions")
-		}
-		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
-		if err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
-		}
-		judged = evalrun.JudgedIDs(qrels)
+	queries, qs, qrels, err := a.questionSet(ctx, in.Unlabelled, in.QuestionsKey, in.QrelsKey)
+	if err != nil {
+		return PlanEvalResult{}, err
 	}
-	for _, q := range qs {
-		if err := querycap.Check(fmt.Sprintf("question %s", q.QuestionID), q.Question); err != nil {
-			return PlanEvalResult{}, invalid(err)
-		}
+	judged := evalrun.JudgedIDs(qrels)
+	if in.Unlabelled {
+		qs, judged = evalrun.Unlabelled(queries)
+	}
+	if err := evalrun.CheckQuestions(qs); err != nil {
+		return PlanEvalResult{}, invalid(err)
 	}
 	plan, err := evalrun.PlanQuestions(qs, judged, evalrun.PlanOptions{From: in.From, To: in.To, Limit: in.Limit, Seed: in.Seed, BatchSize: in.BatchSize})
 	res := PlanEvalResult{Questions: plan.Questions, Unjudged: plan.Unjudged, OutOfSpan: plan.OutOfSpan}
@@ -80,6 +65,21 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 	}
 	res.Batches = plan.Batches
 	return res, nil
+}
+
+// questionSet reads a query set: unlabelled queries (query_id, query, anchor_date) at
+// questionsKey, or judged questions there with their qrels at qrelsKey. A missing file is bad
+// input.
+func (a *Activities) questionSet(ctx context.Context, unlabelled bool, questionsKey, qrelsKey string) (queries []schemas.EvalQuery, qs []schemas.EvalQuestion, qrels []schemas.Qrel, err error) {
+	if unlabelled {
+		queries, err = storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, questionsKey)
+		return queries, nil, nil, invalidIfMissing(err, "queries")
+	}
+	if qs, err = storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, questionsKey); err != nil {
+		return nil, nil, nil, invalidIfMissing(err, "questions")
+	}
+	qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, qrelsKey)
+	return nil, qs, qrels, invalidIfMissing(err, "qrels")
 }
 
 // EmbedTextsInput are texts to embed as queries.

@@ -64,17 +64,15 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	if in.EvalID == "" {
 		return PlanSummariesResult{}, invalid(errors.New("no eval id"))
 	}
-	rows, err := a.summaryQueries(ctx, in)
+	// The unlabelled file, or the judged questions that have judgements, inside [From, To].
+	rows, qs, qrels, err := a.questionSet(ctx, in.QuestionsKey == "", cmp.Or(in.QuestionsKey, in.QueriesKey), in.QrelsKey)
 	if err != nil {
 		return PlanSummariesResult{}, err
 	}
-	if in.Limit > 0 && in.Limit < len(rows) {
-		rows = rows[:in.Limit]
+	if in.QuestionsKey != "" {
+		rows = sumeval.JudgedQueries(qs, qrels, in.From, in.To)
 	}
-	if len(rows) == 0 {
-		return PlanSummariesResult{}, invalid(errors.New("no queries"))
-	}
-	if err := sumeval.CheckQueries(rows); err != nil {
+	if rows, err = sumeval.FirstQueries(rows, in.Limit); err != nil {
 		return PlanSummariesResult{}, invalid(err)
 	}
 	var out PlanSummariesResult
@@ -86,24 +84,6 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 		out.Queries = append(out.Queries, q)
 	}
 	return out, nil
-}
-
-// summaryQueries reads the queries of in: the unlabelled file, or the judged questions that
-// have judgements, inside [From, To], by question id.
-func (a *Activities) summaryQueries(ctx context.Context, in PlanSummariesInput) ([]schemas.EvalQuery, error) {
-	if in.QuestionsKey == "" {
-		rows, err := storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, in.QueriesKey)
-		return rows, invalidIfMissing(err, "queries")
-	}
-	qs, err := storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, in.QuestionsKey)
-	if err != nil {
-		return nil, invalidIfMissing(err, "questions")
-	}
-	qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
-	if err != nil {
-		return nil, invalidIfMissing(err, "qrels")
-	}
-	return sumeval.JudgedQueries(qs, qrels, in.From, in.To), nil
 }
 
 // FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
