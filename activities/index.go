@@ -370,10 +370,8 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	if err != nil {
 		return nil, err
 	}
-	if m.Model != a.Model {
-		if err := checkModel(in.Index, m.Model, a.Model); err != nil {
-			return nil, err
-		}
+	if err := checkModel(in.Index, m.Model, a.Model); err != nil {
+		return nil, err
 	}
 	if err := indexplan.CheckAppend(in.Index, m, a.Model, in.Period, in.Chunk); err != nil {
 		return nil, invalid(err)
