@@ -3,23 +3,33 @@
 // One Activities struct carries the dependencies as small interfaces (a blob.Bucket now; an
 // embedder and an LLM client as the pipeline grows). Workers register it once by pointer;
 // workflows reference its methods through a nil *Activities. Each method takes ctx and one
-// input struct and returns one result struct, declared next to it.
+// input struct and returns one result struct, declared next to it, and reads as load
+// (internal/storeio) → one call into internal/* → store; this file holds what they share:
+// the dependencies, the classification of errors, heartbeats and the worker's shard cache.
 package activities
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/keepalive"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -67,21 +77,125 @@ const (
 	ErrTypeConfig = "BadConfiguration"
 )
 
-// checkModel refuses to mix vectors of two models: an index built with built, queried or
-// extended with vectors of used. The error names both and says how to fix it.
+// checkModel refuses to mix vectors of two models (modelchoice.Mismatch): an index built
+// with built, queried or extended with vectors of used. The error is final (ErrTypeMismatch).
 func checkModel(index string, built, used schemas.ModelRef) error {
-	if built.ID == used.ID && built.SHA256 == used.SHA256 {
+	return mismatch(modelchoice.Mismatch(index, built, used))
+}
+
+// mismatch makes err final as ErrTypeMismatch when it is data that came back other than it was
+// written (storeio.ErrMismatch), two embedding models (modelchoice.ErrMismatch) or a rebuilt
+// index an append cannot rebase on (indexplan.ErrRebuilt); other errors stay as they are.
+func mismatch(err error) error {
+	if errors.Is(err, storeio.ErrMismatch) || errors.Is(err, modelchoice.ErrMismatch) || errors.Is(err, indexplan.ErrRebuilt) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
+	}
+	return err
+}
+
+// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
+// InvalidInput error an activity returns for an index that has no CURRENT manifest yet
+// (layout.ErrIndexNotFound).
+var ErrIndexNotFound = layout.ErrIndexNotFound
+
+// currentManifest reads the live manifest of index (layout.ReadLive); an index with no
+// CURRENT yet is the non-retryable ErrIndexNotFound.
+func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
+	m, err := layout.ReadLive(ctx, a.Bucket, index)
+	if errors.Is(err, ErrIndexNotFound) {
+		return m, invalid(err)
+	}
+	return m, err
+}
+
+// invalid makes err final as bad input (ErrTypeInvalidInput).
+func invalid(err error) error {
+	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
+}
+
+// invalidIfMissing makes a missing object (blob.ErrNotFound) final as a missing what file.
+func invalidIfMissing(err error, what string) error {
+	if errors.Is(err, blob.ErrNotFound) {
+		return invalid(fmt.Errorf("%s file: %w", what, err))
+	}
+	return err
+}
+
+// noModel is the final error of a worker without an embedding model.
+func noModel() error {
+	return temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
+}
+
+// llmError makes a configuration error final and leaves the rest to the retry policy.
+func llmError(err error) error {
+	if errors.Is(err, llm.ErrConfig) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
+	}
+	return err
+}
+
+// heartbeat records an activity's progress (activity.RecordHeartbeat): every activity that
+// heartbeats does it through here, and a retry reads the last details back to resume.
+func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx, details) }
+
+// keepAliveFor starts a keepalive.KeepAlive for ctx's activity at its heartbeat timeout.
+func keepAliveFor(ctx context.Context) *keepalive.KeepAlive {
+	return keepalive.Start(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { heartbeat(ctx, details) })
+}
+
+// PartStall is how long one embedding part may run before EmbedShard stops vouching for its
+// worker (keepalive.PartStall).
+const PartStall = keepalive.PartStall
+
+// DefaultShardCacheBytes bounds the shards a worker keeps loaded between queries.
+const DefaultShardCacheBytes = 2 << 30
+
+// shardCache returns the worker's shard cache, created on first use.
+func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
+	a.cacheOnce.Do(func() {
+		if a.Shards == nil {
+			budget := a.ShardCacheBytes
+			if budget <= 0 {
+				budget = DefaultShardCacheBytes
+			}
+			a.Shards = shard.NewCache[*retrieve.Shard](budget)
+		}
+	})
+	return a.Shards
+}
+
+// Close releases the shards a loaded, removing their local folders. Call it when the worker
+// stops; without it every shard an ask or eval opened stays in the temp folder. It is a
+// function, not a method: a worker registers every exported method of Activities as a Temporal
+// activity, and emptying the shard cache must not be one that any client can start.
+func Close(a *Activities) error {
+	if a.Shards == nil {
 		return nil
 	}
-	msg := fmt.Sprintf("index %s was built with model %s, this worker embeds with %s: pass --embed-model %s (or rebuild the index with --embed-model %s)",
-		index, built.ID, used.ID, built.ID, used.ID)
-	if strings.HasPrefix(built.SHA256, schemas.RemoteModelPrefix) && !strings.HasPrefix(used.SHA256, schemas.RemoteModelPrefix) {
-		msg = fmt.Sprintf("index %s was built with model %s from an embeddings server, this worker embeds with %s: pass --embed-backend openai --embed-model %s and that server's embed.base_url",
-			index, built.ID, used.ID, built.ID)
+	return a.Shards.Close()
+}
+
+// loadShards loads through the worker's cache the shards of manifest m that can hold chunks
+// inside b (storeio.LoadShards), heartbeating each; a shard that does not match its meta.json
+// is a non-retryable ErrTypeMismatch error naming its key (errors.Is shard.ErrCorruptShard),
+// and so are codes for other vectors than the shard's (errors.Is vecindex.ErrFormat).
+func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (*storeio.Shards, error) {
+	s, err := storeio.LoadShards(ctx, a.Bucket, a.shardCache(), index, m, b, func(n int) { heartbeat(ctx, n) })
+	return s, mismatch(err)
+}
+
+// rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; a nil
+// a.Reranker leaves r as it is). It runs where `asof ask` ranks (Answer, Candidates) and where
+// `asof eval` does (EvalBatch). A server that refuses the request (a 4xx: wrong URL, key or
+// model) fails the activity for good, and so do bad options; other failures are retried by
+// its retry policy.
+func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
+	out, err := rerank.Rank(ctx, a.Reranker, a.RerankOptions, query, o, r)
+	switch {
+	case errors.Is(err, llm.ErrConfig):
+		return r, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, err)
+	case errors.Is(err, rerank.ErrOptions):
+		return r, invalid(err)
 	}
-	if built.ID == used.ID {
-		msg = fmt.Sprintf("index %s was built with model %s (sha256 %.12s…), this worker's %s is other weights or another recipe (sha256 %.12s…): use the model folder the index was built with, or rebuild the index",
-			index, built.ID, built.SHA256, used.ID, used.SHA256)
-	}
-	return temporal.NewNonRetryableApplicationError(msg, ErrTypeMismatch, nil)
+	return out, err
 }

@@ -1,21 +1,17 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
-	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -60,7 +56,7 @@ type EmbedQueryResult struct {
 // EmbedQuery embeds a search query (E5's "query: " prefix) on the asof-embed queue.
 func (a *Activities) EmbedQuery(ctx context.Context, in EmbedQueryInput) (EmbedQueryResult, error) {
 	if a.Embedder == nil {
-		return EmbedQueryResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
+		return EmbedQueryResult{}, noModel()
 	}
 	v, err := a.Embedder.EmbedQueries(ctx, []string{in.Text})
 	if err != nil {
@@ -140,13 +136,13 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	ans.From, ans.To = b.Lo, b.Hi
 	// The shards Rank may search: the reading's bounds, or every day up to the anchor when
 	// auto may look back or fall back to the whole past (answer.Reach), as eval loads them.
-	shards, release, searched, skipped, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
+	loaded, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
 	if err != nil {
 		return ans, answer.Ranking{}, err
 	}
-	defer release()
-	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = searched, skipped
-	r, err := answer.Rank(shards, answer.Query{Read: in.Read, Vec: in.Vector, Variants: in.Variants, AsOf: in.AsOf, Options: in.Options, Dedup: in.Dedup})
+	defer loaded.Release()
+	ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped = loaded.Searched, loaded.Skipped
+	r, err := answer.Rank(loaded.Shards, answer.Query{Read: in.Read, Vec: in.Vector, Variants: in.Variants, AsOf: in.AsOf, Options: in.Options, Dedup: in.Dedup})
 	if err != nil {
 		return ans, r, invalid(err)
 	}
@@ -169,49 +165,15 @@ func compose(ans *schemas.Answer, in AnswerInput, docs []evidence.Doc, groups ma
 	return nil
 }
 
-// loadShards loads (through the worker's cache) the shards of manifest m that can hold chunks
-// inside b, and counts those it skipped; release lets the cache evict them again.
-func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (shards []*retrieve.Shard, release func(), searched, skipped int, err error) {
-	cache := a.shardCache()
-	var releases []func()
-	release = func() {
-		for _, r := range releases {
-			r()
-		}
-	}
-	for _, sm := range m.Shards {
-		if !b.Overlaps(sm.MinDate, sm.MaxDate) {
-			skipped++
-			continue
-		}
-		s, rel, err := cache.Get(ctx, sm.ID, func(ctx context.Context) (shard.Loaded[*retrieve.Shard], error) {
-			return a.loadShard(ctx, index, sm, m.Model)
-		})
-		if err != nil {
-			release()
-			return nil, func() {}, 0, 0, err
-		}
-		releases = append(releases, rel)
-		shards = append(shards, s)
-		searched++
-		heartbeat(ctx, searched)
-	}
-	return shards, release, searched, skipped, nil
-}
-
 // writeRun stores answer.json and context.md under runs/<run-id>/.
 func (a *Activities) writeRun(ctx context.Context, ans schemas.Answer) error {
 	if ans.RunID == "" {
 		return nil
 	}
-	data, err := json.MarshalIndent(ans, "", "  ")
-	if err != nil {
-		return err
-	}
-	if _, err := a.Bucket.Put(ctx, layout.AnswerKey(ans.RunID), bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, layout.AnswerKey(ans.RunID), ans); err != nil {
 		return err
 	}
 	md := fmt.Sprintf("# Context for %q as of %s\n\n%s\n", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Context)
-	_, err = a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
+	_, err := a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
 	return err
 }

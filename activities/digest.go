@@ -3,14 +3,16 @@ package activities
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -38,17 +40,7 @@ type PlanDigestResult struct {
 
 // PlanDigest checks a digest request (name, index, topics, time zone) and fixes its anchor day.
 func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDigestResult, error) {
-	name := in.Name
-	if name == "" {
-		name = "digest"
-	}
-	if err := layout.ValidateDigestName(name); err != nil {
-		return PlanDigestResult{}, invalid(err)
-	}
-	if err := digest.CheckTopics(in.Topics); err != nil {
-		return PlanDigestResult{}, invalid(err)
-	}
-	tz, loc, err := digest.Zone(in.TimeZone)
+	name, tz, loc, err := digest.Check(in.Name, in.Topics, in.TimeZone)
 	if err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}
@@ -56,18 +48,7 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	if err != nil {
 		return PlanDigestResult{}, err
 	}
-	var day time.Time
-	switch in.AsOfMode {
-	case "", "today":
-		day, err = digest.AnchorDay(in.AsOf, in.Now, loc)
-	case digest.AsOfLatest:
-		if !in.AsOf.IsZero() {
-			return PlanDigestResult{}, invalid(errors.New("as_of_mode latest takes no as_of day"))
-		}
-		day, err = digest.LatestDay(m)
-	default:
-		err = fmt.Errorf("as_of_mode %q: use today or latest", in.AsOfMode)
-	}
+	day, err := digest.Anchor(in.AsOfMode, in.AsOf, in.Now, loc, m)
 	if err != nil {
 		return PlanDigestResult{}, invalid(err)
 	}
@@ -111,34 +92,27 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	for _, ref := range in.Topics {
 		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
 		if ref.Error == "" {
-			data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
+			ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
 			if err != nil {
 				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
-			}
-			var ans schemas.Answer
-			if err := json.Unmarshal(data, &ans); err != nil {
-				return WriteDigestKeys{}, fmt.Errorf("topic %q: answer.json: %w", ref.Name, err)
 			}
 			t = digest.TopicOf(t, ans)
 		}
 		d.Topics = append(d.Topics, t)
 	}
 	keys := WriteDigestKeys{JSON: layout.DigestJSONKey(in.Name, in.AsOf), Markdown: layout.DigestMarkdownKey(in.Name, in.AsOf), HTML: layout.DigestHTMLKey(in.Name, in.AsOf)}
-	js, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return keys, err
-	}
-	var page bytes.Buffer
+	var page bytes.Buffer // rendered first: a page that fails to render writes nothing
 	if err := digest.WriteHTML(&page, d); err != nil {
 		return keys, err
 	}
-	for _, f := range []struct {
-		key  string
-		data []byte
-	}{{keys.JSON, js}, {keys.Markdown, []byte(digest.Markdown(d))}, {keys.HTML, page.Bytes()}} {
-		if _, err := a.Bucket.Put(ctx, f.key, bytes.NewReader(f.data)); err != nil {
-			return keys, err
-		}
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, keys.JSON, d); err != nil {
+		return keys, err
+	}
+	if _, err := a.Bucket.Put(ctx, keys.Markdown, strings.NewReader(digest.Markdown(d))); err != nil {
+		return keys, err
+	}
+	if _, err := a.Bucket.Put(ctx, keys.HTML, &page); err != nil {
+		return keys, err
 	}
 	archive, err := a.writeDigestArchive(ctx, in.Name)
 	if err != nil {
@@ -166,23 +140,16 @@ func (a *Activities) writeDigestArchive(ctx context.Context, name string) (strin
 	}
 	var ds []schemas.Digest
 	for _, key := range keys {
-		data, err := blob.ReadAll(ctx, a.Bucket, key)
+		d, err := storeio.GetJSON[schemas.Digest](ctx, a.Bucket, key)
+		var de *storeio.DecodeError
+		if errors.As(err, &de) {
+			d, err = digest.Unreadable(name, key, de.Err), nil
+		}
 		if err != nil {
 			return "", err
 		}
-		var d schemas.Digest
-		if err := json.Unmarshal(data, &d); err != nil {
-			d = digest.Unreadable(name, key, err)
-		}
 		ds = append(ds, d)
 	}
-	var page bytes.Buffer
-	if err := digest.WriteArchive(&page, name, ds); err != nil {
-		return "", err
-	}
 	key := layout.DigestArchiveKey(name)
-	if _, err := a.Bucket.Put(ctx, key, &page); err != nil {
-		return "", err
-	}
-	return key, nil
+	return key, storeio.PutWritten(ctx, a.Bucket, key, func(w io.Writer) error { return digest.WriteArchive(w, name, ds) })
 }

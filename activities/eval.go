@@ -1,24 +1,17 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
+	"io"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/internal/report"
 	"github.com/asofrag/asof/internal/retrieve"
-	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -54,29 +47,16 @@ type PlanEvalResult struct {
 // PlanEval reads the questions and qrels, keeps questions with judgements (inside [From, To]),
 // samples Limit of them deterministically, and splits them into batches.
 func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalResult, error) {
-	var qs []schemas.EvalQuestion
-	var judged map[string]bool
-	if in.Unlabelled {
-		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QuestionsKey)
-		if err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "queries")
-		}
-		qs, judged = evalrun.Unlabelled(rows)
-	} else {
-		var err error
-		if qs, err = getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey); err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "questions")
-		}
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
-		if err != nil {
-			return PlanEvalResult{}, invalidIfMissing(err, "qrels")
-		}
-		judged = evalrun.JudgedIDs(qrels)
+	queries, qs, qrels, err := a.questionSet(ctx, in.Unlabelled, in.QuestionsKey, in.QrelsKey)
+	if err != nil {
+		return PlanEvalResult{}, err
 	}
-	for _, q := range qs {
-		if err := querycap.Check(fmt.Sprintf("question %s", q.QuestionID), q.Question); err != nil {
-			return PlanEvalResult{}, invalid(err)
-		}
+	judged := evalrun.JudgedIDs(qrels)
+	if in.Unlabelled {
+		qs, judged = evalrun.Unlabelled(queries)
+	}
+	if err := evalrun.CheckQuestions(qs); err != nil {
+		return PlanEvalResult{}, invalid(err)
 	}
 	plan, err := evalrun.PlanQuestions(qs, judged, evalrun.PlanOptions{From: in.From, To: in.To, Limit: in.Limit, Seed: in.Seed, BatchSize: in.BatchSize})
 	res := PlanEvalResult{Questions: plan.Questions, Unjudged: plan.Unjudged, OutOfSpan: plan.OutOfSpan}
@@ -87,11 +67,19 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 	return res, nil
 }
 
-func invalidIfMissing(err error, what string) error {
-	if errors.Is(err, blob.ErrNotFound) {
-		return invalid(fmt.Errorf("%s file: %w", what, err))
+// questionSet reads a query set: unlabelled queries (query_id, query, anchor_date) at
+// questionsKey, or judged questions there with their qrels at qrelsKey. A missing file is bad
+// input.
+func (a *Activities) questionSet(ctx context.Context, unlabelled bool, questionsKey, qrelsKey string) (queries []schemas.EvalQuery, qs []schemas.EvalQuestion, qrels []schemas.Qrel, err error) {
+	if unlabelled {
+		queries, err = storeio.GetParquet[schemas.EvalQuery](ctx, a.Bucket, questionsKey)
+		return queries, nil, nil, invalidIfMissing(err, "queries")
 	}
-	return err
+	if qs, err = storeio.GetParquet[schemas.EvalQuestion](ctx, a.Bucket, questionsKey); err != nil {
+		return nil, nil, nil, invalidIfMissing(err, "questions")
+	}
+	qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, qrelsKey)
+	return nil, qs, qrels, invalidIfMissing(err, "qrels")
 }
 
 // EmbedTextsInput are texts to embed as queries.
@@ -123,42 +111,10 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 	if in.Key == "" {
 		return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
 	}
-	if err := a.putVectors(ctx, in.Key, v); err != nil {
+	if err := storeio.PutVectors(ctx, a.Bucket, in.Key, a.Model.ID, v); err != nil {
 		return EmbedTextsResult{}, err
 	}
 	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
-}
-
-// putVectors stores vectors (all of one length) at key in vecindex's file format.
-func (a *Activities) putVectors(ctx context.Context, key string, v [][]float32) error {
-	dim := 0
-	if len(v) > 0 {
-		dim = len(v[0])
-	}
-	buf, err := vecindex.Encode(dim, a.Model.ID, v)
-	if err != nil {
-		return err
-	}
-	_, err = a.Bucket.Put(ctx, key, buf)
-	return err
-}
-
-// getVectors reads the vectors putVectors stored at key.
-func (a *Activities) getVectors(ctx context.Context, key string) ([][]float32, error) {
-	r, err := a.Bucket.Get(ctx, key)
-	if err != nil {
-		return nil, invalidIfMissing(err, "query vectors")
-	}
-	defer r.Close()
-	f, err := vecindex.Read(r)
-	if err != nil {
-		return nil, fmt.Errorf("query vectors %s: %w", key, err)
-	}
-	v := make([][]float32, f.Count)
-	for i := range v {
-		v[i] = f.Row(i)
-	}
-	return v, nil
 }
 
 // EvalBatchInput is one batch of questions with their vectors.
@@ -200,28 +156,23 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{Key: key, Rows: len(in.Questions) * len(in.Systems), Resumed: true}, nil
 	}
 	if in.VectorsKey != "" {
-		v, err := a.getVectors(ctx, in.VectorsKey)
+		f, err := storeio.GetVectors(ctx, a.Bucket, in.VectorsKey)
 		if err != nil {
+			return EvalBatchResult{}, invalidIfMissing(err, "query vectors")
+		}
+		in.Vectors = storeio.Rows(f)
+	}
+	var qrels []schemas.Qrel
+	if in.QrelsKey != "" {
+		var err error
+		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
 			return EvalBatchResult{}, err
 		}
-		in.Vectors = v
-	}
-	systems, err := evalrun.ParseSystems(in.Systems)
-	if err != nil {
-		return EvalBatchResult{}, invalid(err)
 	}
 	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
-	questions, err := evalrun.Questions(in.Questions, in.Vectors)
+	b, err := evalrun.NewBatch(in.Systems, in.Questions, in.Vectors, qrels)
 	if err != nil {
 		return EvalBatchResult{}, invalid(err)
-	}
-	judged := map[string][]eval.Judged{}
-	if in.QrelsKey != "" {
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
-		if err != nil {
-			return EvalBatchResult{}, err
-		}
-		judged = evalrun.JudgedOf(qrels)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
 	if err != nil {
@@ -231,13 +182,12 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 		return EvalBatchResult{}, err
 	}
 	all := retrieve.Bounds{Hi: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
-	shards, release, _, _, err := a.loadShards(ctx, in.Index, m, all)
+	loaded, err := a.loadShards(ctx, in.Index, m, all)
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
-	defer release()
-	b := evalrun.Batch{Shards: shards, Systems: systems, Questions: questions, Judged: judged,
-		Heartbeat: func(qi int) { heartbeat(ctx, qi) }}
+	defer loaded.Release()
+	b.Shards, b.Heartbeat = loaded.Shards, func(qi int) { heartbeat(ctx, qi) }
 	if a.Reranker != nil { // every system reranks, as ask does with the same configuration
 		b.Rerank = func(query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 			return a.rerankRanking(ctx, query, o, r)
@@ -247,7 +197,7 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
-	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return EvalBatchResult{}, err
 	}
 	return EvalBatchResult{Key: key, Rows: len(rows)}, nil
@@ -296,22 +246,21 @@ type FinishEvalResult struct {
 func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
 	var rows []schemas.EvalRow
 	for _, k := range in.BatchKeys {
-		part, err := getParquet[schemas.EvalRow](ctx, a, k)
+		part, err := storeio.GetParquet[schemas.EvalRow](ctx, a.Bucket, k)
 		if err != nil {
 			return FinishEvalResult{}, err
 		}
 		rows = append(rows, part...)
 	}
 	res := FinishEvalResult{SummaryKey: layout.EvalSummaryKey(in.EvalID), PerQueryKey: layout.EvalPerQueryKey(in.EvalID)}
-	if err := putParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
 	agg := evalrun.Summarize(rows, in.Systems, in.Unlabelled)
 	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: agg.Systems,
 		Freshness: agg.Freshness, Top10FreshestDaysMean: agg.Top10FreshestDaysMean, Unlabelled: in.Unlabelled, Order: in.Systems}
 	res.Summary = sum
-	data, _ := json.MarshalIndent(sum, "", "  ")
-	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, sum); err != nil {
 		return res, err
 	}
 	// The HTML report: metric table, bars per system, the corpus's documents per period, and
@@ -321,18 +270,10 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if m, err := a.currentManifest(ctx, in.Index); err == nil {
 		ri.Manifest = &m
 	}
-	rep := evalrun.Report(ri)
-	var html bytes.Buffer
-	if err := report.WriteEval(&html, rep); err != nil {
+	rep, key := evalrun.Report(ri), layout.EvalReportKey(in.EvalID)
+	if err := storeio.PutWritten(ctx, a.Bucket, key, func(w io.Writer) error { return report.WriteEval(w, rep) }); err != nil {
 		return res, err
 	}
-	res.ReportKey = layout.EvalReportKey(in.EvalID)
-	if _, err := a.Bucket.Put(ctx, res.ReportKey, &html); err != nil {
-		return res, err
-	}
+	res.ReportKey = key
 	return res, nil
-}
-
-func noModel() error {
-	return temporal.NewNonRetryableApplicationError("this worker has no embedding model (run `asof models pull`)", ErrTypeConfig, nil)
 }

@@ -1,9 +1,8 @@
 package activities
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
@@ -64,17 +64,15 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	if in.EvalID == "" {
 		return PlanSummariesResult{}, invalid(errors.New("no eval id"))
 	}
-	rows, err := a.summaryQueries(ctx, in)
+	// The unlabelled file, or the judged questions that have judgements, inside [From, To].
+	rows, qs, qrels, err := a.questionSet(ctx, in.QuestionsKey == "", cmp.Or(in.QuestionsKey, in.QueriesKey), in.QrelsKey)
 	if err != nil {
 		return PlanSummariesResult{}, err
 	}
-	if in.Limit > 0 && in.Limit < len(rows) {
-		rows = rows[:in.Limit]
+	if in.QuestionsKey != "" {
+		rows = sumeval.JudgedQueries(qs, qrels, in.From, in.To)
 	}
-	if len(rows) == 0 {
-		return PlanSummariesResult{}, invalid(errors.New("no queries"))
-	}
-	if err := sumeval.CheckQueries(rows); err != nil {
+	if rows, err = sumeval.FirstQueries(rows, in.Limit); err != nil {
 		return PlanSummariesResult{}, invalid(err)
 	}
 	var out PlanSummariesResult
@@ -86,24 +84,6 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 		out.Queries = append(out.Queries, q)
 	}
 	return out, nil
-}
-
-// summaryQueries reads the queries of in: the unlabelled file, or the judged questions that
-// have judgements, inside [From, To], by question id.
-func (a *Activities) summaryQueries(ctx context.Context, in PlanSummariesInput) ([]schemas.EvalQuery, error) {
-	if in.QuestionsKey == "" {
-		rows, err := getParquet[schemas.EvalQuery](ctx, a, in.QueriesKey)
-		return rows, invalidIfMissing(err, "queries")
-	}
-	qs, err := getParquet[schemas.EvalQuestion](ctx, a, in.QuestionsKey)
-	if err != nil {
-		return nil, invalidIfMissing(err, "questions")
-	}
-	qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
-	if err != nil {
-		return nil, invalidIfMissing(err, "qrels")
-	}
-	return sumeval.JudgedQueries(qs, qrels, in.From, in.To), nil
 }
 
 // FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
@@ -157,71 +137,45 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	var grades map[string]sumeval.Grades
 	if in.QrelsKey != "" {
-		qrels, err := getParquet[schemas.Qrel](ctx, a, in.QrelsKey)
+		qrels, err := storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
 		if err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "qrels")
 		}
 		grades = sumeval.GradesOf(qrels)
 	}
-	wanted := map[string]SummaryQuery{}
-	var rows, asofStudyRules []sumeval.Row
-	var out []schemas.SummaryEvalRow
-	for _, q := range in.Queries {
-		wanted[q.QueryID] = q
-		if msg, failed := in.Errors[q.QueryID]; failed {
-			out = append(out, schemas.SummaryEvalRow{System: SummariesSystem, QueryID: q.QueryID, Query: q.Query, RunID: q.RunID, Error: msg})
+	answered := make([]sumeval.Answered, len(in.Queries))
+	for i, q := range in.Queries {
+		answered[i] = sumeval.Answered{QueryID: q.QueryID, Query: q.Query, RunID: q.RunID}
+		if answered[i].Error, answered[i].Failed = in.Errors[q.QueryID]; answered[i].Failed {
 			continue
 		}
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(q.RunID))
+		ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(q.RunID))
 		if err != nil {
 			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
 		}
-		var ans schemas.Answer
-		if err := json.Unmarshal(data, &ans); err != nil {
-			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
-		}
-		var rb *sumeval.Rubric
+		answered[i].Answer = ans
 		if in.Rubric == RubricLLM {
 			r := in.Rubrics[q.QueryID]
-			rb = &r
+			answered[i].Rubric = &r
 		}
-		row, studyRules := sumeval.Score(SummariesSystem, q.QueryID, sumeval.AsofAnswer(ans), rb, grades[q.QueryID])
-		rows = append(rows, row)
-		out = append(out, sumeval.EvalRow(row, q.Query, q.RunID))
-		asofStudyRules = append(asofStudyRules, studyRules)
 	}
-	var studyRows, studyRulesRows []sumeval.Row
+	var study []schemas.StudyAnswer
 	if in.StudyKey != "" {
-		study, err := getParquet[schemas.StudyAnswer](ctx, a, in.StudyKey)
-		if err != nil {
+		var err error
+		if study, err = storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey); err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 		}
-		for _, r := range study {
-			if _, ok := wanted[r.QueryID]; !ok {
-				continue
-			}
-			row, studyRules := sumeval.Score(r.System, r.QueryID, sumeval.StudyAnswer(r), sumeval.StudyRubric(r), nil)
-			studyRows = append(studyRows, row)
-			out = append(out, sumeval.EvalRow(row, r.Query, ""))
-			studyRulesRows = append(studyRulesRows, studyRules)
-		}
 	}
+	t := sumeval.Tabulate(SummariesSystem, answered, study, grades)
 	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
 		Rules:   "every date form; the header that repeats the anchor dropped",
-		Systems: sumeval.Summarize(append(studyRows, rows...)), StudyRules: sumeval.Summarize(append(studyRulesRows, asofStudyRules...)), Rubric: in.Rubric}
-	if rep.Rubric == "" {
-		rep.Rubric = "none"
-	}
+		Systems: t.Systems, StudyRules: t.StudyRules, Rubric: cmp.Or(in.Rubric, "none")}
 	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
 		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
-	if err := putParquet(ctx, a.Bucket, res.PerAnswerKey, out); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, t.Rows); err != nil {
 		return FinishSummariesResult{}, err
 	}
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return FinishSummariesResult{}, err
-	}
-	if _, err := a.Bucket.Put(ctx, res.SummaryKey, bytes.NewReader(data)); err != nil {
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, rep); err != nil {
 		return FinishSummariesResult{}, err
 	}
 	if _, err := a.Bucket.Put(ctx, res.TableKey, strings.NewReader(res.Markdown)); err != nil {
@@ -257,36 +211,17 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	key := layout.RubricKey(in.RunID)
-	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
-		return RubricResult{}, err
-	} else if ok {
-		data, err := blob.ReadAll(ctx, a.Bucket, key)
-		if err != nil {
-			return RubricResult{}, err
-		}
-		var res RubricResult
-		if err := json.Unmarshal(data, &res); err != nil {
-			return RubricResult{}, fmt.Errorf("read %s: %w", key, err)
-		}
-		return res, nil
+	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); !errors.Is(err, blob.ErrNotFound) {
+		return res, err // graded by an earlier run, or unreadable
 	}
-	data, err := blob.ReadAll(ctx, a.Bucket, layout.AnswerKey(in.RunID))
+	ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(in.RunID))
 	if err != nil {
 		return RubricResult{}, invalidIfMissing(err, "answer")
 	}
-	var ans schemas.Answer
-	if err := json.Unmarshal(data, &ans); err != nil {
-		return RubricResult{}, fmt.Errorf("answer of %s: %w", in.RunID, err)
-	}
-	sa := sumeval.AsofAnswer(ans)
-	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sa)
+	r, err := sumeval.JudgeRubric(ctx, a.LLM, ans.Query, sumeval.AsofAnswer(ans))
 	if err != nil {
 		return RubricResult{}, llmError(err)
 	}
 	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
-	out, _ := json.MarshalIndent(res, "", "  ")
-	if _, err := a.Bucket.Put(ctx, key, bytes.NewReader(out)); err != nil {
-		return RubricResult{}, err
-	}
-	return res, nil
+	return res, storeio.PutIndentedJSON(ctx, a.Bucket, key, res)
 }

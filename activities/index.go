@@ -1,17 +1,14 @@
 package activities
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
@@ -23,41 +20,10 @@ import (
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
-
-// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
-// InvalidInput error an activity returns for an index that has no CURRENT manifest yet.
-var ErrIndexNotFound = errors.New("index not found")
-
-// indexNotFoundError is the cause of that error: its text is what a person reads, and it
-// matches ErrIndexNotFound without wrapping it, so a workflow's failure chain still ends on
-// that text (the CLI prints the innermost message) and not on the sentinel's.
-type indexNotFoundError struct{ index string }
-
-func (e indexNotFoundError) Error() string {
-	return fmt.Sprintf("index %q does not exist (build it with `asof index --index %s --corpus …`)", e.index, e.index)
-}
-
-func (e indexNotFoundError) Is(target error) bool { return target == ErrIndexNotFound }
-
-// currentManifest reads the live manifest of index; an index with no CURRENT yet is the
-// non-retryable ErrIndexNotFound.
-func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
-	cur, err := layout.ReadCurrent(ctx, a.Bucket, index)
-	if errors.Is(err, blob.ErrNotFound) {
-		return schemas.Manifest{}, invalid(indexNotFoundError{index})
-	}
-	if err != nil {
-		return schemas.Manifest{}, err
-	}
-	return layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(index, cur))
-}
-
-func invalid(err error) error {
-	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
-}
 
 // InputFile is one corpus file in the store.
 type InputFile struct {
@@ -150,62 +116,25 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if a.Model.ID == "" {
 		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
 	}
-	inputs := in.Inputs
-	if in.InputsKey != "" {
-		var err error
-		if inputs, err = a.readInputList(ctx, in.InputsKey); err != nil {
-			return PlanIndexResult{}, err
-		}
+	inputs, err := a.inputFiles(ctx, in)
+	if err != nil {
+		return PlanIndexResult{}, err
 	}
-	if len(inputs) == 0 {
-		return PlanIndexResult{}, invalid(errors.New("no input files"))
-	}
-	mapping := corpus.Mapping(in.Mapping)
 	res := PlanIndexResult{Model: a.Model}
 	var existing map[string]string
 	if in.Append {
-		var err error
 		if existing, err = a.planAppend(ctx, in, &res); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
-	opts := corpus.Options{Mapping: mapping, From: in.From, To: in.To, Existing: existing, Now: in.Started}
+	now := in.Started
 	if in.AllowFuture {
-		opts.Now = time.Time{}
+		now = time.Time{}
 	}
-	loader := corpus.NewLoader(opts)
-	var docs []schemas.Document
-	var rejects []schemas.QuarantineRow
-	for _, f := range inputs {
-		local, err := a.download(ctx, f.Key)
-		if err != nil {
-			if errors.Is(err, blob.ErrNotFound) {
-				return PlanIndexResult{}, invalid(fmt.Errorf("input %s: %w", f.Name, err))
-			}
-			return PlanIndexResult{}, err
-		}
-		err = func() error {
-			defer os.Remove(local)
-			fh, err := os.Open(local)
-			if err != nil {
-				return err
-			}
-			defer fh.Close()
-			st, err := fh.Stat()
-			if err != nil {
-				return err
-			}
-			return loader.ReadFile(ctx, fh, st.Size(), f.Name,
-				func(d schemas.Document) error { docs = append(docs, d); return nil },
-				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
-		}()
-		if errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
-			return PlanIndexResult{}, invalid(err)
-		}
-		if err != nil {
-			return PlanIndexResult{}, fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		heartbeat(ctx, f.Name)
+	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
+	docs, rejects, err := a.readCorpus(ctx, loader, inputs)
+	if err != nil {
+		return PlanIndexResult{}, err
 	}
 	names, stats := loader.Stats()
 	for i, n := range names {
@@ -226,7 +155,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	if len(rejects) > 0 {
 		res.QuarantineKey = layout.QuarantineKey(in.RunID)
-		if err := a.putParquet(ctx, res.QuarantineKey, rejects); err != nil {
+		if err := storeio.PutParquet(ctx, a.Bucket, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}
@@ -234,21 +163,17 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		g := groups[p]
 		id := ids[i]
 		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
-		metaKey := layout.ShardKey(in.Index, p, id, shard.MetaFile)
-		if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
-			var m schemas.ShardMeta
-			if json.Unmarshal(data, &m) == nil && m.ID == id {
-				pp.Done, pp.Meta = true, &m
-				res.Periods = append(res.Periods, pp)
-				continue
-			}
-		} else if !errors.Is(err, blob.ErrNotFound) {
+		if m, err := a.builtShard(ctx, in.Index, p, id); err != nil {
 			return PlanIndexResult{}, err
+		} else if m != nil {
+			pp.Done, pp.Meta = true, m
+			res.Periods = append(res.Periods, pp)
+			continue
 		}
 		if ok, err := a.Bucket.Exists(ctx, pp.DocsKey); err != nil {
 			return PlanIndexResult{}, err
 		} else if !ok {
-			if err := a.putParquet(ctx, pp.DocsKey, g); err != nil {
+			if err := storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, g); err != nil {
 				return PlanIndexResult{}, err
 			}
 		}
@@ -263,20 +188,59 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	return res, nil
 }
 
-// readInputList reads an input file list the CLI stored (layout.InputListKey).
-func (a *Activities) readInputList(ctx context.Context, key string) ([]InputFile, error) {
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", key, err))
+// inputFiles are a build's input files: in.Inputs, or the list the CLI stored at in.InputsKey
+// (layout.InputListKey).
+func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]InputFile, error) {
+	files, err := in.Inputs, error(nil)
+	if in.InputsKey != "" {
+		files, err = storeio.GetJSON[[]InputFile](ctx, a.Bucket, in.InputsKey)
+	}
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
+		return nil, invalid(fmt.Errorf("input file list %s: %w (the CLI writes it before it starts the build)", in.InputsKey, err))
+	case errors.Is(err, storeio.ErrDecode):
+		return nil, invalid(fmt.Errorf("input file list: %w", err))
+	case err == nil && len(files) == 0:
+		return nil, invalid(errors.New("no input files"))
+	}
+	return files, err
+}
+
+// readCorpus reads every input file through loader, heartbeating each: the valid documents
+// and the rejected rows. A missing file or one the loader cannot read is bad input.
+func (a *Activities) readCorpus(ctx context.Context, loader *corpus.Loader, inputs []InputFile) ([]schemas.Document, []schemas.QuarantineRow, error) {
+	var docs []schemas.Document
+	var rejects []schemas.QuarantineRow
+	for _, f := range inputs {
+		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
+			return loader.ReadFile(ctx, r, size, f.Name,
+				func(d schemas.Document) error { docs = append(docs, d); return nil },
+				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
+		})
+		switch {
+		case errors.Is(err, blob.ErrNotFound):
+			return nil, nil, invalid(fmt.Errorf("input %s: %w", f.Name, err))
+		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
+			return nil, nil, invalid(err)
+		case err != nil:
+			return nil, nil, fmt.Errorf("read %s: %w", f.Name, err)
+		}
+		heartbeat(ctx, f.Name)
+	}
+	return docs, rejects, nil
+}
+
+// builtShard returns the meta.json of shard id when that shard is written: nil when it is
+// absent, does not decode or names another shard (the shard is then built again).
+func (a *Activities) builtShard(ctx context.Context, index, period, id string) (*schemas.ShardMeta, error) {
+	m, err := storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, period, id, shard.MetaFile))
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, storeio.ErrDecode) || (err == nil && m.ID != id) {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var files []InputFile
-	if err := json.Unmarshal(data, &files); err != nil {
-		return nil, invalid(fmt.Errorf("input file list %s: %w", key, err))
-	}
-	return files, nil
+	return &m, nil
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
@@ -287,35 +251,24 @@ func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndex
 		plan.Shards = append(plan.Shards, indexplan.PlannedShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Meta: p.Meta})
 	}
 	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
-	if err := a.putJSON(ctx, res.PlanKey, plan); err != nil {
+	if err := storeio.PutJSON(ctx, a.Bucket, res.PlanKey, plan); err != nil {
 		return err
 	}
-	if err := a.putJSON(ctx, res.FilesKey, res.Files); err != nil {
+	if err := storeio.PutJSON(ctx, a.Bucket, res.FilesKey, res.Files); err != nil {
 		return err
 	}
 	res.Periods, res.Files, res.Existing = nil, nil, nil
 	return nil
 }
 
-// putJSON writes v as one JSON object.
-func (a *Activities) putJSON(ctx context.Context, key string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	_, err = a.Bucket.Put(ctx, key, bytes.NewReader(data))
-	return err
-}
-
 // readPlan reads a stored plan (layout.BuildPlanKey).
 func (a *Activities) readPlan(ctx context.Context, key string) (indexplan.StoredPlan, error) {
-	var plan indexplan.StoredPlan
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
+	plan, err := storeio.GetJSON[indexplan.StoredPlan](ctx, a.Bucket, key)
+	if errors.Is(err, storeio.ErrDecode) {
+		return plan, invalid(fmt.Errorf("build plan: %w", err))
+	}
 	if err != nil {
 		return plan, fmt.Errorf("read the build's plan: %w", err)
-	}
-	if err := json.Unmarshal(data, &plan); err != nil {
-		return plan, invalid(fmt.Errorf("build plan %s: %w", key, err))
 	}
 	if plan.Version != indexplan.StoredPlanVersion {
 		return plan, invalid(fmt.Errorf("build plan %s is version %d; this worker reads version %d", key, plan.Version, indexplan.StoredPlanVersion))
@@ -375,16 +328,11 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	}
 	dropped := indexplan.NewDropped(docs)
 	for _, sm := range unplanned {
-		rows, err := getParquet[docIDRow](ctx, a, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+		ids, err := a.shardDocIDs(ctx, index, sm)
 		if err != nil {
 			return err
 		}
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.DocID
-		}
 		dropped.Add(sm.Period, ids)
-		heartbeat(ctx, sm.ID)
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -395,6 +343,20 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 // docIDRow reads only the doc_id column of chunk rows.
 type docIDRow struct {
 	DocID string `parquet:"doc_id"`
+}
+
+// shardDocIDs reads the doc_id of every chunk row of a live shard of index, and heartbeats.
+func (a *Activities) shardDocIDs(ctx context.Context, index string, sm schemas.ShardMeta) ([]string, error) {
+	rows, err := storeio.GetParquet[docIDRow](ctx, a.Bucket, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.DocID
+	}
+	heartbeat(ctx, sm.ID)
+	return ids, nil
 }
 
 // planAppend reads the live index for an append: its shards and counts go into res, and the
@@ -408,10 +370,8 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	if err != nil {
 		return nil, err
 	}
-	if m.Model != a.Model {
-		if err := checkModel(in.Index, m.Model, a.Model); err != nil {
-			return nil, err
-		}
+	if err := checkModel(in.Index, m.Model, a.Model); err != nil {
+		return nil, err
 	}
 	if err := indexplan.CheckAppend(in.Index, m, a.Model, in.Period, in.Chunk); err != nil {
 		return nil, invalid(err)
@@ -419,51 +379,15 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
-		chunks, err := getParquet[schemas.Chunk](ctx, a, layout.ShardKey(in.Index, sm.Period, sm.ID, shard.ChunksFile))
+		docIDs, err := a.shardDocIDs(ctx, in.Index, sm)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range chunks {
-			ids[c.DocID] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
+		for _, id := range docIDs {
+			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
-		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
-}
-
-// putParquet writes rows as one zstd Parquet object.
-func putParquet[T any](ctx context.Context, b blob.Bucket, key string, rows []T) error {
-	var buf bytes.Buffer
-	if err := parquet.Write(&buf, rows, parquet.Compression(&parquet.Zstd)); err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	_, err := b.Put(ctx, key, &buf)
-	return err
-}
-
-func (a *Activities) putParquet(ctx context.Context, key string, rows any) error {
-	switch r := rows.(type) {
-	case []schemas.Document:
-		return putParquet(ctx, a.Bucket, key, r)
-	case []schemas.QuarantineRow:
-		return putParquet(ctx, a.Bucket, key, r)
-	case []schemas.Chunk:
-		return putParquet(ctx, a.Bucket, key, r)
-	}
-	return fmt.Errorf("putParquet: unsupported %T", rows)
-}
-
-// getParquet reads a whole Parquet object of T rows (parquet.Read).
-func getParquet[T any](ctx context.Context, a *Activities, key string) ([]T, error) {
-	data, err := blob.ReadAll(ctx, a.Bucket, key)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := parquet.Read[T](bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return nil, fmt.Errorf("decode %s: %w", key, err)
-	}
-	return rows, nil
 }
 
 // ChunkShardInput names a staged period.
@@ -484,13 +408,13 @@ type ChunkShardResult struct {
 
 // ChunkShard splits a period's documents into chunk rows (staging/<shard>/chunks.parquet).
 func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkShardResult, error) {
-	docs, err := getParquet[schemas.Document](ctx, a, in.DocsKey)
+	docs, err := storeio.GetParquet[schemas.Document](ctx, a.Bucket, in.DocsKey)
 	if err != nil {
 		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
 	}
 	rows, trunc := shard.Chunks(docs, in.Chunk)
 	key := layout.StagingChunksKey(in.Index, in.ShardID)
-	if err := a.putParquet(ctx, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return ChunkShardResult{}, err
 	}
 	return ChunkShardResult{ChunksKey: key, Chunks: len(rows), Truncated: trunc}, nil
@@ -530,18 +454,16 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	if in.PartSize <= 0 {
 		in.PartSize = DefaultEmbedPartSize
 	}
-	if in.Model.ID != "" && (in.Model.ID != a.Model.ID || in.Model.SHA256 != a.Model.SHA256) {
-		return EmbedShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"this build was planned for model %s (sha256 %.12s…) and this %s worker embeds with %s (sha256 %.12s…): every worker must run the same --embed-model",
-			in.Model.ID, in.Model.SHA256, config.QueueEmbed, a.Model.ID, a.Model.SHA256), ErrTypeMismatch, nil)
+	if err := modelchoice.PlannedMismatch(in.Model, a.Model, config.QueueEmbed); err != nil {
+		return EmbedShardResult{}, mismatch(err)
 	}
-	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
 		return EmbedShardResult{}, err
 	}
 	res := EmbedShardResult{Chunks: len(chunks), Parts: (len(chunks) + in.PartSize - 1) / in.PartSize}
 	alive := keepAliveFor(ctx)
-	defer alive.stop()
+	defer alive.Stop()
 	for p := 0; p < res.Parts; p++ {
 		key := layout.PartKey(in.VectorsPrefix, p)
 		if ok, err := a.Bucket.Exists(ctx, key); err != nil {
@@ -554,7 +476,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		part := chunks[p*in.PartSize : min((p+1)*in.PartSize, len(chunks))]
 		texts := shard.EmbedTexts(part)
 		began := time.Now()
-		alive.partStarted(began)
+		alive.PartStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
 		took := time.Since(began)
 		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
@@ -576,7 +498,7 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		}
 		a.Metrics.Embedded(embed.Label(a.Embedder), len(part), took) // stored: a retry resumes after it
 		res.Embedded++
-		alive.progress(p)
+		alive.Progress(p)
 		heartbeat(ctx, p)
 	}
 	return res, nil
@@ -603,35 +525,18 @@ type WriteShardResult struct {
 // (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
 	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
-	metaKey := layout.ShardKey(in.Index, in.Period, in.ShardID, shard.MetaFile)
-	if data, err := blob.ReadAll(ctx, a.Bucket, metaKey); err == nil {
-		var m schemas.ShardMeta
-		if json.Unmarshal(data, &m) == nil && m.ID == in.ShardID {
-			return WriteShardResult{Meta: m}, a.deleteStaging(ctx, in.Index, in.ShardID)
-		}
-	} else if !errors.Is(err, blob.ErrNotFound) {
+	if m, err := a.builtShard(ctx, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
+	} else if m != nil {
+		return WriteShardResult{Meta: *m}, a.deleteStaging(ctx, in.Index, in.ShardID)
 	}
-	chunks, err := getParquet[schemas.Chunk](ctx, a, in.ChunksKey)
+	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
 		return WriteShardResult{}, err
 	}
-	var vec *vecindex.Flat
-	for p := 0; p < in.Parts; p++ {
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.PartKey(in.VectorsPrefix, p))
-		if err != nil {
-			return WriteShardResult{}, err
-		}
-		part, err := vecindex.Read(bytes.NewReader(data))
-		if err != nil {
-			return WriteShardResult{}, fmt.Errorf("vector part %d: %w", p, err)
-		}
-		if vec == nil {
-			vec = vecindex.New(part.Dim, part.Model)
-		}
-		if err := vec.Append(part); err != nil {
-			return WriteShardResult{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("vector part %d is %v", p, err), ErrTypeMismatch, nil)
-		}
+	vec, err := storeio.GetVectorParts(ctx, a.Bucket, in.Parts, func(p int) string { return layout.PartKey(in.VectorsPrefix, p) })
+	if err != nil {
+		return WriteShardResult{}, mismatch(err)
 	}
 	if vec == nil || vec.Count != len(chunks) {
 		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, vec.Len(), len(chunks))
@@ -649,7 +554,7 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	a.Metrics.ShardBuilt(time.Since(began))
 	began = time.Now()
 	for _, name := range append(shard.Files(meta), shard.MetaFile) {
-		if _, err := a.upload(ctx, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
+		if _, err := storeio.Upload(ctx, a.Bucket, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
 			return WriteShardResult{}, err
 		}
 	}
@@ -659,14 +564,8 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 
 // deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
 func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
-	objs, err := blob.List(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/")
-	if err != nil {
-		return fmt.Errorf("shard %s is written; list its staging: %w", shardID, err)
-	}
-	for _, o := range objs {
-		if err := a.Bucket.Delete(ctx, o.Key); err != nil {
-			return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
-		}
+	if err := storeio.DeletePrefix(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/"); err != nil {
+		return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
 	}
 	return nil
 }
@@ -732,54 +631,37 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		}
 	}
 	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
-	for attempt := 0; attempt < 5; attempt++ {
-		var live *schemas.Manifest
-		cur, etag, err := layout.ReadCurrentForSwap(ctx, a.Bucket, in.Index)
-		switch {
-		case err == nil:
-			if m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestOf(in.Index, cur)); err == nil {
-				live = &m
-			} else if in.Append {
-				return PublishManifestResult{}, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, err)
-			}
-		case errors.Is(err, blob.ErrNotFound):
-		default:
-			return PublishManifestResult{}, err
+	rebased := false
+	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
+		if liveErr != nil && in.Append {
+			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
 		}
 		b := in.build()
-		if indexplan.NeedsBase(b, live, cur.Seq) && base == nil {
+		if indexplan.NeedsBase(b, live, seq) && base == nil {
+			var err error
 			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-				return PublishManifestResult{}, err
+				return nil, err
 			}
 		}
-		pub, err := indexplan.Publish(b, live, cur.Seq, base)
-		if errors.Is(err, indexplan.ErrRebuilt) {
-			return PublishManifestResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, nil)
+		p, err := indexplan.Publish(b, live, seq, base)
+		if err != nil || p.Unchanged {
+			return nil, err
 		}
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		if pub.Unchanged {
-			return PublishManifestResult{Key: layout.ManifestOf(in.Index, cur), Seq: cur.Seq, Unchanged: true, Chunks: chunks}, nil
-		}
-		m := pub.Manifest
-		rel, err := layout.PutManifest(ctx, a.Bucket, in.Index, &m, cur.Seq+1, func(existing schemas.Manifest) bool {
-			return indexplan.SameShards(existing, m.Shards, m.Model)
-		})
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		err = layout.MoveCurrent(ctx, a.Bucket, in.Index, etag, layout.Current{Manifest: rel, Seq: m.Seq})
-		if errors.Is(err, blob.ErrPreconditionFailed) || errors.Is(err, blob.ErrNotFound) {
-			continue // someone published in between
-		}
-		if err != nil {
-			return PublishManifestResult{}, err
-		}
-		a.Metrics.ManifestPublished(time.Since(began))
-		return PublishManifestResult{Key: path.Join(layout.IndexPrefix(in.Index), rel), Seq: m.Seq, Rebased: pub.Rebased, Chunks: chunks}, nil
+		rebased = p.Rebased
+		return &p.Manifest, nil
+	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
+		return indexplan.SameShards(existing, m.Shards, m.Model)
+	})
+	if errors.Is(err, indexplan.ErrRebuilt) {
+		return PublishManifestResult{}, mismatch(err)
 	}
-	return PublishManifestResult{}, fmt.Errorf("publish %s: CURRENT kept changing under 5 attempts", in.Index)
+	if err != nil {
+		return PublishManifestResult{}, err
+	}
+	if !pub.Unchanged {
+		a.Metrics.ManifestPublished(time.Since(began))
+	}
+	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks}, nil
 }
 
 // plannedShards lists the shards a build with a stored plan publishes (indexplan.StoredPlan.Metas):
@@ -791,18 +673,10 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 	}
 	n := 0
 	metas, chunks, err := plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
-		var m schemas.ShardMeta
-		data, err := blob.ReadAll(ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
-		if err != nil {
-			return m, err
-		}
 		if n++; n%256 == 0 {
 			heartbeat(ctx, n)
 		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			return m, fmt.Errorf("meta.json: %w", err)
-		}
-		return m, nil
+		return storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
 	})
 	if errors.Is(err, blob.ErrNotFound) { // a shard the build did not write: no retry writes it
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))

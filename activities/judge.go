@@ -1,21 +1,19 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/render"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -78,7 +76,7 @@ func (a *Activities) Candidates(ctx context.Context, in CandidatesInput) (Candid
 	}
 	rows := answer.CandidateRows(pool)
 	key := layout.CandidatesKey(in.RunID)
-	if err := putParquet(ctx, a.Bucket, key, rows); err != nil {
+	if err := storeio.PutParquet(ctx, a.Bucket, key, rows); err != nil {
 		return CandidatesResult{}, err
 	}
 	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
@@ -111,27 +109,20 @@ type JudgeResult struct {
 // configuration fails at once (no retry can fix it); server errors, rate limits and unusable
 // replies are retried by the workflow's policy.
 func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, error) {
-	if in.From < 1 || in.To < in.From {
-		return JudgeResult{}, invalid(fmt.Errorf("bad batch %d..%d", in.From, in.To))
-	}
-	rows, err := getParquet[schemas.CandidateRow](ctx, a, in.Key)
+	rows, err := storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key)
 	if err != nil {
 		return JudgeResult{}, invalidIfMissing(err, "candidates")
 	}
-	if in.To > len(rows) {
-		return JudgeResult{}, invalid(fmt.Errorf("batch %d..%d is past the pool's %d candidates", in.From, in.To, len(rows)))
+	docs, pool, err := answer.JudgeBatch(rows, in.From, in.To)
+	if err != nil {
+		return JudgeResult{}, invalid(err)
 	}
-	pool := answer.JudgeDocs(rows) // each batch is graded against the whole pool's best cosine
-	docs := slices.Clone(pool[in.From-1 : in.To])
 	useLLM := a.LLM != nil && in.Mode != JudgeHeuristic
 	if in.Mode == JudgeLLM && a.LLM == nil {
 		return JudgeResult{}, temporal.NewNonRetryableApplicationError("--judge llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	if !useLLM {
-		q := in.SearchText
-		if q == "" {
-			q = in.Query
-		}
+		q := cmp.Or(in.SearchText, in.Query)
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
 		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, judge.PoolOf(q, pool))}, nil
 	}
@@ -142,14 +133,6 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		return JudgeResult{}, llmError(err)
 	}
 	return JudgeResult{Method: "llm:" + a.LLM.Config().Model, Verdicts: v}, nil
-}
-
-// llmError makes a configuration error final and leaves the rest to the retry policy.
-func llmError(err error) error {
-	if errors.Is(err, llm.ErrConfig) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
-	}
-	return err
 }
 
 // ComposeInput is the judged pool to turn into a context and an extractive summary.
@@ -172,7 +155,7 @@ func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answ
 	var rows []schemas.CandidateRow
 	if in.Key != "" {
 		var err error
-		if rows, err = getParquet[schemas.CandidateRow](ctx, a, in.Key); err != nil {
+		if rows, err = storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key); err != nil {
 			return ans, invalidIfMissing(err, "candidates")
 		}
 	}
@@ -216,17 +199,7 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	if a.LLM == nil || len(in.Blocks) == 0 {
 		return SummarizeResult{Skipped: true}, nil
 	}
-	model := a.LLM.Config().Model
-	blocks, then, now := answer.Blocks(in.Blocks)
-	var (
-		br  schemas.Brief
-		err error
-	)
-	if in.Mode == "evolution" {
-		br, err = brief.Evolve(ctx, a.LLM, model, in.Query, then, now, in.AsOf)
-	} else {
-		br, err = brief.Write(ctx, a.LLM, model, in.Query, blocks, in.AsOf, in.NewDays)
-	}
+	br, err := answer.Brief(ctx, a.LLM, a.LLM.Config().Model, in.Query, in.Mode, in.Blocks, in.AsOf, in.NewDays)
 	if err != nil {
 		return SummarizeResult{}, llmError(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -57,7 +58,7 @@ func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
 	}
 	m := metrics.New()
 	rows := []schemas.CandidateRow{{Rank: 1, DocID: "a", Text: "key rate raised"}, {Rank: 2, DocID: "b", Text: "apple pie"}}
-	if err := putParquet(ctx, b, "runs/r/candidates.parquet", rows); err != nil {
+	if err := storeio.PutParquet(ctx, b, "runs/r/candidates.parquet", rows); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

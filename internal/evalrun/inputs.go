@@ -79,6 +79,21 @@ func Questions(batch []Planned, vecs [][]float32) ([]Question, error) {
 	return questions, nil
 }
 
+// NewBatch is a batch ready for its shards: the systems named (ParseSystems), the planned
+// questions with their vectors (Questions) and the qrels by question (JudgedOf; none for an
+// unlabelled set). The error is the first bad system or a vector count that does not match.
+func NewBatch(systems []string, planned []Planned, vecs [][]float32, qrels []schemas.Qrel) (Batch, error) {
+	s, err := ParseSystems(systems)
+	if err != nil {
+		return Batch{}, err
+	}
+	q, err := Questions(planned, vecs)
+	if err != nil {
+		return Batch{}, err
+	}
+	return Batch{Systems: s, Questions: q, Judged: JudgedOf(qrels)}, nil
+}
+
 // ReportInput is a finished evaluation, for its HTML report.
 type ReportInput struct {
 	EvalID, Index string

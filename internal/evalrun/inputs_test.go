@@ -122,3 +122,37 @@ func TestReport(t *testing.T) {
 		})
 	}
 }
+
+func TestNewBatch(t *testing.T) {
+	planned := []Planned{{ID: "q1", Question: "rate?"}, {ID: "q2", Question: "oil?", AutoText: "oil"}}
+	vecs := [][]float32{{1}, {2}, {3}}
+	qrels := []schemas.Qrel{{QuestionID: "q1", DocID: "a", Grade: 2}}
+	tests := []struct {
+		name    string
+		systems []string
+		vecs    [][]float32
+		qrels   []schemas.Qrel
+		judged  int
+		wantErr bool
+	}{
+		{name: "judged", systems: []string{"bm25", "dense"}, vecs: vecs, qrels: qrels, judged: 1},
+		{name: "unlabelled", systems: []string{"bm25"}, vecs: vecs},
+		{name: "unknown system", systems: []string{"nope"}, vecs: vecs, wantErr: true},
+		{name: "a vector short", systems: []string{"bm25"}, vecs: vecs[:2], wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := NewBatch(tt.systems, planned, tt.vecs, tt.qrels)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil || len(b.Systems) != len(tt.systems) || len(b.Questions) != 2 || b.Questions[1].AutoVec[0] != 3 ||
+				len(b.Judged) != tt.judged || b.Judged == nil {
+				t.Fatalf("NewBatch = %+v, %v", b, err)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package evalrun
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -46,6 +48,17 @@ type Plan struct {
 	// Questions are the judged questions kept; Unjudged had no judgements; OutOfSpan were
 	// dated outside [From, To].
 	Questions, Unjudged, OutOfSpan int
+}
+
+// CheckQuestions refuses a question longer than any workflow takes (querycap.Check); the
+// error names the first such question.
+func CheckQuestions(qs []schemas.EvalQuestion) error {
+	for _, q := range qs {
+		if err := querycap.Check(fmt.Sprintf("question %s", q.QuestionID), q.Question); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PlanQuestions keeps the questions with judgements (judged by id) dated inside [o.From, o.To],

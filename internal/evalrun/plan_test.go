@@ -3,9 +3,11 @@ package evalrun
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/asofrag/asof/internal/querycap"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -88,4 +90,26 @@ func TestPlanQuestions(t *testing.T) {
 			t.Fatalf("20 seeds sampled one pair %v: the seed is not used", seen)
 		}
 	})
+}
+
+func TestCheckQuestions(t *testing.T) {
+	long := strings.Repeat("a", querycap.MaxBytes+1)
+	tests := []struct {
+		name string
+		qs   []schemas.EvalQuestion
+		want string // the error names this question; "" no error
+	}{
+		{name: "none"},
+		{name: "short", qs: []schemas.EvalQuestion{{QuestionID: "q1", Question: "rate?"}}},
+		{name: "at the cap", qs: []schemas.EvalQuestion{{QuestionID: "q1", Question: long[1:]}}},
+		{name: "second too long", qs: []schemas.EvalQuestion{{QuestionID: "q1", Question: "rate?"}, {QuestionID: "q2", Question: long}}, want: "question q2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckQuestions(tt.qs)
+			if (err == nil) != (tt.want == "") || (err != nil && (!errors.Is(err, querycap.ErrTooLong) || !strings.Contains(err.Error(), tt.want))) {
+				t.Fatalf("err = %v, want one naming %q", err, tt.want)
+			}
+		})
+	}
 }

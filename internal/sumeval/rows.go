@@ -1,6 +1,7 @@
 package sumeval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -83,6 +84,18 @@ func CheckQueries(rows []schemas.EvalQuery) error {
 		seen[r.QueryID] = true
 	}
 	return nil
+}
+
+// FirstQueries keeps the first limit queries (0: all) and checks them (CheckQueries); none
+// left is an error.
+func FirstQueries(rows []schemas.EvalQuery, limit int) ([]schemas.EvalQuery, error) {
+	if limit > 0 && limit < len(rows) {
+		rows = rows[:limit]
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("no queries")
+	}
+	return rows, CheckQueries(rows)
 }
 
 // EvalRow is a scored row as written to per_answer.parquet: a figure that cannot be computed

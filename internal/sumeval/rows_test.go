@@ -134,3 +134,39 @@ func TestScoreAndEvalRow(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestFirstQueries keeps the first queries and checks them; none is an error.
+func TestFirstQueries(t *testing.T) {
+	q := func(id string) schemas.EvalQuery {
+		return schemas.EvalQuery{QueryID: id, Query: "what " + id, AnchorDate: day("2025-01-01")}
+	}
+	rows := []schemas.EvalQuery{q("a"), q("b"), q("c")}
+	tests := []struct {
+		name    string
+		rows    []schemas.EvalQuery
+		limit   int
+		want    int
+		wantErr string
+	}{
+		{name: "all", rows: rows, want: 3},
+		{name: "first two", rows: rows, limit: 2, want: 2},
+		{name: "limit past the end", rows: rows, limit: 9, want: 3},
+		{name: "none", wantErr: "no queries"},
+		{name: "a bad one", rows: []schemas.EvalQuery{q("a"), q("a")}, wantErr: `query_id "a" twice`},
+		{name: "a bad one past the limit", rows: []schemas.EvalQuery{q("a"), q("a")}, limit: 1, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sumeval.FirstQueries(tt.rows, tt.limit)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(got) != tt.want || got[0].QueryID != "a" {
+				t.Fatalf("FirstQueries = %d rows, %v; want %d", len(got), err, tt.want)
+			}
+		})
+	}
+}

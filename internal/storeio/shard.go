@@ -1,0 +1,137 @@
+package storeio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+// ErrMismatch matches (errors.Is) data that does not match what was written with it: a
+// shard whose files are not what its meta.json records (size or sha256: also errors.Is
+// shard.ErrCorruptShard), int8 codes for other vectors than the shard's, vector parts of
+// different dims or models. No retry reads other bytes; the data must be written again.
+var ErrMismatch = errors.New("storeio: data does not match what was written with it")
+
+// mismatchError marks err as ErrMismatch and keeps its text and chain.
+type mismatchError struct{ err error }
+
+func (e mismatchError) Error() string        { return e.err.Error() }
+func (e mismatchError) Unwrap() error        { return e.err }
+func (e mismatchError) Is(target error) bool { return target == ErrMismatch }
+
+// LoadShard downloads one shard of index into a fresh local folder and opens it: chunk rows,
+// vectors (checked against the manifest's model), their int8 codes where the shard's meta
+// lists them (shards written before them are scanned in float32) and the BM25 index. Each
+// file must have the size and sha256 the shard's meta records; a damaged one is an
+// ErrMismatch error naming its key (errors.Is shard.ErrCorruptShard), and so are codes for
+// other vectors than the shard's (errors.Is vecindex.ErrFormat). Other errors name the shard.
+func LoadShard(ctx context.Context, b blob.Bucket, index string, m schemas.ShardMeta, model schemas.ModelRef) (shard.Loaded[*retrieve.Shard], error) {
+	var none shard.Loaded[*retrieve.Shard]
+	dir, err := os.MkdirTemp("", "asof-shard-"+m.ID+"-")
+	if err != nil {
+		return none, err
+	}
+	fail := func(err error) (shard.Loaded[*retrieve.Shard], error) {
+		os.RemoveAll(dir)
+		if !errors.Is(err, ErrMismatch) {
+			err = fmt.Errorf("load shard %s: %w", m.ID, err)
+		}
+		return none, err
+	}
+	prefix := path.Join(layout.IndexPrefix(index), layout.ShardPrefix(m.Period, m.ID))
+	var size int64
+	for _, name := range shard.Files(m) {
+		n, sum, err := DownloadTo(ctx, b, path.Join(prefix, name), filepath.Join(dir, name))
+		if err != nil {
+			return fail(err)
+		}
+		if err := shard.CheckObject(m, name, n, sum); err != nil {
+			var ce *shard.CorruptError
+			if errors.As(err, &ce) {
+				ce.Key = path.Join(layout.IndexPrefix(index), ce.Key)
+			}
+			return fail(mismatchError{err})
+		}
+		size += n
+	}
+	chunks, err := shard.ReadChunks(filepath.Join(dir, shard.ChunksFile))
+	if err != nil {
+		return fail(err)
+	}
+	vec, err := shard.ReadVectors(filepath.Join(dir, shard.VectorsFile))
+	if err != nil {
+		return fail(err)
+	}
+	if vec.Model != model.ID || vec.Dim != model.Dim {
+		return fail(fmt.Errorf("shard %s holds %s/%d vectors, the manifest says %s/%d", m.ID, vec.Model, vec.Dim, model.ID, model.Dim))
+	}
+	var codes *vecindex.Int8
+	if shard.HasInt8(m) {
+		if codes, err = shard.ReadInt8(filepath.Join(dir, shard.Int8File), vec); err != nil {
+			return fail(mismatchError{fmt.Errorf("shard %s: %w", m.ID, err)})
+		}
+	}
+	lex, err := shard.OpenBM25(filepath.Join(dir, shard.BM25File), filepath.Join(dir, "bm25"))
+	if err != nil {
+		return fail(err)
+	}
+	os.Remove(filepath.Join(dir, shard.VectorsFile)) // in memory now
+	os.Remove(filepath.Join(dir, shard.Int8File))
+	s := &retrieve.Shard{ID: m.ID, Chunks: chunks, Vectors: vec, Int8: codes, Lexical: lex, MinDate: m.MinDate.UTC(), MaxDate: m.MaxDate.UTC()}
+	return shard.Loaded[*retrieve.Shard]{Value: s, Size: size, Close: func() error {
+		err := lex.Close()
+		os.RemoveAll(dir)
+		return err
+	}}, nil
+}
+
+// Shards are the shards of one manifest a search loaded through a cache, and how many it
+// skipped; Release lets the cache evict them again.
+type Shards struct {
+	Shards            []*retrieve.Shard
+	Searched, Skipped int
+	releases          []func()
+}
+
+// Release gives every loaded shard back to the cache; releasing twice is a no-op.
+func (s *Shards) Release() {
+	for _, r := range s.releases {
+		r()
+	}
+	s.releases = nil
+}
+
+// LoadShards loads through cache (LoadShard on a miss) the shards of manifest m of index that
+// can hold chunks inside bounds, skipping the others, and calls loaded with the count so far
+// after each (a heartbeat). On an error it releases what it loaded.
+func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve.Shard], index string, m schemas.Manifest, bounds retrieve.Bounds, loaded func(n int)) (*Shards, error) {
+	out := &Shards{}
+	for _, sm := range m.Shards {
+		if !bounds.Overlaps(sm.MinDate, sm.MaxDate) {
+			out.Skipped++
+			continue
+		}
+		s, rel, err := cache.Get(ctx, sm.ID, func(ctx context.Context) (shard.Loaded[*retrieve.Shard], error) {
+			return LoadShard(ctx, b, index, sm, m.Model)
+		})
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		out.releases = append(out.releases, rel)
+		out.Shards = append(out.Shards, s)
+		out.Searched++
+		loaded(out.Searched)
+	}
+	return out, nil
+}
