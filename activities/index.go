@@ -25,12 +25,8 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// InputFile is one corpus file in the store.
-type InputFile struct {
-	// Key is the object key; Name is how reports call it (the user's path).
-	Key  string `json:"key"`
-	Name string `json:"name"`
-}
+// InputFile is one corpus file in the store (indexplan.InputFile).
+type InputFile = indexplan.InputFile
 
 // PlanIndexInput describes a build.
 type PlanIndexInput struct {
@@ -63,31 +59,13 @@ type PlanIndexInput struct {
 	Replace bool `json:"replace"`
 }
 
-// PeriodPlan is one shard to build, or one already built.
-type PeriodPlan struct {
-	Period  string `json:"period"`
-	ShardID string `json:"shard_id"`
-	Docs    int    `json:"docs"`
-	// DocsKey holds the period's canonical documents (staging).
-	DocsKey string `json:"docs_key"`
-	// Done is set when the shard already exists; Meta is then its meta.json.
-	Done bool               `json:"done"`
-	Meta *schemas.ShardMeta `json:"meta,omitempty"`
-}
-
-// FileCounts reconcile one input file.
-type FileCounts struct {
-	Name  string       `json:"name"`
-	Stats corpus.Stats `json:"stats"`
-}
-
 // PlanIndexResult lists the shards and the reconciliation of every input row.
 type PlanIndexResult struct {
-	Periods       []PeriodPlan        `json:"periods"`
-	Counts        schemas.IndexCounts `json:"counts"`
-	Files         []FileCounts        `json:"files"`
-	QuarantineKey string              `json:"quarantine_key,omitempty"`
-	Model         schemas.ModelRef    `json:"model"`
+	Periods       []indexplan.PeriodPlan `json:"periods"`
+	Counts        schemas.IndexCounts    `json:"counts"`
+	Files         []indexplan.FileCounts `json:"files"`
+	QuarantineKey string                 `json:"quarantine_key,omitempty"`
+	Model         schemas.ModelRef       `json:"model"`
 	// Existing are the live index's shards an append keeps, and Base its counts (the new
 	// manifest's counts are Base + Counts).
 	Existing []schemas.ShardMeta `json:"existing,omitempty"`
@@ -138,7 +116,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	names, stats := loader.Stats()
 	for i, n := range names {
-		res.Files = append(res.Files, FileCounts{Name: n, Stats: stats[i]})
+		res.Files = append(res.Files, indexplan.FileCounts{Name: n, Stats: stats[i]})
 	}
 	tot := loader.Total()
 	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped,
@@ -162,7 +140,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	for i, p := range periods {
 		g := groups[p]
 		id := ids[i]
-		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
+		pp := indexplan.PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
 		if m, err := a.builtShard(ctx, in.Index, p, id); err != nil {
 			return PlanIndexResult{}, err
 		} else if m != nil {
@@ -246,10 +224,7 @@ func (a *Activities) builtShard(ctx context.Context, index, period, id string) (
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
 // store (layout.BuildPlanKey, layout.BuildFilesKey), leaving their keys and counts.
 func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndexResult) error {
-	plan := indexplan.StoredPlan{Version: indexplan.StoredPlanVersion, Existing: res.Existing}
-	for _, p := range res.Periods {
-		plan.Shards = append(plan.Shards, indexplan.PlannedShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Meta: p.Meta})
-	}
+	plan := indexplan.NewStoredPlan(res.Periods, res.Existing)
 	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
 	if err := storeio.PutJSON(ctx, a.Bucket, res.PlanKey, plan); err != nil {
 		return err
@@ -288,7 +263,7 @@ type PlanPageInput struct {
 
 // PlanPageResult is one page of shards to build.
 type PlanPageResult struct {
-	Periods []PeriodPlan `json:"periods"`
+	Periods []indexplan.PeriodPlan `json:"periods"`
 	// Next is the offset of the next page; equal to the plan's shards to build at the end.
 	Next int `json:"next"`
 }
@@ -304,11 +279,7 @@ func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPageRe
 	if err != nil {
 		return PlanPageResult{}, invalid(fmt.Errorf("build plan %s: %w", in.PlanKey, err))
 	}
-	res := PlanPageResult{Next: next, Periods: make([]PeriodPlan, len(page))}
-	for i, s := range page {
-		res.Periods[i] = PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: layout.StagingDocsKey(in.Index, s.ShardID)}
-	}
-	return res, nil
+	return PlanPageResult{Next: next, Periods: indexplan.ToBuild(in.Index, page)}, nil
 }
 
 // checkNothingDropped refuses a build that would publish an index without documents the live
@@ -570,25 +541,11 @@ func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) e
 	return nil
 }
 
-// PublishManifestInput is a finished build.
+// PublishManifestInput is a finished build. With PlanKey, the build's stored plan
+// (layout.BuildPlanKey), Shards are its kept shards plus each period's shard, read from the
+// plan or from the shard's meta.json, and Shards in the input is ignored.
 type PublishManifestInput struct {
-	Index  string              `json:"index"`
-	Period string              `json:"period"`
-	Chunk  schemas.ChunkConfig `json:"chunk"`
-	Model  schemas.ModelRef    `json:"model"`
-	Shards []schemas.ShardMeta `json:"shards"`
-	Counts schemas.IndexCounts `json:"counts"`
-	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
-	Base      schemas.IndexCounts `json:"base"`
-	CreatedAt time.Time           `json:"created_at"`
-	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet):
-	// Shards are that manifest's shards plus the new ones. When another build published in
-	// between, the new shards are added to the manifest live now instead (see PublishManifest).
-	Append  bool `json:"append,omitempty"`
-	BaseSeq int  `json:"base_seq,omitempty"`
-	// PlanKey, when set, names the build's stored plan (layout.BuildPlanKey): Shards are then
-	// its kept shards plus each period's shard, read from the plan or from the shard's
-	// meta.json, and Shards in the input is ignored.
+	indexplan.Build
 	PlanKey string `json:"plan_key,omitempty"`
 }
 
@@ -605,22 +562,9 @@ type PublishManifestResult struct {
 	Rebased bool `json:"rebased,omitempty"`
 }
 
-// build is the build that in publishes.
-func (in PublishManifestInput) build() indexplan.Build {
-	return indexplan.Build{Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: in.Model, Shards: in.Shards, Counts: in.Counts,
-		Base: in.Base, CreatedAt: in.CreatedAt, Append: in.Append, BaseSeq: in.BaseSeq}
-}
-
-// PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
-// write, so readers see the old index or the new one, never half of one.
-//
-// The number is the first free one after CURRENT's: a manifest left by a publisher that
-// stopped before moving CURRENT is skipped (or reused, when it lists these very shards). A
-// concurrent publisher that moves CURRENT first makes this one start again from the newer
-// CURRENT. What this one then publishes depends on the build: a full build publishes its own
-// shards (the index is what it built, last writer wins, as with any rebuild); an append
-// rebases, adding the shards it built (those not in manifest BaseSeq) to the live manifest's,
-// with the live counts plus its own, so neither append loses the other's shards.
+// PublishManifest writes manifests/<seq>.json and moves CURRENT to it (layout.Publish: readers
+// see the old index or the new one); a publisher that loses the race starts again from the newer
+// CURRENT, and an append then rebases on it (indexplan.Publish), so neither append loses shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
 	began := time.Now()
 	var chunks int64
@@ -636,7 +580,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		if liveErr != nil && in.Append {
 			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
 		}
-		b := in.build()
+		b := in.Build
 		if indexplan.NeedsBase(b, live, seq) && base == nil {
 			var err error
 			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {

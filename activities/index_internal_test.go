@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -45,7 +46,7 @@ func TestIndexNotFound(t *testing.T) {
 	}
 	// An existing index: the append records which manifest it was planned on.
 	a.Model = schemas.ModelRef{ID: "toy", Dim: 3}
-	if _, err := a.PublishManifest(ctx, PublishManifestInput{Index: "live", Period: "month", Model: a.Model}); err != nil {
+	if _, err := a.PublishManifest(ctx, PublishManifestInput{Build: indexplan.Build{Index: "live", Period: "month", Model: a.Model}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "live", Period: "month"}, &res); err != nil || res.BaseSeq != 1 {

@@ -117,21 +117,21 @@ func CheckAppend(index string, live schemas.Manifest, model schemas.ModelRef, pe
 	return planError{kind: ErrAppendMismatch, msg: msg}
 }
 
-// Build is a finished build to publish.
+// Build is a finished build to publish (the JSON of activities.PublishManifestInput).
 type Build struct {
-	Index  string
-	Period string
-	Chunk  schemas.ChunkConfig
-	Model  schemas.ModelRef
+	Index  string              `json:"index"`
+	Period string              `json:"period"`
+	Chunk  schemas.ChunkConfig `json:"chunk"`
+	Model  schemas.ModelRef    `json:"model"`
 	// Shards are the build's shards; for an append, manifest BaseSeq's shards plus the new ones.
-	Shards []schemas.ShardMeta
-	Counts schemas.IndexCounts
+	Shards []schemas.ShardMeta `json:"shards"`
+	Counts schemas.IndexCounts `json:"counts"`
 	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
-	Base      schemas.IndexCounts
-	CreatedAt time.Time
+	Base      schemas.IndexCounts `json:"base"`
+	CreatedAt time.Time           `json:"created_at"`
 	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet).
-	Append  bool
-	BaseSeq int
+	Append  bool `json:"append,omitempty"`
+	BaseSeq int  `json:"base_seq,omitempty"`
 }
 
 // Publication is what publishing a build writes.
