@@ -18,6 +18,7 @@ import (
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -59,7 +60,7 @@ type FileCounts = indexplan.FileCounts
 const ModeAuto = activities.ModeAuto
 
 // RubricLLM is EvalSummariesInput.Rubric asking the LLM for the study's scores.
-const RubricLLM = activities.RubricLLM
+const RubricLLM = sumeval.RubricLLM
 
 // DefaultEmbedPartSize is how many chunks an index build embeds and stores at a time when
 // IndexBuildInput.EmbedPartSize is zero.
@@ -417,7 +418,7 @@ type EvalSummariesInput struct {
 	Limit    int    `json:"limit"`
 	// Concurrency is how many Asks run at once (default 2).
 	Concurrency int `json:"concurrency"`
-	// Rubric is activities.RubricLLM to have the LLM grade asof's summaries (the study's five
+	// Rubric is sumeval.RubricLLM to have the LLM grade asof's summaries (the study's five
 	// scores), else empty: not judged.
 	Rubric string `json:"rubric,omitempty"`
 }
