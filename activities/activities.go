@@ -93,16 +93,11 @@ func mismatch(err error) error {
 	return err
 }
 
-// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
-// InvalidInput error an activity returns for an index that has no CURRENT manifest yet
-// (layout.ErrIndexNotFound).
-var ErrIndexNotFound = layout.ErrIndexNotFound
-
 // currentManifest reads the live manifest of index (layout.ReadLive); an index with no
-// CURRENT yet is the non-retryable ErrIndexNotFound.
+// CURRENT yet is final as bad input (errors.Is layout.ErrIndexNotFound, in the worker's process).
 func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
 	m, err := layout.ReadLive(ctx, a.Bucket, index)
-	if errors.Is(err, ErrIndexNotFound) {
+	if errors.Is(err, layout.ErrIndexNotFound) {
 		return m, invalid(err)
 	}
 	return m, err
@@ -142,10 +137,6 @@ func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx,
 func keepAliveFor(ctx context.Context) *keepalive.KeepAlive {
 	return keepalive.Start(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { heartbeat(ctx, details) })
 }
-
-// PartStall is how long one embedding part may run before EmbedShard stops vouching for its
-// worker (keepalive.PartStall).
-const PartStall = keepalive.PartStall
 
 // DefaultShardCacheBytes bounds the shards a worker keeps loaded between queries.
 const DefaultShardCacheBytes = 2 << 30

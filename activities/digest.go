@@ -55,22 +55,14 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	return PlanDigestResult{AsOf: day, TimeZone: tz, Name: name}, nil
 }
 
-// DigestTopicRef is one topic's answer: the Ask run that holds it, or why it failed.
-type DigestTopicRef struct {
-	Name     string `json:"name"`
-	Query    string `json:"query"`
-	AskRunID string `json:"ask_run_id"`
-	Error    string `json:"error,omitempty"`
-}
-
 // WriteDigestInput is a finished set of topic answers.
 type WriteDigestInput struct {
-	Name     string           `json:"name"`
-	Index    string           `json:"index"`
-	AsOf     time.Time        `json:"as_of"`
-	TimeZone string           `json:"time_zone"`
-	RunID    string           `json:"run_id"`
-	Topics   []DigestTopicRef `json:"topics"`
+	Name     string            `json:"name"`
+	Index    string            `json:"index"`
+	AsOf     time.Time         `json:"as_of"`
+	TimeZone string            `json:"time_zone"`
+	RunID    string            `json:"run_id"`
+	Topics   []digest.TopicRef `json:"topics"`
 }
 
 // WriteDigestKeys are the store keys of one digest.

@@ -141,7 +141,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		g := groups[p]
 		id := ids[i]
 		pp := indexplan.PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
-		if m, err := a.builtShard(ctx, in.Index, p, id); err != nil {
+		if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, p, id); err != nil {
 			return PlanIndexResult{}, err
 		} else if m != nil {
 			pp.Done, pp.Meta = true, m
@@ -206,19 +206,6 @@ func (a *Activities) readCorpus(ctx context.Context, loader *corpus.Loader, inpu
 		heartbeat(ctx, f.Name)
 	}
 	return docs, rejects, nil
-}
-
-// builtShard returns the meta.json of shard id when that shard is written: nil when it is
-// absent, does not decode or names another shard (the shard is then built again).
-func (a *Activities) builtShard(ctx context.Context, index, period, id string) (*schemas.ShardMeta, error) {
-	m, err := storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, period, id, shard.MetaFile))
-	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, storeio.ErrDecode) || (err == nil && m.ID != id) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &m, nil
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
@@ -287,7 +274,7 @@ func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPageRe
 // that the plan does not rebuild as they are (planned ids) are read, for their doc_ids.
 func (a *Activities) checkNothingDropped(ctx context.Context, index string, planned []string, docs []schemas.Document) error {
 	m, err := a.currentManifest(ctx, index)
-	if errors.Is(err, ErrIndexNotFound) { // no index yet
+	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
 		return nil
 	}
 	if err != nil {
@@ -299,11 +286,12 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	}
 	dropped := indexplan.NewDropped(docs)
 	for _, sm := range unplanned {
-		ids, err := a.shardDocIDs(ctx, index, sm)
+		ids, err := storeio.ShardDocIDs(ctx, a.Bucket, index, sm)
 		if err != nil {
 			return err
 		}
 		dropped.Add(sm.Period, ids)
+		heartbeat(ctx, sm.ID)
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -311,31 +299,12 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	return nil
 }
 
-// docIDRow reads only the doc_id column of chunk rows.
-type docIDRow struct {
-	DocID string `parquet:"doc_id"`
-}
-
-// shardDocIDs reads the doc_id of every chunk row of a live shard of index, and heartbeats.
-func (a *Activities) shardDocIDs(ctx context.Context, index string, sm schemas.ShardMeta) ([]string, error) {
-	rows, err := storeio.GetParquet[docIDRow](ctx, a.Bucket, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.DocID
-	}
-	heartbeat(ctx, sm.ID)
-	return ids, nil
-}
-
 // planAppend reads the live index for an append: its shards and counts go into res, and the
 // doc_ids it holds come back (id → "index X, shard P") so the loader treats them as
 // duplicates. An index that does not exist yet is simply built.
 func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
 	m, err := a.currentManifest(ctx, in.Index)
-	if errors.Is(err, ErrIndexNotFound) { // no index yet
+	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
 		return nil, nil
 	}
 	if err != nil {
@@ -350,13 +319,14 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
-		docIDs, err := a.shardDocIDs(ctx, in.Index, sm)
+		docIDs, err := storeio.ShardDocIDs(ctx, a.Bucket, in.Index, sm)
 		if err != nil {
 			return nil, err
 		}
 		for _, id := range docIDs {
 			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
+		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
 }
@@ -496,7 +466,7 @@ type WriteShardResult struct {
 // (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
 	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
-	if m, err := a.builtShard(ctx, in.Index, in.Period, in.ShardID); err != nil {
+	if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
 	} else if m != nil {
 		return WriteShardResult{Meta: *m}, a.deleteStaging(ctx, in.Index, in.ShardID)

@@ -70,6 +70,14 @@ func LatestDay(m schemas.Manifest) (time.Time, error) {
 	return asofday.Start(last), nil
 }
 
+// TopicRef is one topic's answer: the Ask run that holds it, or why it failed.
+type TopicRef struct {
+	Name     string `json:"name"`
+	Query    string `json:"query"`
+	AskRunID string `json:"ask_run_id"`
+	Error    string `json:"error,omitempty"`
+}
+
 // TopicOf fills a digest topic from its answer: the brief, the blocks it cites (all blocks
 // when it cites none), and the freshness of those.
 func TopicOf(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {
