@@ -114,13 +114,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if err != nil {
 		return PlanIndexResult{}, err
 	}
-	names, stats := loader.Stats()
-	for i, n := range names {
-		res.Files = append(res.Files, indexplan.FileCounts{Name: n, Stats: stats[i]})
-	}
-	tot := loader.Total()
-	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped,
-		Languages: modelchoice.Count(docs)}
+	res.Files, res.Counts = indexplan.Reconcile(loader, docs)
 	periods, groups := shard.Group(docs, in.Period)
 	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
 	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
@@ -137,27 +131,23 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	for i, p := range periods {
-		g := groups[p]
-		id := ids[i]
-		pp := indexplan.PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
-		if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, p, id); err != nil {
+	for i, p := range periods { // each period's shard: built already, or its documents staged
+		pp := indexplan.PeriodPlan{Period: p, ShardID: ids[i], Docs: len(groups[p]), DocsKey: layout.StagingDocsKey(in.Index, ids[i])}
+		if pp.Meta, err = storeio.BuiltShard(ctx, a.Bucket, in.Index, p, ids[i]); err != nil {
 			return PlanIndexResult{}, err
-		} else if m != nil {
-			pp.Done, pp.Meta = true, m
-			res.Periods = append(res.Periods, pp)
-			continue
 		}
-		if ok, err := a.Bucket.Exists(ctx, pp.DocsKey); err != nil {
-			return PlanIndexResult{}, err
-		} else if !ok {
-			if err := storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, g); err != nil {
+		if pp.Done = pp.Meta != nil; !pp.Done {
+			staged, err := a.Bucket.Exists(ctx, pp.DocsKey)
+			if err == nil && !staged {
+				err = storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, groups[p])
+			}
+			if err != nil {
 				return PlanIndexResult{}, err
 			}
 		}
 		res.Periods = append(res.Periods, pp)
 	}
-	a.Metrics.IndexPlanned(tot.Read, tot.Documents, tot.Skipped, tot.Quarantined)
+	a.Metrics.IndexPlanned(res.Counts.Read, res.Counts.Indexed, res.Counts.Skipped, res.Counts.Quarantined)
 	if in.StorePlan {
 		if err := a.storePlan(ctx, in.RunID, &res); err != nil {
 			return PlanIndexResult{}, err
@@ -420,15 +410,16 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		alive.PartStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
 		took := time.Since(began)
-		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
-			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d: %v", p, err), ErrTypeConfig, err)
+		if err != nil {
+			err = fmt.Errorf("embed part %d (chunks %d-%d): %w", p, p*in.PartSize, p*in.PartSize+len(part)-1, err)
 		}
-		if errors.Is(err, llm.ErrInvalidReply) { // a vector missing, of mixed lengths, non-finite: it comes again
-			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d (chunks %d-%d): %v; check the embedding server and its model",
-				p, p*in.PartSize, p*in.PartSize+len(part)-1, err), ErrTypeConfig, err)
+		// A server that refuses the request or serves another model, or a vector missing, of
+		// mixed lengths or non-finite, comes again: final.
+		if errors.Is(err, llm.ErrConfig) || errors.Is(err, llm.ErrInvalidReply) {
+			return res, temporal.NewNonRetryableApplicationError(err.Error()+"; check the embedding server and its model", ErrTypeConfig, err)
 		}
 		if err != nil {
-			return res, fmt.Errorf("embed part %d: %w", p, err)
+			return res, err
 		}
 		buf, err := vecindex.Encode(a.Embedder.Dim(), a.Embedder.ModelID(), vecs)
 		if err != nil {

@@ -3,6 +3,7 @@ package indexplan
 import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -17,6 +18,19 @@ type InputFile struct {
 type FileCounts struct {
 	Name  string       `json:"name"`
 	Stats corpus.Stats `json:"stats"`
+}
+
+// Reconcile is what loader read: its per-file table, and the build's counts with docs, the
+// valid documents, counted per language (modelchoice.Count).
+func Reconcile(loader *corpus.Loader, docs []schemas.Document) ([]FileCounts, schemas.IndexCounts) {
+	var files []FileCounts
+	names, stats := loader.Stats()
+	for i, n := range names {
+		files = append(files, FileCounts{Name: n, Stats: stats[i]})
+	}
+	t := loader.Total()
+	return files, schemas.IndexCounts{Read: t.Read, Indexed: t.Documents, Quarantined: t.Quarantined, Skipped: t.Skipped,
+		Languages: modelchoice.Count(docs)}
 }
 
 // PeriodPlan is one shard to build, or one already built.

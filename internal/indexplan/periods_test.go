@@ -1,9 +1,15 @@
 package indexplan_test
 
 import (
+	"bytes"
+	"context"
 	"reflect"
 	"testing"
+	"time"
 
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/schemas"
 )
@@ -42,6 +48,69 @@ func TestNewStoredPlanAndToBuild(t *testing.T) {
 			}
 			if got := indexplan.ToBuild("news", page); !reflect.DeepEqual(got, tt.wantBuild) {
 				t.Fatalf("to build %+v, want %+v", got, tt.wantBuild)
+			}
+		})
+	}
+}
+
+// TestReconcile: every file read gets its row of counts, in reading order, and the build's
+// counts add them up, with the valid documents counted per language.
+func TestReconcile(t *testing.T) {
+	day := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	type row struct {
+		DocID       string    `parquet:"doc_id"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+		Text        string    `parquet:"text"`
+		Source      string    `parquet:"source"`
+	}
+	tests := []struct {
+		name      string
+		files     map[string][]row // read in name order
+		wantFiles []string
+		wantRead  int64
+		wantDocs  int64
+	}{
+		{name: "nothing read"},
+		{name: "two files, one bad row",
+			files: map[string][]row{
+				"a.parquet": {{"a1", day, "The first document.", "ex.com"}, {"", day, "No id.", "ex.com"}},
+				"b.parquet": {{"b1", day, "The second document.", "ex.com"}}},
+			wantFiles: []string{"a.parquet", "b.parquet"}, wantRead: 3, wantDocs: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := corpus.NewLoader(corpus.Options{})
+			var docs []schemas.Document
+			for _, name := range []string{"a.parquet", "b.parquet"} {
+				rows, ok := tt.files[name]
+				if !ok {
+					continue
+				}
+				var buf bytes.Buffer
+				if err := parquet.Write(&buf, rows); err != nil {
+					t.Fatal(err)
+				}
+				r := bytes.NewReader(buf.Bytes())
+				if err := l.ReadFile(context.Background(), r, r.Size(), name,
+					func(d schemas.Document) error { docs = append(docs, d); return nil },
+					func(schemas.QuarantineRow) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files, c := indexplan.Reconcile(l, docs)
+			var names []string
+			for _, f := range files {
+				names = append(names, f.Name)
+			}
+			if !reflect.DeepEqual(names, tt.wantFiles) || c.Read != tt.wantRead || c.Indexed != tt.wantDocs || c.Indexed != int64(len(docs)) {
+				t.Fatalf("files %v, counts %+v", names, c)
+			}
+			var langs int64
+			for _, n := range c.Languages {
+				langs += n
+			}
+			if langs != tt.wantDocs {
+				t.Fatalf("languages %v, want %d documents", c.Languages, tt.wantDocs)
 			}
 		})
 	}
