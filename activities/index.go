@@ -39,23 +39,20 @@ type PlanIndexInput struct {
 	Period  string              `json:"period"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
 	// InputsKey, when set, names the input file list in the store (layout.InputListKey, a
-	// JSON array of InputFile) instead of Inputs, so the payload does not grow per file.
+	// JSON array of InputFile) instead of Inputs.
 	InputsKey string `json:"inputs_key,omitempty"`
-	// StorePlan stores the plan (layout.BuildPlanKey) and the per-file table
-	// (layout.BuildFilesKey) of run RunID and returns their keys and counts: Periods, Files and
-	// Existing stay empty. Runs that predate it get them in the result.
+	// StorePlan stores the plan and the per-file table (layout.BuildPlanKey, BuildFilesKey) and
+	// returns their keys and counts instead of Periods, Files and Existing.
 	StorePlan bool `json:"store_plan,omitempty"`
-	// Append adds the inputs to the live index: its shards stay as they are, rows whose
-	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
-	// have several).
+	// Append adds the inputs to the live index: its shards stay, rows whose doc_id it holds are
+	// duplicates, and new rows make new shards (a period may then have several).
 	Append bool `json:"append"`
-	// Started is when the build started (the workflow's clock): rows published after the day
-	// after it are quarantined as future_date, unless AllowFuture. Zero (histories from before
-	// it was recorded): no check.
+	// Started is when the build started: rows published after the next day are quarantined as
+	// future_date, unless AllowFuture (zero: no check).
 	Started     time.Time `json:"started"`
 	AllowFuture bool      `json:"allow_future"`
-	// Replace lets a build that is not an append publish an index without documents the live
-	// index holds; without it such a build is refused (InvalidInput), naming how many.
+	// Replace lets a build that is not an append drop documents the live index holds (else
+	// refused, InvalidInput, naming how many).
 	Replace bool `json:"replace"`
 }
 
@@ -66,24 +63,22 @@ type PlanIndexResult struct {
 	Files         []indexplan.FileCounts `json:"files"`
 	QuarantineKey string                 `json:"quarantine_key,omitempty"`
 	Model         schemas.ModelRef       `json:"model"`
-	// Existing are the live index's shards an append keeps, and Base its counts (the new
-	// manifest's counts are Base + Counts).
+	// Existing are the live shards an append keeps, Base their counts and BaseSeq the live
+	// manifest's number (0: none).
 	Existing []schemas.ShardMeta `json:"existing,omitempty"`
 	Base     schemas.IndexCounts `json:"base"`
-	// BaseSeq is the number of the live manifest an append was planned on (0: none).
-	BaseSeq int `json:"base_seq,omitempty"`
-	// PlanKey and FilesKey name the stored plan and per-file table (StorePlan); FileCount is
-	// the table's rows and Summary the plan's counts.
+	BaseSeq  int                 `json:"base_seq,omitempty"`
+	// PlanKey and FilesKey name the stored plan and per-file table (StorePlan), of FileCount
+	// rows; Summary counts the plan.
 	PlanKey   string            `json:"plan_key,omitempty"`
 	FilesKey  string            `json:"files_key,omitempty"`
 	FileCount int               `json:"file_count,omitempty"`
 	Summary   indexplan.Summary `json:"summary,omitzero"`
 }
 
-// PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
-// quarantine/<run>/rejects.parquet), counts the valid documents per language, groups them by
-// period, stages each period's documents, and names each shard by the hash of its content,
-// configuration and model, so shards that already exist are reused.
+// PlanIndex reads and validates every input file, quarantines bad rows (layout.QuarantineKey),
+// groups the documents by period, names each shard by the hash of its content, configuration
+// and model (so a shard that exists is reused) and stages the documents of the others.
 func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanIndexResult, error) {
 	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return PlanIndexResult{}, invalid(err)
@@ -259,9 +254,9 @@ func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPageRe
 	return PlanPageResult{Next: next, Periods: indexplan.ToBuild(in.Index, page)}, nil
 }
 
-// checkNothingDropped refuses a build that would publish an index without documents the live
-// one holds (a plain rebuild after an --append, or over fewer files): only the live shards
-// that the plan does not rebuild as they are (planned ids) are read, for their doc_ids.
+// checkNothingDropped refuses a build that would drop documents the live index holds (a plain
+// rebuild after an --append, or over fewer files), reading the doc_ids of the live shards
+// that are not planned as they are.
 func (a *Activities) checkNothingDropped(ctx context.Context, index string, planned []string, docs []schemas.Document) error {
 	m, err := a.currentManifest(ctx, index)
 	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
@@ -358,13 +353,12 @@ type EmbedShardInput struct {
 	VectorsPrefix string `json:"vectors_prefix"`
 	// PartSize is the number of chunks per part (default DefaultEmbedPartSize).
 	PartSize int `json:"part_size"`
-	// Model is the model the build was planned for (shard ids name it); a worker embedding
-	// with another model refuses the task. Empty in histories from before it was recorded.
+	// Model is the model the build was planned for (shard ids name it; empty: unchecked); a
+	// worker embedding with another model refuses the task.
 	Model schemas.ModelRef `json:"model,omitempty"`
 }
 
-// DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time: the most a
-// crashed worker loses, and the texts sorted by length together (BENCHMARKS.md).
+// DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time (BENCHMARKS.md).
 const DefaultEmbedPartSize = 128
 
 // EmbedShardResult counts the work.
@@ -452,11 +446,9 @@ type WriteShardResult struct {
 	Meta schemas.ShardMeta `json:"meta"`
 }
 
-// WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
-// last: a shard with a meta.json is complete. It then deletes the shard's staging
-// (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
+// WriteShard writes and uploads the shard files (chunks, vectors, BM25), meta.json last (a shard
+// with one is complete), then deletes its staging; a retry that finds meta.json only deletes.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
-	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
 	if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
 	} else if m != nil {
@@ -535,20 +527,20 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 	}
-	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
+	var base map[string]bool // the shard ids of manifest BaseSeq (none: 0), read once if a rebase needs them
 	rebased := false
 	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
 		if liveErr != nil && in.Append {
 			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
 		}
-		b := in.Build
-		if indexplan.NeedsBase(b, live, seq) && base == nil {
-			var err error
-			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-				return nil, err
+		if indexplan.NeedsBase(in.Build, live, seq) && base == nil && in.BaseSeq > 0 {
+			m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestKey(in.Index, in.BaseSeq))
+			if err != nil {
+				return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", in.Index, in.BaseSeq, err)
 			}
+			base = indexplan.ShardIDs(m.Shards)
 		}
-		p, err := indexplan.Publish(b, live, seq, base)
+		p, err := indexplan.Publish(in.Build, live, seq, base)
 		if err != nil || p.Unchanged {
 			return nil, err
 		}
@@ -557,11 +549,8 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
 		return indexplan.SameShards(existing, m.Shards, m.Model)
 	})
-	if errors.Is(err, indexplan.ErrRebuilt) {
-		return PublishManifestResult{}, mismatch(err)
-	}
 	if err != nil {
-		return PublishManifestResult{}, err
+		return PublishManifestResult{}, mismatch(err) // indexplan.ErrRebuilt is final
 	}
 	if !pub.Unchanged {
 		a.Metrics.ManifestPublished(time.Since(began))
@@ -587,20 +576,4 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
 	}
 	return metas, chunks, err
-}
-
-// manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).
-func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int) (map[string]bool, error) {
-	ids := map[string]bool{}
-	if seq == 0 {
-		return ids, nil
-	}
-	m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestKey(index, seq))
-	if err != nil {
-		return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", index, seq, err)
-	}
-	for _, s := range m.Shards {
-		ids[s.ID] = true
-	}
-	return ids, nil
 }

@@ -115,3 +115,21 @@ func TestReconcile(t *testing.T) {
 		})
 	}
 }
+
+func TestShardIDs(t *testing.T) {
+	tests := []struct {
+		name   string
+		shards []schemas.ShardMeta
+		want   map[string]bool
+	}{
+		{name: "none", want: map[string]bool{}},
+		{name: "two", shards: []schemas.ShardMeta{{ID: "a", Period: "2024-01"}, {ID: "b", Period: "2024-01"}}, want: map[string]bool{"a": true, "b": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := indexplan.ShardIDs(tt.shards); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ShardIDs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
