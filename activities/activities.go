@@ -129,6 +129,13 @@ func llmError(err error) error {
 	return err
 }
 
+// answer reads the answer an Ask run stored (layout.AnswerKey).
+func (a *Activities) answer(ctx context.Context) func(runID string) (schemas.Answer, error) {
+	return func(runID string) (schemas.Answer, error) {
+		return storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(runID))
+	}
+}
+
 // heartbeat records an activity's progress (activity.RecordHeartbeat): every activity that
 // heartbeats does it through here, and a retry reads the last details back to resume.
 func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx, details) }

@@ -81,16 +81,9 @@ type WriteDigestKeys struct {
 func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (WriteDigestKeys, error) {
 	d := schemas.Digest{Version: schemas.DigestVersion, Name: in.Name, Index: in.Index, AsOf: in.AsOf.UTC(),
 		TimeZone: in.TimeZone, RunID: in.RunID}
-	for _, ref := range in.Topics {
-		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
-		if ref.Error == "" {
-			ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
-			if err != nil {
-				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
-			}
-			t = digest.TopicOf(t, ans)
-		}
-		d.Topics = append(d.Topics, t)
+	var err error
+	if d.Topics, err = digest.Topics(in.Topics, a.answer(ctx)); err != nil {
+		return WriteDigestKeys{}, err
 	}
 	keys := WriteDigestKeys{JSON: layout.DigestJSONKey(in.Name, in.AsOf), Markdown: layout.DigestMarkdownKey(in.Name, in.AsOf), HTML: layout.DigestHTMLKey(in.Name, in.AsOf)}
 	var page bytes.Buffer // rendered first: a page that fails to render writes nothing

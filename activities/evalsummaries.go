@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -108,25 +107,12 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		}
 		grades = sumeval.GradesOf(qrels)
 	}
-	answered := make([]sumeval.Answered, len(in.Queries))
-	for i, q := range in.Queries {
-		answered[i] = sumeval.Answered{QueryID: q.QueryID, Query: q.Query, RunID: q.RunID}
-		if answered[i].Error, answered[i].Failed = in.Errors[q.QueryID]; answered[i].Failed {
-			continue
-		}
-		ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(q.RunID))
-		if err != nil {
-			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
-		}
-		answered[i].Answer = ans
-		if in.Rubric == sumeval.RubricLLM {
-			r := in.Rubrics[q.QueryID]
-			answered[i].Rubric = &r
-		}
+	answered, err := sumeval.AnswersOf(in.Queries, in.Errors, in.Rubric == sumeval.RubricLLM, in.Rubrics, a.answer(ctx))
+	if err != nil {
+		return FinishSummariesResult{}, err
 	}
 	var study []schemas.StudyAnswer
 	if in.StudyKey != "" {
-		var err error
 		if study, err = storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey); err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 		}
