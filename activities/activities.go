@@ -1,11 +1,9 @@
 // Package activities holds every Temporal activity of asof: the only place that does I/O.
 //
-// One Activities struct carries the dependencies as small interfaces (a blob.Bucket now; an
-// embedder and an LLM client as the pipeline grows). Workers register it once by pointer;
-// workflows reference its methods through a nil *Activities. Each method takes ctx and one
-// input struct and returns one result struct, declared next to it, and reads as load
-// (internal/storeio) → one call into internal/* → store; this file holds what they share:
-// the dependencies, the classification of errors, heartbeats and the worker's shard cache.
+// Workers register one *Activities, which carries the dependencies (Deps); workflows name its
+// methods through a nil *Activities. Each method takes ctx and one XInput, returns one XResult
+// declared next to it, and reads as load (internal/storeio) → call into internal/* → store.
+// This file holds what they share: errors, heartbeats and the worker's shard cache.
 package activities
 
 import (
@@ -33,9 +31,8 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// Deps are the dependencies activities run with: what a worker process builds (from its
-// configuration) and hands to every activity. The worker package gives it to clients as
-// worker.Deps.
+// Deps are what a worker process builds from its configuration and hands to every activity
+// (clients see it as worker.Deps).
 type Deps struct {
 	// Bucket is the object store all artifacts live in.
 	Bucket blob.Bucket
@@ -43,8 +40,7 @@ type Deps struct {
 	Embedder embed.Embedder
 	// Model identifies the embedding model (id, ONNX sha256, dim) for shard ids and manifests.
 	Model schemas.ModelRef
-	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge and the
-	// extractive summary.
+	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge, extractive summary.
 	LLM *llm.Client
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
 	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
@@ -136,8 +132,7 @@ func (a *Activities) answer(ctx context.Context) func(runID string) (schemas.Ans
 	}
 }
 
-// heartbeat records an activity's progress (activity.RecordHeartbeat): every activity that
-// heartbeats does it through here, and a retry reads the last details back to resume.
+// heartbeat records an activity's progress (activity.RecordHeartbeat), which a retry resumes from.
 func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx, details) }
 
 // keepAliveFor starts a keepalive.KeepAlive for ctx's activity at its heartbeat timeout.
@@ -162,10 +157,9 @@ func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
 	return a.Shards
 }
 
-// Close releases the shards a loaded, removing their local folders. Call it when the worker
-// stops; without it every shard an ask or eval opened stays in the temp folder. It is a
-// function, not a method: a worker registers every exported method of Activities as a Temporal
-// activity, and emptying the shard cache must not be one that any client can start.
+// Close releases the shards a loaded, removing their local folders, when the worker stops. It
+// is a function so that it is no activity (a worker registers every exported method) that any
+// client could start.
 func Close(a *Activities) error {
 	if a.Shards == nil {
 		return nil
@@ -174,19 +168,16 @@ func Close(a *Activities) error {
 }
 
 // loadShards loads through the worker's cache the shards of manifest m that can hold chunks
-// inside b (storeio.LoadShards), heartbeating each; a shard that does not match its meta.json
-// is a non-retryable ErrTypeMismatch error naming its key (errors.Is shard.ErrCorruptShard),
-// and so are codes for other vectors than the shard's (errors.Is vecindex.ErrFormat).
+// inside b (storeio.LoadShards), heartbeating each; a shard that does not match what was
+// written (storeio.ErrMismatch) is final as ErrTypeMismatch.
 func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (*storeio.Shards, error) {
 	s, err := storeio.LoadShards(ctx, a.Bucket, a.shardCache(), index, m, b, func(n int) { heartbeat(ctx, n) })
 	return s, mismatch(err)
 }
 
-// rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; a nil
-// a.Reranker leaves r as it is). It runs where `asof ask` ranks (Answer, Candidates) and where
-// `asof eval` does (EvalBatch). A server that refuses the request (a 4xx: wrong URL, key or
-// model) fails the activity for good, and so do bad options; other failures are retried by
-// its retry policy.
+// rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; nil: as it is)
+// wherever asof ranks (Answer, Candidates, EvalBatch). A server that refuses the request (a
+// 4xx: wrong URL, key or model) and bad options are final; other failures are retried.
 func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 	out, err := rerank.Rank(ctx, a.Reranker, a.RerankOptions, query, o, r)
 	switch {

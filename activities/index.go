@@ -477,10 +477,8 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	}
 	a.Metrics.ShardBuilt(time.Since(began))
 	began = time.Now()
-	for _, name := range append(shard.Files(meta), shard.MetaFile) {
-		if _, err := storeio.Upload(ctx, a.Bucket, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
-			return WriteShardResult{}, err
-		}
+	if err := storeio.UploadShard(ctx, a.Bucket, in.Index, filepath.Join(dir, "s"), meta); err != nil {
+		return WriteShardResult{}, err
 	}
 	a.Metrics.ShardPublished(time.Since(began))
 	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)

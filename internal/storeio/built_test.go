@@ -3,6 +3,7 @@ package storeio
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -57,5 +59,37 @@ func TestShardDocIDs(t *testing.T) {
 	}
 	if _, err := ShardDocIDs(ctx, b, "gone", sm); !errors.Is(err, blob.ErrNotFound) {
 		t.Fatalf("missing shard: %v", err)
+	}
+}
+
+// TestUploadShard: an uploaded shard reads back as built (its meta.json) and loads intact.
+func TestUploadShard(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("TMPDIR", t.TempDir())
+	b := newBucket(t)
+	model := schemas.ModelRef{ID: "toy", Dim: 3}
+	vec := vecindex.New(3, model.ID)
+	vec.Add([]float32{1, 0, 0})
+	chunks := []schemas.Chunk{{ChunkID: "a#0", DocID: "a", PublishedAt: day("2024-05-10"), Text: "key rate raised", Source: "cbr", Lang: "en", DedupKey: "a"}}
+	dir := filepath.Join(t.TempDir(), "s")
+	meta, err := shard.Write(dir, "2024", "id2024", 1, chunks, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := BuiltShard(ctx, b, "toy", "2024", "id2024"); err != nil || m != nil {
+		t.Fatalf("before the upload: %+v, %v", m, err)
+	}
+	if err := UploadShard(ctx, b, "toy", dir, meta); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := BuiltShard(ctx, b, "toy", "2024", "id2024"); err != nil || m == nil || m.ID != meta.ID {
+		t.Fatalf("after the upload: %+v, %v", m, err)
+	}
+	loaded, err := LoadShard(ctx, b, "toy", meta, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loaded.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

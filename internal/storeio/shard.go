@@ -164,3 +164,14 @@ func ShardDocIDs(ctx context.Context, b blob.Bucket, index string, sm schemas.Sh
 	}
 	return ids, nil
 }
+
+// UploadShard uploads the files of shard meta of index, written in dir (shard.Write), meta.json
+// last: a shard with a meta.json in the store is complete.
+func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta schemas.ShardMeta) error {
+	for _, name := range append(shard.Files(meta), shard.MetaFile) {
+		if _, err := Upload(ctx, b, layout.ShardKey(index, meta.Period, meta.ID, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
