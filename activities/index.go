@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -105,7 +104,10 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		now = time.Time{}
 	}
 	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
-	docs, rejects, err := a.readCorpus(ctx, loader, inputs)
+	docs, rejects, err := storeio.ReadCorpus(ctx, a.Bucket, loader, inputs, func(name string) { heartbeat(ctx, name) })
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
+		return PlanIndexResult{}, invalid(err) // a missing file, or one the loader cannot read
+	}
 	if err != nil {
 		return PlanIndexResult{}, err
 	}
@@ -167,30 +169,6 @@ func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]Input
 		return nil, invalid(errors.New("no input files"))
 	}
 	return files, err
-}
-
-// readCorpus reads every input file through loader, heartbeating each: the valid documents
-// and the rejected rows. A missing file or one the loader cannot read is bad input.
-func (a *Activities) readCorpus(ctx context.Context, loader *corpus.Loader, inputs []InputFile) ([]schemas.Document, []schemas.QuarantineRow, error) {
-	var docs []schemas.Document
-	var rejects []schemas.QuarantineRow
-	for _, f := range inputs {
-		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
-			return loader.ReadFile(ctx, r, size, f.Name,
-				func(d schemas.Document) error { docs = append(docs, d); return nil },
-				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
-		})
-		switch {
-		case errors.Is(err, blob.ErrNotFound):
-			return nil, nil, invalid(fmt.Errorf("input %s: %w", f.Name, err))
-		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
-			return nil, nil, invalid(err)
-		case err != nil:
-			return nil, nil, fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		heartbeat(ctx, f.Name)
-	}
-	return docs, rejects, nil
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
