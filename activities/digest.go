@@ -99,11 +99,9 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	if _, err := a.Bucket.Put(ctx, keys.HTML, &page); err != nil {
 		return keys, err
 	}
-	archive, err := a.writeDigestArchive(ctx, in.Name)
-	if err != nil {
+	if keys.Archive, err = a.writeDigestArchive(ctx, in.Name); err != nil {
 		return keys, fmt.Errorf("digest archive: %w", err)
 	}
-	keys.Archive = archive
 	return keys, nil
 }
 

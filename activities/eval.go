@@ -153,7 +153,6 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (_ EvalBa
 	}
 	var qrels []schemas.Qrel
 	if in.QrelsKey != "" {
-		var err error
 		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
 			return EvalBatchResult{}, err
 		}
