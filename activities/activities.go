@@ -15,6 +15,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/rerank"
@@ -55,6 +56,8 @@ type Activities struct {
 	Shards          *shard.Cache[*retrieve.Shard]
 	ShardCacheBytes int64
 	cacheOnce       sync.Once
+	// judgePools: the heuristic judge's batches of one pool, in this process, share its facts.
+	judgePools judge.PoolMemo
 }
 
 // Error types that a workflow's retry policy treats as final.
