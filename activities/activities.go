@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/keepalive"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
@@ -65,6 +66,8 @@ type Activities struct {
 	Shards          *shard.Cache[*retrieve.Shard]
 	ShardCacheBytes int64
 	cacheOnce       sync.Once
+	// judgePools: the heuristic judge's batches of one pool, in this process, share its facts.
+	judgePools judge.PoolMemo
 }
 
 // Error types that a workflow's retry policy treats as final.
