@@ -190,12 +190,13 @@ func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Man
 // rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; a nil
 // a.Reranker leaves r as it is). It runs where `asof ask` ranks (Answer, Candidates) and where
 // `asof eval` does (EvalBatch). A server that refuses the request (a 4xx: wrong URL, key or
-// model) fails the activity for good, and so do bad options; other failures are retried by
-// its retry policy.
+// model) or whose reply breaks the API (scores missing, duplicated, out of range: it answers
+// the same again) fails the activity for good, and so do bad options; other failures are
+// retried by its retry policy.
 func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 	out, err := rerank.Rank(ctx, a.Reranker, a.RerankOptions, query, o, r)
 	switch {
-	case errors.Is(err, llm.ErrConfig):
+	case errors.Is(err, llm.ErrConfig), errors.Is(err, llm.ErrInvalidReply):
 		return r, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, err)
 	case errors.Is(err, rerank.ErrOptions):
 		return r, invalid(err)
