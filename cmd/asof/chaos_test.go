@@ -430,6 +430,55 @@ type fault struct {
 	// next is when the next part (of any shard) was stored after it; recovered, when every
 	// watched shard had stored another part or finished. Both count from the fault's start.
 	next, recovered time.Time
+	// history is when Temporal had recorded another event of the build or of a watched shard's
+	// workflow (it wrote to its database again), or zero; historyDone is closed once known.
+	history     time.Time
+	historyDone chan struct{}
+}
+
+// historyLength sums the history lengths of the build's workflow and of the shard workflows
+// of ids: what Temporal has persisted of them.
+func (s *chaosStack) historyLength(ctx context.Context, c client.Client, ids []string) (int64, error) {
+	id := workflows.IndexWorkflowID(s.indexName)
+	var n int64
+	for _, wf := range append([]string{id}, ids...) {
+		if wf != id {
+			wf = id + "/shard-" + wf
+		}
+		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
+		if err != nil {
+			return 0, err
+		}
+		n += d.GetWorkflowExecutionInfo().GetHistoryLength()
+	}
+	return n, nil
+}
+
+// watchHistory fills f.history in the background: polling every 50 ms from now on (after the
+// fault was done), the first time the watched workflows' history is longer than before.
+func (s *chaosStack) watchHistory(f *fault, ids []string, before int64, build *proc) {
+	f.historyDone = make(chan struct{})
+	go func() {
+		defer close(f.historyDone)
+		c, err := client.NewLazyClient(client.Options{HostPort: s.hostPort, Namespace: s.namespace,
+			Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			n, err := s.historyLength(ctx, c, ids)
+			cancel()
+			if err == nil && n > before {
+				f.history = time.Now()
+				return
+			}
+			if build.cmd.ProcessState != nil {
+				return
+			}
+		}
+	}()
 }
 
 // awaitRecovery waits (at most limit) until every shard f watches has stored another part or
@@ -638,12 +687,24 @@ func (r *chaosRun) startExtra(t *testing.T) { r.extra = r.s.index(t, r.c.extraFi
 // strike records a fault on the shards it watches, then does it. The fault's took is how
 // long do took (a restart: down and up again).
 func (r *chaosRun) strike(what string, watch []string, do func()) *fault {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var before int64
+	c, err := client.Dial(client.Options{HostPort: r.s.hostPort, Namespace: r.s.namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err == nil {
+		before, err = r.s.historyLength(ctx, c, watch)
+		c.Close()
+	}
 	f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
 	for _, id := range watch {
 		f.watch[id] = partsOf(r.s.root(), id)
 	}
 	do()
 	f.took = time.Since(f.at)
+	if err == nil {
+		r.s.watchHistory(f, watch, before, r.build)
+	}
 	r.faults = append(r.faults, f)
 	return f
 }
@@ -698,7 +759,7 @@ func (r *chaosRun) finish(t *testing.T, ref chaosReference) {
 	var tbl strings.Builder
 	fmt.Fprintf(&tbl, "recovery times (%d parts stored; faulted append %s, %s in the reference):\n",
 		parts, buildTook.Round(time.Second), ref.build.Round(time.Second))
-	fmt.Fprintf(&tbl, "  %-58s %8s %10s %12s %14s\n", "fault", "watched", "fault took", "next part", "watched moved")
+	fmt.Fprintf(&tbl, "  %-54s %7s %10s %10s %13s %15s\n", "fault", "watched", "fault took", "next part", "watched moved", "history moved")
 	for _, f := range r.faults {
 		d := func(at time.Time) string {
 			if at.IsZero() {
@@ -706,7 +767,12 @@ func (r *chaosRun) finish(t *testing.T, ref chaosReference) {
 			}
 			return at.Sub(f.at).Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(&tbl, "  %-58s %8d %10s %12s %14s\n", f.what, len(f.watch), f.took.Round(10*time.Millisecond), d(f.next), d(f.recovered))
+		hist := "not watched"
+		if f.historyDone != nil {
+			<-f.historyDone
+			hist = d(f.history)
+		}
+		fmt.Fprintf(&tbl, "  %-54s %7d %10s %10s %13s %15s\n", f.what, len(f.watch), f.took.Round(10*time.Millisecond), d(f.next), d(f.recovered), hist)
 	}
 	t.Log(tbl.String())
 }
