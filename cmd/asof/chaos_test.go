@@ -430,36 +430,47 @@ type fault struct {
 	// next is when the next part (of any shard) was stored after it; recovered, when every
 	// watched shard had stored another part or finished. Both count from the fault's start.
 	next, recovered time.Time
-	// history is when Temporal had recorded another event of the build or of a watched shard's
-	// workflow (it wrote to its database again), or zero; historyDone is closed once known.
-	history     time.Time
-	historyDone chan struct{}
+	// wrote is when Temporal had persisted something new of the build after the fault was
+	// done: a history event of the build's or a watched shard's workflow, or a heartbeat or
+	// attempt start of a watched shard's pending activity; zero if never. wroteDone is closed
+	// once known.
+	wrote     time.Time
+	wroteDone chan struct{}
 }
 
-// historyLength sums the history lengths of the build's workflow and of the shard workflows
-// of ids: what Temporal has persisted of them.
-func (s *chaosStack) historyLength(ctx context.Context, c client.Client, ids []string) (int64, error) {
+// temporalState reads what Temporal has persisted of the build's workflow and of the shard
+// workflows of ids: their history lengths, summed, and the latest heartbeat or attempt start
+// of their pending activities.
+func (s *chaosStack) temporalState(ctx context.Context, c client.Client, ids []string) (events int64, latest time.Time, err error) {
 	id := workflows.IndexWorkflowID(s.indexName)
-	var n int64
 	for _, wf := range append([]string{id}, ids...) {
 		if wf != id {
 			wf = id + "/shard-" + wf
 		}
 		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
 		if err != nil {
-			return 0, err
+			return 0, time.Time{}, err
 		}
-		n += d.GetWorkflowExecutionInfo().GetHistoryLength()
+		events += d.GetWorkflowExecutionInfo().GetHistoryLength()
+		for _, a := range d.GetPendingActivities() {
+			for _, ts := range []time.Time{a.GetLastHeartbeatTime().AsTime(), a.GetLastStartedTime().AsTime()} {
+				if ts.After(latest) {
+					latest = ts
+				}
+			}
+		}
 	}
-	return n, nil
+	return events, latest, nil
 }
 
-// watchHistory fills f.history in the background: polling every 50 ms from now on (after the
-// fault was done), the first time the watched workflows' history is longer than before.
-func (s *chaosStack) watchHistory(f *fault, ids []string, before int64, build *proc) {
-	f.historyDone = make(chan struct{})
+// watchTemporal fills f.wrote in the background, polling every 50 ms from now on (the fault
+// done): the first time the watched workflows have more history events than before, or a
+// pending activity heartbeat or attempt start later than now.
+func (s *chaosStack) watchTemporal(f *fault, ids []string, before int64, build *proc) {
+	f.wroteDone = make(chan struct{})
+	done := time.Now()
 	go func() {
-		defer close(f.historyDone)
+		defer close(f.wroteDone)
 		c, err := client.NewLazyClient(client.Options{HostPort: s.hostPort, Namespace: s.namespace,
 			Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 		if err != nil {
@@ -468,10 +479,10 @@ func (s *chaosStack) watchHistory(f *fault, ids []string, before int64, build *p
 		defer c.Close()
 		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			n, err := s.historyLength(ctx, c, ids)
+			n, latest, err := s.temporalState(ctx, c, ids)
 			cancel()
-			if err == nil && n > before {
-				f.history = time.Now()
+			if err == nil && (n > before || latest.After(done)) {
+				f.wrote = time.Now()
 				return
 			}
 			if build.cmd.ProcessState != nil {
@@ -693,7 +704,7 @@ func (r *chaosRun) strike(what string, watch []string, do func()) *fault {
 	c, err := client.Dial(client.Options{HostPort: r.s.hostPort, Namespace: r.s.namespace,
 		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	if err == nil {
-		before, err = r.s.historyLength(ctx, c, watch)
+		before, _, err = r.s.temporalState(ctx, c, watch)
 		c.Close()
 	}
 	f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
@@ -703,7 +714,7 @@ func (r *chaosRun) strike(what string, watch []string, do func()) *fault {
 	do()
 	f.took = time.Since(f.at)
 	if err == nil {
-		r.s.watchHistory(f, watch, before, r.build)
+		r.s.watchTemporal(f, watch, before, r.build)
 	}
 	r.faults = append(r.faults, f)
 	return f
@@ -759,7 +770,7 @@ func (r *chaosRun) finish(t *testing.T, ref chaosReference) {
 	var tbl strings.Builder
 	fmt.Fprintf(&tbl, "recovery times (%d parts stored; faulted append %s, %s in the reference):\n",
 		parts, buildTook.Round(time.Second), ref.build.Round(time.Second))
-	fmt.Fprintf(&tbl, "  %-54s %7s %10s %10s %13s %15s\n", "fault", "watched", "fault took", "next part", "watched moved", "history moved")
+	fmt.Fprintf(&tbl, "  %-54s %7s %10s %10s %13s %15s\n", "fault", "watched", "fault took", "next part", "watched moved", "Temporal wrote")
 	for _, f := range r.faults {
 		d := func(at time.Time) string {
 			if at.IsZero() {
@@ -768,9 +779,9 @@ func (r *chaosRun) finish(t *testing.T, ref chaosReference) {
 			return at.Sub(f.at).Round(10 * time.Millisecond).String()
 		}
 		hist := "not watched"
-		if f.historyDone != nil {
-			<-f.historyDone
-			hist = d(f.history)
+		if f.wroteDone != nil {
+			<-f.wroteDone
+			hist = d(f.wrote)
 		}
 		fmt.Fprintf(&tbl, "  %-54s %7d %10s %10s %13s %15s\n", f.what, len(f.watch), f.took.Round(10*time.Millisecond), d(f.next), d(f.recovered), hist)
 	}

@@ -14,11 +14,13 @@
 #   infra/cluster/cluster.sh destroy                   stop everything and delete the folder
 #
 # The cluster folder is $ASOF_CLUSTER_DIR, default .asof/cluster in the repository. It holds
-# bin/ (the tools, built from this Go module with the Go toolchain when missing), pg/ (the
-# database cluster), temporal/ (server config), s3/ (buckets and their metadata), logs/ and
-# cluster.env (ports and keys, chosen on the first `up` and kept). PostgreSQL binaries come from
-# $PG_BIN, else the newest /usr/lib/postgresql/*/bin, else initdb on PATH. As root, PostgreSQL
-# runs as the user `postgres` (initdb refuses root).
+# bin/ (the tools, built from this Go module with the Go toolchain when missing), schema/,
+# temporal/ (server config), s3/ (buckets and their metadata), logs/, cluster.env (ports, keys
+# and the PostgreSQL folder, chosen on the first `up` and kept) and asof.env. PostgreSQL's
+# folder is pg/ there, or, as root, /var/tmp/asof-cluster-pg-<id> (pg/ links to it): initdb
+# refuses root, so the server runs as the user `postgres`, which must reach its folder, and
+# asof makes .asof its owner's only. $ASOF_CLUSTER_PG_DIR overrides. PostgreSQL binaries come
+# from $PG_BIN, else the newest /usr/lib/postgresql/*/bin, else initdb on PATH.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
