@@ -25,7 +25,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MODULE=$REPO/infra/cluster
-DIR=${ASOF_CLUSTER_DIR:-$REPO/.asof/cluster}
+DIR=$(realpath -m "${ASOF_CLUSTER_DIR:-$REPO/.asof/cluster}") # absolute: PostgreSQL runs from /
 BUCKET=asof
 NAMESPACE=${ASOF_CLUSTER_NAMESPACE:-default}
 
@@ -47,7 +47,8 @@ pg_bin() {
 
 # as_pg runs a command as the database owner: `postgres` when we are root, else ourselves.
 as_pg() {
-	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+	# From /, which postgres can enter (pg_ctl and psql warn about a working dir they cannot).
+	if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 check() {
