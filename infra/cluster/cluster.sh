@@ -135,7 +135,7 @@ tools() {
 		temporal-sql-tool) pkg=go.temporal.io/server/cmd/tools/sql ;;
 		versitygw) pkg=github.com/versity/versitygw/cmd/versitygw ;;
 		esac
-		say "building $name from $pkg (infra/cluster/go.mod; the server takes minutes the first time)"
+		say "building $name from $pkg (infra/cluster/go.mod)$([ $name = temporal-server ] && echo '; minutes, the first time')"
 		(cd "$MODULE" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} nice -n 10 go build -o "$DIR/bin/$name" "$pkg") ||
 			die "building $name failed (above); the versions are pinned in infra/cluster/go.mod"
 	done
