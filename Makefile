@@ -21,7 +21,7 @@ GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
 
-.PHONY: help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos scale-test clean verify-kernels
+.PHONY: cluster-up cluster-down cluster-status cluster-chaos help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos scale-test clean verify-kernels
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -89,6 +89,31 @@ test: $(TOOLS)/workflowcheck $(TOOLS)/gotestsum ## formatting, vet, workflowchec
 
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
+
+# The external cluster (infra/cluster/cluster.sh, docs/deploy.md): PostgreSQL, the upstream
+# Temporal server on it and versitygw, each its own process, in $(CLUSTER_DIR). Not part of
+# `make test`: it needs PostgreSQL's server binaries, and cluster-chaos skips loudly without them.
+CLUSTER_DIR ?= $(CURDIR)/.asof/cluster
+CLUSTER     := ASOF_CLUSTER_DIR=$(CLUSTER_DIR) ASOF_BIN=$(BIN)/asof-lean infra/cluster/cluster.sh
+
+cluster-up: build-lean ## start the external cluster (PostgreSQL, Temporal on it, versitygw; builds their binaries the first time) and print the ASOF_* settings for it
+	$(CLUSTER) up
+
+cluster-down: ## stop the external cluster (its data stays in .asof/cluster; `infra/cluster/cluster.sh destroy` removes it)
+	$(CLUSTER) down
+
+cluster-status: ## which processes of the external cluster are up
+	$(CLUSTER) status
+
+cluster-chaos: ## the chaos test on the external cluster: worker kills, a PostgreSQL restart and an S3 restart mid-build; skips (exit 0, loudly) without PostgreSQL (docs/chaos.md)
+	@if ! $(CLUSTER) check; then \
+		echo "=================================================================="; \
+		echo "SKIPPED make cluster-chaos: no PostgreSQL here (above). Nothing ran."; \
+		echo "=================================================================="; \
+		exit 0; \
+	fi; \
+	$(MAKE) --no-print-directory cluster-up && \
+	ASOF_TEST_CLUSTER=$(CLUSTER_DIR) $(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -v -run '^TestChaosExternalClusterWithModel$$' ./cmd/asof
 
 scale-test: ## 30 years of daily documents (10,958 input files, --period day: 10,958 shards) indexed through the real workflow, then a digest of 50 topics; asserts no payload passes 64 KB and logs time, largest payload and history size (docs/capacity.md)
 	ASOF_SCALE_DAYS=10958 ASOF_SCALE_PERIOD=day ASOF_SCALE_TOPICS=50 $(GO) test -count=1 -timeout 300m -v -run '^TestIndexBuildPayloadsStayBounded$$' ./worker

@@ -19,6 +19,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/keepalive"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
@@ -61,6 +62,8 @@ type Activities struct {
 	Shards          *shard.Cache[*retrieve.Shard]
 	ShardCacheBytes int64
 	cacheOnce       sync.Once
+	// judgePools: the heuristic judge's batches of one pool, in this process, share its facts.
+	judgePools judge.PoolMemo
 }
 
 // Error types that a workflow's retry policy treats as final.
@@ -177,11 +180,12 @@ func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Man
 
 // rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; nil: as it is)
 // wherever asof ranks (Answer, Candidates, EvalBatch). A server that refuses the request (a
-// 4xx: wrong URL, key or model) and bad options are final; other failures are retried.
+// 4xx: wrong URL, key or model), a reply that breaks the API (scores missing, duplicated, out
+// of range: it answers the same again) and bad options are final; other failures are retried.
 func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 	out, err := rerank.Rank(ctx, a.Reranker, a.RerankOptions, query, o, r)
 	switch {
-	case errors.Is(err, llm.ErrConfig):
+	case errors.Is(err, llm.ErrConfig), errors.Is(err, llm.ErrInvalidReply):
 		return r, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, err)
 	case errors.Is(err, rerank.ErrOptions):
 		return r, invalid(err)

@@ -2,14 +2,18 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/summarize"
@@ -60,9 +64,30 @@ func (a *Activities) EmbedQuery(ctx context.Context, in EmbedQueryInput) (EmbedQ
 	}
 	v, err := a.Embedder.EmbedQueries(ctx, []string{in.Text})
 	if err != nil {
-		return EmbedQueryResult{}, err
+		return EmbedQueryResult{}, embedFailed("", err)
 	}
 	return EmbedQueryResult{Vector: v[0], Model: a.Model}, nil
+}
+
+// embedFailed classifies a failed query embedding. A server that refuses the request or serves
+// another model (llm.ErrConfig) and a reply that breaks the API (llm.ErrInvalidReply: a vector
+// missing, of mixed lengths, non-finite) fail for good, since a retry gets the same reply;
+// anything else (a timeout, a 5xx) is left to the retry policy. what, when set, says which
+// text it was.
+func embedFailed(what string, err error) error {
+	msg := err.Error()
+	if what != "" {
+		msg = what + ": " + msg
+	}
+	switch {
+	case errors.Is(err, llm.ErrConfig):
+		return temporal.NewNonRetryableApplicationError(msg, ErrTypeConfig, err)
+	case errors.Is(err, llm.ErrInvalidReply):
+		return temporal.NewNonRetryableApplicationError(msg+"; check the embedding server and its model", ErrTypeConfig, err)
+	case what != "":
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return err
 }
 
 // AnswerInput is everything one as-of answer needs.

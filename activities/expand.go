@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/asofrag/asof/internal/answer"
@@ -61,17 +62,17 @@ func (a *Activities) EmbedVariants(ctx context.Context, in EmbedVariantsInput) (
 		return EmbedVariantsResult{}, noModel()
 	}
 	var out EmbedVariantsResult
-	for _, q := range in.Queries {
+	for i, q := range in.Queries {
 		v, err := a.Embedder.EmbedQueries(ctx, []string{q})
 		if err != nil {
-			return out, err
+			return out, embedFailed(fmt.Sprintf("rephrasing %d", i+1), err)
 		}
 		out.Variants = append(out.Variants, answer.Variant{Kind: "query", Text: q, Vec: v[0]})
 	}
 	if in.Passage != "" {
 		v, err := a.Embedder.EmbedPassages(ctx, []string{in.Passage})
 		if err != nil {
-			return out, err
+			return out, embedFailed("hypothetical answer", err)
 		}
 		out.Variants = append(out.Variants, answer.Variant{Kind: "hyde", Vec: v[0]})
 	}

@@ -124,7 +124,7 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	if !useLLM {
 		q := cmp.Or(in.SearchText, in.Query)
 		a.Metrics.JudgeCall(judge.MethodHeuristic)
-		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, judge.PoolOf(q, pool))}, nil
+		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, a.judgePools.Of(q, pool))}, nil
 	}
 	a.Metrics.JudgeCall("llm")
 	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)

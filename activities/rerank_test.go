@@ -193,4 +193,23 @@ func TestRerankReordersAnswer(t *testing.T) {
 			t.Errorf("%d requests, want 1 (a 404 is not retried)", n)
 		}
 	})
+
+	// A reply that parses but scores a document it was not sent fails the ask for good: the
+	// server answers the same again.
+	t.Run("a reply that breaks the API", func(t *testing.T) {
+		srv := reranktest.New(t, rerank.APICohere)
+		srv.SetFault(func(_ int, _ reranktest.Request, w http.ResponseWriter) bool {
+			fmt.Fprint(w, `{"results":[{"index":99,"relevance_score":1}]}`)
+			return true
+		})
+		c, err := rerank.NewClient(rerank.ClientConfig{BaseURL: srv.URL, Model: "toy-reranker"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ask(t, &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Reranker: c}}, "broken")
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || app.Type() != activities.ErrTypeConfig || !app.NonRetryable() || !strings.Contains(err.Error(), "index 99 out of range") {
+			t.Fatalf("err %v, want a non-retryable BadConfiguration saying index 99 is out of range", err)
+		}
+	})
 }

@@ -235,8 +235,12 @@ func (s *server) ask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	// Eager start: when a worker made from this client polls the queue (asof serve's own), the
+	// server hands the first workflow task back with the start instead of through matching;
+	// without one, the start is an ordinary one.
 	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: workflows.AskWorkflowID(in.Index, time.Now()) + "-" + rand.Text()[:8], TaskQueue: workflows.TaskQueue, // concurrent asks: one id each
+		EnableEagerStart: true,
 	}, workflows.Ask, in)
 	if err != nil {
 		s.fail(w, r, fmt.Errorf("start ask: %w", err))

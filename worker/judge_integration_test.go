@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -170,7 +171,7 @@ func TestAskJudgesThroughAFaultyLLM(t *testing.T) {
 		}
 		return nil
 	}
-	ans, err := ask("ask-judge-faults", "keep")
+	ans, err := ask("ask-judge-local", "keep")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestAskJudgesThroughAFaultyLLM(t *testing.T) {
 	if len(ans.Blocks) != 9 {
 		t.Fatalf("%d context blocks, want the 9 judged relevant", len(ans.Blocks))
 	}
-	data, err := blob.ReadAll(ctx, b, "runs/ask-judge-faults/answer.json")
+	data, err := blob.ReadAll(ctx, b, "runs/ask-judge-local/answer.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,8 +199,16 @@ func TestAskJudgesThroughAFaultyLLM(t *testing.T) {
 		t.Fatalf("stored answer %+v %v", saved.Judge, err)
 	}
 
+	// The CPU-only steps ran as local activities, the LLM's (every judge attempt, the summary)
+	// on asof-llm. ask-judge-faults.json was recorded by this test (ID ask-judge-faults) with
+	// the code before local activities, and is kept for that path.
+	scheduled, local := historySteps(t, "ask-judge-local")
+	if !slices.Equal(local, []string{"ReadQuery", "Candidates", "Compose", "SaveAnswer"}) ||
+		!slices.Equal(scheduled, []string{"Judge", "Judge", "Judge", "Summarize"}) {
+		t.Fatalf("ask-judge-local ran activities %v and local activities %v", scheduled, local)
+	}
 	if *updateHistory {
-		saveHistory(t, "ask-judge-faults")
+		saveHistory(t, "ask-judge-local")
 	}
 
 	// 2. A judge that always fails: each policy, with every candidate accounted for.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -44,6 +45,16 @@ func registerActivities(r sdkworker.ActivityRegistry, acts *activities.Activitie
 	r.RegisterActivity(acts)
 }
 
+// Colocated is what a process polling queues with deps serves besides its workflows, for the
+// Ask workflow's local activities (workflows.Colocated): the query embedder when it polls
+// asof-embed with one; no LLM when it polls asof-llm without one.
+func Colocated(queues []string, deps Deps) workflows.Colocated {
+	return workflows.Colocated{
+		QueryEmbedder: slices.Contains(queues, config.QueueEmbed) && deps.Embedder != nil,
+		NoLLM:         slices.Contains(queues, config.QueueLLM) && deps.LLM == nil,
+	}
+}
+
 // NewActivities builds the Activities struct from deps.
 func NewActivities(deps Deps) *activities.Activities {
 	id := deps.Identity
@@ -72,6 +83,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 		return errors.New("worker: no object store configured")
 	}
 	acts := NewActivities(deps) // one per process: queues share its shard cache
+	here := Colocated(cfg.TaskQueues, deps)
 	var started []sdkworker.Worker
 	stopAll := func() {
 		for i := len(started) - 1; i >= 0; i-- {
@@ -88,7 +100,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 		w := sdkworker.New(c, q, opts)
 		registerActivities(w, acts)
 		if !opts.DisableWorkflowWorker {
-			RegisterWorkflows(w)
+			workflows.RegisterColocated(w, here)
 		}
 		if err := w.Start(); err != nil {
 			stopAll()

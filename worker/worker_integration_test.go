@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -161,6 +162,34 @@ func saveHistoryAs(t *testing.T, workflowID, name string) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d events)", path, len(hist.Events))
+}
+
+// historySteps lists the activities of workflowID's history: those scheduled on a task queue
+// and the local activities (their markers), in order.
+func historySteps(t *testing.T, workflowID string) (scheduled, local []string) {
+	t.Helper()
+	it := tc.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			scheduled = append(scheduled, ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName())
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			m := ev.GetMarkerRecordedEventAttributes()
+			if m.GetMarkerName() != "LocalActivity" {
+				continue
+			}
+			var data struct{ ActivityType string }
+			if p := m.GetDetails()["data"].GetPayloads(); len(p) == 0 || json.Unmarshal(p[0].GetData(), &data) != nil {
+				t.Fatalf("local activity marker without its data: %v", m)
+			}
+			local = append(local, data.ActivityType)
+		}
+	}
+	return scheduled, local
 }
 
 func TestHealthCheckThroughRealServerAndS3(t *testing.T) {

@@ -26,10 +26,32 @@ import (
 // on reports whether the options ask for anything.
 func (o *ExpandOptions) on() bool { return o != nil && (o.Queries > 0 || o.HyDE) }
 
+// Colocated says which activities of the asof-embed and asof-llm queues the worker process
+// that runs a workflow can run itself, so that Ask may run them as local activities in that
+// process rather than a trip through another queue. worker.Run sets it from the queues the
+// process polls and what it holds (RegisterColocated); the zero value, which Register and the
+// replayer use, runs them as regular activities on their queues.
+type Colocated struct {
+	// QueryEmbedder: the process polls asof-embed and holds the query embedder, so EmbedQuery
+	// runs here. A split deployment whose embedder is a separate (GPU) worker leaves it false.
+	QueryEmbedder bool `json:"query_embedder"`
+	// NoLLM: the process polls asof-llm and has no LLM, so the auto judge is the heuristic
+	// (run here) and Summarize would only say it skipped (not called).
+	NoLLM bool `json:"no_llm"`
+}
+
 // Ask answers a question as of a date: read the query (mode and dates), embed it on the
-// asof-embed queue, then retrieve → fold duplicates → build the context → summarize in one
-// activity on the default queue (it keeps loaded shards in its worker's cache).
+// asof-embed queue, then retrieve the judge's pool, judge it in batches on asof-llm, build the
+// context, summarize it and save the answer. Since version "ask-local" the steps that need
+// only the CPU and the store run as local activities in the workflow's own worker (no trip
+// through a task queue between them), and EmbedQuery, the heuristic judge and the skipped
+// summary too where Colocated says this process serves them.
 func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
+	return Colocated{}.ask(ctx, in)
+}
+
+// ask is Ask on a worker whose process serves what c says (RegisterColocated registers it).
+func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	if err := querycap.Check("the query", in.Query); err != nil {
 		return schemas.Answer{}, temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, nil)
 	}
@@ -37,13 +59,27 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	if err != nil {
 		return schemas.Answer{}, err
 	}
+	// local: run the CPU-only steps (ReadQuery, Candidates, the heuristic judge, Compose,
+	// SaveAnswer) as local activities. here: what this worker's process serves besides, read
+	// once through SideEffect rather than from an input field: the caller does not know which
+	// worker will run the workflow (a client, a Digest parent), the worker does; and the
+	// recorded value makes every replay, on any worker or the replayer, take the same branches
+	// even where that worker serves other queues. Runs started before the version replay the
+	// regular activities.
+	local := workflow.GetVersion(ctx, "ask-local", workflow.DefaultVersion, 1) == 1
+	var here Colocated
+	if local {
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return c }).Get(&here); err != nil {
+			return schemas.Answer{}, fmt.Errorf("read the worker's colocated queues: %w", err)
+		}
+	}
 	quick := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           TaskQueue,
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 3},
 	})
 	var read activities.ReadQueryResult
-	if err := workflow.ExecuteActivity(quick, a.ReadQuery, activities.ReadQueryInput{
+	if err := maybeLocal(quick, local, a.ReadQuery, activities.ReadQueryInput{
 		Query: in.Query, AsOf: asOf, Mode: in.Mode, From: in.From, To: in.To,
 	}).Get(ctx, &read); err != nil {
 		return schemas.Answer{}, fmt.Errorf("read query: %w", err)
@@ -55,7 +91,15 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	})
 	var emb activities.EmbedQueryResult
 	if read.Mode != string(retrieve.BM25) {
-		if err := workflow.ExecuteActivity(embedCtx, a.EmbedQuery, activities.EmbedQueryInput{Text: read.Text}).Get(ctx, &emb); err != nil {
+		embedHere := local && here.QueryEmbedder
+		ei := activities.EmbedQueryInput{Text: read.Text}
+		err := maybeLocal(embedCtx, embedHere, a.EmbedQuery, ei).Get(ctx, &emb)
+		if embedHere && isConfigError(err) {
+			// The run moved to a worker without the embedder after the first one recorded
+			// here (it died mid-run): the asof-embed queue's workers embed instead.
+			err = workflow.ExecuteActivity(embedCtx, a.EmbedQuery, ei).Get(ctx, &emb)
+		}
+		if err != nil {
 			return schemas.Answer{}, fmt.Errorf("embed query: %w", err)
 		}
 	}
@@ -112,7 +156,7 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 		return schemas.Answer{}, temporal.NewNonRetryableApplicationError(err.Error(), activities.ErrTypeInvalidInput, nil)
 	}
 	var cand activities.CandidatesResult
-	if err := workflow.ExecuteActivity(answerCtx, a.Candidates, activities.CandidatesInput{AnswerInput: ai, Pool: jo.Pool}).Get(ctx, &cand); err != nil {
+	if err := maybeLocal(answerCtx, local, a.Candidates, activities.CandidatesInput{AnswerInput: ai, Pool: jo.Pool}).Get(ctx, &cand); err != nil {
 		return schemas.Answer{}, fmt.Errorf("retrieve: %w", err)
 	}
 	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -122,7 +166,11 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 			MaximumAttempts: int32(jo.MaxAttempts), NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
 	})
 	ci := activities.ComposeInput{AnswerInput: ai, Answer: cand.Answer, Key: cand.Key, Keep: jo.Failure != activities.FailureDrop}
-	verdicts, unjudged, rep, err := judgeAll(ctx, llmCtx, jo, cand, in.Query, read.Text, asOf)
+	// The heuristic judge needs only the CPU and the store: it runs here when asked for, or when
+	// auto would pick it because this process is the asof-llm worker and has no LLM. An LLM
+	// judge stays on asof-llm, its calls regular activities with their retries.
+	judgeHere := local && (jo.Mode == activities.JudgeHeuristic || jo.Mode == activities.JudgeAuto && here.NoLLM)
+	verdicts, unjudged, rep, err := judgeAll(ctx, llmCtx, jo, judgeHere, cand, in.Query, read.Text, asOf)
 	if err != nil {
 		return schemas.Answer{}, err
 	}
@@ -131,10 +179,12 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 		ci.Keep = true
 	}
 	var ans schemas.Answer
-	if err := workflow.ExecuteActivity(answerCtx, a.Compose, ci).Get(ctx, &ans); err != nil {
+	if err := maybeLocal(answerCtx, local, a.Compose, ci).Get(ctx, &ans); err != nil {
 		return schemas.Answer{}, fmt.Errorf("compose: %w", err)
 	}
-	if in.Summarizer != "extractive" && len(ans.Blocks) > 0 {
+	// Without an LLM on asof-llm (this process is that worker) Summarize would only skip: the
+	// extractive summary Compose made stands.
+	if in.Summarizer != "extractive" && len(ans.Blocks) > 0 && !(local && here.NoLLM) {
 		var sum activities.SummarizeResult
 		err := workflow.ExecuteActivity(llmCtx, a.Summarize, activities.SummarizeInput{
 			Query: in.Query, AsOf: asOf, Mode: ans.Mode, Blocks: ans.Blocks, NewDays: so.NewDays,
@@ -153,7 +203,7 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 			ans.Brief, ans.Summary, ans.SummaryMethod = &b, sum.Markdown, b.Method
 		}
 	}
-	if err := workflow.ExecuteActivity(quick, a.SaveAnswer, ans).Get(ctx, nil); err != nil {
+	if err := maybeLocal(quick, local, a.SaveAnswer, ans).Get(ctx, nil); err != nil {
 		return schemas.Answer{}, fmt.Errorf("save answer: %w", err)
 	}
 	if in.Quiet {
@@ -163,10 +213,11 @@ func Ask(ctx workflow.Context, in AskInput) (schemas.Answer, error) {
 	return ans, nil
 }
 
-// judgeAll fans the pool out in batches on the asof-llm queue and gathers the verdicts. A batch
-// that fails after its retries follows the failure policy; a configuration error fails the
-// answer whatever the policy, since no batch could succeed.
-func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, cand activities.CandidatesResult, query, searchText string, asOf time.Time) (
+// judgeAll fans the pool out in batches on the asof-llm queue and gathers the verdicts; with
+// here, the batches are heuristic local activities in this worker. A batch that fails after
+// its retries follows the failure policy; a configuration error fails the answer whatever the
+// policy, since no batch could succeed.
+func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand activities.CandidatesResult, query, searchText string, asOf time.Time) (
 	verdicts []judge.Verdict, unjudged []int, rep schemas.JudgeReport, err error) {
 	rep = schemas.JudgeReport{Method: activities.JudgeOff, Policy: jo.Failure}
 	if jo.Mode == activities.JudgeOff || cand.Pool == 0 {
@@ -182,7 +233,11 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, cand activities.Can
 	var bs []batch
 	for from := 1; from <= cand.Pool; from += jo.Batch {
 		to := min(cand.Pool, from+jo.Batch-1)
-		f := workflow.ExecuteActivity(llmCtx, a.Judge, activities.JudgeInput{Key: cand.Key, Query: query, SearchText: searchText, AsOf: asOf, From: from, To: to, Mode: jo.Mode})
+		mode := jo.Mode
+		if here {
+			mode = activities.JudgeHeuristic // never an LLM call as a local activity
+		}
+		f := maybeLocal(llmCtx, here, a.Judge, activities.JudgeInput{Key: cand.Key, Query: query, SearchText: searchText, AsOf: asOf, From: from, To: to, Mode: mode})
 		bs = append(bs, batch{from, to, f})
 	}
 	rep.Batches = len(bs)
@@ -209,6 +264,20 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, cand activities.Can
 		rep.Method = jo.Mode + " (every batch failed)"
 	}
 	return verdicts, unjudged, rep, nil
+}
+
+// maybeLocal runs the activity fn(arg) as a local activity in this worker when local is set,
+// with the start-to-close timeout and retry policy of ctx's activity options, else as the
+// regular activity ctx's options describe. A local activity has no heartbeat: the worker
+// running it is the workflow's own, and its workflow task times out if that worker dies.
+func maybeLocal(ctx workflow.Context, local bool, fn, arg any) workflow.Future {
+	if !local {
+		return workflow.ExecuteActivity(ctx, fn, arg)
+	}
+	ao := workflow.GetActivityOptions(ctx)
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: ao.StartToCloseTimeout, RetryPolicy: ao.RetryPolicy,
+	}), fn, arg)
 }
 
 // isConfigError reports an activity error no retry can fix (bad configuration or input).

@@ -24,6 +24,7 @@ import (
 func TestAskRunsReadEmbedAnswer(t *testing.T) {
 	env := newEnv(t)
 	env.OnGetVersion("ask-judge", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnGetVersion("ask-local", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 	queues := sync.Map{}
 	asOf := time.Date(2023, 3, 3, 15, 4, 5, 0, time.UTC)
 	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(

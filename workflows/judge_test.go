@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
@@ -28,6 +29,17 @@ type judgeFixture struct {
 	saved      schemas.Answer
 	queues     map[string]string
 	summarize  func() (activities.SummarizeResult, error)
+	embed      func(activities.EmbedQueryInput) (activities.EmbedQueryResult, error)
+	// embeds lists where each EmbedQuery attempt ran (ranOn).
+	embeds []string
+}
+
+// ranOn is where an activity runs: "local" for a local activity, else its task queue.
+func ranOn(ctx context.Context) string {
+	if info := activity.GetInfo(ctx); !info.IsLocalActivity {
+		return info.TaskQueue
+	}
+	return "local"
 }
 
 func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *judgeFixture {
@@ -35,10 +47,24 @@ func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *ju
 	record := func(ctx context.Context, step string) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.queues[step] = activity.GetInfo(ctx).TaskQueue
+		f.queues[step] = ranOn(ctx)
 	}
-	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(activities.ReadQueryResult{Mode: "recency", Text: "key rate"}, nil)
-	env.OnActivity(a.EmbedQuery, mock.Anything, mock.Anything).Return(activities.EmbedQueryResult{Vector: []float32{1}}, nil)
+	env.OnActivity(a.ReadQuery, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, _ activities.ReadQueryInput) (activities.ReadQueryResult, error) {
+			record(ctx, "read")
+			return activities.ReadQueryResult{Mode: "recency", Text: "key rate"}, nil
+		})
+	f.embed = func(activities.EmbedQueryInput) (activities.EmbedQueryResult, error) {
+		return activities.EmbedQueryResult{Vector: []float32{1}}, nil
+	}
+	env.OnActivity(a.EmbedQuery, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.EmbedQueryInput) (activities.EmbedQueryResult, error) {
+			f.mu.Lock()
+			f.embeds = append(f.embeds, ranOn(ctx))
+			f.mu.Unlock()
+			record(ctx, "embed")
+			return f.embed(in)
+		})
 	env.OnActivity(a.Candidates, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.CandidatesInput) (activities.CandidatesResult, error) {
 			record(ctx, "candidates")
@@ -95,6 +121,7 @@ func grades(in activities.JudgeInput) activities.JudgeResult {
 // the LLM summary replaces the extractive one.
 func TestAskJudgesInParallelBatchesWithRetries(t *testing.T) {
 	env := newEnv(t)
+	env.OnGetVersion("ask-local", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion) // before local activities
 	f := mockAsk(t, env, 20)
 	var mu sync.Mutex
 	attempts := map[int]int{}

@@ -152,8 +152,8 @@ func TestUntaggedFieldsFindsMissingTags(t *testing.T) {
 	}
 }
 
-// TestRecordedPayloadsDecodeWithoutLoss decodes every workflow and activity input recorded in
-// testdata/*.json into today's Go type and fails on a key the type no longer knows: a renamed
+// TestRecordedPayloadsDecodeWithoutLoss decodes every workflow and activity input (and local
+// activity result) recorded in testdata/*.json into today's Go type and fails on a key the type no longer knows: a renamed
 // field or a json tag that changed the key would make a running workflow's payload decode to
 // zero.
 func TestRecordedPayloadsDecodeWithoutLoss(t *testing.T) {
@@ -205,6 +205,27 @@ func TestRecordedPayloadsDecodeWithoutLoss(t *testing.T) {
 						t.Fatalf("activity %s no longer exists", a.GetActivityType().GetName())
 					}
 					check(t, "activity "+m.Name, m.Type, 2, a.GetInput()) // receiver, context
+				}
+				// A local activity's result is in its marker, and replay hands it to the
+				// workflow as today's result type.
+				if mk := ev.GetMarkerRecordedEventAttributes(); mk != nil && mk.GetMarkerName() == "LocalActivity" {
+					var la struct{ ActivityType string }
+					if p := mk.GetDetails()["data"].GetPayloads(); len(p) == 0 || json.Unmarshal(p[0].GetData(), &la) != nil {
+						t.Fatalf("local activity marker %d without its data", ev.GetEventId())
+					}
+					m, ok := at.MethodByName(la.ActivityType)
+					if !ok {
+						t.Fatalf("local activity %s no longer exists", la.ActivityType)
+					}
+					for _, p := range mk.GetDetails()["result"].GetPayloads() {
+						v := reflect.New(m.Type.Out(0))
+						dec := json.NewDecoder(bytes.NewReader(p.GetData()))
+						dec.DisallowUnknownFields()
+						if err := dec.Decode(v.Interface()); err != nil {
+							t.Errorf("local activity %s: recorded result does not decode into %s: %v", m.Name, m.Type.Out(0), err)
+						}
+						decoded++
+					}
 				}
 			}
 		})

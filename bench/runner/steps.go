@@ -316,15 +316,28 @@ func (r *runner) serveAsk(ctx context.Context, store, index, where, noIndex stri
 			"ASOF_BENCH_STORE="+store, "ASOF_BENCH_INDEX="+index, "ASOF_BENCH_MODEL="+r.indexModel())
 		p50, p50w = metric(res, err, "BenchmarkServeAsk", "p50-ms")
 		p95, p95w = metric(res, err, "BenchmarkServeAsk", "p95-ms")
-		var acts []string
-		for k, v := range res.Results["BenchmarkServeAsk"].Metrics {
-			if name, ok := strings.CutSuffix(k, "-ms"); ok && name != "p50" && name != "p95" {
+		var acts, locals []string
+		m := res.Results["BenchmarkServeAsk"].Metrics
+		for k, v := range m {
+			name, ok := strings.CutSuffix(k, "-ms")
+			switch {
+			case !ok || name == "p50" || name == "p95" || name == "workflow" || name == "wft":
+			case strings.HasPrefix(name, "local-"):
+				locals = append(locals, fmt.Sprintf("%s %s", strings.TrimPrefix(name, "local-"), trimFloat(v)))
+			default:
 				acts = append(acts, fmt.Sprintf("%s %s", name, trimFloat(v)))
 			}
 		}
+		if w, ok := m["workflow-ms"]; ok {
+			notes += fmt.Sprintf("; workflow start → close %s ms, %s ms of it in workflow tasks", trimFloat(w), trimFloat(m["wft-ms"]))
+		}
+		if len(locals) > 0 {
+			sort.Strings(locals)
+			notes += "; mean ms per ask of each local activity (its share of the workflow task): " + strings.Join(locals, ", ")
+		}
 		if len(acts) > 0 {
 			sort.Strings(acts)
-			notes += "; mean ms per activity: " + strings.Join(acts, ", ")
+			notes += "; mean ms per activity on a task queue: " + strings.Join(acts, ", ")
 		}
 	}
 	return []row{

@@ -148,18 +148,29 @@ func generatedChaosSlice() chaosSlice {
 
 // chaosStack is `asof server` on a data dir with fixed ports (so it can be restarted on them)
 // and the worker processes polling it.
+//
+// The same type drives an external cluster (chaos_cluster_test.go): then server is nil, the
+// store has an endpoint, and s3Root is the S3 server's folder.
 type chaosStack struct {
 	dir, modelDir        string
 	temporalPort, s3Port string
 	server               *proc
 	env                  []string
 	hostPort, store      string
+	namespace, endpoint  string // empty: the defaults (namespace "default", the URL's endpoint)
+	s3Root               string // the folder whose subfolders are the store's buckets
+	indexName            string // the index built, chaosIndex unless set
+	partSize             int    // --embed-part-size of the builds
 	workers              map[string]*proc
 }
 
+// root is the folder of the stack's index in the S3 server's folder.
+func (s *chaosStack) root() string { return filepath.Join(s.s3Root, "asof", "indexes", s.indexName) }
+
 func newChaosStack(t *testing.T, modelDir string) *chaosStack {
 	t.Helper()
-	s := &chaosStack{dir: t.TempDir(), modelDir: modelDir, workers: map[string]*proc{}}
+	s := &chaosStack{dir: t.TempDir(), modelDir: modelDir, workers: map[string]*proc{}, indexName: chaosIndex, partSize: 8}
+	s.s3Root = filepath.Join(s.dir, "s3")
 	for attempt := 1; ; attempt++ {
 		s.temporalPort, s.s3Port = freePort(t), freePort(t)
 		err := s.startServer(t)
@@ -187,7 +198,14 @@ func (s *chaosStack) startServer(t *testing.T) error {
 }
 
 func (s *chaosStack) client() []string {
-	return []string{"--temporal", s.hostPort, "--store", s.store, "--model-dir", s.modelDir}
+	args := []string{"--temporal", s.hostPort, "--store", s.store, "--model-dir", s.modelDir}
+	if s.namespace != "" {
+		args = append(args, "--namespace", s.namespace)
+	}
+	if s.endpoint != "" {
+		args = append(args, "--s3-endpoint", s.endpoint)
+	}
+	return args
 }
 
 // nameOf names a worker process of the stack.
@@ -213,8 +231,8 @@ func (s *chaosStack) startWorker(t *testing.T, name, queues string) *proc {
 // short heartbeat, so a lost worker costs little and is noticed in seconds.
 func (s *chaosStack) index(t *testing.T, file string, appendRows bool) *proc {
 	t.Helper()
-	args := append(append([]string{"index"}, s.client()...), "--index", chaosIndex, "--corpus", file,
-		"--embed-part-size", "8", "--embed-heartbeat", "4s", "--json")
+	args := append(append([]string{"index"}, s.client()...), "--index", s.indexName, "--corpus", file,
+		"--embed-part-size", fmt.Sprint(s.partSize), "--embed-heartbeat", "4s", "--json")
 	if appendRows {
 		args = append(args, "--append")
 	}
@@ -256,7 +274,7 @@ func (s *chaosStack) ask(t *testing.T) []string {
 	t.Helper()
 	var out []string
 	for _, q := range chaosQuestions {
-		p := startProc(t, s.env, append(append([]string{"ask"}, s.client()...), "--index", chaosIndex, "--as-of", chaosAsOf,
+		p := startProc(t, s.env, append(append([]string{"ask"}, s.client()...), "--index", s.indexName, "--as-of", chaosAsOf,
 			"--judge", "heuristic", "--summarizer", "extractive", "--json", q)...)
 		select {
 		case err := <-p.done:
@@ -305,9 +323,8 @@ type partWatch struct {
 	done chan struct{}
 }
 
-func watchParts(dir string) *partWatch {
+func watchParts(root string) *partWatch {
 	w := &partWatch{seen: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
-	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
 	go func() {
 		defer close(w.done)
 		for {
@@ -332,9 +349,9 @@ func watchParts(dir string) *partWatch {
 
 func (w *partWatch) finish() map[string]time.Time { close(w.stop); <-w.done; return w.seen }
 
-// partsOf counts the embedding parts stored for shard id in staging.
-func partsOf(dir, id string) int {
-	got, _ := filepath.Glob(filepath.Join(dir, "s3", "asof", "indexes", chaosIndex, "staging", id, "vectors", "*.f32"))
+// partsOf counts the embedding parts stored for shard id in staging of the index at root.
+func partsOf(root, id string) int {
+	got, _ := filepath.Glob(filepath.Join(root, "staging", id, "vectors", "*.f32"))
 	return len(got)
 }
 
@@ -343,12 +360,12 @@ func partsOf(dir, id string) int {
 func (s *chaosStack) embedding() (inFlight []string, worker map[string]string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := client.Dial(client.Options{HostPort: s.hostPort, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	c, err := client.Dial(client.Options{HostPort: s.hostPort, Namespace: s.namespace, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer c.Close()
-	id := workflows.IndexWorkflowID(chaosIndex)
+	id := workflows.IndexWorkflowID(s.indexName)
 	v, err := c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery)
 	if err != nil {
 		return nil, nil, err
@@ -408,27 +425,88 @@ type fault struct {
 	// watch holds the parts stored, when it struck, of the shards it hit: the one the killed
 	// worker embedded, or every shard in flight.
 	watch map[string]int
+	// took is how long the fault itself took (a kill, or a restart until the piece was back).
+	took time.Duration
 	// next is when the next part (of any shard) was stored after it; recovered, when every
-	// watched shard had stored another part or finished.
+	// watched shard had stored another part or finished. Both count from the fault's start.
 	next, recovered time.Time
+	// wrote is when Temporal had persisted something new of the build after the fault was
+	// done: a history event of the build's or a watched shard's workflow, or a heartbeat or
+	// attempt start of a watched shard's pending activity; zero if never. wroteDone is closed
+	// once known.
+	wrote     time.Time
+	wroteDone chan struct{}
+}
+
+// temporalState reads what Temporal has persisted of the build's workflow and of the shard
+// workflows of ids: their history lengths, summed, and the latest heartbeat or attempt start
+// of their pending activities.
+func (s *chaosStack) temporalState(ctx context.Context, c client.Client, ids []string) (events int64, latest time.Time, err error) {
+	id := workflows.IndexWorkflowID(s.indexName)
+	for _, wf := range append([]string{id}, ids...) {
+		if wf != id {
+			wf = id + "/shard-" + wf
+		}
+		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
+		if err != nil {
+			return 0, time.Time{}, err
+		}
+		events += d.GetWorkflowExecutionInfo().GetHistoryLength()
+		for _, a := range d.GetPendingActivities() {
+			for _, ts := range []time.Time{a.GetLastHeartbeatTime().AsTime(), a.GetLastStartedTime().AsTime()} {
+				if ts.After(latest) {
+					latest = ts
+				}
+			}
+		}
+	}
+	return events, latest, nil
+}
+
+// watchTemporal fills f.wrote in the background, polling every 50 ms from now on (the fault
+// done): the first time the watched workflows have more history events than before, or a
+// pending activity heartbeat or attempt start later than now.
+func (s *chaosStack) watchTemporal(f *fault, ids []string, before int64, build *proc) {
+	f.wroteDone = make(chan struct{})
+	done := time.Now()
+	go func() {
+		defer close(f.wroteDone)
+		c, err := client.NewLazyClient(client.Options{HostPort: s.hostPort, Namespace: s.namespace,
+			Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			n, latest, err := s.temporalState(ctx, c, ids)
+			cancel()
+			if err == nil && (n > before || latest.After(done)) {
+				f.wrote = time.Now()
+				return
+			}
+			if build.cmd.ProcessState != nil {
+				return
+			}
+		}
+	}()
 }
 
 // awaitRecovery waits (at most limit) until every shard f watches has stored another part or
 // its meta.json, or build has ended, and fills f.next and f.recovered.
-func awaitRecovery(t *testing.T, dir string, f *fault, build *proc, limit time.Duration) {
+func awaitRecovery(t *testing.T, root string, f *fault, build *proc, limit time.Duration) {
 	t.Helper()
-	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
-	before := countParts(dir)
+	before := countParts(root)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		now := time.Now()
-		if f.next.IsZero() && countParts(dir) > before {
+		if f.next.IsZero() && countParts(root) > before {
 			f.next = now
 		}
 		moved := true
 		for id, n := range f.watch {
 			meta, _ := filepath.Glob(filepath.Join(root, "shards", "*", id, "meta.json"))
-			if len(meta) == 0 && partsOf(dir, id) <= n {
+			if len(meta) == 0 && partsOf(root, id) <= n {
 				moved = false
 			}
 		}
@@ -450,9 +528,9 @@ func awaitRecovery(t *testing.T, dir string, f *fault, build *proc, limit time.D
 }
 
 // awaitParts waits until at least n parts are stored in staging (or the build ends).
-func awaitParts(t *testing.T, dir string, n int, build *proc, limit time.Duration) {
+func awaitParts(t *testing.T, root string, n int, build *proc, limit time.Duration) {
 	t.Helper()
-	pat := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex, "staging", "*", "vectors", "*.f32")
+	pat := filepath.Join(root, "staging", "*", "vectors", "*.f32")
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		if got, _ := filepath.Glob(pat); len(got) >= n {
@@ -491,108 +569,195 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 	}
 	modelDir := testmodel.ModelsDir(t)
 	testmodel.Fast(t)
-	slice := realtimeqaChaosSlice(t)
-	files := t.TempDir()
-	seedFile := writeParquetFile(t, files, "seed.parquet", slice.seed)
-	buildFile := writeParquetFile(t, files, "build.parquet", slice.build)
-	extraFile := writeParquetFile(t, files, "extra.parquet", slice.extra)
-	began := time.Now()
-
-	// The reference: the same three builds, one after the other, no faults.
-	ref := newChaosStack(t, modelDir)
-	ref.startWorker(t, "all", "asof-default,asof-embed,asof-llm")
-	indexResult(t, ref.index(t, seedFile, false), 4*time.Minute)
-	refStart := time.Now()
-	indexResult(t, ref.index(t, buildFile, true), 6*time.Minute)
-	refBuild := time.Since(refStart)
-	indexResult(t, ref.index(t, extraFile, true), 4*time.Minute)
-	want := ref.ask(t)
-	refShards := checkPublished(t, ref.dir, slice)
-	for _, w := range ref.workers {
-		w.interrupt(t)
-	}
-	ref.server.interrupt(t)
-	t.Logf("reference built in %s (the faulted append alone: %s)", time.Since(began).Round(time.Second), refBuild.Round(time.Second))
+	c := newChaosCase(t, chaosIndex, 8)
+	ref := c.reference(t, modelDir)
 
 	// The faulted stack.
 	s := newChaosStack(t, modelDir)
 	s.startWorker(t, "default", "asof-default")
 	embed1 := s.startWorker(t, "embed", "asof-embed")
 	embed2 := s.startWorker(t, "embed+llm", "asof-embed,asof-llm")
-	seed := indexResult(t, s.index(t, seedFile, false), 4*time.Minute)
-	checkCounts(t, "seed", seed, len(slice.seed), len(slice.seed), 0)
-
-	watch := watchParts(s.dir)
-	buildStart := time.Now()
-	build := s.index(t, buildFile, true)
-	var faults []*fault
-	strike := func(what string, watch []string, do func()) *fault {
-		f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
-		for _, id := range watch {
-			f.watch[id] = partsOf(s.dir, id)
-		}
-		do()
-		faults = append(faults, f)
-		return f
-	}
+	run := c.start(t, s)
+	build := run.build
 
 	// 1. An embed worker dies mid-part: the one embedding, once a part is stored.
-	awaitParts(t, s.dir, 1, build, 3*time.Minute)
+	awaitParts(t, s.root(), 1, build, 3*time.Minute)
 	victim, shard := s.awaitEmbedding(t, build, time.Minute, embed1, embed2)
 	other := embed2
 	if victim == embed2 {
 		other = embed1
 	}
-	f1 := strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
+	f1 := run.strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
 	// Meanwhile, a second append on the same index: 30 rows it already holds, 40 new ones.
-	extra := s.index(t, extraFile, true)
-	awaitRecovery(t, s.dir, f1, build, 2*time.Minute)
+	run.startExtra(t)
+	awaitRecovery(t, s.root(), f1, build, 2*time.Minute)
 
 	// 2. The other embed worker dies mid-part (no embed worker is left); a fresh one starts.
 	_, shard = s.awaitEmbedding(t, build, time.Minute, other)
-	f2 := strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
+	f2 := run.strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
 		kill(t, other)
 		s.startWorker(t, "embed+llm 3", "asof-embed,asof-llm")
 	})
-	awaitRecovery(t, s.dir, f2, build, 2*time.Minute)
+	awaitRecovery(t, s.root(), f2, build, 2*time.Minute)
 
 	// 3. The server dies with shards building, and comes back on its SQLite file and folder.
-	awaitParts(t, s.dir, countParts(s.dir)+1, build, 2*time.Minute)
-	inFlight, _, err := s.embedding()
-	if err != nil || len(inFlight) == 0 {
-		t.Fatalf("no shard in flight before the server restart (%v)", err)
-	}
-	var serverBack time.Duration
-	f3 := strike("SIGKILL server, restart it", inFlight, func() {
+	inFlight := run.beforeNextFault(t)
+	f3 := run.strike("SIGKILL server, restart it", inFlight, func() {
 		kill(t, s.server)
-		at := time.Now()
 		if err := s.startServer(t); err != nil {
 			t.Fatal(err)
 		}
-		serverBack = time.Since(at)
 	})
-	awaitRecovery(t, s.dir, f3, build, 3*time.Minute)
+	awaitRecovery(t, s.root(), f3, build, 3*time.Minute)
 
-	res := indexResult(t, build, 6*time.Minute)
-	buildTook := time.Since(buildStart)
-	extraRes := indexResult(t, extra, 6*time.Minute)
-	seen := watch.finish()
-	checkCounts(t, "faulted append", res, len(slice.build), len(slice.build), 0)
-	checkCounts(t, "second append", extraRes, len(slice.extra), len(slice.extra)-slice.overlap, slice.overlap)
+	run.finish(t, ref)
+	for _, w := range s.workers {
+		if w.cmd.ProcessState == nil {
+			w.interrupt(t)
+		}
+	}
+	s.server.interrupt(t)
+}
+
+// chaosCase is one chaos scenario's data: the slice, its three files, the index name and the
+// embedding part size the reference and the faulted stack share.
+type chaosCase struct {
+	slice                          chaosSlice
+	seedFile, buildFile, extraFile string
+	index                          string
+	partSize                       int
+	began                          time.Time
+}
+
+func newChaosCase(t *testing.T, index string, partSize int) *chaosCase {
+	t.Helper()
+	c := &chaosCase{slice: realtimeqaChaosSlice(t), index: index, partSize: partSize, began: time.Now()}
+	files := t.TempDir()
+	c.seedFile = writeParquetFile(t, files, "seed.parquet", c.slice.seed)
+	c.buildFile = writeParquetFile(t, files, "build.parquet", c.slice.build)
+	c.extraFile = writeParquetFile(t, files, "extra.parquet", c.slice.extra)
+	return c
+}
+
+// chaosReference is what the fault-free reference built: its answers to chaosQuestions, its
+// live shard ids and how long the append that the faulted stack builds under faults took.
+type chaosReference struct {
+	answers, shards []string
+	build           time.Duration
+}
+
+// reference builds the three files one after the other, with no faults, on `asof server` and
+// one worker on all queues.
+func (c *chaosCase) reference(t *testing.T, modelDir string) chaosReference {
+	t.Helper()
+	ref := newChaosStack(t, modelDir)
+	ref.indexName, ref.partSize = c.index, c.partSize
+	ref.startWorker(t, "all", "asof-default,asof-embed,asof-llm")
+	indexResult(t, ref.index(t, c.seedFile, false), 4*time.Minute)
+	refStart := time.Now()
+	indexResult(t, ref.index(t, c.buildFile, true), 6*time.Minute)
+	var r chaosReference
+	r.build = time.Since(refStart)
+	indexResult(t, ref.index(t, c.extraFile, true), 4*time.Minute)
+	r.answers = ref.ask(t)
+	r.shards = checkPublished(t, ref.root(), c.slice)
+	for _, w := range ref.workers {
+		w.interrupt(t)
+	}
+	ref.server.interrupt(t)
+	t.Logf("reference built in %s (the faulted append alone: %s)", time.Since(c.began).Round(time.Second), r.build.Round(time.Second))
+	return r
+}
+
+// chaosRun is the faulted stack's build under way: the seed is built, the build file's append
+// runs, and faults strike it.
+type chaosRun struct {
+	c          *chaosCase
+	s          *chaosStack
+	build      *proc
+	extra      *proc
+	buildStart time.Time
+	watch      *partWatch
+	faults     []*fault
+}
+
+// start builds the seed on s (checking its counts), then starts the append of the build file.
+func (c *chaosCase) start(t *testing.T, s *chaosStack) *chaosRun {
+	t.Helper()
+	s.indexName, s.partSize = c.index, c.partSize
+	seed := indexResult(t, s.index(t, c.seedFile, false), 4*time.Minute)
+	checkCounts(t, "seed", seed, len(c.slice.seed), len(c.slice.seed), 0)
+	r := &chaosRun{c: c, s: s, watch: watchParts(s.root()), buildStart: time.Now()}
+	r.build = s.index(t, c.buildFile, true)
+	return r
+}
+
+// startExtra starts the second append (30 rows the index holds, 40 new), during the first.
+func (r *chaosRun) startExtra(t *testing.T) { r.extra = r.s.index(t, r.c.extraFile, true) }
+
+// strike records a fault on the shards it watches, then does it. The fault's took is how
+// long do took (a restart: down and up again).
+func (r *chaosRun) strike(what string, watch []string, do func()) *fault {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var before int64
+	c, err := client.Dial(client.Options{HostPort: r.s.hostPort, Namespace: r.s.namespace,
+		Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err == nil {
+		before, _, err = r.s.temporalState(ctx, c, watch)
+		c.Close()
+	}
+	f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
+	for _, id := range watch {
+		f.watch[id] = partsOf(r.s.root(), id)
+	}
+	do()
+	f.took = time.Since(f.at)
+	if err == nil {
+		r.s.watchTemporal(f, watch, before, r.build)
+	}
+	r.faults = append(r.faults, f)
+	return f
+}
+
+// beforeNextFault waits for another stored part and returns the shards in flight then.
+func (r *chaosRun) beforeNextFault(t *testing.T) []string {
+	t.Helper()
+	awaitParts(t, r.s.root(), countParts(r.s.root())+1, r.build, 2*time.Minute)
+	inFlight, _, err := r.s.embedding()
+	if err != nil || len(inFlight) == 0 {
+		t.Fatalf("no shard in flight before the next fault (%v)", err)
+	}
+	return inFlight
+}
+
+// finish waits for both appends and checks them against the reference: counts that reconcile,
+// every part embedded once or resumed, the published index (checkPublished) with the
+// reference's shard ids, and the reference's answers. It logs the recovery times.
+func (r *chaosRun) finish(t *testing.T, ref chaosReference) {
+	t.Helper()
+	c, s := r.c, r.s
+	res := indexResult(t, r.build, 6*time.Minute)
+	buildTook := time.Since(r.buildStart)
+	extraRes := indexResult(t, r.extra, 6*time.Minute)
+	seen := r.watch.finish()
+	checkCounts(t, "faulted append", res, len(c.slice.build), len(c.slice.build), 0)
+	checkCounts(t, "second append", extraRes, len(c.slice.extra), len(c.slice.extra)-c.slice.overlap, c.slice.overlap)
 	// Each shard's last attempt finds the parts stored before it (resumed) and embeds the rest:
-	// 7 parts per shard of 50 chunks in all, with at least one resumed after a kill.
-	if wantParts := res.ShardsBuilt * 7; res.ShardsBuilt != 6 || res.PartsResumed < 1 || res.PartsEmbedded+res.PartsResumed != wantParts {
+	// ceil(50/part size) parts per shard of 50 chunks in all, at least one resumed after a kill.
+	perShard := (50 + c.partSize - 1) / c.partSize
+	if wantParts := res.ShardsBuilt * perShard; res.ShardsBuilt != 6 || res.PartsResumed < 1 || res.PartsEmbedded+res.PartsResumed != wantParts {
 		t.Errorf("faulted append: %d shards, %d parts embedded + %d resumed, want 6 shards and %d parts with at least one resumed",
 			res.ShardsBuilt, res.PartsEmbedded, res.PartsResumed, wantParts)
 	}
 	got := s.ask(t)
-	gotShards := checkPublished(t, s.dir, slice)
-	if !slices.Equal(gotShards, refShards) {
-		t.Errorf("published shards differ from the reference's:\n got %v\nwant %v", gotShards, refShards)
+	gotShards := checkPublished(t, s.root(), c.slice)
+	if !slices.Equal(gotShards, ref.shards) {
+		t.Errorf("published shards differ from the reference's:\n got %v\nwant %v", gotShards, ref.shards)
 	}
 	for i := range chaosQuestions {
-		if got[i] != want[i] {
-			t.Errorf("answer to %q differs from the reference's: %s", chaosQuestions[i], firstDiff(got[i], want[i]))
+		if got[i] != ref.answers[i] {
+			t.Errorf("answer to %q differs from the reference's: %s", chaosQuestions[i], firstDiff(got[i], ref.answers[i]))
 		}
 	}
 
@@ -603,29 +768,28 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 		}
 	}
 	var tbl strings.Builder
-	fmt.Fprintf(&tbl, "recovery times (%d parts stored; faulted append %s, %s in the reference; server back up in %s):\n",
-		parts, buildTook.Round(time.Second), refBuild.Round(time.Second), serverBack.Round(10*time.Millisecond))
-	fmt.Fprintf(&tbl, "  %-46s %8s %12s %14s\n", "fault", "watched", "next part", "watched moved")
-	for _, f := range faults {
+	fmt.Fprintf(&tbl, "recovery times (%d parts stored; faulted append %s, %s in the reference):\n",
+		parts, buildTook.Round(time.Second), ref.build.Round(time.Second))
+	fmt.Fprintf(&tbl, "  %-54s %7s %10s %10s %13s %15s\n", "fault", "watched", "fault took", "next part", "watched moved", "Temporal wrote")
+	for _, f := range r.faults {
 		d := func(at time.Time) string {
 			if at.IsZero() {
 				return "build done"
 			}
 			return at.Sub(f.at).Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(&tbl, "  %-46s %8d %12s %14s\n", f.what, len(f.watch), d(f.next), d(f.recovered))
+		hist := "not watched"
+		if f.wroteDone != nil {
+			<-f.wroteDone
+			hist = d(f.wrote)
+		}
+		fmt.Fprintf(&tbl, "  %-54s %7d %10s %10s %13s %15s\n", f.what, len(f.watch), f.took.Round(10*time.Millisecond), d(f.next), d(f.recovered), hist)
 	}
 	t.Log(tbl.String())
-	for _, w := range s.workers {
-		if w.cmd.ProcessState == nil {
-			w.interrupt(t)
-		}
-	}
-	s.server.interrupt(t)
 }
 
-func countParts(dir string) int {
-	got, _ := filepath.Glob(filepath.Join(dir, "s3", "asof", "indexes", chaosIndex, "staging", "*", "vectors", "*.f32"))
+func countParts(root string) int {
+	got, _ := filepath.Glob(filepath.Join(root, "staging", "*", "vectors", "*.f32"))
 	return len(got)
 }
 
@@ -643,9 +807,8 @@ func checkCounts(t *testing.T, name string, res workflows.IndexBuildResult, read
 // keeping its predecessor's shards (appends only add), chunk counts that add up, every object
 // of the live shards present with its recorded size and hash; and every chunk of the slice in
 // exactly one live shard, nothing else, and no shard on disk outside it. It returns the live shard ids, sorted.
-func checkPublished(t *testing.T, dir string, slice chaosSlice) []string {
+func checkPublished(t *testing.T, root string, slice chaosSlice) []string {
 	t.Helper()
-	root := filepath.Join(dir, "s3", "asof", "indexes", chaosIndex)
 	var cur struct {
 		Manifest string `json:"manifest"`
 		Seq      int    `json:"seq"`
@@ -693,7 +856,7 @@ func checkPublished(t *testing.T, dir string, slice chaosSlice) []string {
 	if cur.Seq != prev.Seq || live.Seq != cur.Seq {
 		t.Errorf("CURRENT %+v, newest manifest %d", cur, prev.Seq)
 	}
-	t.Logf("%s: %d manifests, CURRENT at %d, %d live shards", dir, len(names), cur.Seq, len(live.Shards))
+	t.Logf("%s: %d manifests, CURRENT at %d, %d live shards", root, len(names), cur.Seq, len(live.Shards))
 
 	where := map[string][]string{} // chunk id → live shards holding it
 	docs := map[string]bool{}

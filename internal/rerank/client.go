@@ -151,8 +151,10 @@ func (c ClientConfig) withDefaults() ClientConfig {
 // URL, key or model) or a reply it cannot use. Errors wrap the [llm] sentinels, so
 // [llm.Retryable] tells a caller whether a later attempt can help: [llm.ErrConfig] for a
 // request the server refuses, [llm.ErrRateLimited] and [llm.ErrServer] when retries ran out,
-// [llm.ErrBadResponse] for a reply that breaks the protocol. A Client is safe for concurrent
-// use.
+// [llm.ErrBadResponse] for a reply that is not JSON (cut short: another attempt may do),
+// [llm.ErrInvalidReply] for JSON that breaks the protocol (another shape, scores missing,
+// duplicated or out of range: the server answers the same again). A Client is safe for
+// concurrent use.
 type Client struct {
 	cfg  ClientConfig
 	key  string
@@ -346,7 +348,7 @@ func (c *Client) parse(data []byte, n int) ([]float64, error) {
 	if c.cfg.API == APITEI {
 		scoreField = "score"
 		if err := json.Unmarshal(data, &items); err != nil {
-			return nil, c.errorf(llm.ErrBadResponse, "the reply is not TEI's list of {index, score} (%v; is rerank.api right?): %s", err, excerpt(data))
+			return nil, c.errorf(parseKind(data), "the reply is not TEI's list of {index, score} (%v; is rerank.api right?): %s", err, excerpt(data))
 		}
 	} else {
 		var reply struct {
@@ -354,7 +356,7 @@ func (c *Client) parse(data []byte, n int) ([]float64, error) {
 			Data    *[]item `json:"data"`
 		}
 		if err := json.Unmarshal(data, &reply); err != nil {
-			return nil, c.errorf(llm.ErrBadResponse, "the reply is not {\"results\": [{index, relevance_score}]} (%v; is rerank.api right?): %s", err, excerpt(data))
+			return nil, c.errorf(parseKind(data), "the reply is not {\"results\": [{index, relevance_score}]} (%v; is rerank.api right?): %s", err, excerpt(data))
 		}
 		switch {
 		case reply.Results != nil:
@@ -362,7 +364,7 @@ func (c *Client) parse(data []byte, n int) ([]float64, error) {
 		case reply.Data != nil:
 			items = *reply.Data
 		default:
-			return nil, c.errorf(llm.ErrBadResponse, "the reply has neither \"results\" nor \"data\" (is rerank.api right?): %s", excerpt(data))
+			return nil, c.errorf(llm.ErrInvalidReply, "the reply has neither \"results\" nor \"data\" (is rerank.api right?): %s", excerpt(data))
 		}
 	}
 	out := make([]float64, n)
@@ -374,15 +376,15 @@ func (c *Client) parse(data []byte, n int) ([]float64, error) {
 		}
 		switch {
 		case it.Index == nil:
-			return nil, c.errorf(llm.ErrBadResponse, "result %d has no index", i)
+			return nil, c.errorf(llm.ErrInvalidReply, "result %d has no index", i)
 		case *it.Index < 0 || *it.Index >= n:
-			return nil, c.errorf(llm.ErrBadResponse, "result %d: index %d out of range for %d documents", i, *it.Index, n)
+			return nil, c.errorf(llm.ErrInvalidReply, "result %d: index %d out of range for %d documents", i, *it.Index, n)
 		case seen[*it.Index]:
-			return nil, c.errorf(llm.ErrBadResponse, "result %d: duplicate index %d", i, *it.Index)
+			return nil, c.errorf(llm.ErrInvalidReply, "result %d: duplicate index %d", i, *it.Index)
 		case s == nil:
-			return nil, c.errorf(llm.ErrBadResponse, "result %d (index %d) has no %s", i, *it.Index, scoreField)
+			return nil, c.errorf(llm.ErrInvalidReply, "result %d (index %d) has no %s", i, *it.Index, scoreField)
 		case math.IsNaN(*s) || math.IsInf(*s, 0):
-			return nil, c.errorf(llm.ErrBadResponse, "result %d (index %d): %s %v is not finite", i, *it.Index, scoreField, *s)
+			return nil, c.errorf(llm.ErrInvalidReply, "result %d (index %d): %s %v is not finite", i, *it.Index, scoreField, *s)
 		}
 		seen[*it.Index], out[*it.Index] = true, *s
 	}
@@ -391,9 +393,19 @@ func (c *Client) parse(data []byte, n int) ([]float64, error) {
 		for seen[missing] {
 			missing++
 		}
-		return nil, c.errorf(llm.ErrBadResponse, "%d scores for %d documents (index %d missing)", len(items), n, missing)
+		return nil, c.errorf(llm.ErrInvalidReply, "%d scores for %d documents (index %d missing)", len(items), n, missing)
 	}
 	return out, nil
+}
+
+// parseKind is the sentinel for a 2xx reply that did not decode: a body that is not JSON at all
+// (cut short, say) may come right on another attempt (llm.ErrBadResponse); JSON of another
+// shape is what this server answers every time (llm.ErrInvalidReply: is rerank.api right?).
+func parseKind(data []byte) error {
+	if json.Valid(data) {
+		return llm.ErrInvalidReply
+	}
+	return llm.ErrBadResponse
 }
 
 // errorf builds an error naming the server, wrapping kind, without the key.
