@@ -1,11 +1,9 @@
 // Package activities holds every Temporal activity of asof: the only place that does I/O.
 //
-// One Activities struct carries the dependencies as small interfaces (a blob.Bucket now; an
-// embedder and an LLM client as the pipeline grows). Workers register it once by pointer;
-// workflows reference its methods through a nil *Activities. Each method takes ctx and one
-// input struct and returns one result struct, declared next to it, and reads as load
-// (internal/storeio) → one call into internal/* → store; this file holds what they share:
-// the dependencies, the classification of errors, heartbeats and the worker's shard cache.
+// Workers register one *Activities, which carries the dependencies (Deps); workflows name its
+// methods through a nil *Activities. Each method takes ctx and one XInput, returns one XResult
+// declared next to it, and reads as load (internal/storeio) → call into internal/* → store.
+// This file holds what they share: errors, heartbeats and the worker's shard cache.
 package activities
 
 import (
@@ -34,9 +32,8 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// Deps are the dependencies activities run with: what a worker process builds (from its
-// configuration) and hands to every activity. The worker package gives it to clients as
-// worker.Deps.
+// Deps are what a worker process builds from its configuration and hands to every activity
+// (clients see it as worker.Deps).
 type Deps struct {
 	// Bucket is the object store all artifacts live in.
 	Bucket blob.Bucket
@@ -44,8 +41,7 @@ type Deps struct {
 	Embedder embed.Embedder
 	// Model identifies the embedding model (id, ONNX sha256, dim) for shard ids and manifests.
 	Model schemas.ModelRef
-	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge and the
-	// extractive summary.
+	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge, extractive summary.
 	LLM *llm.Client
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
 	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
@@ -96,16 +92,11 @@ func mismatch(err error) error {
 	return err
 }
 
-// ErrIndexNotFound matches (errors.Is, in the worker's process) the non-retryable
-// InvalidInput error an activity returns for an index that has no CURRENT manifest yet
-// (layout.ErrIndexNotFound).
-var ErrIndexNotFound = layout.ErrIndexNotFound
-
 // currentManifest reads the live manifest of index (layout.ReadLive); an index with no
-// CURRENT yet is the non-retryable ErrIndexNotFound.
+// CURRENT yet is final as bad input (errors.Is layout.ErrIndexNotFound, in the worker's process).
 func (a *Activities) currentManifest(ctx context.Context, index string) (schemas.Manifest, error) {
 	m, err := layout.ReadLive(ctx, a.Bucket, index)
-	if errors.Is(err, ErrIndexNotFound) {
+	if errors.Is(err, layout.ErrIndexNotFound) {
 		return m, invalid(err)
 	}
 	return m, err
@@ -137,18 +128,20 @@ func llmError(err error) error {
 	return err
 }
 
-// heartbeat records an activity's progress (activity.RecordHeartbeat): every activity that
-// heartbeats does it through here, and a retry reads the last details back to resume.
+// answer reads the answer an Ask run stored (layout.AnswerKey).
+func (a *Activities) answer(ctx context.Context) func(runID string) (schemas.Answer, error) {
+	return func(runID string) (schemas.Answer, error) {
+		return storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(runID))
+	}
+}
+
+// heartbeat records an activity's progress (activity.RecordHeartbeat), which a retry resumes from.
 func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx, details) }
 
 // keepAliveFor starts a keepalive.KeepAlive for ctx's activity at its heartbeat timeout.
 func keepAliveFor(ctx context.Context) *keepalive.KeepAlive {
 	return keepalive.Start(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { heartbeat(ctx, details) })
 }
-
-// PartStall is how long one embedding part may run before EmbedShard stops vouching for its
-// worker (keepalive.PartStall).
-const PartStall = keepalive.PartStall
 
 // DefaultShardCacheBytes bounds the shards a worker keeps loaded between queries.
 const DefaultShardCacheBytes = 2 << 30
@@ -167,10 +160,9 @@ func (a *Activities) shardCache() *shard.Cache[*retrieve.Shard] {
 	return a.Shards
 }
 
-// Close releases the shards a loaded, removing their local folders. Call it when the worker
-// stops; without it every shard an ask or eval opened stays in the temp folder. It is a
-// function, not a method: a worker registers every exported method of Activities as a Temporal
-// activity, and emptying the shard cache must not be one that any client can start.
+// Close releases the shards a loaded, removing their local folders, when the worker stops. It
+// is a function so that it is no activity (a worker registers every exported method) that any
+// client could start.
 func Close(a *Activities) error {
 	if a.Shards == nil {
 		return nil
@@ -179,20 +171,17 @@ func Close(a *Activities) error {
 }
 
 // loadShards loads through the worker's cache the shards of manifest m that can hold chunks
-// inside b (storeio.LoadShards), heartbeating each; a shard that does not match its meta.json
-// is a non-retryable ErrTypeMismatch error naming its key (errors.Is shard.ErrCorruptShard),
-// and so are codes for other vectors than the shard's (errors.Is vecindex.ErrFormat).
+// inside b (storeio.LoadShards), heartbeating each; a shard that does not match what was
+// written (storeio.ErrMismatch) is final as ErrTypeMismatch.
 func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (*storeio.Shards, error) {
 	s, err := storeio.LoadShards(ctx, a.Bucket, a.shardCache(), index, m, b, func(n int) { heartbeat(ctx, n) })
 	return s, mismatch(err)
 }
 
-// rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; a nil
-// a.Reranker leaves r as it is). It runs where `asof ask` ranks (Answer, Candidates) and where
-// `asof eval` does (EvalBatch). A server that refuses the request (a 4xx: wrong URL, key or
-// model) or whose reply breaks the API (scores missing, duplicated, out of range: it answers
-// the same again) fails the activity for good, and so do bad options; other failures are
-// retried by its retry policy.
+// rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; nil: as it is)
+// wherever asof ranks (Answer, Candidates, EvalBatch). A server that refuses the request (a
+// 4xx: wrong URL, key or model), a reply that breaks the API (scores missing, duplicated, out
+// of range: it answers the same again) and bad options are final; other failures are retried.
 func (a *Activities) rerankRanking(ctx context.Context, query string, o retrieve.Options, r answer.Ranking) (answer.Ranking, error) {
 	out, err := rerank.Rank(ctx, a.Reranker, a.RerankOptions, query, o, r)
 	switch {

@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -109,7 +110,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	m := metrics.New()
 	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model, Metrics: m}}
 	env.RegisterActivity(acts)
-	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: metas})
+	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "year", Model: model, Shards: metas}})
 
 	answer := func(runID string) schemas.Answer {
 		return run[schemas.Answer](t, env, acts.Answer, activities.AnswerInput{

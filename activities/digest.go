@@ -55,22 +55,14 @@ func (a *Activities) PlanDigest(ctx context.Context, in PlanDigestInput) (PlanDi
 	return PlanDigestResult{AsOf: day, TimeZone: tz, Name: name}, nil
 }
 
-// DigestTopicRef is one topic's answer: the Ask run that holds it, or why it failed.
-type DigestTopicRef struct {
-	Name     string `json:"name"`
-	Query    string `json:"query"`
-	AskRunID string `json:"ask_run_id"`
-	Error    string `json:"error,omitempty"`
-}
-
 // WriteDigestInput is a finished set of topic answers.
 type WriteDigestInput struct {
-	Name     string           `json:"name"`
-	Index    string           `json:"index"`
-	AsOf     time.Time        `json:"as_of"`
-	TimeZone string           `json:"time_zone"`
-	RunID    string           `json:"run_id"`
-	Topics   []DigestTopicRef `json:"topics"`
+	Name     string            `json:"name"`
+	Index    string            `json:"index"`
+	AsOf     time.Time         `json:"as_of"`
+	TimeZone string            `json:"time_zone"`
+	RunID    string            `json:"run_id"`
+	Topics   []digest.TopicRef `json:"topics"`
 }
 
 // WriteDigestKeys are the store keys of one digest.
@@ -89,16 +81,9 @@ type WriteDigestKeys struct {
 func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (WriteDigestKeys, error) {
 	d := schemas.Digest{Version: schemas.DigestVersion, Name: in.Name, Index: in.Index, AsOf: in.AsOf.UTC(),
 		TimeZone: in.TimeZone, RunID: in.RunID}
-	for _, ref := range in.Topics {
-		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
-		if ref.Error == "" {
-			ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(ref.AskRunID))
-			if err != nil {
-				return WriteDigestKeys{}, fmt.Errorf("topic %q: %w", ref.Name, err)
-			}
-			t = digest.TopicOf(t, ans)
-		}
-		d.Topics = append(d.Topics, t)
+	var err error
+	if d.Topics, err = digest.Topics(in.Topics, a.answer(ctx)); err != nil {
+		return WriteDigestKeys{}, err
 	}
 	keys := WriteDigestKeys{JSON: layout.DigestJSONKey(in.Name, in.AsOf), Markdown: layout.DigestMarkdownKey(in.Name, in.AsOf), HTML: layout.DigestHTMLKey(in.Name, in.AsOf)}
 	var page bytes.Buffer // rendered first: a page that fails to render writes nothing
@@ -114,11 +99,9 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	if _, err := a.Bucket.Put(ctx, keys.HTML, &page); err != nil {
 		return keys, err
 	}
-	archive, err := a.writeDigestArchive(ctx, in.Name)
-	if err != nil {
+	if keys.Archive, err = a.writeDigestArchive(ctx, in.Name); err != nil {
 		return keys, fmt.Errorf("digest archive: %w", err)
 	}
-	keys.Archive = archive
 	return keys, nil
 }
 

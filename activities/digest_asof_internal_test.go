@@ -8,6 +8,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -26,7 +27,7 @@ func TestPlanDigestAsOfMode(t *testing.T) {
 		{ID: "a", Period: "2025-10", MinDate: at("2025-10-01T08:00:00Z"), MaxDate: at("2025-10-30T23:10:00Z"), Docs: 3},
 		{ID: "b", Period: "2025-11", MinDate: at("2025-11-02T08:00:00Z"), MaxDate: at("2025-11-20T17:45:00Z"), Docs: 2},
 	}
-	if _, err := a.PublishManifest(ctx, PublishManifestInput{Index: "news", Period: "month", Model: a.Model, Shards: shards}); err != nil {
+	if _, err := a.PublishManifest(ctx, PublishManifestInput{Build: indexplan.Build{Index: "news", Period: "month", Model: a.Model, Shards: shards}}); err != nil {
 		t.Fatal(err)
 	}
 	now := at("2026-11-25T03:00:00Z") // the workflow's time: 2026-11-25 in UTC, 2026-11-24 22:00 in New York

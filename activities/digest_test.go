@@ -12,6 +12,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/htmltest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
@@ -47,7 +48,7 @@ func TestWriteDigestUpdatesArchive(t *testing.T) {
 		put(path.Join(layout.RunPrefix(askRun), "answer.json"), schemas.Answer{AsOf: asOf,
 			Blocks: []schemas.ContextBlock{{N: 1, DocID: "d", PublishedAt: utcDay(fresh), Title: "t"}}})
 		return run[activities.WriteDigestKeys](t, env, acts.WriteDigest, activities.WriteDigestInput{Name: name, Index: "news", AsOf: asOf,
-			Topics: []activities.DigestTopicRef{{Name: "Rates", Query: "key rate", AskRunID: askRun}, {Name: "Chips", Query: "chips", Error: "ask failed"}}})
+			Topics: []digest.TopicRef{{Name: "Rates", Query: "key rate", AskRunID: askRun}, {Name: "Chips", Query: "chips", Error: "ask failed"}}})
 	}
 	save("other", "2026-03-30", "2026-03-30")
 	save("morning", "2026-03-31", "2026-03-30")

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/report"
@@ -14,9 +13,6 @@ import (
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
-
-// EvalQuestionRef is a question in a batch (evalrun.Planned).
-type EvalQuestionRef = evalrun.Planned
 
 // PlanEvalInput names the question and judgement files in the store.
 type PlanEvalInput struct {
@@ -37,7 +33,7 @@ type PlanEvalInput struct {
 
 // PlanEvalResult lists the batches.
 type PlanEvalResult struct {
-	Batches [][]EvalQuestionRef `json:"batches"`
+	Batches [][]evalrun.Planned `json:"batches"`
 	// Questions are the judged questions kept; Unjudged had no qrels rows.
 	Questions int `json:"questions"`
 	Unjudged  int `json:"unjudged"`
@@ -86,9 +82,7 @@ func (a *Activities) questionSet(ctx context.Context, unlabelled bool, questions
 type EmbedTextsInput struct {
 	Texts []string `json:"texts"`
 	// Key, when set, is where the vectors are stored (vecindex's file format) instead of being
-	// returned. Returned vectors are written into the workflow's history as JSON, about 5 KB a
-	// question and twice (this result and EvalBatch's input): 12 MB for 785 questions, and
-	// Temporal ends a run whose history passes 50 MB.
+	// returned into the workflow's history (about 5 KB a question, twice: here and EvalBatch's input).
 	Key string `json:"key"`
 }
 
@@ -124,7 +118,7 @@ type EvalBatchInput struct {
 	Index     string            `json:"index"`
 	QrelsKey  string            `json:"qrels_key"`
 	Systems   []string          `json:"systems"`
-	Questions []EvalQuestionRef `json:"questions"`
+	Questions []evalrun.Planned `json:"questions"`
 	Vectors   [][]float32       `json:"vectors"`
 	// VectorsKey, when set, is where EmbedTexts stored the vectors (Vectors is then empty).
 	VectorsKey string           `json:"vectors_key"`
@@ -142,13 +136,8 @@ type EvalBatchResult struct {
 // EvalBatch answers every question of a batch with every system (ranked documents: a
 // document's rank is its best chunk's), scores them against the qrels and stores the rows.
 // A batch already stored is not run again.
-func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
-	res, err := a.evalBatch(ctx, in)
-	a.Metrics.EvalBatch(err)
-	return res, err
-}
-
-func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatchResult, error) {
+func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (_ EvalBatchResult, err error) {
+	defer func() { a.Metrics.EvalBatch(err) }()
 	key := layout.EvalBatchKey(in.EvalID, in.Batch)
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return EvalBatchResult{}, err
@@ -164,7 +153,6 @@ func (a *Activities) evalBatch(ctx context.Context, in EvalBatchInput) (EvalBatc
 	}
 	var qrels []schemas.Qrel
 	if in.QrelsKey != "" {
-		var err error
 		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
 			return EvalBatchResult{}, err
 		}
@@ -216,30 +204,12 @@ type FinishEvalInput struct {
 	Generated time.Time `json:"generated"`
 }
 
-// EvalSummary is summary.json.
-type EvalSummary struct {
-	Index     string                  `json:"index"`
-	EvalID    string                  `json:"eval_id"`
-	Questions int                     `json:"questions"`
-	Systems   map[string]eval.Summary `json:"systems"`
-	// Freshness is the built context's freshness per system (the only metrics of an
-	// unlabelled query set).
-	Freshness map[string]eval.FreshnessSummary `json:"freshness"`
-	// Top10FreshestDaysMean is, per system, the mean age at the anchor of the freshest of
-	// the top 10 results before any context selection (what plain retrieval hands over).
-	Top10FreshestDaysMean map[string]float64 `json:"top10_freshest_days_mean"`
-	// Unlabelled is set for a query set without judgements.
-	Unlabelled bool `json:"unlabelled,omitempty"`
-	// Order lists the systems as asked.
-	Order []string `json:"order"`
-}
-
 // FinishEvalResult names the outputs.
 type FinishEvalResult struct {
-	SummaryKey  string      `json:"summary_key"`
-	PerQueryKey string      `json:"per_query_key"`
-	ReportKey   string      `json:"report_key"`
-	Summary     EvalSummary `json:"summary"`
+	SummaryKey  string              `json:"summary_key"`
+	PerQueryKey string              `json:"per_query_key"`
+	ReportKey   string              `json:"report_key"`
+	Summary     evalrun.SummaryFile `json:"summary"`
 }
 
 // FinishEval gathers every batch's rows into per_query.parquet and summary.json.
@@ -256,16 +226,14 @@ func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (Finish
 	if err := storeio.PutParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
 		return res, err
 	}
-	agg := evalrun.Summarize(rows, in.Systems, in.Unlabelled)
-	sum := EvalSummary{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions, Systems: agg.Systems,
-		Freshness: agg.Freshness, Top10FreshestDaysMean: agg.Top10FreshestDaysMean, Unlabelled: in.Unlabelled, Order: in.Systems}
-	res.Summary = sum
-	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, sum); err != nil {
+	res.Summary = evalrun.SummaryFile{Index: in.Index, EvalID: in.EvalID, Questions: in.Questions,
+		Summary: evalrun.Summarize(rows, in.Systems, in.Unlabelled), Unlabelled: in.Unlabelled, Order: in.Systems}
+	if err := storeio.PutIndentedJSON(ctx, a.Bucket, res.SummaryKey, res.Summary); err != nil {
 		return res, err
 	}
 	// The HTML report: metric table, bars per system, the corpus's documents per period, and
 	// the age of retrieved results.
-	ri := evalrun.ReportInput{EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, Summaries: sum.Systems, Questions: in.Questions,
+	ri := evalrun.ReportInput{EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, Summaries: res.Summary.Systems, Questions: in.Questions,
 		Unlabelled: in.Unlabelled, Generated: in.Generated, Rows: rows}
 	if m, err := a.currentManifest(ctx, in.Index); err == nil {
 		ri.Manifest = &m

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -16,26 +15,6 @@ import (
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
-
-// SummariesSystem is the name of asof's answers in the summaries evaluation.
-const SummariesSystem = "asof"
-
-// SummariesRunID is the Ask run (and child workflow) id of one query of a summaries
-// evaluation: its answer is runs/<id>/answer.json, so a rerun finds it and does not ask again.
-func SummariesRunID(evalID, queryID string) string {
-	return "asof-sumeval-" + evalID + "-" + queryID
-}
-
-// SummaryQuery is one query to answer, and whether its answer is already stored.
-type SummaryQuery struct {
-	QueryID    string    `json:"query_id"`
-	Query      string    `json:"query"`
-	AnchorDate time.Time `json:"anchor_date"`
-	// RunID is the Ask run that answers it (SummariesRunID).
-	RunID string `json:"run_id"`
-	// Done: runs/<RunID>/answer.json exists (a rerun resumes).
-	Done bool `json:"done"`
-}
 
 // PlanSummariesInput names the queries of a summaries evaluation: unlabelled queries
 // (QueriesKey), or judged questions (QuestionsKey with QrelsKey).
@@ -55,7 +34,7 @@ type PlanSummariesInput struct {
 
 // PlanSummariesResult lists the queries in file order.
 type PlanSummariesResult struct {
-	Queries []SummaryQuery `json:"queries"`
+	Queries []sumeval.Query `json:"queries"`
 }
 
 // PlanSummaries reads the queries (query_id, query, anchor_date), checks them and marks the
@@ -77,7 +56,7 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 	}
 	var out PlanSummariesResult
 	for _, r := range rows {
-		q := SummaryQuery{QueryID: r.QueryID, Query: r.Query, AnchorDate: r.AnchorDate.UTC(), RunID: SummariesRunID(in.EvalID, r.QueryID)}
+		q := sumeval.Query{QueryID: r.QueryID, Query: r.Query, AnchorDate: r.AnchorDate.UTC(), RunID: sumeval.RunID(in.EvalID, r.QueryID)}
 		if q.Done, err = a.Bucket.Exists(ctx, layout.AnswerKey(q.RunID)); err != nil {
 			return PlanSummariesResult{}, err
 		}
@@ -88,9 +67,9 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 
 // FinishSummariesInput is what to score: asof's answers (by run) and the study's file.
 type FinishSummariesInput struct {
-	EvalID  string         `json:"eval_id"`
-	Index   string         `json:"index"`
-	Queries []SummaryQuery `json:"queries"`
+	EvalID  string          `json:"eval_id"`
+	Index   string          `json:"index"`
+	Queries []sumeval.Query `json:"queries"`
 	// Errors maps a query id to why its Ask failed (its row says so; no metrics).
 	Errors map[string]string `json:"errors,omitempty"`
 	// StudyKey is the study's answers (study-answers.parquet); empty: asof alone. Only the
@@ -99,34 +78,19 @@ type FinishSummariesInput struct {
 	// QrelsKey, when set, holds judgements of the queries: asof's summaries are then scored
 	// against them too (summary lead, support and noise: sumeval.LeadOf).
 	QrelsKey string `json:"qrels_key,omitempty"`
-	// Rubric is RubricLLM when asof's answers were graded; Rubrics then holds the scores by
+	// Rubric is sumeval.RubricLLM when asof's answers were graded; Rubrics then holds the scores by
 	// query id (an answer without scores counts as missing).
 	Rubric  string                    `json:"rubric,omitempty"`
 	Rubrics map[string]sumeval.Rubric `json:"rubrics,omitempty"`
 }
 
-// SummariesReport is summary.json.
-type SummariesReport struct {
-	EvalID  string `json:"eval_id"`
-	Index   string `json:"index"`
-	Queries int    `json:"queries"`
-	Failed  int    `json:"failed"`
-	// Rules say how summary dates were read (see sumeval): every form, header dropped.
-	Rules   string              `json:"rules"`
-	Systems []sumeval.Aggregate `json:"systems"`
-	// StudyRules are every system under the study's own rules (ISO dates, every date equal to
-	// the anchor dropped): for the study's systems, its published Table 3.
-	StudyRules []sumeval.Aggregate `json:"study_rules,omitempty"`
-	Rubric     string              `json:"rubric"`
-}
-
 // FinishSummariesResult names the written files and carries the table.
 type FinishSummariesResult struct {
-	SummaryKey   string          `json:"summary_key"`
-	TableKey     string          `json:"table_key"`
-	PerAnswerKey string          `json:"per_answer_key"`
-	Report       SummariesReport `json:"report"`
-	Markdown     string          `json:"markdown"`
+	SummaryKey   string         `json:"summary_key"`
+	TableKey     string         `json:"table_key"`
+	PerAnswerKey string         `json:"per_answer_key"`
+	Report       sumeval.Report `json:"report"`
+	Markdown     string         `json:"markdown"`
 }
 
 // FinishSummaries scores asof's answers and the study's for the same queries and writes
@@ -143,33 +107,18 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 		}
 		grades = sumeval.GradesOf(qrels)
 	}
-	answered := make([]sumeval.Answered, len(in.Queries))
-	for i, q := range in.Queries {
-		answered[i] = sumeval.Answered{QueryID: q.QueryID, Query: q.Query, RunID: q.RunID}
-		if answered[i].Error, answered[i].Failed = in.Errors[q.QueryID]; answered[i].Failed {
-			continue
-		}
-		ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(q.RunID))
-		if err != nil {
-			return FinishSummariesResult{}, fmt.Errorf("answer of %s: %w", q.QueryID, err)
-		}
-		answered[i].Answer = ans
-		if in.Rubric == RubricLLM {
-			r := in.Rubrics[q.QueryID]
-			answered[i].Rubric = &r
-		}
+	answered, err := sumeval.AnswersOf(in.Queries, in.Errors, in.Rubric == sumeval.RubricLLM, in.Rubrics, a.answer(ctx))
+	if err != nil {
+		return FinishSummariesResult{}, err
 	}
 	var study []schemas.StudyAnswer
 	if in.StudyKey != "" {
-		var err error
 		if study, err = storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey); err != nil {
 			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 		}
 	}
-	t := sumeval.Tabulate(SummariesSystem, answered, study, grades)
-	rep := SummariesReport{EvalID: in.EvalID, Index: in.Index, Queries: len(in.Queries), Failed: len(in.Errors),
-		Rules:   "every date form; the header that repeats the anchor dropped",
-		Systems: t.Systems, StudyRules: t.StudyRules, Rubric: cmp.Or(in.Rubric, "none")}
+	t := sumeval.Tabulate(sumeval.AsofSystem, answered, study, grades)
+	rep := sumeval.NewReport(in.EvalID, in.Index, len(in.Queries), len(in.Errors), t, in.Rubric)
 	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
 		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
 	if err := storeio.PutParquet(ctx, a.Bucket, res.PerAnswerKey, t.Rows); err != nil {
@@ -183,9 +132,6 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	}
 	return res, nil
 }
-
-// RubricLLM is the summaries evaluation's --rubric that asks the LLM for the study's scores.
-const RubricLLM = "llm"
 
 // RubricInput names one stored answer (runs/<run-id>/answer.json) to grade.
 type RubricInput struct {

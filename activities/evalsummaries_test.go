@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/internal/render"
+	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -48,7 +49,7 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 			{System: "rag", QueryID: "q999", Query: "другое", AnchorDate: d("2025-09-04"), Context: "[1] date=2025-01-01 channel=РБК\n document=x", Summary: &sum},
 		})
 	})
-	runID := activities.SummariesRunID("e1", "q000")
+	runID := sumeval.RunID("e1", "q000")
 	held := schemas.Claim{Date: d("2025-09-01"), Text: "Ставка 18% сохранена.", Cites: []int{1}}
 	ans := schemas.Answer{RunID: runID, Query: "ставка", AsOf: d("2025-09-04"),
 		Brief:  &schemas.Brief{Method: "extractive", AsOf: d("2025-09-04"), Earlier: []schemas.Claim{held}, Timeline: []schemas.Claim{held}},

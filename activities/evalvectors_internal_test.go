@@ -26,7 +26,7 @@ func TestQueryVectorsFromTheStore(t *testing.T) {
 	if key != "evals/e1/vectors/00003.f32" {
 		t.Fatalf("key %q", key)
 	}
-	_, err = a.evalBatch(ctx, EvalBatchInput{EvalID: "e1", Batch: 4, VectorsKey: layout.EvalVectorsKey("e1", 4)})
+	_, err = a.EvalBatch(ctx, EvalBatchInput{EvalID: "e1", Batch: 4, VectorsKey: layout.EvalVectorsKey("e1", 4)})
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !app.NonRetryable() || !strings.Contains(err.Error(), "query vectors") {
 		t.Fatalf("missing vectors: %v", err)

@@ -31,11 +31,11 @@ type WriteProbeResult struct {
 // WriteProbe writes the probe as JSON. Writing the same input twice is harmless.
 func (a *Activities) WriteProbe(ctx context.Context, in WriteProbeInput) (WriteProbeResult, error) {
 	if err := blob.ValidateKey(in.Key); err != nil {
-		return WriteProbeResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalidInput, err)
+		return WriteProbeResult{}, invalid(err)
 	}
 	data, err := json.Marshal(in.Probe)
 	if err != nil {
-		return WriteProbeResult{}, temporal.NewNonRetryableApplicationError("encode probe", ErrTypeInvalidInput, err)
+		return WriteProbeResult{}, invalid(fmt.Errorf("encode probe: %w", err))
 	}
 	info, err := a.Bucket.Put(ctx, in.Key, bytes.NewReader(data))
 	if err != nil {
@@ -68,12 +68,12 @@ func (a *Activities) ReadProbe(ctx context.Context, in ReadProbeInput) (ReadProb
 	}
 	var p schemas.HealthProbe
 	if err := json.Unmarshal(data, &p); err != nil {
-		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("probe %s is not the JSON that was written: %v", in.Key, err), ErrTypeMismatch, err)
+		err = fmt.Errorf("probe %s is not the JSON that was written: %w", in.Key, err)
+		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
 	}
 	if p.Version != schemas.HealthProbeVersion {
-		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("probe %s has version %d, want %d", in.Key, p.Version, schemas.HealthProbeVersion), ErrTypeMismatch, nil)
+		msg := fmt.Sprintf("probe %s has version %d, want %d", in.Key, p.Version, schemas.HealthProbeVersion)
+		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(msg, ErrTypeMismatch, nil)
 	}
 	return ReadProbeResult{Probe: p, Bytes: int64(len(data)), ETag: st.ETag}, nil
 }
@@ -100,7 +100,7 @@ func (a *Activities) DeleteProbe(ctx context.Context, in DeleteProbeInput) (Dele
 	return DeleteProbeResult{Gone: true}, nil
 }
 
-// PingInput is empty; the task queue the activity runs on is what is being checked.
+// PingInput is empty: the task queue the activity runs on is what is checked.
 type PingInput struct{}
 
 // PingResult names the worker that answered on which queue.

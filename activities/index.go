@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,12 +24,8 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// InputFile is one corpus file in the store.
-type InputFile struct {
-	// Key is the object key; Name is how reports call it (the user's path).
-	Key  string `json:"key"`
-	Name string `json:"name"`
-}
+// InputFile is one corpus file in the store (indexplan.InputFile).
+type InputFile = indexplan.InputFile
 
 // PlanIndexInput describes a build.
 type PlanIndexInput struct {
@@ -43,69 +38,46 @@ type PlanIndexInput struct {
 	Period  string              `json:"period"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
 	// InputsKey, when set, names the input file list in the store (layout.InputListKey, a
-	// JSON array of InputFile) instead of Inputs, so the payload does not grow per file.
+	// JSON array of InputFile) instead of Inputs.
 	InputsKey string `json:"inputs_key,omitempty"`
-	// StorePlan stores the plan (layout.BuildPlanKey) and the per-file table
-	// (layout.BuildFilesKey) of run RunID and returns their keys and counts: Periods, Files and
-	// Existing stay empty. Runs that predate it get them in the result.
+	// StorePlan stores the plan and the per-file table (layout.BuildPlanKey, BuildFilesKey) and
+	// returns their keys and counts instead of Periods, Files and Existing.
 	StorePlan bool `json:"store_plan,omitempty"`
-	// Append adds the inputs to the live index: its shards stay as they are, rows whose
-	// doc_id it already holds are duplicates, and new rows make new shards (a period may then
-	// have several).
+	// Append adds the inputs to the live index: its shards stay, rows whose doc_id it holds are
+	// duplicates, and new rows make new shards (a period may then have several).
 	Append bool `json:"append"`
-	// Started is when the build started (the workflow's clock): rows published after the day
-	// after it are quarantined as future_date, unless AllowFuture. Zero (histories from before
-	// it was recorded): no check.
+	// Started is when the build started: rows published after the next day are quarantined as
+	// future_date, unless AllowFuture (zero: no check).
 	Started     time.Time `json:"started"`
 	AllowFuture bool      `json:"allow_future"`
-	// Replace lets a build that is not an append publish an index without documents the live
-	// index holds; without it such a build is refused (InvalidInput), naming how many.
+	// Replace lets a build that is not an append drop documents the live index holds (else
+	// refused, InvalidInput, naming how many).
 	Replace bool `json:"replace"`
-}
-
-// PeriodPlan is one shard to build, or one already built.
-type PeriodPlan struct {
-	Period  string `json:"period"`
-	ShardID string `json:"shard_id"`
-	Docs    int    `json:"docs"`
-	// DocsKey holds the period's canonical documents (staging).
-	DocsKey string `json:"docs_key"`
-	// Done is set when the shard already exists; Meta is then its meta.json.
-	Done bool               `json:"done"`
-	Meta *schemas.ShardMeta `json:"meta,omitempty"`
-}
-
-// FileCounts reconcile one input file.
-type FileCounts struct {
-	Name  string       `json:"name"`
-	Stats corpus.Stats `json:"stats"`
 }
 
 // PlanIndexResult lists the shards and the reconciliation of every input row.
 type PlanIndexResult struct {
-	Periods       []PeriodPlan        `json:"periods"`
-	Counts        schemas.IndexCounts `json:"counts"`
-	Files         []FileCounts        `json:"files"`
-	QuarantineKey string              `json:"quarantine_key,omitempty"`
-	Model         schemas.ModelRef    `json:"model"`
-	// Existing are the live index's shards an append keeps, and Base its counts (the new
-	// manifest's counts are Base + Counts).
+	Periods       []indexplan.PeriodPlan `json:"periods"`
+	Counts        schemas.IndexCounts    `json:"counts"`
+	Files         []indexplan.FileCounts `json:"files"`
+	QuarantineKey string                 `json:"quarantine_key,omitempty"`
+	Model         schemas.ModelRef       `json:"model"`
+	// Existing are the live shards an append keeps, Base their counts and BaseSeq the live
+	// manifest's number (0: none).
 	Existing []schemas.ShardMeta `json:"existing,omitempty"`
 	Base     schemas.IndexCounts `json:"base"`
-	// BaseSeq is the number of the live manifest an append was planned on (0: none).
-	BaseSeq int `json:"base_seq,omitempty"`
-	// PlanKey and FilesKey name the stored plan and per-file table (StorePlan); FileCount is
-	// the table's rows and Summary the plan's counts.
+	BaseSeq  int                 `json:"base_seq,omitempty"`
+	// PlanKey and FilesKey name the stored plan and per-file table (StorePlan), of FileCount
+	// rows; Summary counts the plan.
 	PlanKey   string            `json:"plan_key,omitempty"`
 	FilesKey  string            `json:"files_key,omitempty"`
 	FileCount int               `json:"file_count,omitempty"`
 	Summary   indexplan.Summary `json:"summary,omitzero"`
 }
 
-// PlanIndex reads and validates every input file, quarantines bad rows (with reasons, in
-// quarantine/<run>/rejects.parquet), counts the valid documents per language, groups them by
-// period, stages each period's documents, and names each shard by the hash of its content,
-// configuration and model, so shards that already exist are reused.
+// PlanIndex reads and validates every input file, quarantines bad rows (layout.QuarantineKey),
+// groups the documents by period, names each shard by the hash of its content, configuration
+// and model (so a shard that exists is reused) and stages the documents of the others.
 func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanIndexResult, error) {
 	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return PlanIndexResult{}, invalid(err)
@@ -132,17 +104,14 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		now = time.Time{}
 	}
 	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
-	docs, rejects, err := a.readCorpus(ctx, loader, inputs)
+	docs, rejects, err := storeio.ReadCorpus(ctx, a.Bucket, loader, inputs, func(name string) { heartbeat(ctx, name) })
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
+		return PlanIndexResult{}, invalid(err) // a missing file, or one the loader cannot read
+	}
 	if err != nil {
 		return PlanIndexResult{}, err
 	}
-	names, stats := loader.Stats()
-	for i, n := range names {
-		res.Files = append(res.Files, FileCounts{Name: n, Stats: stats[i]})
-	}
-	tot := loader.Total()
-	res.Counts = schemas.IndexCounts{Read: tot.Read, Indexed: tot.Documents, Quarantined: tot.Quarantined, Skipped: tot.Skipped,
-		Languages: modelchoice.Count(docs)}
+	res.Files, res.Counts = indexplan.Reconcile(loader, docs)
 	periods, groups := shard.Group(docs, in.Period)
 	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
 	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
@@ -159,27 +128,23 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	for i, p := range periods {
-		g := groups[p]
-		id := ids[i]
-		pp := PeriodPlan{Period: p, ShardID: id, Docs: len(g), DocsKey: layout.StagingDocsKey(in.Index, id)}
-		if m, err := a.builtShard(ctx, in.Index, p, id); err != nil {
+	for i, p := range periods { // each period's shard: built already, or its documents staged
+		pp := indexplan.PeriodPlan{Period: p, ShardID: ids[i], Docs: len(groups[p]), DocsKey: layout.StagingDocsKey(in.Index, ids[i])}
+		if pp.Meta, err = storeio.BuiltShard(ctx, a.Bucket, in.Index, p, ids[i]); err != nil {
 			return PlanIndexResult{}, err
-		} else if m != nil {
-			pp.Done, pp.Meta = true, m
-			res.Periods = append(res.Periods, pp)
-			continue
 		}
-		if ok, err := a.Bucket.Exists(ctx, pp.DocsKey); err != nil {
-			return PlanIndexResult{}, err
-		} else if !ok {
-			if err := storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, g); err != nil {
+		if pp.Done = pp.Meta != nil; !pp.Done {
+			staged, err := a.Bucket.Exists(ctx, pp.DocsKey)
+			if err == nil && !staged {
+				err = storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, groups[p])
+			}
+			if err != nil {
 				return PlanIndexResult{}, err
 			}
 		}
 		res.Periods = append(res.Periods, pp)
 	}
-	a.Metrics.IndexPlanned(tot.Read, tot.Documents, tot.Skipped, tot.Quarantined)
+	a.Metrics.IndexPlanned(res.Counts.Read, res.Counts.Indexed, res.Counts.Skipped, res.Counts.Quarantined)
 	if in.StorePlan {
 		if err := a.storePlan(ctx, in.RunID, &res); err != nil {
 			return PlanIndexResult{}, err
@@ -206,50 +171,10 @@ func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]Input
 	return files, err
 }
 
-// readCorpus reads every input file through loader, heartbeating each: the valid documents
-// and the rejected rows. A missing file or one the loader cannot read is bad input.
-func (a *Activities) readCorpus(ctx context.Context, loader *corpus.Loader, inputs []InputFile) ([]schemas.Document, []schemas.QuarantineRow, error) {
-	var docs []schemas.Document
-	var rejects []schemas.QuarantineRow
-	for _, f := range inputs {
-		err := storeio.ReadLocal(ctx, a.Bucket, f.Key, func(r io.ReaderAt, size int64) error {
-			return loader.ReadFile(ctx, r, size, f.Name,
-				func(d schemas.Document) error { docs = append(docs, d); return nil },
-				func(q schemas.QuarantineRow) error { rejects = append(rejects, q); return nil })
-		})
-		switch {
-		case errors.Is(err, blob.ErrNotFound):
-			return nil, nil, invalid(fmt.Errorf("input %s: %w", f.Name, err))
-		case errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType):
-			return nil, nil, invalid(err)
-		case err != nil:
-			return nil, nil, fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		heartbeat(ctx, f.Name)
-	}
-	return docs, rejects, nil
-}
-
-// builtShard returns the meta.json of shard id when that shard is written: nil when it is
-// absent, does not decode or names another shard (the shard is then built again).
-func (a *Activities) builtShard(ctx context.Context, index, period, id string) (*schemas.ShardMeta, error) {
-	m, err := storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, period, id, shard.MetaFile))
-	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, storeio.ErrDecode) || (err == nil && m.ID != id) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &m, nil
-}
-
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
 // store (layout.BuildPlanKey, layout.BuildFilesKey), leaving their keys and counts.
 func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndexResult) error {
-	plan := indexplan.StoredPlan{Version: indexplan.StoredPlanVersion, Existing: res.Existing}
-	for _, p := range res.Periods {
-		plan.Shards = append(plan.Shards, indexplan.PlannedShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Meta: p.Meta})
-	}
+	plan := indexplan.NewStoredPlan(res.Periods, res.Existing)
 	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
 	if err := storeio.PutJSON(ctx, a.Bucket, res.PlanKey, plan); err != nil {
 		return err
@@ -288,7 +213,7 @@ type PlanPageInput struct {
 
 // PlanPageResult is one page of shards to build.
 type PlanPageResult struct {
-	Periods []PeriodPlan `json:"periods"`
+	Periods []indexplan.PeriodPlan `json:"periods"`
 	// Next is the offset of the next page; equal to the plan's shards to build at the end.
 	Next int `json:"next"`
 }
@@ -304,19 +229,15 @@ func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPageRe
 	if err != nil {
 		return PlanPageResult{}, invalid(fmt.Errorf("build plan %s: %w", in.PlanKey, err))
 	}
-	res := PlanPageResult{Next: next, Periods: make([]PeriodPlan, len(page))}
-	for i, s := range page {
-		res.Periods[i] = PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: layout.StagingDocsKey(in.Index, s.ShardID)}
-	}
-	return res, nil
+	return PlanPageResult{Next: next, Periods: indexplan.ToBuild(in.Index, page)}, nil
 }
 
-// checkNothingDropped refuses a build that would publish an index without documents the live
-// one holds (a plain rebuild after an --append, or over fewer files): only the live shards
-// that the plan does not rebuild as they are (planned ids) are read, for their doc_ids.
+// checkNothingDropped refuses a build that would drop documents the live index holds (a plain
+// rebuild after an --append, or over fewer files), reading the doc_ids of the live shards
+// that are not planned as they are.
 func (a *Activities) checkNothingDropped(ctx context.Context, index string, planned []string, docs []schemas.Document) error {
 	m, err := a.currentManifest(ctx, index)
-	if errors.Is(err, ErrIndexNotFound) { // no index yet
+	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
 		return nil
 	}
 	if err != nil {
@@ -328,11 +249,12 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	}
 	dropped := indexplan.NewDropped(docs)
 	for _, sm := range unplanned {
-		ids, err := a.shardDocIDs(ctx, index, sm)
+		ids, err := storeio.ShardDocIDs(ctx, a.Bucket, index, sm)
 		if err != nil {
 			return err
 		}
 		dropped.Add(sm.Period, ids)
+		heartbeat(ctx, sm.ID)
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -340,31 +262,12 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	return nil
 }
 
-// docIDRow reads only the doc_id column of chunk rows.
-type docIDRow struct {
-	DocID string `parquet:"doc_id"`
-}
-
-// shardDocIDs reads the doc_id of every chunk row of a live shard of index, and heartbeats.
-func (a *Activities) shardDocIDs(ctx context.Context, index string, sm schemas.ShardMeta) ([]string, error) {
-	rows, err := storeio.GetParquet[docIDRow](ctx, a.Bucket, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.DocID
-	}
-	heartbeat(ctx, sm.ID)
-	return ids, nil
-}
-
 // planAppend reads the live index for an append: its shards and counts go into res, and the
 // doc_ids it holds come back (id → "index X, shard P") so the loader treats them as
 // duplicates. An index that does not exist yet is simply built.
 func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
 	m, err := a.currentManifest(ctx, in.Index)
-	if errors.Is(err, ErrIndexNotFound) { // no index yet
+	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
 		return nil, nil
 	}
 	if err != nil {
@@ -379,13 +282,14 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
 	for _, sm := range m.Shards {
-		docIDs, err := a.shardDocIDs(ctx, in.Index, sm)
+		docIDs, err := storeio.ShardDocIDs(ctx, a.Bucket, in.Index, sm)
 		if err != nil {
 			return nil, err
 		}
 		for _, id := range docIDs {
 			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
+		heartbeat(ctx, sm.ID)
 	}
 	return ids, nil
 }
@@ -427,13 +331,12 @@ type EmbedShardInput struct {
 	VectorsPrefix string `json:"vectors_prefix"`
 	// PartSize is the number of chunks per part (default DefaultEmbedPartSize).
 	PartSize int `json:"part_size"`
-	// Model is the model the build was planned for (shard ids name it); a worker embedding
-	// with another model refuses the task. Empty in histories from before it was recorded.
+	// Model is the model the build was planned for (shard ids name it; empty: unchecked); a
+	// worker embedding with another model refuses the task.
 	Model schemas.ModelRef `json:"model,omitempty"`
 }
 
-// DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time: the most a
-// crashed worker loses, and the texts sorted by length together (BENCHMARKS.md).
+// DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time (BENCHMARKS.md).
 const DefaultEmbedPartSize = 128
 
 // EmbedShardResult counts the work.
@@ -479,15 +382,16 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		alive.PartStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
 		took := time.Since(began)
-		if errors.Is(err, llm.ErrConfig) { // a server that refuses the request or serves another model
-			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d: %v", p, err), ErrTypeConfig, err)
+		if err != nil {
+			err = fmt.Errorf("embed part %d (chunks %d-%d): %w", p, p*in.PartSize, p*in.PartSize+len(part)-1, err)
 		}
-		if errors.Is(err, llm.ErrInvalidReply) { // a vector missing, of mixed lengths, non-finite: it comes again
-			return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("embed part %d (chunks %d-%d): %v; check the embedding server and its model",
-				p, p*in.PartSize, p*in.PartSize+len(part)-1, err), ErrTypeConfig, err)
+		// A server that refuses the request or serves another model, or a vector missing, of
+		// mixed lengths or non-finite, comes again: final.
+		if errors.Is(err, llm.ErrConfig) || errors.Is(err, llm.ErrInvalidReply) {
+			return res, temporal.NewNonRetryableApplicationError(err.Error()+"; check the embedding server and its model", ErrTypeConfig, err)
 		}
 		if err != nil {
-			return res, fmt.Errorf("embed part %d: %w", p, err)
+			return res, err
 		}
 		buf, err := vecindex.Encode(a.Embedder.Dim(), a.Embedder.ModelID(), vecs)
 		if err != nil {
@@ -520,12 +424,10 @@ type WriteShardResult struct {
 	Meta schemas.ShardMeta `json:"meta"`
 }
 
-// WriteShard assembles the shard files (chunks, vectors, BM25) and uploads them, meta.json
-// last: a shard with a meta.json is complete. It then deletes the shard's staging
-// (layout.StagingPrefix); a retry that finds meta.json returns it and only finishes that deletion.
+// WriteShard writes and uploads the shard files (chunks, vectors, BM25), meta.json last (a shard
+// with one is complete), then deletes its staging; a retry that finds meta.json only deletes.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
-	// A retry after the shard was written (and its staging deleted) finds meta.json: done.
-	if m, err := a.builtShard(ctx, in.Index, in.Period, in.ShardID); err != nil {
+	if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
 	} else if m != nil {
 		return WriteShardResult{Meta: *m}, a.deleteStaging(ctx, in.Index, in.ShardID)
@@ -553,10 +455,8 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 	}
 	a.Metrics.ShardBuilt(time.Since(began))
 	began = time.Now()
-	for _, name := range append(shard.Files(meta), shard.MetaFile) {
-		if _, err := storeio.Upload(ctx, a.Bucket, layout.ShardKey(in.Index, in.Period, in.ShardID, name), filepath.Join(dir, "s", name)); err != nil {
-			return WriteShardResult{}, err
-		}
+	if err := storeio.UploadShard(ctx, a.Bucket, in.Index, filepath.Join(dir, "s"), meta); err != nil {
+		return WriteShardResult{}, err
 	}
 	a.Metrics.ShardPublished(time.Since(began))
 	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
@@ -570,25 +470,11 @@ func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) e
 	return nil
 }
 
-// PublishManifestInput is a finished build.
+// PublishManifestInput is a finished build. With PlanKey, the build's stored plan
+// (layout.BuildPlanKey), Shards are its kept shards plus each period's shard, read from the
+// plan or from the shard's meta.json, and Shards in the input is ignored.
 type PublishManifestInput struct {
-	Index  string              `json:"index"`
-	Period string              `json:"period"`
-	Chunk  schemas.ChunkConfig `json:"chunk"`
-	Model  schemas.ModelRef    `json:"model"`
-	Shards []schemas.ShardMeta `json:"shards"`
-	Counts schemas.IndexCounts `json:"counts"`
-	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
-	Base      schemas.IndexCounts `json:"base"`
-	CreatedAt time.Time           `json:"created_at"`
-	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet):
-	// Shards are that manifest's shards plus the new ones. When another build published in
-	// between, the new shards are added to the manifest live now instead (see PublishManifest).
-	Append  bool `json:"append,omitempty"`
-	BaseSeq int  `json:"base_seq,omitempty"`
-	// PlanKey, when set, names the build's stored plan (layout.BuildPlanKey): Shards are then
-	// its kept shards plus each period's shard, read from the plan or from the shard's
-	// meta.json, and Shards in the input is ignored.
+	indexplan.Build
 	PlanKey string `json:"plan_key,omitempty"`
 }
 
@@ -605,22 +491,9 @@ type PublishManifestResult struct {
 	Rebased bool `json:"rebased,omitempty"`
 }
 
-// build is the build that in publishes.
-func (in PublishManifestInput) build() indexplan.Build {
-	return indexplan.Build{Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: in.Model, Shards: in.Shards, Counts: in.Counts,
-		Base: in.Base, CreatedAt: in.CreatedAt, Append: in.Append, BaseSeq: in.BaseSeq}
-}
-
-// PublishManifest writes manifests/<seq>.json and then moves CURRENT to it with a conditional
-// write, so readers see the old index or the new one, never half of one.
-//
-// The number is the first free one after CURRENT's: a manifest left by a publisher that
-// stopped before moving CURRENT is skipped (or reused, when it lists these very shards). A
-// concurrent publisher that moves CURRENT first makes this one start again from the newer
-// CURRENT. What this one then publishes depends on the build: a full build publishes its own
-// shards (the index is what it built, last writer wins, as with any rebuild); an append
-// rebases, adding the shards it built (those not in manifest BaseSeq) to the live manifest's,
-// with the live counts plus its own, so neither append loses the other's shards.
+// PublishManifest writes manifests/<seq>.json and moves CURRENT to it (layout.Publish: readers
+// see the old index or the new one); a publisher that loses the race starts again from the newer
+// CURRENT, and an append then rebases on it (indexplan.Publish), so neither append loses shards.
 func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInput) (PublishManifestResult, error) {
 	began := time.Now()
 	var chunks int64
@@ -630,20 +503,20 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 	}
-	var base map[string]bool // the shards of manifest BaseSeq, read once if a rebase needs them
+	var base map[string]bool // the shard ids of manifest BaseSeq (none: 0), read once if a rebase needs them
 	rebased := false
 	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
 		if liveErr != nil && in.Append {
 			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
 		}
-		b := in.build()
-		if indexplan.NeedsBase(b, live, seq) && base == nil {
-			var err error
-			if base, err = a.manifestShardIDs(ctx, in.Index, in.BaseSeq); err != nil {
-				return nil, err
+		if indexplan.NeedsBase(in.Build, live, seq) && base == nil && in.BaseSeq > 0 {
+			m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestKey(in.Index, in.BaseSeq))
+			if err != nil {
+				return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", in.Index, in.BaseSeq, err)
 			}
+			base = indexplan.ShardIDs(m.Shards)
 		}
-		p, err := indexplan.Publish(b, live, seq, base)
+		p, err := indexplan.Publish(in.Build, live, seq, base)
 		if err != nil || p.Unchanged {
 			return nil, err
 		}
@@ -652,11 +525,8 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
 		return indexplan.SameShards(existing, m.Shards, m.Model)
 	})
-	if errors.Is(err, indexplan.ErrRebuilt) {
-		return PublishManifestResult{}, mismatch(err)
-	}
 	if err != nil {
-		return PublishManifestResult{}, err
+		return PublishManifestResult{}, mismatch(err) // indexplan.ErrRebuilt is final
 	}
 	if !pub.Unchanged {
 		a.Metrics.ManifestPublished(time.Since(began))
@@ -682,20 +552,4 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
 	}
 	return metas, chunks, err
-}
-
-// manifestShardIDs returns the shard ids of manifest seq of index (none for seq 0: no index).
-func (a *Activities) manifestShardIDs(ctx context.Context, index string, seq int) (map[string]bool, error) {
-	ids := map[string]bool{}
-	if seq == 0 {
-		return ids, nil
-	}
-	m, err := layout.ReadManifest(ctx, a.Bucket, layout.ManifestKey(index, seq))
-	if err != nil {
-		return nil, fmt.Errorf("publish %s: read manifest %d, which the append was planned on: %w", index, seq, err)
-	}
-	for _, s := range m.Shards {
-		ids[s.ID] = true
-	}
-	return ids, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/testmodel"
@@ -116,9 +117,9 @@ func BenchmarkIndexBuild(b *testing.B) {
 		var s testsuite.WorkflowTestSuite
 		env := s.NewTestActivityEnvironment()
 		env.RegisterActivity(last.acts)
-		run[activities.PublishManifestResult](b, env, last.acts.PublishManifest, activities.PublishManifestInput{
+		run[activities.PublishManifestResult](b, env, last.acts.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{
 			Index: "bench", Period: "month", Chunk: cfg, Model: last.plan.Model, Shards: last.metas, Counts: last.plan.Counts, CreatedAt: time.Now(),
-		})
+		}})
 	}
 	if p := os.Getenv("ASOF_BENCH_TEXTS"); p != "" {
 		var texts []string

@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
@@ -207,8 +208,8 @@ func TestPlanIndexRefusesToDropDocuments(t *testing.T) {
 	for _, w := range buildShards(t, env, "news", first, cfg) {
 		metas = append(metas, w.Meta)
 	}
-	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "news", Period: "month", Chunk: cfg,
-		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: "news", Period: "month", Chunk: cfg,
+		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}})
 
 	tests := []struct {
 		name    string
@@ -254,8 +255,8 @@ func TestAppendNamesTheIndexChunking(t *testing.T) {
 	for _, w := range buildShards(t, env, "news", first, old) {
 		metas = append(metas, w.Meta)
 	}
-	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "news", Period: "month", Chunk: old,
-		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)})
+	run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: "news", Period: "month", Chunk: old,
+		Model: first.Model, Shards: metas, Counts: first.Counts, CreatedAt: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}})
 	in.Append, in.RunID = true, "r2"
 	in.Chunk.MaxChunksPerDoc = chunk.DefaultMaxPieces
 	_, err := env.ExecuteActivity(a.PlanIndex, in)
@@ -313,8 +314,8 @@ func TestPlanIndexCountsLanguages(t *testing.T) {
 		for _, w := range buildShards(t, env, "mix", p, cfg) {
 			metas = append(metas, w.Meta)
 		}
-		pub := run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Index: "mix", Period: "month", Chunk: cfg,
-			Model: p.Model, Shards: append(p.Existing, metas...), Counts: p.Counts, Base: p.Base, Append: appending, BaseSeq: p.BaseSeq})
+		pub := run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: "mix", Period: "month", Chunk: cfg,
+			Model: p.Model, Shards: append(p.Existing, metas...), Counts: p.Counts, Base: p.Base, Append: appending, BaseSeq: p.BaseSeq}})
 		data, err := blob.ReadAll(ctx, b, pub.Key)
 		if err != nil {
 			t.Fatal(err)

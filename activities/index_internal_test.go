@@ -9,10 +9,12 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
-// TestIndexNotFound: a missing index is ErrIndexNotFound in-process (planAppend builds it
+// TestIndexNotFound: a missing index is layout.ErrIndexNotFound in-process (planAppend builds it
 // instead of appending) and still a non-retryable InvalidInput error, in the same words, for
 // workflows; a damaged index is not mistaken for a missing one.
 func TestIndexNotFound(t *testing.T) {
@@ -24,7 +26,7 @@ func TestIndexNotFound(t *testing.T) {
 	a := &Activities{Deps: Deps{Bucket: b}}
 	_, err = a.currentManifest(ctx, "nope")
 	var app *temporal.ApplicationError
-	if !errors.Is(err, ErrIndexNotFound) || !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() ||
+	if !errors.Is(err, layout.ErrIndexNotFound) || !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() ||
 		!strings.HasPrefix(app.Message(), `index "nope" does not exist (build it with`) {
 		t.Fatalf("missing index: err = %v", err)
 	}
@@ -45,7 +47,7 @@ func TestIndexNotFound(t *testing.T) {
 	}
 	// An existing index: the append records which manifest it was planned on.
 	a.Model = schemas.ModelRef{ID: "toy", Dim: 3}
-	if _, err := a.PublishManifest(ctx, PublishManifestInput{Index: "live", Period: "month", Model: a.Model}); err != nil {
+	if _, err := a.PublishManifest(ctx, PublishManifestInput{Build: indexplan.Build{Index: "live", Period: "month", Model: a.Model}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "live", Period: "month"}, &res); err != nil || res.BaseSeq != 1 {
@@ -57,7 +59,7 @@ func TestIndexNotFound(t *testing.T) {
 	if _, err := b.Put(ctx, "indexes/broken/manifests/000001.json", strings.NewReader(`{"version": 99}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "broken", Period: "month"}, &res); err == nil || errors.Is(err, ErrIndexNotFound) {
-		t.Fatalf("append to a damaged index: err = %v, want an error that is not ErrIndexNotFound", err)
+	if _, err := a.planAppend(ctx, PlanIndexInput{Index: "broken", Period: "month"}, &res); err == nil || errors.Is(err, layout.ErrIndexNotFound) {
+		t.Fatalf("append to a damaged index: err = %v, want an error that is not layout.ErrIndexNotFound", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/embed/embedtest"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
@@ -137,7 +138,7 @@ func TestIndexPipelineWithModel(t *testing.T) {
 		t.Fatalf("replan %+v", again.Periods)
 	}
 
-	pub := activities.PublishManifestInput{Index: "test", Period: "month", Chunk: cfg, Model: acts.Model, Shards: []schemas.ShardMeta{wr.Meta}, Counts: c, CreatedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	pub := activities.PublishManifestInput{Build: indexplan.Build{Index: "test", Period: "month", Chunk: cfg, Model: acts.Model, Shards: []schemas.ShardMeta{wr.Meta}, Counts: c, CreatedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}}
 	r1 := run[activities.PublishManifestResult](t, env, a.PublishManifest, pub)
 	r2 := run[activities.PublishManifestResult](t, env, a.PublishManifest, pub)
 	if r1.Seq != 1 || r1.Unchanged || r2.Seq != 1 || !r2.Unchanged {

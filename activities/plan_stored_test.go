@@ -34,17 +34,17 @@ func TestStoredPlanRoundTrip(t *testing.T) {
 		plan.Periods != nil || plan.Files != nil || plan.Summary.Shards != 3 || plan.Summary.ToBuild != 3 {
 		t.Fatalf("plan %+v", plan)
 	}
-	var files []activities.FileCounts
+	var files []indexplan.FileCounts
 	data, err := blob.ReadAll(ctx, b, plan.FilesKey)
 	if err != nil || json.Unmarshal(data, &files) != nil || len(files) != 1 || files[0].Name != "fixture.parquet" || files[0].Stats.Read != plan.Counts.Read {
 		t.Fatalf("per-file table %s: %v", data, err)
 	}
 	// The publish names a shard that was not built yet.
-	pubIn := activities.PublishManifestInput{Index: "test", Period: "month", Chunk: cfg, Model: plan.Model, PlanKey: plan.PlanKey, Counts: plan.Counts}
+	pubIn := activities.PublishManifestInput{PlanKey: plan.PlanKey, Build: indexplan.Build{Index: "test", Period: "month", Chunk: cfg, Model: plan.Model, Counts: plan.Counts}}
 	if _, err := env.ExecuteActivity(a.PublishManifest, pubIn); err == nil {
 		t.Fatal("published a plan whose shards are not built")
 	}
-	var pages []activities.PeriodPlan
+	var pages []indexplan.PeriodPlan
 	for off := 0; off < plan.Summary.ToBuild; {
 		pg := run[activities.PlanPageResult](t, env, a.PlanPage, activities.PlanPageInput{Index: "test", PlanKey: plan.PlanKey, Offset: off, Limit: 2})
 		if len(pg.Periods) == 0 || len(pg.Periods) > 2 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
@@ -72,7 +73,7 @@ func TestPublishSkipsATakenManifestNumber(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: pubModel}}
-	in := activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel, Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}
+	in := activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "month", Model: pubModel, Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}}
 	if r, err := a.PublishManifest(ctx, in); err != nil || r.Seq != 1 {
 		t.Fatalf("first publish: %+v %v", r, err)
 	}
@@ -130,16 +131,16 @@ func TestConcurrentAppendsKeepEveryShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := &activities.Activities{Deps: activities.Deps{Bucket: local, Model: pubModel}}
-	if _, err := base.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel,
-		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}); err != nil {
+	if _, err := base.PublishManifest(ctx, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "month", Model: pubModel,
+		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}}); err != nil {
 		t.Fatal(err)
 	}
 	_, live := current(t, local, "toy")
 	rb := &raceBucket{Bucket: local, both: make(chan struct{})}
 	a := &activities.Activities{Deps: activities.Deps{Bucket: rb, Model: pubModel}}
 	appendOf := func(id string) activities.PublishManifestInput {
-		return activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel, Append: true, BaseSeq: live.Seq, Base: live.Counts,
-			Shards: append(append([]schemas.ShardMeta(nil), live.Shards...), pubShard(id, "2024-02")), Counts: one()}
+		return activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "month", Model: pubModel, Append: true, BaseSeq: live.Seq, Base: live.Counts,
+			Shards: append(append([]schemas.ShardMeta(nil), live.Shards...), pubShard(id, "2024-02")), Counts: one()}}
 	}
 	ids := []string{"a", "b"}
 	results := make([]activities.PublishManifestResult, 2)
@@ -192,16 +193,16 @@ func TestAppendRefusesARebuiltIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: pubModel}}
-	if _, err := a.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel,
-		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}); err != nil {
+	if _, err := a.PublishManifest(ctx, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "month", Model: pubModel,
+		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01")}, Counts: one()}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "year", Model: pubModel,
-		Shards: []schemas.ShardMeta{pubShard("y0", "2024")}, Counts: one()}); err != nil {
+	if _, err := a.PublishManifest(ctx, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "year", Model: pubModel,
+		Shards: []schemas.ShardMeta{pubShard("y0", "2024")}, Counts: one()}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.PublishManifest(ctx, activities.PublishManifestInput{Index: "toy", Period: "month", Model: pubModel, Append: true, BaseSeq: 1,
-		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01"), pubShard("a", "2024-02")}, Counts: one()})
+	_, err = a.PublishManifest(ctx, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "month", Model: pubModel, Append: true, BaseSeq: 1,
+		Shards: []schemas.ShardMeta{pubShard("s0", "2024-01"), pubShard("a", "2024-02")}, Counts: one()}})
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != activities.ErrTypeMismatch || !strings.Contains(err.Error(), "run the append again") {
 		t.Fatalf("err = %v, want a non-retryable Mismatch", err)

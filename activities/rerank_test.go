@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/internal/rerank/reranktest"
@@ -63,7 +64,7 @@ func publishToy(t *testing.T, env *testsuite.TestActivityEnvironment, acts *acti
 		}
 		r.Close()
 	}
-	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: name, Period: "year", Model: model, Shards: []schemas.ShardMeta{meta}})
+	run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: name, Period: "year", Model: model, Shards: []schemas.ShardMeta{meta}}})
 }
 
 // TestRerankReordersAnswer asks through the Candidates activity (the Ask workflow's ranking

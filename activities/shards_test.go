@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -116,7 +117,7 @@ func TestDamagedShardIsRefused(t *testing.T) {
 			env := s.NewTestActivityEnvironment()
 			acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model}}
 			env.RegisterActivity(acts)
-			run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Index: "toy", Period: "year", Model: model, Shards: []schemas.ShardMeta{meta}})
+			run[activities.PublishManifestResult](t, env, acts.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: "toy", Period: "year", Model: model, Shards: []schemas.ShardMeta{meta}}})
 			_, err = env.ExecuteActivity(acts.Answer, activities.AnswerInput{
 				Index: "toy", Query: "key rate", AsOf: utcDay("2024-05-15"),
 				Read: activities.ReadQueryResult{Mode: "recency", Text: "key rate", Interpretation: "recency"}, Vector: []float32{1, 0, 0}, Model: model,

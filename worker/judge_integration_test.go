@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
@@ -69,7 +70,7 @@ func publishToyIndex(t *testing.T, b blob.Bucket, index string, n int) {
 	env := s.NewTestActivityEnvironment()
 	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Model: model}}
 	env.RegisterActivity(acts)
-	if _, err := env.ExecuteActivity(acts.PublishManifest, activities.PublishManifestInput{Index: index, Period: "month", Model: model, Shards: []schemas.ShardMeta{meta}}); err != nil {
+	if _, err := env.ExecuteActivity(acts.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{Index: index, Period: "month", Model: model, Shards: []schemas.ShardMeta{meta}}}); err != nil {
 		t.Fatal(err)
 	}
 }

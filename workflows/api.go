@@ -16,7 +16,9 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/evidence"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
@@ -48,17 +50,17 @@ const ErrTypeHealth = "HealthCheckFailed"
 
 // InputFile is one corpus file in the store (IndexBuildInput.Inputs): its key, which the CLI
 // builds with layout.CorpusKey, and its name for reports.
-type InputFile = activities.InputFile
+type InputFile = indexplan.InputFile
 
 // FileCounts is one input file's row of a build's per-file table (IndexBuildResult.Files, or
 // the table stored at IndexBuildResult.FilesKey).
-type FileCounts = activities.FileCounts
+type FileCounts = indexplan.FileCounts
 
 // ModeAuto is AskInput.Mode's default: the query-intent parser chooses the mode and dates.
 const ModeAuto = activities.ModeAuto
 
 // RubricLLM is EvalSummariesInput.Rubric asking the LLM for the study's scores.
-const RubricLLM = activities.RubricLLM
+const RubricLLM = sumeval.RubricLLM
 
 // DefaultEmbedPartSize is how many chunks an index build embeds and stores at a time when
 // IndexBuildInput.EmbedPartSize is zero.
@@ -92,7 +94,7 @@ type IndexBuildInput struct {
 	EmbedPartSize int `json:"embed_part_size"`
 	// EmbedHeartbeat is how long an embedding worker may go silent before it counts as lost
 	// and its work is retried elsewhere (default 1 min). EmbedShard heartbeats on a ticker while
-	// a part embeds, up to activities.PartStall, so it need not exceed one part's time.
+	// a part embeds, up to keepalive.PartStall, so it need not exceed one part's time.
 	EmbedHeartbeat time.Duration `json:"embed_heartbeat"`
 	// AsOf stamps the manifest; zero means the workflow's current time.
 	AsOf time.Time `json:"as_of"`
@@ -154,13 +156,13 @@ type IndexBuildPlan struct {
 
 // IndexBuildResult reports the build.
 type IndexBuildResult struct {
-	ManifestKey string                  `json:"manifest_key"`
-	Seq         int                     `json:"seq"`
-	Unchanged   bool                    `json:"unchanged"`
-	Counts      schemas.IndexCounts     `json:"counts"`
-	Files       []activities.FileCounts `json:"files"`
+	ManifestKey string              `json:"manifest_key"`
+	Seq         int                 `json:"seq"`
+	Unchanged   bool                `json:"unchanged"`
+	Counts      schemas.IndexCounts `json:"counts"`
+	Files       []FileCounts        `json:"files"`
 	// FilesKey names the per-file table in the store (layout.BuildFilesKey, a JSON array of
-	// activities.FileCounts) instead of Files, which a build with a stored plan leaves empty;
+	// FileCounts) instead of Files, which a build with a stored plan leaves empty;
 	// FileCount is its rows. The CLI reads it back to print the table.
 	FilesKey      string `json:"files_key,omitempty"`
 	FileCount     int    `json:"file_count,omitempty"`
@@ -416,7 +418,7 @@ type EvalSummariesInput struct {
 	Limit    int    `json:"limit"`
 	// Concurrency is how many Asks run at once (default 2).
 	Concurrency int `json:"concurrency"`
-	// Rubric is activities.RubricLLM to have the LLM grade asof's summaries (the study's five
+	// Rubric is sumeval.RubricLLM to have the LLM grade asof's summaries (the study's five
 	// scores), else empty: not judged.
 	Rubric string `json:"rubric,omitempty"`
 }

@@ -43,20 +43,20 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 		conc = 2
 	}
 	self := workflow.GetInfo(ctx).WorkflowExecution.ID
-	ask := func(ctx workflow.Context, i int) (activities.DigestTopicRef, workflow.ChildWorkflowFuture) {
+	ask := func(ctx workflow.Context, i int) (digest.TopicRef, workflow.ChildWorkflowFuture) {
 		t := in.Topics[i]
 		id := fmt.Sprintf("%s-t%02d", self, i+1)
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, TaskQueue: TaskQueue})
-		return activities.DigestTopicRef{Name: t.Name, Query: t.Query, AskRunID: id}, workflow.ExecuteChildWorkflow(cctx, Ask, AskInput{
+		return digest.TopicRef{Name: t.Name, Query: t.Query, AskRunID: id}, workflow.ExecuteChildWorkflow(cctx, Ask, AskInput{
 			Index: in.Index, Query: t.Query, AsOf: plan.AsOf, Mode: t.Mode, Judge: in.Judge, Summarizer: in.Summarizer,
 		})
 	}
-	var refs []activities.DigestTopicRef
+	var refs []digest.TopicRef
 	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		refs = askTopicsInOrder(ctx, len(in.Topics), conc, ask)
 	} else {
 		// A topic's failure is reported in the digest, not returned: no job fails.
-		refs, _ = fanOut(ctx, len(in.Topics), conc, func(ctx workflow.Context, i int) (activities.DigestTopicRef, error) {
+		refs, _ = fanOut(ctx, len(in.Topics), conc, func(ctx workflow.Context, i int) (digest.TopicRef, error) {
 			ref, f := ask(ctx, i)
 			var ans schemas.Answer
 			if err := f.Get(ctx, &ans); err != nil {
@@ -82,8 +82,8 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 
 // askTopicsInOrder is how Digest bounded its children before fanOut (runs started then replay
 // it): topic i starts once topic i-conc has finished, waiting in topic order.
-func askTopicsInOrder(ctx workflow.Context, n, conc int, ask func(workflow.Context, int) (activities.DigestTopicRef, workflow.ChildWorkflowFuture)) []activities.DigestTopicRef {
-	refs := make([]activities.DigestTopicRef, n)
+func askTopicsInOrder(ctx workflow.Context, n, conc int, ask func(workflow.Context, int) (digest.TopicRef, workflow.ChildWorkflowFuture)) []digest.TopicRef {
+	refs := make([]digest.TopicRef, n)
 	futures := make([]workflow.ChildWorkflowFuture, n)
 	wait := func(i int) {
 		var ans schemas.Answer

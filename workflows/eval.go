@@ -9,6 +9,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
 )
 
@@ -141,7 +142,7 @@ func evalBatchesWindow(ctx workflow.Context, batches, limit int, embed func(work
 	return out, firstErr
 }
 
-func questionsOf(batch []activities.EvalQuestionRef) []string {
+func questionsOf(batch []evalrun.Planned) []string {
 	out := make([]string, len(batch))
 	for i, q := range batch {
 		out[i] = q.Question

@@ -15,6 +15,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
 )
 
@@ -26,11 +27,11 @@ func TestEvalBatchesRetryAloneAndFinishInOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
 			env := newEnv(t)
 			env.OnGetVersion(fanOutVersion, workflow.DefaultVersion, 1).Return(version)
-			q := func(id string) activities.EvalQuestionRef {
-				return activities.EvalQuestionRef{ID: id, Question: "q " + id}
+			q := func(id string) evalrun.Planned {
+				return evalrun.Planned{ID: id, Question: "q " + id}
 			}
 			env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(activities.PlanEvalResult{
-				Batches: [][]activities.EvalQuestionRef{{q("a"), q("b")}, {q("c")}, {q("d")}}, Questions: 4,
+				Batches: [][]evalrun.Planned{{q("a"), q("b")}, {q("c")}, {q("d")}}, Questions: 4,
 			}, nil)
 			var mu sync.Mutex
 			embedQueues := map[string]bool{}
@@ -98,11 +99,11 @@ func TestEvalQueryVectorsGoThroughTheStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t)
 			env.OnGetVersion(evalVectorsVersion, workflow.DefaultVersion, 1).Return(tc.version)
-			q := func(id string) activities.EvalQuestionRef {
-				return activities.EvalQuestionRef{ID: id, Question: "q " + id}
+			q := func(id string) evalrun.Planned {
+				return evalrun.Planned{ID: id, Question: "q " + id}
 			}
 			env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(activities.PlanEvalResult{
-				Batches: [][]activities.EvalQuestionRef{{q("a"), q("b")}, {q("c")}}, Questions: 3,
+				Batches: [][]evalrun.Planned{{q("a"), q("b")}, {q("c")}}, Questions: 3,
 			}, nil)
 			var mu sync.Mutex
 			var embedKeys, batchKeys []string

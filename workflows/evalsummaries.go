@@ -14,7 +14,7 @@ import (
 
 // SummariesAskInput is the Ask a summaries evaluation runs for one query: what `asof ask`
 // serves with default options, the heuristic judge and the extractive summary.
-func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {
+func SummariesAskInput(index string, q sumeval.Query) AskInput {
 	jo := DefaultJudgeOptions()
 	jo.Mode = activities.JudgeHeuristic
 	// Quiet: the answer is read back from the store, and 200 whole answers returned into this
@@ -23,7 +23,7 @@ func SummariesAskInput(index string, q activities.SummaryQuery) AskInput {
 }
 
 // EvalSummaries plans the queries, answers each one not answered yet with a child Ask
-// (SummariesAskInput; id activities.SummariesRunID, a few at a time), then scores asof's
+// (SummariesAskInput; id sumeval.RunID, a few at a time), then scores asof's
 // answers and the study's in one activity that writes summary.json, table.md and
 // per_answer.parquet. An Ask that fails is reported in its row; the others still count. With
 // Rubric llm each answer is then graded by RubricSummary on asof-llm: a grade that fails after
@@ -65,7 +65,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 				return done{err: "ask: " + rootMessage(err)}, nil // reported in its row; no job fails
 			}
 		}
-		if in.Rubric != activities.RubricLLM {
+		if in.Rubric != sumeval.RubricLLM {
 			return done{}, nil
 		}
 		var r activities.RubricResult
@@ -83,7 +83,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 	}
 	failed := map[string]string{}
 	var rubrics map[string]sumeval.Rubric
-	if in.Rubric == activities.RubricLLM {
+	if in.Rubric == sumeval.RubricLLM {
 		rubrics = map[string]sumeval.Rubric{}
 	}
 	for i, q := range plan.Queries {

@@ -24,11 +24,11 @@ func TestEvalSummariesAsksWhatIsNotAnswered(t *testing.T) {
 	env := newEnv(t)
 	env.RegisterWorkflow(Ask)
 	anchor := time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC)
-	qs := []activities.SummaryQuery{
-		{QueryID: "q000", Query: "курс доллара", AnchorDate: anchor, RunID: activities.SummariesRunID("e1", "q000"), Done: true},
-		{QueryID: "q001", Query: "ключевая ставка", AnchorDate: anchor, RunID: activities.SummariesRunID("e1", "q001")},
-		{QueryID: "q002", Query: "broken", AnchorDate: anchor, RunID: activities.SummariesRunID("e1", "q002")},
-		{QueryID: "q003", Query: "нефть", AnchorDate: anchor, RunID: activities.SummariesRunID("e1", "q003")},
+	qs := []sumeval.Query{
+		{QueryID: "q000", Query: "курс доллара", AnchorDate: anchor, RunID: sumeval.RunID("e1", "q000"), Done: true},
+		{QueryID: "q001", Query: "ключевая ставка", AnchorDate: anchor, RunID: sumeval.RunID("e1", "q001")},
+		{QueryID: "q002", Query: "broken", AnchorDate: anchor, RunID: sumeval.RunID("e1", "q002")},
+		{QueryID: "q003", Query: "нефть", AnchorDate: anchor, RunID: sumeval.RunID("e1", "q003")},
 	}
 	env.OnActivity(a.PlanSummaries, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PlanSummariesInput) (activities.PlanSummariesResult, error) {
@@ -86,7 +86,7 @@ func TestEvalSummariesAsksWhatIsNotAnswered(t *testing.T) {
 // missing; a worker without an LLM fails the evaluation.
 func TestEvalSummariesRubric(t *testing.T) {
 	anchor := time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC)
-	qs := []activities.SummaryQuery{
+	qs := []sumeval.Query{
 		{QueryID: "q000", Query: "курс", AnchorDate: anchor, RunID: "r0", Done: true},
 		{QueryID: "q001", Query: "ставка", AnchorDate: anchor, RunID: "r1"},
 		{QueryID: "q002", Query: "нефть", AnchorDate: anchor, RunID: "r2"},
@@ -115,7 +115,7 @@ func TestEvalSummariesRubric(t *testing.T) {
 				finished = in
 				return activities.FinishSummariesResult{}, nil
 			}).Maybe()
-		env.ExecuteWorkflow(EvalSummaries, EvalSummariesInput{EvalID: "e1", Index: "tg", QueriesKey: "q", Rubric: activities.RubricLLM, Concurrency: 1})
+		env.ExecuteWorkflow(EvalSummaries, EvalSummariesInput{EvalID: "e1", Index: "tg", QueriesKey: "q", Rubric: sumeval.RubricLLM, Concurrency: 1})
 		err := env.GetWorkflowError()
 		if noLLM {
 			if err == nil || !strings.Contains(err.Error(), "no LLM") || len(graded) != 1 {
@@ -126,7 +126,7 @@ func TestEvalSummariesRubric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(graded) != 3 || finished.Rubric != activities.RubricLLM || len(finished.Rubrics) != 2 || finished.Rubrics["q000"].Recency == nil {
+		if len(graded) != 3 || finished.Rubric != sumeval.RubricLLM || len(finished.Rubrics) != 2 || finished.Rubrics["q000"].Recency == nil {
 			t.Fatalf("graded %v, finish %+v", graded, finished)
 		}
 		if _, ok := finished.Rubrics["q002"]; ok {

@@ -139,10 +139,10 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	}
 	prog.Stage = "publishing"
 	var pub activities.PublishManifestResult
-	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{
+	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{
 		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: append(append([]schemas.ShardMeta(nil), plan.Existing...), metas...),
 		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
-	}).Get(ctx, &pub)
+	}}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)
 	}
@@ -185,7 +185,7 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 	*prog = Progress{Stage: "building", ShardsTotal: sum.Shards, ShardsDone: sum.Done + carry.ShardsBuilt, ChunksDone: sum.Chunks + carry.ChunksBuilt,
 		DocsToBuild: sum.DocsToBuild - carry.DocsBuilt, Model: plan.Model, Languages: plan.Counts.Languages}
 	// This run's shards, in pages of at most indexplan.PageMax.
-	var todo []activities.PeriodPlan
+	var todo []indexplan.PeriodPlan
 	off := carry.Offset
 	for len(todo) < in.MaxShardsPerRun && off < sum.ToBuild {
 		var page activities.PlanPageResult
@@ -239,10 +239,10 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 	}
 	prog.Stage = "publishing"
 	var pub activities.PublishManifestResult
-	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{
-		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, PlanKey: plan.PlanKey,
+	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{PlanKey: plan.PlanKey, Build: indexplan.Build{
+		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model,
 		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
-	}).Get(ctx, &pub)
+	}}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)
 	}
@@ -317,7 +317,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
 	}
 	if in.EmbedHeartbeat <= 0 {
-		in.EmbedHeartbeat = time.Minute // EmbedShard's ticker heartbeats during a part (activities.PartStall)
+		in.EmbedHeartbeat = time.Minute // EmbedShard's ticker heartbeats during a part (keepalive.PartStall)
 	}
 	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           config.QueueEmbed,
@@ -341,7 +341,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 
 // startShard starts the BuildShard child of period p, with the build's id and options: the one
 // launch both paths of IndexBuild (plan in the payload, plan in the store) use.
-func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model schemas.ModelRef, p activities.PeriodPlan) workflow.Future {
+func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model schemas.ModelRef, p indexplan.PeriodPlan) workflow.Future {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: fmt.Sprintf("%s/shard-%s", buildID, p.ShardID),
 		TaskQueue:  TaskQueue,

@@ -55,7 +55,7 @@ func storedPlanActivities(env *testsuite.TestWorkflowEnvironment, plan indexplan
 			page, next, err := plan.Page(in.Offset, in.Limit)
 			res := activities.PlanPageResult{Next: next}
 			for _, s := range page {
-				res.Periods = append(res.Periods, activities.PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: s.ShardID + "/docs"})
+				res.Periods = append(res.Periods, indexplan.PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: s.ShardID + "/docs"})
 			}
 			return res, err
 		})

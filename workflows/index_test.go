@@ -16,6 +16,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -32,7 +33,7 @@ func indexEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 }
 
 var threePeriods = activities.PlanIndexResult{
-	Periods: []activities.PeriodPlan{
+	Periods: []indexplan.PeriodPlan{
 		{Period: "2024-01", ShardID: "s1", Docs: 3, DocsKey: "k1"},
 		{Period: "2024-02", ShardID: "s2", Docs: 2, Done: true, Meta: &schemas.ShardMeta{ID: "s2", Period: "2024-02", Chunks: 4}},
 		{Period: "2024-03", ShardID: "s3", Docs: 1, DocsKey: "k3"},
@@ -175,8 +176,8 @@ func TestIndexBuildContinuesAsNew(t *testing.T) {
 	env2 := indexEnv(t)
 	legacyPlan(env2)
 	second := threePeriods
-	second.Periods = append([]activities.PeriodPlan(nil), threePeriods.Periods...)
-	second.Periods[0] = activities.PeriodPlan{Period: "2024-01", ShardID: "s1", Docs: 3, Done: true, Meta: &schemas.ShardMeta{ID: "s1", Period: "2024-01", Chunks: 5}}
+	second.Periods = append([]indexplan.PeriodPlan(nil), threePeriods.Periods...)
+	second.Periods[0] = indexplan.PeriodPlan{Period: "2024-01", ShardID: "s1", Docs: 3, Done: true, Meta: &schemas.ShardMeta{ID: "s1", Period: "2024-01", Chunks: 5}}
 	env2.OnActivity(a.PlanIndex, mock.Anything, mock.Anything).Return(second, nil).Once()
 	shardActivities(env2, 0)
 	env2.OnActivity(a.PublishManifest, mock.Anything, mock.Anything).Return(activities.PublishManifestResult{Seq: 1}, nil).Once()

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/jsonschema"
 	"github.com/asofrag/asof/schemas"
 )
@@ -31,7 +31,7 @@ var publicSchemas = []struct {
 	{"digest.json", reflect.TypeFor[schemas.Digest](), jsonschema.Output, "digests/<name>/<day>/digest.json"},
 	{"eval-input.json", reflect.TypeFor[EvalInput](), jsonschema.Input, "Input of the Eval workflow"},
 	{"eval-result.json", reflect.TypeFor[EvalResult](), jsonschema.Output, "Result of the Eval workflow"},
-	{"eval-summary.json", reflect.TypeFor[activities.EvalSummary](), jsonschema.Output, "evals/<eval-id>/summary.json"},
+	{"eval-summary.json", reflect.TypeFor[evalrun.SummaryFile](), jsonschema.Output, "evals/<eval-id>/summary.json"},
 	{"index-build-input.json", reflect.TypeFor[IndexBuildInput](), jsonschema.Input, "Input of the IndexBuild workflow"},
 	{"index-build-result.json", reflect.TypeFor[IndexBuildResult](), jsonschema.Output, "Result of the IndexBuild workflow"},
 }

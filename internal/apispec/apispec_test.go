@@ -146,7 +146,8 @@ func TestOpenAPIMatchesTheGoTypes(t *testing.T) {
 		}
 		return doc.Components.Schemas[name]
 	}
-	checkFields := func(t *testing.T, typ reflect.Type, s map[string]any) {
+	var checkFields func(t *testing.T, typ reflect.Type, s map[string]any)
+	checkFields = func(t *testing.T, typ reflect.Type, s map[string]any) {
 		t.Helper()
 		for typ.Kind() == reflect.Slice || typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
@@ -155,6 +156,10 @@ func TestOpenAPIMatchesTheGoTypes(t *testing.T) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && name == "" { // an embedded struct's fields are the outer one's
+				checkFields(t, f.Type, s)
+				continue
+			}
 			if name == "-" || !f.IsExported() {
 				continue
 			}
@@ -186,6 +191,16 @@ func TestOpenAPIMatchesTheGoTypes(t *testing.T) {
 				s = items
 			}
 			checkFields(t, op.Response, schemaOf(t, s["$ref"].(string)))
+		}
+		if len(op.OneOf) > 0 {
+			resp := o["responses"].(map[string]any)[itoa(op.Status)].(map[string]any)
+			refs := resp["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)["oneOf"].([]any)
+			if len(refs) != len(op.OneOf) {
+				t.Fatalf("%s: %d schemas for %d types", op.ID, len(refs), len(op.OneOf))
+			}
+			for i, typ := range op.OneOf {
+				checkFields(t, typ, schemaOf(t, refs[i].(map[string]any)["$ref"].(string)))
+			}
 		}
 	}
 	// The listings' fields a client sorts and links by, by name.

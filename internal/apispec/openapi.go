@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/asofrag/asof/internal/catalog"
+	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/jsonschema"
+	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -56,8 +58,10 @@ type Operation struct {
 	Method, Path, ID, Summary string
 	// Request is the JSON body's type (nil: none); Response the 2xx body's and Status its code.
 	Request, Response reflect.Type
-	Status            int
-	Params            []Param
+	// OneOf, instead of Response, are the types the 2xx body may be, one of them.
+	OneOf  []reflect.Type
+	Status int
+	Params []Param
 	// Alternatives are other media types of the response (text/markdown, text/html).
 	Alternatives []string
 }
@@ -95,6 +99,7 @@ var Operations = []Operation{
 		Response: reflect.TypeFor[[]catalog.StoredEval](), Status: 200, Params: listParams},
 	{Method: "GET", Path: "/v1/evals/{id}/report", ID: "getEvalReport",
 		Summary: "One stored evaluation's results by its eval id: summary.json as written (JSON), its tables (Markdown) or report.html (HTML; a retrieval evaluation only)",
+		OneOf:   []reflect.Type{reflect.TypeFor[evalrun.SummaryFile](), reflect.TypeFor[sumeval.Report]()},
 		Status:  200, Alternatives: []string{"text/markdown", "text/html"},
 		Params: []Param{{Name: "id", In: "path", Description: "the eval id (asof evals list, or the id asof eval prints)"}, formatParam}},
 	{Method: "GET", Path: "/v1/evals/{workflow_id}", ID: "getEval", Summary: "An eval workflow's status, and its result once completed",
@@ -128,6 +133,13 @@ func OpenAPI(serverVersion string) ([]byte, error) {
 		body := map[string]any{"schema": jsonschema.Schema{"type": "object"}}
 		if op.Response != nil {
 			body = map[string]any{"schema": c.Schema(op.Response, jsonschema.Output)}
+		}
+		if len(op.OneOf) > 0 {
+			var refs []any
+			for _, t := range op.OneOf {
+				refs = append(refs, c.Schema(t, jsonschema.Output))
+			}
+			body = map[string]any{"schema": map[string]any{"oneOf": refs}}
 		}
 		content := map[string]any{"application/json": body}
 		for _, alt := range op.Alternatives {

@@ -201,16 +201,6 @@ type StoredEval struct {
 // evalSummaryFile is the name of an evaluation's summary under its folder (both kinds).
 var evalSummaryFile = path.Base(layout.EvalSummaryKey("x"))
 
-// retrievalSummary is the part of a retrieval evaluation's summary.json that lists it and
-// prints its tables.
-type retrievalSummary struct {
-	Index      string   `json:"index"`
-	Questions  int      `json:"questions"`
-	Unlabelled bool     `json:"unlabelled"`
-	Order      []string `json:"order"`
-	evalrun.Summary
-}
-
 // summariesSummary is the part of a summaries evaluation's summary.json that lists it.
 type summariesSummary struct {
 	Index   string `json:"index"`
@@ -318,7 +308,7 @@ func (e *StoredEval) fill(ctx context.Context, b blob.Bucket) error {
 		}
 		return nil
 	}
-	var s retrievalSummary
+	var s evalrun.SummaryFile
 	if err := json.Unmarshal(data, &s); err != nil {
 		e.Problem = fmt.Sprintf("%s does not parse: %v", evalSummaryFile, err)
 		return nil
@@ -362,7 +352,7 @@ func EvalDoc(ctx context.Context, b blob.Bucket, id, format string) (doc []byte,
 	case format == FormatJSON:
 		return summary, kind, nil
 	case kind == EvalRetrieval && format == FormatMarkdown:
-		var s retrievalSummary
+		var s evalrun.SummaryFile
 		if err := json.Unmarshal(summary, &s); err != nil {
 			return nil, kind, fmt.Errorf("%s does not parse: %w", layout.EvalSummaryKey(id), err)
 		}

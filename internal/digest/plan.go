@@ -70,6 +70,32 @@ func LatestDay(m schemas.Manifest) (time.Time, error) {
 	return asofday.Start(last), nil
 }
 
+// TopicRef is one topic's answer: the Ask run that holds it, or why it failed.
+type TopicRef struct {
+	Name     string `json:"name"`
+	Query    string `json:"query"`
+	AskRunID string `json:"ask_run_id"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Topics are the digest's topics of refs, each filled from its answer (TopicOf) unless its Ask
+// failed; answer reads the answer of an Ask run, and its error, named by topic, stops them.
+func Topics(refs []TopicRef, answer func(askRunID string) (schemas.Answer, error)) ([]schemas.DigestTopic, error) {
+	var out []schemas.DigestTopic
+	for _, ref := range refs {
+		t := schemas.DigestTopic{Name: ref.Name, Query: ref.Query, AskRunID: ref.AskRunID, Error: ref.Error}
+		if ref.Error == "" {
+			ans, err := answer(ref.AskRunID)
+			if err != nil {
+				return nil, fmt.Errorf("topic %q: %w", ref.Name, err)
+			}
+			t = TopicOf(t, ans)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // TopicOf fills a digest topic from its answer: the brief, the blocks it cites (all blocks
 // when it cites none), and the freshness of those.
 func TopicOf(t schemas.DigestTopic, ans schemas.Answer) schemas.DigestTopic {

@@ -2,6 +2,7 @@ package digest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -139,6 +140,39 @@ func TestLatestDay(t *testing.T) {
 			got, err := LatestDay(schemas.Manifest{Index: "news", Shards: tt.shards})
 			if (err != nil) != tt.wantErr || (err == nil && got.Format(time.DateOnly) != tt.want) || (err == nil && !got.Equal(got.Truncate(24*time.Hour))) {
 				t.Errorf("LatestDay = %v, %v; want %s (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestTopics: a failed topic keeps its error and reads no answer; the others are filled from
+// their answers; an answer that cannot be read stops them, naming the topic.
+func TestTopics(t *testing.T) {
+	refs := []TopicRef{{Name: "Rates", Query: "key rate", AskRunID: "r1"}, {Name: "Chips", Query: "chips", AskRunID: "r2", Error: "ask failed"}}
+	tests := []struct {
+		name    string
+		answer  func(string) (schemas.Answer, error)
+		wantErr string
+	}{
+		{name: "one answered, one failed", answer: func(id string) (schemas.Answer, error) {
+			if id != "r1" {
+				return schemas.Answer{}, fmt.Errorf("read %s", id)
+			}
+			return schemas.Answer{Mode: "recency"}, nil
+		}},
+		{name: "unreadable answer", answer: func(string) (schemas.Answer, error) { return schemas.Answer{}, errors.New("gone") }, wantErr: `topic "Rates": gone`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Topics(refs, tt.answer)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(got) != 2 || got[0].Mode != "recency" || got[0].AskRunID != "r1" || got[1].Error != "ask failed" || got[1].Mode != "" {
+				t.Fatalf("Topics = %+v, %v", got, err)
 			}
 		})
 	}

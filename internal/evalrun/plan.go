@@ -29,7 +29,7 @@ type PlanOptions struct {
 }
 
 // Planned is one question an evaluation asks.
-// It crosses the workflow boundary in batches (activities.EvalQuestionRef), hence its JSON tags.
+// It crosses the workflow boundary in batches (activities.EvalBatchInput), hence its JSON tags.
 type Planned struct {
 	ID string `json:"id"`
 	// AsOf is the question's day (a time of day does not shift it).

@@ -21,6 +21,19 @@ type Summary struct {
 	Top10FreshestDaysMean map[string]float64 `json:"top10_freshest_days_mean"`
 }
 
+// SummaryFile is a retrieval evaluation's summary.json (layout.EvalSummaryKey).
+type SummaryFile struct {
+	Index     string `json:"index"`
+	EvalID    string `json:"eval_id"`
+	Questions int    `json:"questions"`
+	// Summary's figures are per system; Freshness the only ones of an unlabelled query set.
+	Summary
+	// Unlabelled is set for a query set without judgements.
+	Unlabelled bool `json:"unlabelled,omitempty"`
+	// Order lists the systems as asked.
+	Order []string `json:"order"`
+}
+
 // Tables renders s as the Markdown tables `asof eval` prints, one row per system of order:
 // the retrieval metrics (not for an unlabelled query set), then the context's freshness.
 func Tables(s Summary, order []string, unlabelled bool) string {

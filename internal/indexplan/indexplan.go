@@ -117,21 +117,21 @@ func CheckAppend(index string, live schemas.Manifest, model schemas.ModelRef, pe
 	return planError{kind: ErrAppendMismatch, msg: msg}
 }
 
-// Build is a finished build to publish.
+// Build is a finished build to publish (the JSON of activities.PublishManifestInput).
 type Build struct {
-	Index  string
-	Period string
-	Chunk  schemas.ChunkConfig
-	Model  schemas.ModelRef
+	Index  string              `json:"index"`
+	Period string              `json:"period"`
+	Chunk  schemas.ChunkConfig `json:"chunk"`
+	Model  schemas.ModelRef    `json:"model"`
 	// Shards are the build's shards; for an append, manifest BaseSeq's shards plus the new ones.
-	Shards []schemas.ShardMeta
-	Counts schemas.IndexCounts
+	Shards []schemas.ShardMeta `json:"shards"`
+	Counts schemas.IndexCounts `json:"counts"`
 	// Base is the counts of the index an append adds to (the manifest records Base + Counts).
-	Base      schemas.IndexCounts
-	CreatedAt time.Time
+	Base      schemas.IndexCounts `json:"base"`
+	CreatedAt time.Time           `json:"created_at"`
 	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet).
-	Append  bool
-	BaseSeq int
+	Append  bool `json:"append,omitempty"`
+	BaseSeq int  `json:"base_seq,omitempty"`
 }
 
 // Publication is what publishing a build writes.
@@ -151,10 +151,19 @@ func NeedsBase(b Build, live *schemas.Manifest, liveSeq int) bool {
 	return b.Append && live != nil && liveSeq != b.BaseSeq
 }
 
+// ShardIDs is the set of the ids of shards (Publish's base).
+func ShardIDs(shards []schemas.ShardMeta) map[string]bool {
+	ids := make(map[string]bool, len(shards))
+	for _, s := range shards {
+		ids[s.ID] = true
+	}
+	return ids
+}
+
 // Publish is the manifest that publishing b over the live manifest (nil: no index) whose number
 // is liveSeq writes. A full build publishes its own shards (last writer wins, as with any
 // rebuild). An append planned on an older manifest is rebased: the shards it built (those not
-// in base, the shard ids of manifest b.BaseSeq) are added to the live manifest's, with the live
+// in base, the shard ids of manifest b.BaseSeq, nil for none) are added to the live manifest's, with the live
 // counts plus its own, so that two appends keep each other's shards; an ErrRebuilt error when
 // the live index has another model, period or chunking. Shards are sorted by period, then id.
 func Publish(b Build, live *schemas.Manifest, liveSeq int, base map[string]bool) (Publication, error) {

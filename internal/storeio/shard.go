@@ -135,3 +135,43 @@ func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve
 	}
 	return out, nil
 }
+
+// BuiltShard returns the meta.json of shard id of index when that shard is written: nil when it
+// is absent, does not decode or names another shard (the shard is then to be built again).
+func BuiltShard(ctx context.Context, b blob.Bucket, index, period, id string) (*schemas.ShardMeta, error) {
+	m, err := GetJSON[schemas.ShardMeta](ctx, b, layout.ShardKey(index, period, id, shard.MetaFile))
+	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, ErrDecode) || (err == nil && m.ID != id) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// ShardDocIDs reads the doc_id of every chunk row of shard sm of index (only that column).
+func ShardDocIDs(ctx context.Context, b blob.Bucket, index string, sm schemas.ShardMeta) ([]string, error) {
+	type docIDRow struct {
+		DocID string `parquet:"doc_id"`
+	}
+	rows, err := GetParquet[docIDRow](ctx, b, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.DocID
+	}
+	return ids, nil
+}
+
+// UploadShard uploads the files of shard meta of index, written in dir (shard.Write), meta.json
+// last: a shard with a meta.json in the store is complete.
+func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta schemas.ShardMeta) error {
+	for _, name := range append(shard.Files(meta), shard.MetaFile) {
+		if _, err := Upload(ctx, b, layout.ShardKey(index, meta.Period, meta.ID, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

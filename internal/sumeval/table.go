@@ -1,6 +1,10 @@
 package sumeval
 
-import "github.com/asofrag/asof/schemas"
+import (
+	"fmt"
+
+	"github.com/asofrag/asof/schemas"
+)
 
 // Answered is one of asof's queries in a summaries evaluation: its stored answer, or Failed
 // with why its Ask failed (a row that says so, without metrics).
@@ -13,6 +17,29 @@ type Answered struct {
 	Error   string
 	// Rubric is the LLM's grades of the answer; nil when the evaluation did not grade.
 	Rubric *Rubric
+}
+
+// AnswersOf pairs each query with its stored answer (answer reads it by run id) or, when errs
+// holds its query id, why its Ask failed; when graded, each answer gets rubrics[query id]
+// (zero grades, counted as missing, when it has none). answer's error, named by query, stops it.
+func AnswersOf(qs []Query, errs map[string]string, graded bool, rubrics map[string]Rubric, answer func(runID string) (schemas.Answer, error)) ([]Answered, error) {
+	out := make([]Answered, len(qs))
+	for i, q := range qs {
+		out[i] = Answered{QueryID: q.QueryID, Query: q.Query, RunID: q.RunID}
+		if out[i].Error, out[i].Failed = errs[q.QueryID]; out[i].Failed {
+			continue
+		}
+		ans, err := answer(q.RunID)
+		if err != nil {
+			return nil, fmt.Errorf("answer of %s: %w", q.QueryID, err)
+		}
+		out[i].Answer = ans
+		if graded {
+			r := rubrics[q.QueryID]
+			out[i].Rubric = &r
+		}
+	}
+	return out, nil
 }
 
 // Table is a scored summaries evaluation: the aggregates per system (the study's systems

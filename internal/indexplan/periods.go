@@ -1,0 +1,65 @@
+package indexplan
+
+import (
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/schemas"
+)
+
+// InputFile is one corpus file in the store.
+type InputFile struct {
+	// Key is the object key; Name is how reports call it (the user's path).
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+// FileCounts reconcile one input file.
+type FileCounts struct {
+	Name  string       `json:"name"`
+	Stats corpus.Stats `json:"stats"`
+}
+
+// Reconcile is what loader read: its per-file table, and the build's counts with docs, the
+// valid documents, counted per language (modelchoice.Count).
+func Reconcile(loader *corpus.Loader, docs []schemas.Document) ([]FileCounts, schemas.IndexCounts) {
+	var files []FileCounts
+	names, stats := loader.Stats()
+	for i, n := range names {
+		files = append(files, FileCounts{Name: n, Stats: stats[i]})
+	}
+	t := loader.Total()
+	return files, schemas.IndexCounts{Read: t.Read, Indexed: t.Documents, Quarantined: t.Quarantined, Skipped: t.Skipped,
+		Languages: modelchoice.Count(docs)}
+}
+
+// PeriodPlan is one shard to build, or one already built.
+type PeriodPlan struct {
+	Period  string `json:"period"`
+	ShardID string `json:"shard_id"`
+	Docs    int    `json:"docs"`
+	// DocsKey holds the period's canonical documents (layout.StagingDocsKey).
+	DocsKey string `json:"docs_key"`
+	// Done is set when the shard already exists; Meta is then its meta.json.
+	Done bool               `json:"done"`
+	Meta *schemas.ShardMeta `json:"meta,omitempty"`
+}
+
+// NewStoredPlan is the plan to store of a build's periods and the live shards an append keeps.
+func NewStoredPlan(periods []PeriodPlan, existing []schemas.ShardMeta) StoredPlan {
+	p := StoredPlan{Version: StoredPlanVersion, Existing: existing}
+	for _, pp := range periods {
+		p.Shards = append(p.Shards, PlannedShard{Period: pp.Period, ShardID: pp.ShardID, Docs: pp.Docs, Meta: pp.Meta})
+	}
+	return p
+}
+
+// ToBuild are the shards of a page of index's stored plan (StoredPlan.Page) as periods to build,
+// each with its staged documents' key.
+func ToBuild(index string, page []PlannedShard) []PeriodPlan {
+	out := make([]PeriodPlan, len(page))
+	for i, s := range page {
+		out[i] = PeriodPlan{Period: s.Period, ShardID: s.ShardID, Docs: s.Docs, DocsKey: layout.StagingDocsKey(index, s.ShardID)}
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package indexplan_test
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestNewStoredPlanAndToBuild: a stored plan keeps every period (built ones with their meta)
+// and the kept shards, and its page comes back as periods to build with their staging keys.
+func TestNewStoredPlanAndToBuild(t *testing.T) {
+	built := &schemas.ShardMeta{ID: "s1", Period: "2024-01", Chunks: 4}
+	kept := []schemas.ShardMeta{{ID: "old", Period: "2023-12"}}
+	tests := []struct {
+		name      string
+		periods   []indexplan.PeriodPlan
+		wantDone  int
+		wantBuild []indexplan.PeriodPlan
+	}{
+		{name: "none", wantBuild: []indexplan.PeriodPlan{}},
+		{name: "one built, one to build",
+			periods: []indexplan.PeriodPlan{
+				{Period: "2024-01", ShardID: "s1", Docs: 3, DocsKey: "x", Done: true, Meta: built},
+				{Period: "2024-02", ShardID: "s2", Docs: 5, DocsKey: "y"}},
+			wantDone:  1,
+			wantBuild: []indexplan.PeriodPlan{{Period: "2024-02", ShardID: "s2", Docs: 5, DocsKey: "indexes/news/staging/s2/docs.parquet"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := indexplan.NewStoredPlan(tt.periods, kept)
+			if p.Version != indexplan.StoredPlanVersion || len(p.Shards) != len(tt.periods) || !reflect.DeepEqual(p.Existing, kept) {
+				t.Fatalf("plan %+v", p)
+			}
+			if s := p.Summary(); s.Done != tt.wantDone {
+				t.Fatalf("summary %+v, want %d done", s, tt.wantDone)
+			}
+			page, _, err := p.Page(0, indexplan.PageMax)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := indexplan.ToBuild("news", page); !reflect.DeepEqual(got, tt.wantBuild) {
+				t.Fatalf("to build %+v, want %+v", got, tt.wantBuild)
+			}
+		})
+	}
+}
+
+// TestReconcile: every file read gets its row of counts, in reading order, and the build's
+// counts add them up, with the valid documents counted per language.
+func TestReconcile(t *testing.T) {
+	day := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	type row struct {
+		DocID       string    `parquet:"doc_id"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+		Text        string    `parquet:"text"`
+		Source      string    `parquet:"source"`
+	}
+	tests := []struct {
+		name      string
+		files     map[string][]row // read in name order
+		wantFiles []string
+		wantRead  int64
+		wantDocs  int64
+	}{
+		{name: "nothing read"},
+		{name: "two files, one bad row",
+			files: map[string][]row{
+				"a.parquet": {{"a1", day, "The first document.", "ex.com"}, {"", day, "No id.", "ex.com"}},
+				"b.parquet": {{"b1", day, "The second document.", "ex.com"}}},
+			wantFiles: []string{"a.parquet", "b.parquet"}, wantRead: 3, wantDocs: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := corpus.NewLoader(corpus.Options{})
+			var docs []schemas.Document
+			for _, name := range []string{"a.parquet", "b.parquet"} {
+				rows, ok := tt.files[name]
+				if !ok {
+					continue
+				}
+				var buf bytes.Buffer
+				if err := parquet.Write(&buf, rows); err != nil {
+					t.Fatal(err)
+				}
+				r := bytes.NewReader(buf.Bytes())
+				if err := l.ReadFile(context.Background(), r, r.Size(), name,
+					func(d schemas.Document) error { docs = append(docs, d); return nil },
+					func(schemas.QuarantineRow) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files, c := indexplan.Reconcile(l, docs)
+			var names []string
+			for _, f := range files {
+				names = append(names, f.Name)
+			}
+			if !reflect.DeepEqual(names, tt.wantFiles) || c.Read != tt.wantRead || c.Indexed != tt.wantDocs || c.Indexed != int64(len(docs)) {
+				t.Fatalf("files %v, counts %+v", names, c)
+			}
+			var langs int64
+			for _, n := range c.Languages {
+				langs += n
+			}
+			if langs != tt.wantDocs {
+				t.Fatalf("languages %v, want %d documents", c.Languages, tt.wantDocs)
+			}
+		})
+	}
+}
+
+func TestShardIDs(t *testing.T) {
+	tests := []struct {
+		name   string
+		shards []schemas.ShardMeta
+		want   map[string]bool
+	}{
+		{name: "none", want: map[string]bool{}},
+		{name: "two", shards: []schemas.ShardMeta{{ID: "a", Period: "2024-01"}, {ID: "b", Period: "2024-01"}}, want: map[string]bool{"a": true, "b": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := indexplan.ShardIDs(tt.shards); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ShardIDs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package storeio
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
+	"github.com/asofrag/asof/schemas"
+)
+
+// TestBuiltShard: a shard counts as built only when its meta.json decodes and names it.
+func TestBuiltShard(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		meta    string // "" writes nothing
+		wantNil bool
+	}{
+		{name: "absent", wantNil: true},
+		{name: "does not decode", meta: "{", wantNil: true},
+		{name: "another shard", meta: `{"id":"other","period":"2024-01"}`, wantNil: true},
+		{name: "built", meta: `{"id":"s1","period":"2024-01","chunks":3}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBucket(t)
+			if tt.meta != "" {
+				if _, err := b.Put(ctx, layout.ShardKey("news", "2024-01", "s1", shard.MetaFile), strings.NewReader(tt.meta)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := BuiltShard(ctx, b, "news", "2024-01", "s1")
+			if err != nil || (m == nil) != tt.wantNil || (m != nil && (m.ID != "s1" || m.Chunks != 3)) {
+				t.Fatalf("BuiltShard = %+v, %v", m, err)
+			}
+		})
+	}
+}
+
+// TestShardDocIDs: the doc_id column of a shard's chunk rows, in order; a missing file is
+// blob.ErrNotFound.
+func TestShardDocIDs(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	sm := schemas.ShardMeta{ID: "s1", Period: "2024-01"}
+	rows := []schemas.Chunk{{ChunkID: "c1", DocID: "a"}, {ChunkID: "c2", DocID: "a"}, {ChunkID: "c3", DocID: "b"}}
+	if err := PutParquet(ctx, b, layout.ShardKey("news", sm.Period, sm.ID, shard.ChunksFile), rows); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := ShardDocIDs(ctx, b, "news", sm); err != nil || !reflect.DeepEqual(ids, []string{"a", "a", "b"}) {
+		t.Fatalf("ShardDocIDs = %v, %v", ids, err)
+	}
+	if _, err := ShardDocIDs(ctx, b, "gone", sm); !errors.Is(err, blob.ErrNotFound) {
+		t.Fatalf("missing shard: %v", err)
+	}
+}
+
+// TestUploadShard: an uploaded shard reads back as built (its meta.json) and loads intact.
+func TestUploadShard(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("TMPDIR", t.TempDir())
+	b := newBucket(t)
+	model := schemas.ModelRef{ID: "toy", Dim: 3}
+	vec := vecindex.New(3, model.ID)
+	vec.Add([]float32{1, 0, 0})
+	chunks := []schemas.Chunk{{ChunkID: "a#0", DocID: "a", PublishedAt: day("2024-05-10"), Text: "key rate raised", Source: "cbr", Lang: "en", DedupKey: "a"}}
+	dir := filepath.Join(t.TempDir(), "s")
+	meta, err := shard.Write(dir, "2024", "id2024", 1, chunks, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := BuiltShard(ctx, b, "toy", "2024", "id2024"); err != nil || m != nil {
+		t.Fatalf("before the upload: %+v, %v", m, err)
+	}
+	if err := UploadShard(ctx, b, "toy", dir, meta); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := BuiltShard(ctx, b, "toy", "2024", "id2024"); err != nil || m == nil || m.ID != meta.ID {
+		t.Fatalf("after the upload: %+v, %v", m, err)
+	}
+	loaded, err := LoadShard(ctx, b, "toy", meta, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loaded.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
