@@ -20,9 +20,6 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// ModeAuto lets the query-intent parser choose the mode and dates.
-const ModeAuto = answer.Auto
-
 // ReadQueryInput is a question before retrieval.
 type ReadQueryInput struct {
 	Query string    `json:"query"`
