@@ -192,5 +192,5 @@ func (a *Activities) SaveAnswer(ctx context.Context, ans schemas.Answer) error {
 	if ans.RunID == "" {
 		return invalid(errors.New("no run id"))
 	}
-	return a.writeRun(ctx, ans)
+	return storeio.PutAnswer(ctx, a.Bucket, ans)
 }
