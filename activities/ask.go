@@ -12,7 +12,6 @@ import (
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/expand"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/storeio"
@@ -201,14 +200,8 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 // results and counts, and the ranking the pool and the context are drawn from.
 func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, answer.Ranking, error) {
 	began := time.Now()
-	ans := answer.Header(in.RunID, in.Index, in.Query, in.AsOf, in.Read)
-	if err := layout.ValidateIndexName(in.Index); err != nil {
-		return ans, answer.Ranking{}, invalid(err)
-	}
-	o := in.Options
-	o.Mode = retrieve.Mode(in.Read.Mode)
-	o.From, o.To = in.Read.From, in.Read.To
-	if err := o.Validate(); err != nil {
+	ans, o, err := answer.Start(in.RunID, in.Index, in.Query, in.AsOf, in.Read, in.Options)
+	if err != nil {
 		return ans, answer.Ranking{}, invalid(err)
 	}
 	m, err := a.currentManifest(ctx, in.Index)
@@ -221,8 +214,6 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 			return ans, answer.Ranking{}, err
 		}
 	}
-	b := retrieve.BoundsOf(in.AsOf, answer.SearchOptions(in.Read, in.Options))
-	ans.From, ans.To = b.Lo, b.Hi
 	// The shards Rank may search: the reading's bounds, or every day up to the anchor when
 	// auto may look back or fall back to the whole past (answer.Reach), as eval loads them.
 	loaded, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
