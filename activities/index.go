@@ -128,21 +128,8 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	for i, p := range periods { // each period's shard: built already, or its documents staged
-		pp := indexplan.PeriodPlan{Period: p, ShardID: ids[i], Docs: len(groups[p]), DocsKey: layout.StagingDocsKey(in.Index, ids[i])}
-		if pp.Meta, err = storeio.BuiltShard(ctx, a.Bucket, in.Index, p, ids[i]); err != nil {
-			return PlanIndexResult{}, err
-		}
-		if pp.Done = pp.Meta != nil; !pp.Done {
-			staged, err := a.Bucket.Exists(ctx, pp.DocsKey)
-			if err == nil && !staged {
-				err = storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, groups[p])
-			}
-			if err != nil {
-				return PlanIndexResult{}, err
-			}
-		}
-		res.Periods = append(res.Periods, pp)
+	if res.Periods, err = storeio.StagePeriods(ctx, a.Bucket, in.Index, periods, ids, groups); err != nil {
+		return PlanIndexResult{}, err // each period's shard: built already, or its documents staged
 	}
 	a.Metrics.IndexPlanned(res.Counts.Read, res.Counts.Indexed, res.Counts.Skipped, res.Counts.Quarantined)
 	if in.StorePlan {

@@ -93,3 +93,51 @@ func TestUploadShard(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStagePeriods: a built shard is Done with its meta and nothing is staged for it; another
+// period's documents are staged under its shard id, and a staged object is not written again.
+func TestStagePeriods(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	if _, err := b.Put(ctx, layout.ShardKey("news", "2024-01", "s1", shard.MetaFile), strings.NewReader(`{"id":"s1","period":"2024-01","chunks":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, layout.StagingDocsKey("news", "s3"), strings.NewReader("staged before")); err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string][]schemas.Document{"2024-01": {{DocID: "a"}}, "2024-02": {{DocID: "b"}, {DocID: "c"}}, "2024-03": {{DocID: "d"}}}
+	got, err := StagePeriods(ctx, b, "news", []string{"2024-01", "2024-02", "2024-03"}, []string{"s1", "s2", "s3"}, groups)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("StagePeriods = %+v, %v", got, err)
+	}
+	tests := []struct {
+		name, period, id string
+		docs             int
+		done             bool
+		staged           []string // the doc ids at DocsKey; nil: not decodable (kept as it was) or absent
+	}{
+		{name: "built", period: "2024-01", id: "s1", docs: 1, done: true},
+		{name: "staged now", period: "2024-02", id: "s2", docs: 2, staged: []string{"b", "c"}},
+		{name: "staged before", period: "2024-03", id: "s3", docs: 1},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pp := got[i]
+			if pp.Period != tt.period || pp.ShardID != tt.id || pp.Docs != tt.docs || pp.Done != tt.done || (pp.Meta != nil) != tt.done ||
+				pp.DocsKey != layout.StagingDocsKey("news", tt.id) {
+				t.Fatalf("plan %+v", pp)
+			}
+			docs, err := GetParquet[schemas.Document](ctx, b, pp.DocsKey)
+			var ids []string
+			for _, d := range docs {
+				ids = append(ids, d.DocID)
+			}
+			if !reflect.DeepEqual(ids, tt.staged) {
+				t.Fatalf("staged %v (%v), want %v", ids, err, tt.staged)
+			}
+			if tt.done && !errors.Is(err, blob.ErrNotFound) {
+				t.Fatalf("a built shard's documents were staged: %v", err)
+			}
+		})
+	}
+}
