@@ -235,13 +235,11 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 		return nil
 	}
 	dropped := indexplan.NewDropped(docs)
-	for _, sm := range unplanned {
-		ids, err := storeio.ShardDocIDs(ctx, a.Bucket, index, sm)
-		if err != nil {
-			return err
-		}
+	if err := storeio.EachShardDocIDs(ctx, a.Bucket, index, unplanned, func(sm schemas.ShardMeta, ids []string) {
 		dropped.Add(sm.Period, ids)
 		heartbeat(ctx, sm.ID)
+	}); err != nil {
+		return err
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -268,15 +266,14 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
-	for _, sm := range m.Shards {
-		docIDs, err := storeio.ShardDocIDs(ctx, a.Bucket, in.Index, sm)
-		if err != nil {
-			return nil, err
-		}
+	err = storeio.EachShardDocIDs(ctx, a.Bucket, in.Index, m.Shards, func(sm schemas.ShardMeta, docIDs []string) {
 		for _, id := range docIDs {
 			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
 		heartbeat(ctx, sm.ID)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

@@ -62,6 +62,50 @@ func TestShardDocIDs(t *testing.T) {
 	}
 }
 
+// TestEachShardDocIDs: each shard's doc ids in shard order; a shard that cannot be read stops
+// the walk with its error after the shards before it.
+func TestEachShardDocIDs(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	s1, s2, gone := schemas.ShardMeta{ID: "s1", Period: "2024-01"}, schemas.ShardMeta{ID: "s2", Period: "2024-02"}, schemas.ShardMeta{ID: "s3", Period: "2024-03"}
+	for _, w := range []struct {
+		sm   schemas.ShardMeta
+		docs []string
+	}{{s1, []string{"a", "b"}}, {s2, []string{"c"}}} {
+		sm := w.sm
+		var rows []schemas.Chunk
+		for _, d := range w.docs {
+			rows = append(rows, schemas.Chunk{ChunkID: d + "#0", DocID: d})
+		}
+		if err := PutParquet(ctx, b, layout.ShardKey("news", sm.Period, sm.ID, shard.ChunksFile), rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		shards  []schemas.ShardMeta
+		want    []string
+		wantErr error
+	}{
+		{name: "none", shards: nil},
+		{name: "in order", shards: []schemas.ShardMeta{s2, s1}, want: []string{"s2:c", "s1:a", "s1:b"}},
+		{name: "unreadable", shards: []schemas.ShardMeta{s1, gone, s2}, want: []string{"s1:a", "s1:b"}, wantErr: blob.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := EachShardDocIDs(ctx, b, "news", tt.shards, func(sm schemas.ShardMeta, ids []string) {
+				for _, id := range ids {
+					got = append(got, sm.ID+":"+id)
+				}
+			})
+			if !errors.Is(err, tt.wantErr) || (err != nil) != (tt.wantErr != nil) || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
 // TestUploadShard: an uploaded shard reads back as built (its meta.json) and loads intact.
 func TestUploadShard(t *testing.T) {
 	ctx := context.Background()

@@ -166,6 +166,19 @@ func ShardDocIDs(ctx context.Context, b blob.Bucket, index string, sm schemas.Sh
 	return ids, nil
 }
 
+// EachShardDocIDs reads the doc ids of each of shards of index in turn (ShardDocIDs) and hands
+// them to each; it stops at the first shard that cannot be read.
+func EachShardDocIDs(ctx context.Context, b blob.Bucket, index string, shards []schemas.ShardMeta, each func(sm schemas.ShardMeta, ids []string)) error {
+	for _, sm := range shards {
+		ids, err := ShardDocIDs(ctx, b, index, sm)
+		if err != nil {
+			return err
+		}
+		each(sm, ids)
+	}
+	return nil
+}
+
 // UploadShard uploads the files of shard meta of index, written in dir (shard.Write), meta.json
 // last: a shard with a meta.json in the store is complete.
 func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta schemas.ShardMeta) error {
