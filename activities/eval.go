@@ -214,13 +214,9 @@ type FinishEvalResult struct {
 
 // FinishEval gathers every batch's rows into per_query.parquet and summary.json.
 func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
-	var rows []schemas.EvalRow
-	for _, k := range in.BatchKeys {
-		part, err := storeio.GetParquet[schemas.EvalRow](ctx, a.Bucket, k)
-		if err != nil {
-			return FinishEvalResult{}, err
-		}
-		rows = append(rows, part...)
+	rows, err := storeio.GetParquetAll[schemas.EvalRow](ctx, a.Bucket, in.BatchKeys)
+	if err != nil {
+		return FinishEvalResult{}, err
 	}
 	res := FinishEvalResult{SummaryKey: layout.EvalSummaryKey(in.EvalID), PerQueryKey: layout.EvalPerQueryKey(in.EvalID)}
 	if err := storeio.PutParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {
