@@ -204,19 +204,14 @@ func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, 
 	if err != nil {
 		return ans, answer.Ranking{}, invalid(err)
 	}
-	m, err := a.currentManifest(ctx, in.Index)
-	if err != nil {
-		return ans, answer.Ranking{}, err
-	}
-	ans.ManifestSeq = m.Seq
+	var model *schemas.ModelRef // no vector: no model to check
 	if in.Vector != nil {
-		if err := checkModel(in.Index, m.Model, in.Model); err != nil {
-			return ans, answer.Ranking{}, err
-		}
+		model = &in.Model
 	}
 	// The shards Rank may search: the reading's bounds, or every day up to the anchor when
 	// auto may look back or fall back to the whole past (answer.Reach), as eval loads them.
-	loaded, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
+	loaded, seq, err := a.loadShards(ctx, in.Index, model, answer.Reach(in.Read, in.AsOf, in.Options))
+	ans.ManifestSeq = seq
 	if err != nil {
 		return ans, answer.Ranking{}, err
 	}
