@@ -151,11 +151,9 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (_ EvalBa
 		}
 		in.Vectors = storeio.Rows(f)
 	}
-	var qrels []schemas.Qrel
-	if in.QrelsKey != "" {
-		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
-			return EvalBatchResult{}, err
-		}
+	qrels, err := storeio.GetParquetIfSet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
+	if err != nil {
+		return EvalBatchResult{}, err
 	}
 	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
 	b, err := evalrun.NewBatch(in.Systems, in.Questions, in.Vectors, qrels)

@@ -133,12 +133,9 @@ type ComposeInput struct {
 // and summarizes it extractively. It writes nothing: SaveAnswer does, after Summarize.
 func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answer, error) {
 	ans := in.Answer
-	var rows []schemas.CandidateRow
-	if in.Key != "" {
-		var err error
-		if rows, err = storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key); err != nil {
-			return ans, invalidIfMissing(err, "candidates")
-		}
+	rows, err := storeio.GetParquetIfSet[schemas.CandidateRow](ctx, a.Bucket, in.Key)
+	if err != nil {
+		return ans, invalidIfMissing(err, "candidates")
 	}
 	rep := in.Report
 	j, err := answer.ApplyVerdicts(rows, answer.Verdicts{Grades: in.Verdicts, Unjudged: in.Unjudged, Keep: in.Keep}, &rep)

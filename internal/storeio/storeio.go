@@ -100,6 +100,14 @@ func GetParquet[T any](ctx context.Context, b blob.Bucket, key string) ([]T, err
 	return rows, nil
 }
 
+// GetParquetIfSet is GetParquet for an optional object: an empty key reads no rows.
+func GetParquetIfSet[T any](ctx context.Context, b blob.Bucket, key string) ([]T, error) {
+	if key == "" {
+		return nil, nil
+	}
+	return GetParquet[T](ctx, b, key)
+}
+
 // GetParquetAll reads the Parquet objects at keys in order (GetParquet) as one list of rows;
 // the first that cannot be read fails it.
 func GetParquetAll[T any](ctx context.Context, b blob.Bucket, keys []string) ([]T, error) {

@@ -122,6 +122,21 @@ func TestGetParquetAll(t *testing.T) {
 			}
 		})
 	}
+	// GetParquetIfSet: no key reads nothing; a key reads as GetParquet, errors included.
+	for _, tc := range []struct {
+		key     string
+		want    []string
+		wantErr error
+	}{{key: ""}, {key: "p1", want: []string{"a", "b"}}, {key: "gone", wantErr: blob.ErrNotFound}} {
+		rows, err := GetParquetIfSet[probe](ctx, b, tc.key)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Name)
+		}
+		if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) || !slices.Equal(got, tc.want) {
+			t.Fatalf("GetParquetIfSet(%q) = %v, %v; want %v, %v", tc.key, got, err, tc.want, tc.wantErr)
+		}
+	}
 }
 
 func TestParquet(t *testing.T) {
