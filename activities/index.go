@@ -99,11 +99,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	now := in.Started
-	if in.AllowFuture {
-		now = time.Time{}
-	}
-	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
+	loader := corpus.NewLoader(indexplan.LoaderOptions(in.Mapping, in.From, in.To, existing, in.Started, in.AllowFuture))
 	docs, rejects, err := storeio.ReadCorpus(ctx, a.Bucket, loader, inputs, func(name string) { heartbeat(ctx, name) })
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
 		return PlanIndexResult{}, invalid(err) // a missing file, or one the loader cannot read
