@@ -170,12 +170,20 @@ func Close(a *Activities) error {
 	return a.Shards.Close()
 }
 
-// loadShards loads through the worker's cache the shards of manifest m that can hold chunks
-// inside b (storeio.LoadShards), heartbeating each; a shard that does not match what was
-// written (storeio.ErrMismatch) is final as ErrTypeMismatch.
-func (a *Activities) loadShards(ctx context.Context, index string, m schemas.Manifest, b retrieve.Bounds) (*storeio.Shards, error) {
+// loadShards reads the live manifest of index, refuses vectors of another model than it was
+// built with (when model is set), and loads through the worker's cache the shards that can
+// hold chunks inside b (storeio.LoadShards), heartbeating each; a shard that does not match
+// what was written (storeio.ErrMismatch) is final as ErrTypeMismatch. It returns the manifest's seq.
+func (a *Activities) loadShards(ctx context.Context, index string, model *schemas.ModelRef, b retrieve.Bounds) (*storeio.Shards, int, error) {
+	m, err := a.currentManifest(ctx, index)
+	if err == nil && model != nil {
+		err = checkModel(index, m.Model, *model)
+	}
+	if err != nil {
+		return nil, m.Seq, err
+	}
 	s, err := storeio.LoadShards(ctx, a.Bucket, a.shardCache(), index, m, b, func(n int) { heartbeat(ctx, n) })
-	return s, mismatch(err)
+	return s, m.Seq, mismatch(err)
 }
 
 // rerankRanking reorders the head of r with the worker's reranker (rerank.Rank; nil: as it is)

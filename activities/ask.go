@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -12,16 +11,13 @@ import (
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/dedup"
 	"github.com/asofrag/asof/internal/evidence"
-	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/expand"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/summarize"
 	"github.com/asofrag/asof/schemas"
 )
-
-// ModeAuto lets the query-intent parser choose the mode and dates.
-const ModeAuto = answer.Auto
 
 // ReadQueryInput is a question before retrieval.
 type ReadQueryInput struct {
@@ -90,6 +86,76 @@ func embedFailed(what string, err error) error {
 	return err
 }
 
+// ExpandQueryInput asks the LLM for other ways to search for a question (internal/expand).
+type ExpandQueryInput struct {
+	Query string    `json:"query"`
+	AsOf  time.Time `json:"as_of"`
+	// Queries is how many rephrasings to ask for; HyDE asks for a hypothetical answer passage.
+	Queries int  `json:"queries"`
+	HyDE    bool `json:"hyde"`
+}
+
+// ExpandQueryResult is what the LLM wrote; Skipped when this worker has no LLM.
+type ExpandQueryResult struct {
+	Queries []string `json:"queries"`
+	Passage string   `json:"passage"`
+	Skipped bool     `json:"skipped"`
+}
+
+// ExpandQuery asks the worker's LLM for the question's rephrasings and hypothetical answer, on
+// the asof-llm queue. A reply that stays unusable after one repair turn is an error the
+// workflow's retry policy retries; a configuration error (bad key, unknown model) is final.
+func (a *Activities) ExpandQuery(ctx context.Context, in ExpandQueryInput) (ExpandQueryResult, error) {
+	if a.LLM == nil {
+		return ExpandQueryResult{Skipped: true}, nil
+	}
+	r := expand.Request{Query: in.Query, AsOf: in.AsOf, Queries: in.Queries, HyDE: in.HyDE}
+	if err := r.Validate(); err != nil {
+		return ExpandQueryResult{}, invalid(err)
+	}
+	e, err := expand.Generate(ctx, a.LLM, r)
+	if err != nil {
+		return ExpandQueryResult{}, llmError(err)
+	}
+	return ExpandQueryResult{Queries: e.Queries, Passage: e.Passage}, nil
+}
+
+// EmbedVariantsInput is an expansion to embed.
+type EmbedVariantsInput struct {
+	Queries []string `json:"queries"`
+	Passage string   `json:"passage"`
+}
+
+// EmbedVariantsResult are the variants the answer searches with.
+type EmbedVariantsResult struct {
+	Variants []answer.Variant `json:"variants"`
+}
+
+// EmbedVariants embeds each rephrasing as a query (one model call each, as EmbedQuery: a
+// query's vector must not depend on what it was batched with) and the hypothetical answer as
+// a passage (E5's "passage: " prefix: it is meant to look like the documents), on asof-embed.
+func (a *Activities) EmbedVariants(ctx context.Context, in EmbedVariantsInput) (EmbedVariantsResult, error) {
+	if a.Embedder == nil {
+		return EmbedVariantsResult{}, noModel()
+	}
+	var out EmbedVariantsResult
+	for i, q := range in.Queries {
+		v, err := a.Embedder.EmbedQueries(ctx, []string{q})
+		if err != nil {
+			return out, embedFailed(fmt.Sprintf("rephrasing %d", i+1), err)
+		}
+		out.Variants = append(out.Variants, answer.Variant{Kind: "query", Text: q, Vec: v[0]})
+	}
+	if in.Passage != "" {
+		v, err := a.Embedder.EmbedPassages(ctx, []string{in.Passage})
+		if err != nil {
+			return out, embedFailed("hypothetical answer", err)
+		}
+		out.Variants = append(out.Variants, answer.Variant{Kind: "hyde", Vec: v[0]})
+	}
+	return out, nil
+}
+
 // AnswerInput is everything one as-of answer needs.
 type AnswerInput struct {
 	RunID string    `json:"run_id"`
@@ -127,41 +193,25 @@ func (a *Activities) Answer(ctx context.Context, in AnswerInput) (schemas.Answer
 		return ans, err
 	}
 	ans.Counts.RetrieveMS = time.Since(began).Milliseconds()
-	if err := a.writeRun(ctx, ans); err != nil {
-		return ans, err
-	}
-	return ans, nil
+	return ans, storeio.PutAnswer(ctx, a.Bucket, ans)
 }
 
 // rank loads the shards the mask can reach and ranks them (answer.Rank): the answer's header,
 // results and counts, and the ranking the pool and the context are drawn from.
 func (a *Activities) rank(ctx context.Context, in AnswerInput) (schemas.Answer, answer.Ranking, error) {
 	began := time.Now()
-	ans := answer.Header(in.RunID, in.Index, in.Query, in.AsOf, in.Read)
-	if err := layout.ValidateIndexName(in.Index); err != nil {
-		return ans, answer.Ranking{}, invalid(err)
-	}
-	o := in.Options
-	o.Mode = retrieve.Mode(in.Read.Mode)
-	o.From, o.To = in.Read.From, in.Read.To
-	if err := o.Validate(); err != nil {
-		return ans, answer.Ranking{}, invalid(err)
-	}
-	m, err := a.currentManifest(ctx, in.Index)
+	ans, o, err := answer.Start(in.RunID, in.Index, in.Query, in.AsOf, in.Read, in.Options)
 	if err != nil {
-		return ans, answer.Ranking{}, err
+		return ans, answer.Ranking{}, invalid(err)
 	}
-	ans.ManifestSeq = m.Seq
+	var model *schemas.ModelRef // no vector: no model to check
 	if in.Vector != nil {
-		if err := checkModel(in.Index, m.Model, in.Model); err != nil {
-			return ans, answer.Ranking{}, err
-		}
+		model = &in.Model
 	}
-	b := retrieve.BoundsOf(in.AsOf, answer.SearchOptions(in.Read, in.Options))
-	ans.From, ans.To = b.Lo, b.Hi
 	// The shards Rank may search: the reading's bounds, or every day up to the anchor when
 	// auto may look back or fall back to the whole past (answer.Reach), as eval loads them.
-	loaded, err := a.loadShards(ctx, in.Index, m, answer.Reach(in.Read, in.AsOf, in.Options))
+	loaded, seq, err := a.loadShards(ctx, in.Index, model, answer.Reach(in.Read, in.AsOf, in.Options))
+	ans.ManifestSeq = seq
 	if err != nil {
 		return ans, answer.Ranking{}, err
 	}
@@ -188,17 +238,4 @@ func compose(ans *schemas.Answer, in AnswerInput, docs []evidence.Doc, groups ma
 	}
 	ans.Context, ans.Blocks, ans.Summary, ans.SummaryMethod, ans.Brief = c.Context, c.Blocks, c.Summary, c.SummaryMethod, c.Brief
 	return nil
-}
-
-// writeRun stores answer.json and context.md under runs/<run-id>/.
-func (a *Activities) writeRun(ctx context.Context, ans schemas.Answer) error {
-	if ans.RunID == "" {
-		return nil
-	}
-	if err := storeio.PutIndentedJSON(ctx, a.Bucket, layout.AnswerKey(ans.RunID), ans); err != nil {
-		return err
-	}
-	md := fmt.Sprintf("# Context for %q as of %s\n\n%s\n", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Context)
-	_, err := a.Bucket.Put(ctx, layout.ContextKey(ans.RunID), strings.NewReader(md))
-	return err
 }

@@ -3,13 +3,11 @@ package activities
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/storeio"
@@ -105,33 +103,13 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	return keys, nil
 }
 
-// writeDigestArchive renders digests/<name>/index.html from every digests/<name>/<day>/digest.json
-// and stores it. A day whose digest.json does not parse is listed with one failed topic that
-// says so, rather than failing every later digest of the name. Two digests of one name saved
-// at once may each miss the other's day; the next save lists both.
+// writeDigestArchive renders digests/<name>/index.html from every day's digest.json
+// (storeio.ReadDigests) and stores it. Two digests of one name saved at once may each miss the
+// other's day; the next save lists both.
 func (a *Activities) writeDigestArchive(ctx context.Context, name string) (string, error) {
-	prefix := layout.DigestsPrefix(name) + "/"
-	var keys []string
-	err := a.Bucket.Iter(ctx, prefix, func(o blob.ObjectInfo) error {
-		if digest.IsDayFile(prefix, o.Key, layout.DigestJSONFile) {
-			keys = append(keys, o.Key)
-		}
-		return nil
-	})
+	ds, err := storeio.ReadDigests(ctx, a.Bucket, name)
 	if err != nil {
-		return "", fmt.Errorf("list %s: %w", prefix, err)
-	}
-	var ds []schemas.Digest
-	for _, key := range keys {
-		d, err := storeio.GetJSON[schemas.Digest](ctx, a.Bucket, key)
-		var de *storeio.DecodeError
-		if errors.As(err, &de) {
-			d, err = digest.Unreadable(name, key, de.Err), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		ds = append(ds, d)
+		return "", err
 	}
 	key := layout.DigestArchiveKey(name)
 	return key, storeio.PutWritten(ctx, a.Bucket, key, func(w io.Writer) error { return digest.WriteArchive(w, name, ds) })

@@ -151,26 +151,17 @@ func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (_ EvalBa
 		}
 		in.Vectors = storeio.Rows(f)
 	}
-	var qrels []schemas.Qrel
-	if in.QrelsKey != "" {
-		if qrels, err = storeio.GetParquet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey); err != nil {
-			return EvalBatchResult{}, err
-		}
+	qrels, err := storeio.GetParquetIfSet[schemas.Qrel](ctx, a.Bucket, in.QrelsKey)
+	if err != nil {
+		return EvalBatchResult{}, err
 	}
 	// One vector per question, then one per AutoText (workflows.questionsOf's layout).
 	b, err := evalrun.NewBatch(in.Systems, in.Questions, in.Vectors, qrels)
 	if err != nil {
 		return EvalBatchResult{}, invalid(err)
 	}
-	m, err := a.currentManifest(ctx, in.Index)
-	if err != nil {
-		return EvalBatchResult{}, err
-	}
-	if err := checkModel(in.Index, m.Model, in.Model); err != nil {
-		return EvalBatchResult{}, err
-	}
 	all := retrieve.Bounds{Hi: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
-	loaded, err := a.loadShards(ctx, in.Index, m, all)
+	loaded, _, err := a.loadShards(ctx, in.Index, &in.Model, all)
 	if err != nil {
 		return EvalBatchResult{}, err
 	}
@@ -214,13 +205,9 @@ type FinishEvalResult struct {
 
 // FinishEval gathers every batch's rows into per_query.parquet and summary.json.
 func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
-	var rows []schemas.EvalRow
-	for _, k := range in.BatchKeys {
-		part, err := storeio.GetParquet[schemas.EvalRow](ctx, a.Bucket, k)
-		if err != nil {
-			return FinishEvalResult{}, err
-		}
-		rows = append(rows, part...)
+	rows, err := storeio.GetParquetAll[schemas.EvalRow](ctx, a.Bucket, in.BatchKeys)
+	if err != nil {
+		return FinishEvalResult{}, err
 	}
 	res := FinishEvalResult{SummaryKey: layout.EvalSummaryKey(in.EvalID), PerQueryKey: layout.EvalPerQueryKey(in.EvalID)}
 	if err := storeio.PutParquet(ctx, a.Bucket, res.PerQueryKey, rows); err != nil {

@@ -111,11 +111,9 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	if err != nil {
 		return FinishSummariesResult{}, err
 	}
-	var study []schemas.StudyAnswer
-	if in.StudyKey != "" {
-		if study, err = storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey); err != nil {
-			return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
-		}
+	study, err := storeio.GetParquetIfSet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
+	if err != nil {
+		return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 	}
 	t := sumeval.Tabulate(sumeval.AsofSystem, answered, study, grades)
 	rep := sumeval.NewReport(in.EvalID, in.Index, len(in.Queries), len(in.Errors), t, in.Rubric)

@@ -8,9 +8,9 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -56,26 +56,16 @@ type ReadProbeResult struct {
 	ETag  string              `json:"etag"`
 }
 
-// ReadProbe reads the probe back and decodes it.
+// ReadProbe reads the probe back and decodes it (storeio.ReadProbe).
 func (a *Activities) ReadProbe(ctx context.Context, in ReadProbeInput) (ReadProbeResult, error) {
-	st, err := a.Bucket.Stat(ctx, in.Key)
+	p, info, err := storeio.ReadProbe(ctx, a.Bucket, in.Key)
+	if errors.Is(err, storeio.ErrMismatch) {
+		return ReadProbeResult{}, mismatch(err)
+	}
 	if err != nil {
 		return ReadProbeResult{}, fmt.Errorf("read probe: %w", err)
 	}
-	data, err := blob.ReadAll(ctx, a.Bucket, in.Key)
-	if err != nil {
-		return ReadProbeResult{}, fmt.Errorf("read probe: %w", err)
-	}
-	var p schemas.HealthProbe
-	if err := json.Unmarshal(data, &p); err != nil {
-		err = fmt.Errorf("probe %s is not the JSON that was written: %w", in.Key, err)
-		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeMismatch, err)
-	}
-	if p.Version != schemas.HealthProbeVersion {
-		msg := fmt.Sprintf("probe %s has version %d, want %d", in.Key, p.Version, schemas.HealthProbeVersion)
-		return ReadProbeResult{}, temporal.NewNonRetryableApplicationError(msg, ErrTypeMismatch, nil)
-	}
-	return ReadProbeResult{Probe: p, Bytes: int64(len(data)), ETag: st.ETag}, nil
+	return ReadProbeResult{Probe: p, Bytes: info.Size, ETag: info.ETag}, nil
 }
 
 // DeleteProbeInput names the probe to delete.

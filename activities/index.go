@@ -99,11 +99,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	now := in.Started
-	if in.AllowFuture {
-		now = time.Time{}
-	}
-	loader := corpus.NewLoader(corpus.Options{Mapping: corpus.Mapping(in.Mapping), From: in.From, To: in.To, Existing: existing, Now: now})
+	loader := corpus.NewLoader(indexplan.LoaderOptions(in.Mapping, in.From, in.To, existing, in.Started, in.AllowFuture))
 	docs, rejects, err := storeio.ReadCorpus(ctx, a.Bucket, loader, inputs, func(name string) { heartbeat(ctx, name) })
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
 		return PlanIndexResult{}, invalid(err) // a missing file, or one the loader cannot read
@@ -128,21 +124,8 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	for i, p := range periods { // each period's shard: built already, or its documents staged
-		pp := indexplan.PeriodPlan{Period: p, ShardID: ids[i], Docs: len(groups[p]), DocsKey: layout.StagingDocsKey(in.Index, ids[i])}
-		if pp.Meta, err = storeio.BuiltShard(ctx, a.Bucket, in.Index, p, ids[i]); err != nil {
-			return PlanIndexResult{}, err
-		}
-		if pp.Done = pp.Meta != nil; !pp.Done {
-			staged, err := a.Bucket.Exists(ctx, pp.DocsKey)
-			if err == nil && !staged {
-				err = storeio.PutParquet(ctx, a.Bucket, pp.DocsKey, groups[p])
-			}
-			if err != nil {
-				return PlanIndexResult{}, err
-			}
-		}
-		res.Periods = append(res.Periods, pp)
+	if res.Periods, err = storeio.StagePeriods(ctx, a.Bucket, in.Index, periods, ids, groups); err != nil {
+		return PlanIndexResult{}, err // each period's shard: built already, or its documents staged
 	}
 	a.Metrics.IndexPlanned(res.Counts.Read, res.Counts.Indexed, res.Counts.Skipped, res.Counts.Quarantined)
 	if in.StorePlan {
@@ -248,13 +231,11 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 		return nil
 	}
 	dropped := indexplan.NewDropped(docs)
-	for _, sm := range unplanned {
-		ids, err := storeio.ShardDocIDs(ctx, a.Bucket, index, sm)
-		if err != nil {
-			return err
-		}
+	if err := storeio.EachShardDocIDs(ctx, a.Bucket, index, unplanned, func(sm schemas.ShardMeta, ids []string) {
 		dropped.Add(sm.Period, ids)
 		heartbeat(ctx, sm.ID)
+	}); err != nil {
+		return err
 	}
 	if err := dropped.Err(index); err != nil {
 		return invalid(err)
@@ -281,15 +262,14 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
 	ids := map[string]string{}
-	for _, sm := range m.Shards {
-		docIDs, err := storeio.ShardDocIDs(ctx, a.Bucket, in.Index, sm)
-		if err != nil {
-			return nil, err
-		}
+	err = storeio.EachShardDocIDs(ctx, a.Bucket, in.Index, m.Shards, func(sm schemas.ShardMeta, docIDs []string) {
 		for _, id := range docIDs {
 			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
 		}
 		heartbeat(ctx, sm.ID)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

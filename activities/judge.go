@@ -24,25 +24,6 @@ import (
 // Candidates writes the judge pool to runs/<run-id>/candidates.parquet and the workflow passes
 // only counts and verdicts, so payloads stay small however long the documents are.
 
-// Judge modes (AskInput.Judge.Mode).
-const (
-	// JudgeAuto judges with the LLM when the worker on asof-llm has one, else with the heuristic.
-	JudgeAuto = "auto"
-	// JudgeLLM requires an LLM: a worker without one fails the batch as misconfigured.
-	JudgeLLM = "llm"
-	// JudgeHeuristic always uses the offline rule (internal/judge.Heuristic).
-	JudgeHeuristic = "heuristic"
-	// JudgeOff keeps every candidate unjudged.
-	JudgeOff = "off"
-)
-
-// Judge failure policies: what a batch that failed after every retry does.
-const (
-	FailureKeep = "keep"
-	FailureDrop = "drop"
-	FailureFail = "fail"
-)
-
 // CandidatesInput is an answer to retrieve; Pool is how many candidates to keep for judging.
 type CandidatesInput struct {
 	AnswerInput
@@ -117,8 +98,8 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	if err != nil {
 		return JudgeResult{}, invalid(err)
 	}
-	useLLM := a.LLM != nil && in.Mode != JudgeHeuristic
-	if in.Mode == JudgeLLM && a.LLM == nil {
+	useLLM := a.LLM != nil && in.Mode != judge.ModeHeuristic
+	if in.Mode == judge.ModeLLM && a.LLM == nil {
 		return JudgeResult{}, temporal.NewNonRetryableApplicationError("--judge llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	if !useLLM {
@@ -152,12 +133,9 @@ type ComposeInput struct {
 // and summarizes it extractively. It writes nothing: SaveAnswer does, after Summarize.
 func (a *Activities) Compose(ctx context.Context, in ComposeInput) (schemas.Answer, error) {
 	ans := in.Answer
-	var rows []schemas.CandidateRow
-	if in.Key != "" {
-		var err error
-		if rows, err = storeio.GetParquet[schemas.CandidateRow](ctx, a.Bucket, in.Key); err != nil {
-			return ans, invalidIfMissing(err, "candidates")
-		}
+	rows, err := storeio.GetParquetIfSet[schemas.CandidateRow](ctx, a.Bucket, in.Key)
+	if err != nil {
+		return ans, invalidIfMissing(err, "candidates")
 	}
 	rep := in.Report
 	j, err := answer.ApplyVerdicts(rows, answer.Verdicts{Grades: in.Verdicts, Unjudged: in.Unjudged, Keep: in.Keep}, &rep)
@@ -211,5 +189,5 @@ func (a *Activities) SaveAnswer(ctx context.Context, ans schemas.Answer) error {
 	if ans.RunID == "" {
 		return invalid(errors.New("no run id"))
 	}
-	return a.writeRun(ctx, ans)
+	return storeio.PutAnswer(ctx, a.Bucket, ans)
 }

@@ -70,12 +70,12 @@ func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &Activities{Deps: Deps{Bucket: b, Metrics: m}}
-	in := JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 1, To: 2, Mode: JudgeHeuristic}
+	in := JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 1, To: 2, Mode: judge.ModeHeuristic}
 	if _, err := a.Judge(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	a.LLM = c
-	in.Mode = JudgeAuto
+	in.Mode = judge.ModeAuto
 	if _, err := a.Judge(ctx, in); !errors.Is(err, llm.ErrRateLimited) {
 		t.Fatalf("judge against a 429 server: %v", err)
 	}

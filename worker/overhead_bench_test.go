@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
@@ -86,7 +87,7 @@ func BenchmarkActivityOverhead(b *testing.B) {
 	defer w.Stop()
 	acts := worker.NewActivities(deps)
 	in := overheadInput{
-		Read:  activities.ReadQueryInput{Query: "What did the Bank of England decide about interest rates this week?", AsOf: time.Date(2022, 11, 4, 0, 0, 0, 0, time.UTC), Mode: activities.ModeAuto},
+		Read:  activities.ReadQueryInput{Query: "What did the Bank of England decide about interest rates this week?", AsOf: time.Date(2022, 11, 4, 0, 0, 0, 0, time.UTC), Mode: answer.Auto},
 		Probe: activities.WriteProbeInput{Key: "probes/bench", Probe: schemas.HealthProbe{Version: schemas.HealthProbeVersion}},
 	}
 	direct := map[string]func() error{

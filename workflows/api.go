@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/indexplan"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/internal/summarize"
@@ -57,7 +58,7 @@ type InputFile = indexplan.InputFile
 type FileCounts = indexplan.FileCounts
 
 // ModeAuto is AskInput.Mode's default: the query-intent parser chooses the mode and dates.
-const ModeAuto = activities.ModeAuto
+const ModeAuto = answer.Auto
 
 // RubricLLM is EvalSummariesInput.Rubric asking the LLM for the study's scores.
 const RubricLLM = sumeval.RubricLLM
@@ -273,6 +274,13 @@ type JudgeOptions struct {
 	MaxAttempts int `json:"max_attempts"`
 }
 
+// Judge failure policies (JudgeOptions.Failure): what a batch that failed after every retry does.
+const (
+	FailureKeep = "keep"
+	FailureDrop = "drop"
+	FailureFail = "fail"
+)
+
 // AskInputFrom is the Ask workflow's input for a checked request: the flags of `asof ask` or
 // the body of POST /v1/ask (internal/apispec). A judge mode the request names is checked here,
 // as an *apispec.InvalidError.
@@ -292,18 +300,18 @@ func AskInputFrom(a apispec.Ask) (AskInput, error) {
 
 // DefaultJudgeOptions: auto, a pool of 40 in batches of 8, keep on failure, 4 attempts.
 func DefaultJudgeOptions() JudgeOptions {
-	return JudgeOptions{Mode: activities.JudgeAuto, Pool: answer.DefaultPool, Batch: 8, Failure: activities.FailureKeep, MaxAttempts: 4}
+	return JudgeOptions{Mode: judge.ModeAuto, Pool: answer.DefaultPool, Batch: 8, Failure: FailureKeep, MaxAttempts: 4}
 }
 
 // Validate reports options that cannot judge.
 func (o JudgeOptions) Validate() error {
 	switch o.Mode {
-	case activities.JudgeAuto, activities.JudgeLLM, activities.JudgeHeuristic, activities.JudgeOff:
+	case judge.ModeAuto, judge.ModeLLM, judge.ModeHeuristic, judge.ModeOff:
 	default:
 		return fmt.Errorf("judge mode %q: use auto, llm, heuristic or off", o.Mode)
 	}
 	switch o.Failure {
-	case activities.FailureKeep, activities.FailureDrop, activities.FailureFail:
+	case FailureKeep, FailureDrop, FailureFail:
 	default:
 		return fmt.Errorf("judge failure policy %q: use keep, drop or fail", o.Failure)
 	}

@@ -165,17 +165,17 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			MaximumAttempts: int32(jo.MaxAttempts), NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
 	})
-	ci := activities.ComposeInput{AnswerInput: ai, Answer: cand.Answer, Key: cand.Key, Keep: jo.Failure != activities.FailureDrop}
+	ci := activities.ComposeInput{AnswerInput: ai, Answer: cand.Answer, Key: cand.Key, Keep: jo.Failure != FailureDrop}
 	// The heuristic judge needs only the CPU and the store: it runs here when asked for, or when
 	// auto would pick it because this process is the asof-llm worker and has no LLM. An LLM
 	// judge stays on asof-llm, its calls regular activities with their retries.
-	judgeHere := local && (jo.Mode == activities.JudgeHeuristic || jo.Mode == activities.JudgeAuto && here.NoLLM)
+	judgeHere := local && (jo.Mode == judge.ModeHeuristic || jo.Mode == judge.ModeAuto && here.NoLLM)
 	verdicts, unjudged, rep, err := judgeAll(ctx, llmCtx, jo, judgeHere, cand, in.Query, read.Text, asOf)
 	if err != nil {
 		return schemas.Answer{}, err
 	}
 	ci.Verdicts, ci.Unjudged, ci.Report = verdicts, unjudged, rep
-	if jo.Mode == activities.JudgeOff {
+	if jo.Mode == judge.ModeOff {
 		ci.Keep = true
 	}
 	var ans schemas.Answer
@@ -219,8 +219,8 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 // policy, since no batch could succeed.
 func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand activities.CandidatesResult, query, searchText string, asOf time.Time) (
 	verdicts []judge.Verdict, unjudged []int, rep schemas.JudgeReport, err error) {
-	rep = schemas.JudgeReport{Method: activities.JudgeOff, Policy: jo.Failure}
-	if jo.Mode == activities.JudgeOff || cand.Pool == 0 {
+	rep = schemas.JudgeReport{Method: judge.ModeOff, Policy: jo.Failure}
+	if jo.Mode == judge.ModeOff || cand.Pool == 0 {
 		for r := 1; r <= cand.Pool; r++ {
 			unjudged = append(unjudged, r)
 		}
@@ -235,7 +235,7 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand act
 		to := min(cand.Pool, from+jo.Batch-1)
 		mode := jo.Mode
 		if here {
-			mode = activities.JudgeHeuristic // never an LLM call as a local activity
+			mode = judge.ModeHeuristic // never an LLM call as a local activity
 		}
 		f := maybeLocal(llmCtx, here, a.Judge, activities.JudgeInput{Key: cand.Key, Query: query, SearchText: searchText, AsOf: asOf, From: from, To: to, Mode: mode})
 		bs = append(bs, batch{from, to, f})
@@ -244,7 +244,7 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand act
 	for _, b := range bs {
 		var res activities.JudgeResult
 		if err := b.f.Get(ctx, &res); err != nil {
-			if isConfigError(err) || jo.Failure == activities.FailureFail {
+			if isConfigError(err) || jo.Failure == FailureFail {
 				return nil, nil, rep, fmt.Errorf("judge candidates %d..%d: %w", b.from, b.to, err)
 			}
 			rep.FailedBatches++
@@ -254,13 +254,13 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand act
 			}
 			continue
 		}
-		if rep.Method == activities.JudgeOff {
+		if rep.Method == judge.ModeOff {
 			rep.Method = res.Method
 		}
 		rep.Judged += len(res.Verdicts)
 		verdicts = append(verdicts, res.Verdicts...)
 	}
-	if rep.Method == activities.JudgeOff { // no batch came back
+	if rep.Method == judge.ModeOff { // no batch came back
 		rep.Method = jo.Mode + " (every batch failed)"
 	}
 	return verdicts, unjudged, rep, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/sumeval"
 )
 
@@ -16,7 +17,7 @@ import (
 // serves with default options, the heuristic judge and the extractive summary.
 func SummariesAskInput(index string, q sumeval.Query) AskInput {
 	jo := DefaultJudgeOptions()
-	jo.Mode = activities.JudgeHeuristic
+	jo.Mode = judge.ModeHeuristic
 	// Quiet: the answer is read back from the store, and 200 whole answers returned into this
 	// workflow's history made it 8–10 MB, near Temporal's limits.
 	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: "extractive", Quiet: true}

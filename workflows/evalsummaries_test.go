@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/sumeval"
 	"github.com/asofrag/asof/schemas"
 )
@@ -70,7 +71,7 @@ func TestEvalSummariesAsksWhatIsNotAnswered(t *testing.T) {
 	for _, q := range qs[1:] {
 		in, ok := asked[q.RunID]
 		if !ok || in.Index != "tg" || in.Query != q.Query || !in.AsOf.Equal(anchor) || in.Summarizer != "extractive" ||
-			in.Judge == nil || in.Judge.Mode != activities.JudgeHeuristic || in.Judge.Pool != DefaultJudgeOptions().Pool || in.Options != nil || in.Mode != "" {
+			in.Judge == nil || in.Judge.Mode != judge.ModeHeuristic || in.Judge.Pool != DefaultJudgeOptions().Pool || in.Options != nil || in.Mode != "" {
 			t.Errorf("ask %s: %+v (judge %+v)", q.RunID, in, in.Judge)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/internal/judge"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -117,6 +119,25 @@ func Blocks(in []schemas.ContextBlock) (all, then, now []evidence.Block) {
 func Header(runID, index, query string, asOf time.Time, rd Reading) schemas.Answer {
 	return schemas.Answer{Version: schemas.AnswerVersion, RunID: runID, Index: index, Query: query,
 		AsOf: asOf.UTC(), Mode: rd.Mode, Interpretation: rd.Interpretation, SearchText: rd.Text}
+}
+
+// Start is an answer's header (Header) with the bounds its reading searches, and the options
+// the ranking is reranked with: o under the reading's mode and dates. A bad index name or
+// options are an error, returned as written (the caller classifies it as bad input).
+func Start(runID, index, query string, asOf time.Time, rd Reading, o retrieve.Options) (schemas.Answer, retrieve.Options, error) {
+	ans := Header(runID, index, query, asOf, rd)
+	if err := layout.ValidateIndexName(index); err != nil {
+		return ans, o, err
+	}
+	ro := o
+	ro.Mode = retrieve.Mode(rd.Mode)
+	ro.From, ro.To = rd.From, rd.To
+	if err := ro.Validate(); err != nil {
+		return ans, ro, err
+	}
+	b := retrieve.BoundsOf(asOf, SearchOptions(rd, o))
+	ans.From, ans.To = b.Lo, b.Hi
+	return ans, ro, nil
 }
 
 // Fill writes what the ranking found into ans: how it was searched (auto's look-back or

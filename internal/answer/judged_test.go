@@ -2,6 +2,7 @@ package answer
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,6 +130,59 @@ func TestHeaderAndFill(t *testing.T) {
 			}
 			if !reflect.DeepEqual(ids, tt.results) {
 				t.Errorf("results %v, want %v", ids, tt.results)
+			}
+		})
+	}
+}
+
+// TestStart: the header carries the reading and the bounds it searches (the reading's window
+// or dates over the options); the rerank options take the reading's mode and dates but not
+// its window change; a bad index name or options fail.
+func TestStart(t *testing.T) {
+	asOf := time.Date(2024, 5, 20, 15, 0, 0, 0, time.UTC)
+	o := retrieve.DefaultOptions()
+	o.WindowDays = 7
+	bad := o
+	bad.K = 0
+	tests := []struct {
+		name           string
+		index          string
+		rd             Reading
+		o              retrieve.Options
+		from, to       time.Time // the header's bounds
+		wantWindowDays int       // the rerank options'
+		wantErr        string
+	}{
+		{name: "window dates", index: "news", rd: Reading{Mode: "window", From: day("2024-05-01"), To: day("2024-05-10"), Text: "rates"}, o: o,
+			from: day("2024-05-01"), to: time.Date(2024, 5, 10, 23, 59, 59, 999999999, time.UTC), wantWindowDays: 7},
+		{name: "recency window", index: "news", rd: Reading{Mode: "recency", Text: "rates"}, o: o,
+			from: day("2024-05-13"), to: time.Date(2024, 5, 20, 23, 59, 59, 999999999, time.UTC), wantWindowDays: 7},
+		{name: "window lifted", index: "news", rd: Reading{Mode: "recency", WindowDays: -1}, o: o,
+			to: time.Date(2024, 5, 20, 23, 59, 59, 999999999, time.UTC), wantWindowDays: 7},
+		{name: "bad index", index: "News/x", rd: Reading{Mode: "recency"}, o: o, wantErr: "index name"},
+		{name: "bad mode", index: "news", rd: Reading{Mode: "nope"}, o: o, wantErr: "unknown mode"},
+		{name: "bad options", index: "news", rd: Reading{Mode: "hybrid"}, o: bad, wantErr: "k 0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, ro, err := Start("r1", tc.index, "q", asOf, tc.rd, tc.o)
+			if ans.RunID != "r1" || ans.Index != tc.index || ans.Mode != tc.rd.Mode || ans.SearchText != tc.rd.Text {
+				t.Errorf("header %+v", ans)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ans.From.Equal(tc.from) || !ans.To.Equal(tc.to) {
+				t.Errorf("bounds %v..%v, want %v..%v", ans.From, ans.To, tc.from, tc.to)
+			}
+			if string(ro.Mode) != tc.rd.Mode || !ro.From.Equal(tc.rd.From) || !ro.To.Equal(tc.rd.To) || ro.WindowDays != tc.wantWindowDays {
+				t.Errorf("rerank options mode %s %v..%v window %d", ro.Mode, ro.From, ro.To, ro.WindowDays)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package indexplan
 
 import (
+	"time"
+
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
@@ -12,6 +14,17 @@ type InputFile struct {
 	// Key is the object key; Name is how reports call it (the user's path).
 	Key  string `json:"key"`
 	Name string `json:"name"`
+}
+
+// LoaderOptions are a build's corpus.Options: the column mapping, the days kept, the doc_ids
+// an append already holds, and the build's start as the future-date check (none when
+// allowFuture: Now stays zero).
+func LoaderOptions(mapping map[string]string, from, to time.Time, existing map[string]string, started time.Time, allowFuture bool) corpus.Options {
+	o := corpus.Options{Mapping: corpus.Mapping(mapping), From: from, To: to, Existing: existing, Now: started}
+	if allowFuture {
+		o.Now = time.Time{}
+	}
+	return o
 }
 
 // FileCounts reconcile one input file.

@@ -133,3 +133,30 @@ func TestShardIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestLoaderOptions: the build's start is the future-date check unless future rows are
+// allowed; the mapping, days and existing ids pass through.
+func TestLoaderOptions(t *testing.T) {
+	started := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	from, to := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)
+	existing := map[string]string{"a": "index news, shard 2025-01 (s1)"}
+	tests := []struct {
+		name        string
+		allowFuture bool
+		started     time.Time
+		wantNow     time.Time
+	}{
+		{name: "checked", started: started, wantNow: started},
+		{name: "future allowed", started: started, allowFuture: true},
+		{name: "no start", wantNow: time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := indexplan.LoaderOptions(map[string]string{"text": "message"}, from, to, existing, tc.started, tc.allowFuture)
+			if !o.Now.Equal(tc.wantNow) || !o.From.Equal(from) || !o.To.Equal(to) || !reflect.DeepEqual(o.Existing, existing) ||
+				!reflect.DeepEqual(o.Mapping, corpus.Mapping{"text": "message"}) {
+				t.Fatalf("LoaderOptions = %+v", o)
+			}
+		})
+	}
+}

@@ -137,6 +137,18 @@ const (
 	MethodLLM = "llm"
 )
 
+// Modes say which judge grades a pool (the Ask workflow's judge options).
+const (
+	// ModeAuto judges with the LLM when the worker has one, else with [Heuristic].
+	ModeAuto = "auto"
+	// ModeLLM requires an LLM: a worker without one fails the batch as misconfigured.
+	ModeLLM = "llm"
+	// ModeHeuristic always uses the offline rule ([Heuristic]).
+	ModeHeuristic = "heuristic"
+	// ModeOff keeps every candidate unjudged.
+	ModeOff = "off"
+)
+
 // Prompt size limits.
 const (
 	// MaxTextRunes caps each document's text in the prompt; longer texts are

@@ -62,6 +62,50 @@ func TestShardDocIDs(t *testing.T) {
 	}
 }
 
+// TestEachShardDocIDs: each shard's doc ids in shard order; a shard that cannot be read stops
+// the walk with its error after the shards before it.
+func TestEachShardDocIDs(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	s1, s2, gone := schemas.ShardMeta{ID: "s1", Period: "2024-01"}, schemas.ShardMeta{ID: "s2", Period: "2024-02"}, schemas.ShardMeta{ID: "s3", Period: "2024-03"}
+	for _, w := range []struct {
+		sm   schemas.ShardMeta
+		docs []string
+	}{{s1, []string{"a", "b"}}, {s2, []string{"c"}}} {
+		sm := w.sm
+		var rows []schemas.Chunk
+		for _, d := range w.docs {
+			rows = append(rows, schemas.Chunk{ChunkID: d + "#0", DocID: d})
+		}
+		if err := PutParquet(ctx, b, layout.ShardKey("news", sm.Period, sm.ID, shard.ChunksFile), rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		shards  []schemas.ShardMeta
+		want    []string
+		wantErr error
+	}{
+		{name: "none", shards: nil},
+		{name: "in order", shards: []schemas.ShardMeta{s2, s1}, want: []string{"s2:c", "s1:a", "s1:b"}},
+		{name: "unreadable", shards: []schemas.ShardMeta{s1, gone, s2}, want: []string{"s1:a", "s1:b"}, wantErr: blob.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := EachShardDocIDs(ctx, b, "news", tt.shards, func(sm schemas.ShardMeta, ids []string) {
+				for _, id := range ids {
+					got = append(got, sm.ID+":"+id)
+				}
+			})
+			if !errors.Is(err, tt.wantErr) || (err != nil) != (tt.wantErr != nil) || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
 // TestUploadShard: an uploaded shard reads back as built (its meta.json) and loads intact.
 func TestUploadShard(t *testing.T) {
 	ctx := context.Background()
@@ -91,5 +135,53 @@ func TestUploadShard(t *testing.T) {
 	}
 	if err := loaded.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStagePeriods: a built shard is Done with its meta and nothing is staged for it; another
+// period's documents are staged under its shard id, and a staged object is not written again.
+func TestStagePeriods(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	if _, err := b.Put(ctx, layout.ShardKey("news", "2024-01", "s1", shard.MetaFile), strings.NewReader(`{"id":"s1","period":"2024-01","chunks":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, layout.StagingDocsKey("news", "s3"), strings.NewReader("staged before")); err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string][]schemas.Document{"2024-01": {{DocID: "a"}}, "2024-02": {{DocID: "b"}, {DocID: "c"}}, "2024-03": {{DocID: "d"}}}
+	got, err := StagePeriods(ctx, b, "news", []string{"2024-01", "2024-02", "2024-03"}, []string{"s1", "s2", "s3"}, groups)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("StagePeriods = %+v, %v", got, err)
+	}
+	tests := []struct {
+		name, period, id string
+		docs             int
+		done             bool
+		staged           []string // the doc ids at DocsKey; nil: not decodable (kept as it was) or absent
+	}{
+		{name: "built", period: "2024-01", id: "s1", docs: 1, done: true},
+		{name: "staged now", period: "2024-02", id: "s2", docs: 2, staged: []string{"b", "c"}},
+		{name: "staged before", period: "2024-03", id: "s3", docs: 1},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pp := got[i]
+			if pp.Period != tt.period || pp.ShardID != tt.id || pp.Docs != tt.docs || pp.Done != tt.done || (pp.Meta != nil) != tt.done ||
+				pp.DocsKey != layout.StagingDocsKey("news", tt.id) {
+				t.Fatalf("plan %+v", pp)
+			}
+			docs, err := GetParquet[schemas.Document](ctx, b, pp.DocsKey)
+			var ids []string
+			for _, d := range docs {
+				ids = append(ids, d.DocID)
+			}
+			if !reflect.DeepEqual(ids, tt.staged) {
+				t.Fatalf("staged %v (%v), want %v", ids, err, tt.staged)
+			}
+			if tt.done && !errors.Is(err, blob.ErrNotFound) {
+				t.Fatalf("a built shard's documents were staged: %v", err)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/shard"
@@ -165,6 +166,19 @@ func ShardDocIDs(ctx context.Context, b blob.Bucket, index string, sm schemas.Sh
 	return ids, nil
 }
 
+// EachShardDocIDs reads the doc ids of each of shards of index in turn (ShardDocIDs) and hands
+// them to each; it stops at the first shard that cannot be read.
+func EachShardDocIDs(ctx context.Context, b blob.Bucket, index string, shards []schemas.ShardMeta, each func(sm schemas.ShardMeta, ids []string)) error {
+	for _, sm := range shards {
+		ids, err := ShardDocIDs(ctx, b, index, sm)
+		if err != nil {
+			return err
+		}
+		each(sm, ids)
+	}
+	return nil
+}
+
 // UploadShard uploads the files of shard meta of index, written in dir (shard.Write), meta.json
 // last: a shard with a meta.json in the store is complete.
 func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta schemas.ShardMeta) error {
@@ -174,4 +188,29 @@ func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta sch
 		}
 	}
 	return nil
+}
+
+// StagePeriods plans each period's shard of index (periods and groups from shard.Group, ids
+// from shard.IDs): a shard already built is Done with its meta.json; the documents of any
+// other are staged at layout.StagingDocsKey, once (a staged object is kept as it is).
+func StagePeriods(ctx context.Context, b blob.Bucket, index string, periods, ids []string, groups map[string][]schemas.Document) ([]indexplan.PeriodPlan, error) {
+	var out []indexplan.PeriodPlan
+	for i, p := range periods {
+		pp := indexplan.PeriodPlan{Period: p, ShardID: ids[i], Docs: len(groups[p]), DocsKey: layout.StagingDocsKey(index, ids[i])}
+		var err error
+		if pp.Meta, err = BuiltShard(ctx, b, index, p, ids[i]); err != nil {
+			return nil, err
+		}
+		if pp.Done = pp.Meta != nil; !pp.Done {
+			staged, err := b.Exists(ctx, pp.DocsKey)
+			if err == nil && !staged {
+				err = PutParquet(ctx, b, pp.DocsKey, groups[p])
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, pp)
+	}
+	return out, nil
 }

@@ -100,6 +100,28 @@ func GetParquet[T any](ctx context.Context, b blob.Bucket, key string) ([]T, err
 	return rows, nil
 }
 
+// GetParquetIfSet is GetParquet for an optional object: an empty key reads no rows.
+func GetParquetIfSet[T any](ctx context.Context, b blob.Bucket, key string) ([]T, error) {
+	if key == "" {
+		return nil, nil
+	}
+	return GetParquet[T](ctx, b, key)
+}
+
+// GetParquetAll reads the Parquet objects at keys in order (GetParquet) as one list of rows;
+// the first that cannot be read fails it.
+func GetParquetAll[T any](ctx context.Context, b blob.Bucket, keys []string) ([]T, error) {
+	var all []T
+	for _, k := range keys {
+		rows, err := GetParquet[T](ctx, b, k)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
+}
+
 // PutVectors writes vectors (all of one length) at key in vecindex's file format, labelled
 // with model.
 func PutVectors(ctx context.Context, b blob.Bucket, key, model string, v [][]float32) error {

@@ -82,6 +82,63 @@ func TestJSON(t *testing.T) {
 // TestParquet: rows round-trip; a damaged object fails with an error that still says why
 // (errors.Is finds parquet's ErrCorrupted under ErrDecode), and one that is not Parquet at all
 // is an error, not a panic.
+// TestGetParquetAll: the rows of every key, in key order; a missing or damaged part fails the
+// whole read.
+func TestGetParquetAll(t *testing.T) {
+	ctx := context.Background()
+	b := newBucket(t)
+	for k, ids := range map[string][]string{"p1": {"a", "b"}, "p2": {"c"}, "p3": nil} {
+		var rows []probe
+		for _, id := range ids {
+			rows = append(rows, probe{Name: id})
+		}
+		if err := PutParquet(ctx, b, k, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.Put(ctx, "bad", strings.NewReader("not parquet")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		keys    []string
+		want    []string
+		wantErr error
+	}{
+		{name: "none"},
+		{name: "in key order", keys: []string{"p2", "p1", "p3"}, want: []string{"c", "a", "b"}},
+		{name: "missing part", keys: []string{"p1", "gone"}, wantErr: blob.ErrNotFound},
+		{name: "damaged part", keys: []string{"bad", "p1"}, wantErr: ErrDecode},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := GetParquetAll[probe](ctx, b, tc.keys)
+			var got []string
+			for _, r := range rows {
+				got = append(got, r.Name)
+			}
+			if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) || !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, %v; want %v, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+	// GetParquetIfSet: no key reads nothing; a key reads as GetParquet, errors included.
+	for _, tc := range []struct {
+		key     string
+		want    []string
+		wantErr error
+	}{{key: ""}, {key: "p1", want: []string{"a", "b"}}, {key: "gone", wantErr: blob.ErrNotFound}} {
+		rows, err := GetParquetIfSet[probe](ctx, b, tc.key)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Name)
+		}
+		if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) || !slices.Equal(got, tc.want) {
+			t.Fatalf("GetParquetIfSet(%q) = %v, %v; want %v, %v", tc.key, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
 func TestParquet(t *testing.T) {
 	ctx := context.Background()
 	b := newBucket(t)
