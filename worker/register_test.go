@@ -69,7 +69,9 @@ var workflowsDir = func() string {
 }()
 
 // scheduledActivities are the names of the activities the workflows execute:
-// workflow.ExecuteActivity(ctx, a.Name, …) in workflows/*.go, tests left out.
+// workflow.ExecuteActivity(ctx, a.Name, …), workflow.ExecuteLocalActivity(ctx, a.Name, …) and
+// maybeLocal(ctx, local, a.Name, …) (the Ask steps that run locally when they can) in
+// workflows/*.go, tests left out.
 func scheduledActivities(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(workflowsDir, "*.go"))
@@ -88,17 +90,24 @@ func scheduledActivities(t *testing.T) []string {
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) < 2 {
+			if !ok {
 				return true
 			}
-			fn, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || fn.Sel.Name != "ExecuteActivity" {
+			arg := -1 // the activity's argument: workflow.Execute[Local]Activity(ctx, a.Name, …), maybeLocal(ctx, local, a.Name, …)
+			switch fn := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				if pkg, ok := fn.X.(*ast.Ident); ok && pkg.Name == "workflow" && (fn.Sel.Name == "ExecuteActivity" || fn.Sel.Name == "ExecuteLocalActivity") {
+					arg = 1
+				}
+			case *ast.Ident:
+				if fn.Name == "maybeLocal" {
+					arg = 2
+				}
+			}
+			if arg < 0 || len(call.Args) <= arg {
 				return true
 			}
-			if pkg, ok := fn.X.(*ast.Ident); !ok || pkg.Name != "workflow" {
-				return true
-			}
-			if act, ok := call.Args[1].(*ast.SelectorExpr); ok {
+			if act, ok := call.Args[arg].(*ast.SelectorExpr); ok {
 				if recv, ok := act.X.(*ast.Ident); ok && recv.Name == "a" && !slices.Contains(names, act.Sel.Name) {
 					names = append(names, act.Sel.Name)
 				}
