@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -55,21 +53,10 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 	return code, out.String(), errb.String()
 }
 
-// freePort picks a free port below Linux's ephemeral range (32768–60999). The CLI binds it
-// later, once per command; a port from the ephemeral range could meanwhile be handed to any
-// outgoing connection or port-0 listener of the tests running in parallel (seen in CI:
-// "address already in use").
+// freePort picks a free port (below the kernel's ephemeral range: loopback.FreePort) for a
+// command that binds it later.
 func freePort(t testing.TB) string {
 	t.Helper()
-	for range 200 {
-		p := 20000 + rand.IntN(12000)
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return fmt.Sprint(p)
-	}
 	p, err := loopback.FreePort()
 	if err != nil {
 		t.Fatal(err)

