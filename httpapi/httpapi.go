@@ -78,8 +78,8 @@ func New(cfg Config) (http.Handler, error) {
 	handlers := map[string]http.HandlerFunc{
 		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
 		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
-		"getEval": s.getEval, "openapi": s.getOpenAPI, "listAnswers": s.listAnswers, "getAnswer": s.getAnswer,
-		"listEvals": s.listEvals, "getEvalReport": s.getEvalReport,
+		"getEval": s.getEval, "openapi": s.getOpenAPI, "listAnswers": listing(s, catalog.Answers), "getAnswer": s.getAnswer,
+		"listEvals": listing(s, catalog.Evals), "getEvalReport": s.getEvalReport,
 	}
 	mux := http.NewServeMux()
 	for _, op := range apispec.Operations {
@@ -348,24 +348,23 @@ func writeDoc(w http.ResponseWriter, format string, data []byte) {
 	_, _ = w.Write(data)
 }
 
-// listRequest is the ?index=&limit= of a listing, checked.
-func listRequest(r *http.Request) (apispec.List, error) {
-	q := r.URL.Query()
-	return apispec.ListRequest{Index: q.Get("index"), Limit: q.Get("limit")}.Check(apispec.JSONLabel)
-}
-
-func (s *server) listAnswers(w http.ResponseWriter, r *http.Request) {
-	l, err := listRequest(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+// listing answers GET /v1/answers and /v1/evals: what list finds for the checked
+// ?index=&limit=.
+func listing[T any](s *server, list func(context.Context, blob.Bucket, string, int) ([]T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		l, err := apispec.ListRequest{Index: q.Get("index"), Limit: q.Get("limit")}.Check(apispec.JSONLabel)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		out, err := list(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
 	}
-	out, err := catalog.Answers(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *server) getAnswer(w http.ResponseWriter, r *http.Request) {
@@ -388,20 +387,6 @@ func (s *server) getAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeDoc(w, format, data)
-}
-
-func (s *server) listEvals(w http.ResponseWriter, r *http.Request) {
-	l, err := listRequest(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	out, err := catalog.Evals(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *server) getEvalReport(w http.ResponseWriter, r *http.Request) {
