@@ -78,8 +78,9 @@ func New(cfg Config) (http.Handler, error) {
 	handlers := map[string]http.HandlerFunc{
 		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
 		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
-		"getEval": s.getEval, "openapi": s.getOpenAPI, "listAnswers": s.listAnswers, "getAnswer": s.getAnswer,
-		"listEvals": s.listEvals, "getEvalReport": s.getEvalReport,
+		"getEval": s.getEval, "openapi": s.getOpenAPI,
+		"listAnswers": listing(s, catalog.Answers), "getAnswer": storedDoc(s, apispec.CheckRunID, catalog.AnswerDoc, catalog.ErrNoAnswer, "GET /v1/answers"),
+		"listEvals": listing(s, catalog.Evals), "getEvalReport": storedDoc(s, apispec.CheckEvalID, evalDoc, catalog.ErrNoEval, "GET /v1/evals"),
 	}
 	mux := http.NewServeMux()
 	for _, op := range apispec.Operations {
@@ -348,82 +349,57 @@ func writeDoc(w http.ResponseWriter, format string, data []byte) {
 	_, _ = w.Write(data)
 }
 
-// listRequest is the ?index=&limit= of a listing, checked.
-func listRequest(r *http.Request) (apispec.List, error) {
-	q := r.URL.Query()
-	return apispec.ListRequest{Index: q.Get("index"), Limit: q.Get("limit")}.Check(apispec.JSONLabel)
+// listing answers GET /v1/answers and /v1/evals: what list finds for the checked
+// ?index=&limit=.
+func listing[T any](s *server, list func(context.Context, blob.Bucket, string, int) ([]T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		l, err := apispec.ListRequest{Index: q.Get("index"), Limit: q.Get("limit")}.Check(apispec.JSONLabel)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		out, err := list(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+	}
 }
 
-func (s *server) listAnswers(w http.ResponseWriter, r *http.Request) {
-	l, err := listRequest(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+// storedDoc answers GET /v1/answers/{id} and /v1/evals/{id}/report: the document doc finds
+// for the id (checked by check) in the checked ?format; notFound, doc's error for an id with
+// none, is answered with the listing that has them.
+func storedDoc(s *server, check func(string) error, doc func(ctx context.Context, b blob.Bucket, id, format string) ([]byte, error),
+	notFound error, listedBy string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if err := check(id); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		format, err := apispec.Format("format", r.URL.Query().Get("format"))
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		data, err := doc(r.Context(), s.cfg.Bucket, id, format)
+		if errors.Is(err, notFound) {
+			err = fmt.Errorf("%w (%s lists them)", err, listedBy)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		writeDoc(w, format, data)
 	}
-	out, err := catalog.Answers(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *server) getAnswer(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := apispec.CheckRunID(id); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	format, err := apispec.Format("format", r.URL.Query().Get("format"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	data, err := catalog.AnswerDoc(r.Context(), s.cfg.Bucket, id, format)
-	if errors.Is(err, catalog.ErrNoAnswer) {
-		err = fmt.Errorf("%w (GET /v1/answers lists them)", err)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeDoc(w, format, data)
-}
-
-func (s *server) listEvals(w http.ResponseWriter, r *http.Request) {
-	l, err := listRequest(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	out, err := catalog.Evals(r.Context(), s.cfg.Bucket, l.Index, l.Limit)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *server) getEvalReport(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := apispec.CheckEvalID(id); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	format, err := apispec.Format("format", r.URL.Query().Get("format"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	data, _, err := catalog.EvalDoc(r.Context(), s.cfg.Bucket, id, format)
-	if errors.Is(err, catalog.ErrNoEval) {
-		err = fmt.Errorf("%w (GET /v1/evals lists them)", err)
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeDoc(w, format, data)
+// evalDoc is catalog.EvalDoc without the evaluation's kind.
+func evalDoc(ctx context.Context, b blob.Bucket, id, format string) ([]byte, error) {
+	data, _, err := catalog.EvalDoc(ctx, b, id, format)
+	return data, err
 }
 
 func (s *server) getDigest(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -32,6 +33,43 @@ func (f *listFlags) register(cmd *cobra.Command) {
 // check checks the flags as GET /v1/answers and /v1/evals check their query.
 func (f listFlags) check() (apispec.List, error) {
 	return apispec.ListRequest{Index: f.index, Limit: strconv.Itoa(f.limit)}.Check(apispec.FlagLabel)
+}
+
+// listRun is the RunE of `answers list` and `evals list`: it checks f, lists what list finds
+// in the store and prints it as JSON (--json) or as a table of header and one row a thing;
+// with nothing listed it says there are no what (of the index) and hint.
+func listRun[T any](a *app, f *listFlags, list func(context.Context, blob.Bucket, string, int) ([]T, error),
+	what, hint string, header []string, row func(T) []string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		l, err := f.check()
+		if err != nil {
+			return err
+		}
+		ctx := cmd.Context()
+		return withStore(ctx, a, func(b blob.Bucket) error {
+			items, err := list(ctx, b, l.Index, l.Limit)
+			if err != nil {
+				return err
+			}
+			if f.asJSON {
+				return writeJSON(a.stdout, items)
+			}
+			if len(items) == 0 {
+				of := ""
+				if l.Index != "" {
+					of = " of index " + l.Index
+				}
+				printf(a.stdout, "no %s%s in %s (%s)\n", what, of, b, hint)
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, strings.Join(header, "\t"))
+			for _, it := range items {
+				fmt.Fprintln(tw, strings.Join(row(it), "\t"))
+			}
+			return tw.Flush()
+		})
+	}
 }
 
 // savedLabel is when something was stored, in UTC to the second.
@@ -68,40 +106,14 @@ func newAnswersListCmd(a *app) *cobra.Command {
 		Example: `  asof answers list
   asof answers list --index news --limit 50 --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := f.check()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return withStore(ctx, a, func(b blob.Bucket) error {
-				list, err := catalog.Answers(ctx, b, l.Index, l.Limit)
-				if err != nil {
-					return err
+		RunE: listRun(a, &f, catalog.Answers, "answers", "every `asof ask` stores one",
+			[]string{"RUN ID", "INDEX", "AS OF", "MODE", "SAVED (UTC)", "QUERY"}, func(s catalog.StoredAnswer) []string {
+				query := render.Truncate(s.Query, 60)
+				if s.Problem != "" {
+					query = s.Problem
 				}
-				if f.asJSON {
-					return writeJSON(a.stdout, list)
-				}
-				if len(list) == 0 {
-					of := ""
-					if l.Index != "" {
-						of = " of index " + l.Index
-					}
-					printf(a.stdout, "no answers%s in %s (every `asof ask` stores one)\n", of, b)
-					return nil
-				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "RUN ID\tINDEX\tAS OF\tMODE\tSAVED (UTC)\tQUERY")
-				for _, s := range list {
-					query := render.Truncate(s.Query, 60)
-					if s.Problem != "" {
-						query = s.Problem
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.RunID, orDash(s.Index), orDash(s.AsOf), orDash(s.Mode), savedLabel(s.Saved), query)
-				}
-				return tw.Flush()
-			})
-		},
+				return []string{s.RunID, orDash(s.Index), orDash(s.AsOf), orDash(s.Mode), savedLabel(s.Saved), query}
+			}),
 	}
 	f.register(cmd)
 	return cmd
@@ -169,37 +181,11 @@ func newEvalsListCmd(a *app) *cobra.Command {
 		Example: `  asof evals list
   asof evals list --index rtqa --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := f.check()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return withStore(ctx, a, func(b blob.Bucket) error {
-				list, err := catalog.Evals(ctx, b, l.Index, l.Limit)
-				if err != nil {
-					return err
-				}
-				if f.asJSON {
-					return writeJSON(a.stdout, list)
-				}
-				if len(list) == 0 {
-					of := ""
-					if l.Index != "" {
-						of = " of index " + l.Index
-					}
-					printf(a.stdout, "no evaluations%s in %s (run one with `asof eval`)\n", of, b)
-					return nil
-				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tKIND\tINDEX\tQUESTIONS\tSYSTEMS\tSIZE\tSAVED (UTC)\tNOTE")
-				for _, e := range list {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, orDash(e.Index), e.Questions,
-						orDash(render.Truncate(strings.Join(e.Systems, ","), 40)), sizeLabel(e.Bytes), savedLabel(e.Saved), e.Problem)
-				}
-				return tw.Flush()
-			})
-		},
+		RunE: listRun(a, &f, catalog.Evals, "evaluations", "run one with `asof eval`",
+			[]string{"ID", "KIND", "INDEX", "QUESTIONS", "SYSTEMS", "SIZE", "SAVED (UTC)", "NOTE"}, func(e catalog.StoredEval) []string {
+				return []string{e.ID, e.Kind, orDash(e.Index), strconv.Itoa(e.Questions),
+					orDash(render.Truncate(strings.Join(e.Systems, ","), 40)), sizeLabel(e.Bytes), savedLabel(e.Saved), e.Problem}
+			}),
 	}
 	f.register(cmd)
 	return cmd

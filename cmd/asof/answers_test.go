@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/layout"
@@ -25,12 +24,7 @@ import (
 // `asof evals list|get` in every format, with the errors a person gets for a missing or a
 // path-climbing id.
 func TestAnswersAndEvalsListAndGet(t *testing.T) {
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	b, err := blob.NewLocal(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, store, b, common := tempStore(t)
 	ctx := context.Background()
 	put := func(key string, data []byte, at time.Time) {
 		t.Helper()
@@ -77,14 +71,8 @@ func TestAnswersAndEvalsListAndGet(t *testing.T) {
 	put(layout.SummariesSummaryKey(rep.EvalID), indent(rep), t0.Add(3*time.Hour))
 	put(layout.SummariesTableKey(rep.EvalID), []byte("| system | answers |\n|---|---|\n| asof | 199 |\n"), t0.Add(3*time.Hour))
 
-	common := []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
 	html := filepath.Join(dir, "answer.html")
-	tests := []struct {
-		name    string
-		args    []string
-		wantOut []string // each in stdout; "=" + text: stdout is exactly text
-		wantErr string   // in stderr; with a non-zero exit unless wantOut is set
-	}{
+	tests := []storeCase{
 		{name: "answers, newest first", args: []string{"answers", "list"}, wantOut: []string{
 			"RUN ID                                        INDEX  AS OF       MODE     SAVED (UTC)          QUERY\n" +
 				"asof-digest-morning-20260331T090000.000Z-t01  tg     2026-03-31  recency  2026-03-31 09:00:00  ключевая ставка\n" +
@@ -113,32 +101,7 @@ func TestAnswersAndEvalsListAndGet(t *testing.T) {
 		{name: "an unknown evaluation", args: []string{"evals", "get", "nope"}, wantErr: "no finished evaluation nope in "},
 		{name: "a path-climbing eval id", args: []string{"evals", "get", ".."}, wantErr: `eval id "..": one path segment`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, nil, append(tt.args, common...)...)
-			if len(tt.wantOut) == 0 {
-				if code == 0 || !strings.Contains(errOut, tt.wantErr) {
-					t.Fatalf("exit %d, stderr %q, want an error with %q", code, errOut, tt.wantErr)
-				}
-				return
-			}
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-			}
-			for _, want := range tt.wantOut {
-				if exact, ok := strings.CutPrefix(want, "="); ok {
-					if out != exact {
-						t.Errorf("stdout =\n%s\nwant\n%s", out, exact)
-					}
-				} else if !strings.Contains(out, want) {
-					t.Errorf("stdout lacks %q:\n%s", want, out)
-				}
-			}
-			if !strings.Contains(errOut, tt.wantErr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
-			}
-		})
-	}
+	runStoreCases(t, common, tests)
 	got, err := os.ReadFile(html)
 	if err != nil || !bytes.Contains(got, []byte("<h1>Answer</h1>")) {
 		t.Errorf("--html wrote %d bytes (%v), want the answer's page", len(got), err)

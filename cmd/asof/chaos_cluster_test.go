@@ -150,37 +150,20 @@ func TestChaosExternalClusterWithModel(t *testing.T) {
 	c := newChaosCase(t, fmt.Sprintf("chaos-%d", time.Now().Unix()), 4)
 	ref := c.reference(t, modelDir)
 
+	// 1. An embed worker dies mid-part; the second append starts.
 	s := cl.stack(t, modelDir)
-	s.startWorker(t, "default", "asof-default")
-	embed1 := s.startWorker(t, "embed", "asof-embed")
-	embed2 := s.startWorker(t, "embed+llm", "asof-embed,asof-llm")
 	run := c.start(t, s)
 	build := run.build
-
-	// 1. An embed worker dies mid-part; the second append starts.
-	awaitParts(t, s.root(), 1, build, 3*time.Minute)
-	victim, shard := s.awaitEmbedding(t, build, time.Minute, embed1, embed2)
-	other := embed2
-	if victim == embed2 {
-		other = embed1
-	}
-	f := run.strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
-	run.startExtra(t)
-	awaitRecovery(t, s.root(), f, build, 2*time.Minute)
+	run.killEmbedder(t)
 
 	// 2. PostgreSQL stops without a checkpoint (pg_ctl -m immediate) and starts again with
 	// shards in flight: Temporal loses its persistence and visibility for that long.
 	inFlight := run.beforeNextFault(t)
-	f = run.strike("restart PostgreSQL (immediate stop, crash recovery)", inFlight, func() { cl.restart(t, "postgres") })
+	f := run.strike("restart PostgreSQL (immediate stop, crash recovery)", inFlight, func() { cl.restart(t, "postgres") })
 	awaitRecovery(t, s.root(), f, build, 3*time.Minute)
 
 	// 3. The other embed worker dies mid-part (none left); a fresh one starts.
-	_, shard = s.awaitEmbedding(t, build, time.Minute, other)
-	f = run.strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
-		kill(t, other)
-		s.startWorker(t, "embed+llm 3", "asof-embed,asof-llm")
-	})
-	awaitRecovery(t, s.root(), f, build, 2*time.Minute)
+	run.replaceEmbedder(t)
 
 	// 4. The S3 server dies (SIGKILL) with shards in flight and starts again on its folder.
 	inFlight = run.beforeNextFault(t)
@@ -188,9 +171,5 @@ func TestChaosExternalClusterWithModel(t *testing.T) {
 	awaitRecovery(t, s.root(), f, build, 3*time.Minute)
 
 	run.finish(t, ref)
-	for _, w := range s.workers {
-		if w.cmd.ProcessState == nil {
-			w.interrupt(t)
-		}
-	}
+	s.stopWorkers(t)
 }

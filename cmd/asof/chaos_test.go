@@ -227,6 +227,16 @@ func (s *chaosStack) startWorker(t *testing.T, name, queues string) *proc {
 	return w
 }
 
+// stopWorkers interrupts the worker processes still running.
+func (s *chaosStack) stopWorkers(t *testing.T) {
+	t.Helper()
+	for _, w := range s.workers {
+		if w.cmd.ProcessState == nil {
+			w.interrupt(t)
+		}
+	}
+}
+
 // index starts `asof index` on file (an append unless first) with small embedding parts and a
 // short heartbeat, so a lost worker costs little and is noticed in seconds.
 func (s *chaosStack) index(t *testing.T, file string, appendRows bool) *proc {
@@ -572,33 +582,14 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 	c := newChaosCase(t, chaosIndex, 8)
 	ref := c.reference(t, modelDir)
 
-	// The faulted stack.
+	// The faulted stack. 1. An embed worker dies mid-part; meanwhile a second append on the
+	// same index starts: 30 rows it already holds, 40 new ones. 2. The other embed worker dies
+	// mid-part (no embed worker is left); a fresh one starts.
 	s := newChaosStack(t, modelDir)
-	s.startWorker(t, "default", "asof-default")
-	embed1 := s.startWorker(t, "embed", "asof-embed")
-	embed2 := s.startWorker(t, "embed+llm", "asof-embed,asof-llm")
 	run := c.start(t, s)
 	build := run.build
-
-	// 1. An embed worker dies mid-part: the one embedding, once a part is stored.
-	awaitParts(t, s.root(), 1, build, 3*time.Minute)
-	victim, shard := s.awaitEmbedding(t, build, time.Minute, embed1, embed2)
-	other := embed2
-	if victim == embed2 {
-		other = embed1
-	}
-	f1 := run.strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
-	// Meanwhile, a second append on the same index: 30 rows it already holds, 40 new ones.
-	run.startExtra(t)
-	awaitRecovery(t, s.root(), f1, build, 2*time.Minute)
-
-	// 2. The other embed worker dies mid-part (no embed worker is left); a fresh one starts.
-	_, shard = s.awaitEmbedding(t, build, time.Minute, other)
-	f2 := run.strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
-		kill(t, other)
-		s.startWorker(t, "embed+llm 3", "asof-embed,asof-llm")
-	})
-	awaitRecovery(t, s.root(), f2, build, 2*time.Minute)
+	run.killEmbedder(t)
+	run.replaceEmbedder(t)
 
 	// 3. The server dies with shards building, and comes back on its SQLite file and folder.
 	inFlight := run.beforeNextFault(t)
@@ -611,11 +602,7 @@ func TestChaosAcrossProcessesWithModel(t *testing.T) {
 	awaitRecovery(t, s.root(), f3, build, 3*time.Minute)
 
 	run.finish(t, ref)
-	for _, w := range s.workers {
-		if w.cmd.ProcessState == nil {
-			w.interrupt(t)
-		}
-	}
+	s.stopWorkers(t)
 	s.server.interrupt(t)
 }
 
@@ -661,9 +648,7 @@ func (c *chaosCase) reference(t *testing.T, modelDir string) chaosReference {
 	indexResult(t, ref.index(t, c.extraFile, true), 4*time.Minute)
 	r.answers = ref.ask(t)
 	r.shards = checkPublished(t, ref.root(), c.slice)
-	for _, w := range ref.workers {
-		w.interrupt(t)
-	}
+	ref.stopWorkers(t)
 	ref.server.interrupt(t)
 	t.Logf("reference built in %s (the faulted append alone: %s)", time.Since(c.began).Round(time.Second), r.build.Round(time.Second))
 	return r
@@ -676,24 +661,54 @@ type chaosRun struct {
 	s          *chaosStack
 	build      *proc
 	extra      *proc
+	embed      [2]*proc // the embed workers; after killEmbedder, [0] is the one it spared
 	buildStart time.Time
 	watch      *partWatch
 	faults     []*fault
 }
 
-// start builds the seed on s (checking its counts), then starts the append of the build file.
+// start starts three workers on s (asof-default; asof-embed; asof-embed + asof-llm), builds
+// the seed (checking its counts), then starts the append of the build file.
 func (c *chaosCase) start(t *testing.T, s *chaosStack) *chaosRun {
 	t.Helper()
 	s.indexName, s.partSize = c.index, c.partSize
+	s.startWorker(t, "default", "asof-default")
+	embed := [2]*proc{s.startWorker(t, "embed", "asof-embed"), s.startWorker(t, "embed+llm", "asof-embed,asof-llm")}
 	seed := indexResult(t, s.index(t, c.seedFile, false), 4*time.Minute)
 	checkCounts(t, "seed", seed, len(c.slice.seed), len(c.slice.seed), 0)
-	r := &chaosRun{c: c, s: s, watch: watchParts(s.root()), buildStart: time.Now()}
+	r := &chaosRun{c: c, s: s, embed: embed, watch: watchParts(s.root()), buildStart: time.Now()}
 	r.build = s.index(t, c.buildFile, true)
 	return r
 }
 
-// startExtra starts the second append (30 rows the index holds, 40 new), during the first.
-func (r *chaosRun) startExtra(t *testing.T) { r.extra = r.s.index(t, r.c.extraFile, true) }
+// killEmbedder is the first fault: once a part is stored, the embed worker that embeds a
+// shard dies mid-part (SIGKILL); then the second append (30 rows the index holds, 40 new)
+// starts, and it waits for the build to recover.
+func (r *chaosRun) killEmbedder(t *testing.T) {
+	t.Helper()
+	s := r.s
+	awaitParts(t, s.root(), 1, r.build, 3*time.Minute)
+	victim, shard := s.awaitEmbedding(t, r.build, time.Minute, r.embed[0], r.embed[1])
+	if victim == r.embed[0] {
+		r.embed[0], r.embed[1] = r.embed[1], r.embed[0]
+	}
+	f := r.strike("SIGKILL worker "+s.nameOf(victim)+" mid-part", []string{shard}, func() { kill(t, victim) })
+	r.extra = s.index(t, r.c.extraFile, true)
+	awaitRecovery(t, s.root(), f, r.build, 2*time.Minute)
+}
+
+// replaceEmbedder is the fault after killEmbedder: the other embed worker dies mid-part (none
+// is left) and a fresh one starts; it waits for the build to recover.
+func (r *chaosRun) replaceEmbedder(t *testing.T) {
+	t.Helper()
+	s, other := r.s, r.embed[0]
+	_, shard := s.awaitEmbedding(t, r.build, time.Minute, other)
+	f := r.strike("SIGKILL worker "+s.nameOf(other)+", start a fresh one", []string{shard}, func() {
+		kill(t, other)
+		s.startWorker(t, "embed+llm 3", "asof-embed,asof-llm")
+	})
+	awaitRecovery(t, s.root(), f, r.build, 2*time.Minute)
+}
 
 // strike records a fault on the shards it watches, then does it. The fault's took is how
 // long do took (a restart: down and up again).

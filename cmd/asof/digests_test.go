@@ -46,12 +46,7 @@ func putDigest(t *testing.T, b blob.Bucket, d schemas.Digest) storedDigest {
 // TestDigestListAndGet stores digests in a real (local-folder) store, as the Digest workflow
 // writes them, and reads them back through `asof digest list` and `asof digest get`.
 func TestDigestListAndGet(t *testing.T) {
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	b, err := blob.NewLocal(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, b, common := tempStore(t)
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
 	topics := []schemas.DigestTopic{{Name: "Key rate", Query: "central bank key rate decision", Mode: "recency"}, {Name: "Grain", Query: "grain harvest", Error: "index news: no model"}}
 	putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: day("2026-03-29"), TimeZone: "UTC", Topics: topics[:1]})
@@ -63,15 +58,9 @@ func TestDigestListAndGet(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	common := []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
 	html := filepath.Join(dir, "page.html")
 
-	tests := []struct {
-		name    string
-		args    []string
-		wantOut []string // each in stdout; "=" + text: stdout is exactly text
-		wantErr string   // in stderr; with a non-zero exit unless wantOut is set
-	}{
+	tests := []storeCase{
 		{name: "list names", args: []string{"digest", "list"}, wantOut: []string{"NAME     DAYS  FIRST       LAST\n", "evening  2     2026-03-30  2026-04-01\n", "morning  2     2026-03-29  2026-03-31\n"}},
 		{name: "list days", args: []string{"digest", "list", "morning"}, wantOut: []string{"2026-03-29  news   1       0", "2026-03-31  news   2       1"}},
 		{name: "list a damaged day", args: []string{"digest", "list", "evening"}, wantOut: []string{"2026-04-01  -      0       0       ", "digest.json does not parse"}},
@@ -85,32 +74,7 @@ func TestDigestListAndGet(t *testing.T) {
 		{name: "bad name", args: []string{"digest", "get", "Bad/Name"}, wantErr: `digest name "Bad/Name"`},
 		{name: "zero day", args: []string{"digest", "get", "morning", "0001-01-01"}, wantErr: "0001-01-01"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, nil, append(tt.args, common...)...)
-			if len(tt.wantOut) == 0 {
-				if code == 0 || !strings.Contains(errOut, tt.wantErr) {
-					t.Fatalf("exit %d, stderr %q, want an error with %q", code, errOut, tt.wantErr)
-				}
-				return
-			}
-			if code != 0 {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
-			}
-			for _, want := range tt.wantOut {
-				if exact, ok := strings.CutPrefix(want, "="); ok {
-					if out != exact {
-						t.Errorf("stdout =\n%s\nwant\n%s", out, exact)
-					}
-				} else if !strings.Contains(out, want) {
-					t.Errorf("stdout lacks %q:\n%s", want, out)
-				}
-			}
-			if !strings.Contains(errOut, tt.wantErr) {
-				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
-			}
-		})
-	}
+	runStoreCases(t, common, tests)
 	got, err := os.ReadFile(html)
 	if err != nil || !bytes.Equal(got, latest.html) {
 		t.Errorf("--html wrote %d bytes (%v), want the stored page (%d bytes)", len(got), err, len(latest.html))
@@ -137,16 +101,10 @@ func TestDigestListAndGet(t *testing.T) {
 // $BROWSER (here a script that records what it was given); with no browser at all it says
 // how to choose one.
 func TestDigestGetOpen(t *testing.T) {
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	b, err := blob.NewLocal(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, b, common := tempStore(t)
 	day, _ := time.Parse(time.DateOnly, "2026-03-31")
 	stored := putDigest(t, b, schemas.Digest{Version: schemas.DigestVersion, Name: "morning", Index: "news", AsOf: day, TimeZone: "UTC",
 		Topics: []schemas.DigestTopic{{Name: "Key rate", Query: "key rate", Mode: "recency"}}})
-	common := []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
 	opened := filepath.Join(dir, "opened")
 	browser := filepath.Join(dir, "browser.sh")
 	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+opened+".tmp && mv "+opened+".tmp "+opened+"\n"), 0o755); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/asofrag/asof/internal/blob"
 )
 
 // writeParquetFile writes rows to dir/name and returns its path, failing t on any error.
@@ -52,4 +54,56 @@ func startServer(t *testing.T, dir string, extra ...string) (server *proc, env [
 		}
 		t.Fatal(err)
 	}
+}
+
+// storeCase is one run of the command line against a store and what it must print.
+type storeCase struct {
+	name    string
+	args    []string
+	wantOut []string // each in stdout; "=" + text: stdout is exactly text
+	wantErr string   // in stderr; with a non-zero exit unless wantOut is set
+}
+
+// runStoreCases runs each case, with common after its arguments, as a subtest of t.
+func runStoreCases(t *testing.T, common []string, tests []storeCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, nil, append(tt.args, common...)...)
+			if len(tt.wantOut) == 0 {
+				if code == 0 || !strings.Contains(errOut, tt.wantErr) {
+					t.Fatalf("exit %d, stderr %q, want an error with %q", code, errOut, tt.wantErr)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+			}
+			for _, want := range tt.wantOut {
+				if exact, ok := strings.CutPrefix(want, "="); ok {
+					if out != exact {
+						t.Errorf("stdout =\n%s\nwant\n%s", out, exact)
+					}
+				} else if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
+			}
+		})
+	}
+}
+
+// tempStore makes a local-folder store in a temporary folder dir and returns them with the
+// flags that point the command line at the store (and at a data folder of its own in dir).
+func tempStore(t *testing.T) (dir, store string, b blob.Bucket, common []string) {
+	t.Helper()
+	dir = t.TempDir()
+	store = filepath.Join(dir, "store")
+	b, err := blob.NewLocal(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, store, b, []string{"--data-dir", filepath.Join(dir, "data"), "--store", "file://" + store}
 }

@@ -74,8 +74,9 @@ var answerFile = path.Base(layout.AnswerKey("x"))
 
 // Answers lists the stored answers, newest first (by the time answer.json was written, then
 // by run id), at most limit of them (all when limit ≤ 0), only those of index when it is set.
-// It reads the answer.json of each one it returns (and of those an index filter passes
-// over); one that does not parse is listed with its Problem, and left out by an index filter.
+// It reads the answer.json of each one it returns, and of those an index filter passes over
+// (parsing those only up to their index); one that does not parse is listed with its
+// Problem, and left out by an index filter.
 func Answers(ctx context.Context, b blob.Bucket, index string, limit int) ([]StoredAnswer, error) {
 	root := path.Dir(layout.RunPrefix("x")) + "/"
 	var all []StoredAnswer
@@ -97,7 +98,7 @@ func Answers(ctx context.Context, b blob.Bucket, index string, limit int) ([]Sto
 		if limit > 0 && len(out) == limit {
 			break
 		}
-		if err := a.fill(ctx, b); err != nil {
+		if err := a.fill(ctx, b, index); err != nil {
 			return nil, err
 		}
 		if index != "" && a.Index != index {
@@ -108,8 +109,10 @@ func Answers(ctx context.Context, b blob.Bucket, index string, limit int) ([]Sto
 	return out, nil
 }
 
-// fill reads a's answer.json for the facts a listing shows.
-func (a *StoredAnswer) fill(ctx context.Context, b blob.Bucket) error {
+// fill reads a's answer.json for the facts a listing shows. With index set, it decodes no
+// further than the "index" field (encoding/json writes it third) of an answer of another
+// index: a filter by index parses the head of each answer, not the whole of it.
+func (a *StoredAnswer) fill(ctx context.Context, b blob.Bucket, index string) error {
 	key := layout.AnswerKey(a.RunID)
 	data, err := blob.ReadAll(ctx, b, key)
 	if errors.Is(err, blob.ErrNotFound) { // removed since it was listed
@@ -118,6 +121,9 @@ func (a *StoredAnswer) fill(ctx context.Context, b blob.Bucket) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", key, err)
+	}
+	if index != "" && headIndex(data) != index {
+		return nil
 	}
 	var h answerHead
 	if err := json.Unmarshal(data, &h); err != nil {
@@ -129,6 +135,31 @@ func (a *StoredAnswer) fill(ctx context.Context, b blob.Bucket) error {
 		a.AsOf = h.AsOf.UTC().Format(time.DateOnly)
 	}
 	return nil
+}
+
+// headIndex is the "index" of a JSON object, decoded no further than that field ("" when it
+// has none or does not parse up to it).
+func headIndex(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		name, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if name == "index" {
+			var index string
+			_ = json.Unmarshal(v, &index)
+			return index
+		}
+	}
+	return ""
 }
 
 // AnswerDoc is the stored answer of run runID in format: answer.json as it was written

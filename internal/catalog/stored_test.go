@@ -18,12 +18,12 @@ import (
 // store is a local-folder store whose objects are written at given times (a listing sorts by
 // the store's time of an object).
 type store struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	b    blob.Bucket
 }
 
-func newStore(t *testing.T) store {
+func newStore(t testing.TB) store {
 	root := t.TempDir()
 	b, err := blob.NewLocal(root)
 	if err != nil {
@@ -43,7 +43,7 @@ func (s store) put(key, data string, at time.Time) {
 	}
 }
 
-func jsonOf(t *testing.T, v any) string {
+func jsonOf(t testing.TB, v any) string {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +231,25 @@ func TestEvals(t *testing.T) {
 			}
 			if tc.err == nil && tc.wantErr == "" && (err != nil || kind != tc.kind || !strings.Contains(string(got), tc.want)) {
 				t.Fatalf("%v; kind %q; document lacks %q:\n%.600s", err, kind, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestHeadIndex(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{name: "third, as encoding/json writes it", doc: `{"version":3,"run_id":"r","index":"news","results":[{"rank":1}]}`, want: "news"},
+		{name: "after the results", doc: `{"results":[{"rank":1,"index":"inner"}],"query":"q","index":"tg"}`, want: "tg"},
+		{name: "damaged after it", doc: `{"index":"news","results":[`, want: "news"},
+		{name: "none", doc: `{"query":"q"}`},
+		{name: "not a string", doc: `{"index":7}`},
+		{name: "damaged before it", doc: `{"query":,"index":"news"}`},
+		{name: "not an object", doc: `["index","news"]`},
+		{name: "empty", doc: ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := headIndex([]byte(tc.doc)); got != tc.want {
+				t.Fatalf("headIndex = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -88,7 +88,14 @@ func typeOf(s map[string]any) string {
 // 2020-12 that For uses — $ref into $defs, type, properties, required, additionalProperties
 // (false or a schema), items and the date-time format. It returns ErrInvalid wrapped with
 // every violation, each with its path.
-func Validate(schema, doc []byte) error {
+func Validate(schema, doc []byte) error { return validate(schema, doc, false) }
+
+// ValidateExact is Validate where an object may have no property its schema does not
+// describe (an output schema allows more, for a reader's sake): a writer's test that what it
+// writes is all published.
+func ValidateExact(schema, doc []byte) error { return validate(schema, doc, true) }
+
+func validate(schema, doc []byte, exact bool) error {
 	var root map[string]any
 	if err := json.Unmarshal(schema, &root); err != nil {
 		return fmt.Errorf("parse schema: %w", err)
@@ -140,12 +147,12 @@ func Validate(schema, doc []byte) error {
 					continue
 				}
 				switch ap := s["additionalProperties"].(type) {
-				case bool:
-					if !ap {
-						errs = append(errs, fmt.Errorf("%s: unknown property %q", pathOr(path), k))
-					}
 				case map[string]any:
 					check(path+"."+k, ap, x[k])
+				case nil, bool:
+					if ap == false || ap == nil && exact {
+						errs = append(errs, fmt.Errorf("%s: unknown property %q", pathOr(path), k))
+					}
 				}
 			}
 		case []any:

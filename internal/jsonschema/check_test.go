@@ -53,11 +53,15 @@ func TestValidate(t *testing.T) {
 		name   string
 		schema []byte
 		doc    string
+		exact  bool     // ValidateExact
 		want   []string // substrings of the error; none: valid
 	}{
 		{name: "valid", schema: out, doc: `{"name":"a","n":1,"score":0.5,"items":[{"at":"2026-03-31T00:00:00Z"}],"tags":null}`},
 		{name: "integer is a number", schema: out, doc: `{"name":"a","n":1,"score":2,"items":null,"tags":{"x":1}}`},
 		{name: "output allows more", schema: out, doc: `{"name":"a","n":1,"score":2,"items":[],"tags":{},"extra":true}`},
+		{name: "exact allows no more", schema: out, exact: true, doc: `{"name":"a","n":1,"score":2,"items":[{"at":"2026-03-31T00:00:00Z","x":1}],"tags":{},"extra":true}`,
+			want: []string{`(root): unknown property "extra"`, `items[0]: unknown property "x"`}},
+		{name: "exact takes what is described", schema: out, exact: true, doc: `{"name":"a","n":1,"score":2,"items":[],"tags":{"x":1}}`},
 		{name: "required missing", schema: out, doc: `{"name":"a","score":2,"items":[],"tags":{}}`, want: []string{`(root): lacks required "n"`}},
 		{name: "wrong type", schema: out, doc: `{"name":3,"n":1.5,"score":2,"items":[],"tags":{}}`, want: []string{"name: integer, want string", "n: number, want integer"}},
 		{name: "item date", schema: out, doc: `{"name":"a","n":1,"score":2,"items":[{"at":"31 March"}],"tags":{}}`, want: []string{`items[0].at: "31 March" is not an RFC 3339`}},
@@ -67,7 +71,11 @@ func TestValidate(t *testing.T) {
 		{name: "input requires nothing", schema: in, doc: `{}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Validate(tc.schema, []byte(tc.doc))
+			validate := Validate
+			if tc.exact {
+				validate = ValidateExact
+			}
+			err := validate(tc.schema, []byte(tc.doc))
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatal(err)

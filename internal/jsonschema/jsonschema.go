@@ -94,7 +94,15 @@ func (c *Components) Schema(t reflect.Type, kind Kind) Schema {
 // Schemas are the collected definitions, by name: the document's components.schemas.
 func (c *Components) Schemas() map[string]Schema { return c.defs }
 
+// Aliaser is a type whose JSON encoding is another type's: one with a MarshalJSON that
+// marshals a struct of its own. Its schema is that of JSONSchemaAlias's value (called on the
+// zero value), under the type's own name.
+type Aliaser interface {
+	JSONSchemaAlias() any
+}
+
 var (
+	aliaserType  = reflect.TypeFor[Aliaser]()
 	timeType     = reflect.TypeFor[time.Time]()
 	durationType = reflect.TypeFor[time.Duration]()
 	rawType      = reflect.TypeFor[json.RawMessage]()
@@ -150,9 +158,19 @@ func (g *generator) ref(t reflect.Type) Schema {
 		}
 		g.names[t] = name
 		g.defs[name] = nil // reserved: recursive types refer to it while it is built
-		g.defs[name] = g.object(t)
+		g.defs[name] = g.object(aliasOf(t))
 	}
 	return Schema{"$ref": g.prefix + name}
+}
+
+// aliasOf is the struct type t is encoded as: JSONSchemaAlias's for an Aliaser, else t.
+func aliasOf(t reflect.Type) reflect.Type {
+	if t.Implements(aliaserType) {
+		if a := reflect.TypeOf(reflect.Zero(t).Interface().(Aliaser).JSONSchemaAlias()); a != nil && a.Kind() == reflect.Struct {
+			return a
+		}
+	}
+	return t
 }
 
 // defName is the package-qualified name of t, such as "retrieve.Options".
@@ -176,7 +194,8 @@ func (g *generator) object(t reflect.Type) Schema {
 }
 
 // fields adds t's encoded fields to props: what encoding/json writes, embedded structs
-// flattened. A field without omitempty is always written, so it is required.
+// flattened. A field without omitempty is always written, so it is required; a pointer one
+// to a scalar may be null.
 func (g *generator) fields(t reflect.Type, props Schema, required *[]string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -201,9 +220,13 @@ func (g *generator) fields(t reflect.Type, props Schema, required *[]string) {
 		if name == "" {
 			name = f.Name
 		}
-		props[name] = g.schema(ft)
+		fs := g.schema(ft)
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {
 			*required = append(*required, name)
+			if typ, ok := fs["type"].(string); ok && ft.Kind() == reflect.Pointer { // a nil one is written null
+				fs["type"] = []string{typ, "null"}
+			}
 		}
+		props[name] = fs
 	}
 }

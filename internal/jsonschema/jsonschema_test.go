@@ -26,10 +26,23 @@ type node struct {
 	hidden   int               // unexported: never encoded
 	Nested   struct{ X int }   `json:"nested"`
 	Opts     map[string]string `json:"opts,omitzero"`
+	Maybe    *float64          `json:"maybe"`
+	Count    counter           `json:"count"`
 }
+
+// counter is encoded as countJSON, as its MarshalJSON would.
+type counter struct{ n int }
+
+type countJSON struct {
+	N    int  `json:"n"`
+	Many bool `json:"many"`
+}
+
+func (counter) JSONSchemaAlias() any { return countJSON{} }
 
 func TestFor(t *testing.T) {
 	_ = node{}.hidden
+	_ = counter{}.n
 	for _, tc := range []struct {
 		name string
 		kind Kind
@@ -48,7 +61,10 @@ func TestFor(t *testing.T) {
 		{name: "interface is any value", kind: Output, path: []string{"$defs", "jsonschema.node", "properties", "anything"}, want: `{}`},
 		{name: "anonymous struct inlined", kind: Output, path: []string{"$defs", "jsonschema.node", "properties", "nested", "properties", "X"}, want: `{"type":"integer"}`},
 		{name: "output requires what is always written", kind: Output, path: []string{"$defs", "jsonschema.node", "required"},
-			want: `["id","at","wait","tags","Untagged","raw","list","anything","nested"]`},
+			want: `["id","at","wait","tags","Untagged","raw","list","anything","nested","maybe","count"]`},
+		{name: "a pointer always written may be null", kind: Output, path: []string{"$defs", "jsonschema.node", "properties", "maybe"}, want: `{"type":["number","null"]}`},
+		{name: "an aliaser is its alias, under its own name", kind: Output, path: []string{"$defs", "jsonschema.counter", "properties"},
+			want: `{"many":{"type":"boolean"},"n":{"type":"integer"}}`},
 		{name: "output allows more", kind: Output, path: []string{"$defs", "jsonschema.node", "additionalProperties"}, want: `null`},
 		{name: "input requires nothing", kind: Input, path: []string{"$defs", "jsonschema.node", "required"}, want: `null`},
 		{name: "input allows no unknown field", kind: Input, path: []string{"$defs", "jsonschema.node", "additionalProperties"}, want: `false`},

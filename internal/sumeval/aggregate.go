@@ -74,27 +74,29 @@ func (m Mean) Value() float64 {
 	return m.Sum / float64(m.N)
 }
 
+// meanJSON is Mean's JSON: the mean (null for no value) with what it is made of.
+type meanJSON struct {
+	Mean *float64 `json:"mean"`
+	N    int      `json:"n"`
+	Sum  float64  `json:"sum"`
+}
+
+// JSONSchemaAlias is what Mean's JSON is, for the published schemas (internal/jsonschema).
+func (Mean) JSONSchemaAlias() any { return meanJSON{} }
+
 // MarshalJSON writes {"mean": x, "n": n, "sum": s}, with null for no value.
 func (m Mean) MarshalJSON() ([]byte, error) {
-	var v *float64
+	v := meanJSON{N: m.N, Sum: m.Sum}
 	if m.N > 0 {
 		x := m.Value()
-		v = &x
+		v.Mean = &x
 	}
-	return json.Marshal(struct {
-		Mean *float64 `json:"mean"`
-		N    int      `json:"n"`
-		Sum  float64  `json:"sum"`
-	}{v, m.N, m.Sum})
+	return json.Marshal(v)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes ("mean" is derived and ignored).
 func (m *Mean) UnmarshalJSON(data []byte) error {
-	var v struct {
-		Mean *float64 `json:"mean"`
-		N    int      `json:"n"`
-		Sum  float64  `json:"sum"`
-	}
+	var v meanJSON
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
