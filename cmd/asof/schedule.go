@@ -292,13 +292,23 @@ func scheduleIndex(d *client.ScheduleDescription) string {
 }
 
 // awaitNewAction waits (up to a minute) for the schedule to record an action after the first
-// `after`, and returns the workflow it started.
+// `after`, and returns the workflow it started. A Describe that runs out of time or finds the
+// server unavailable is polled again within that minute: describing a schedule queries its
+// scheduler workflow, which a loaded machine can keep past the client's 10-second call limit.
 func awaitNewAction(ctx context.Context, h client.ScheduleHandle, after int) (*client.ScheduleWorkflowExecution, error) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		d, err := h.Describe(ctx)
+		if err != nil && (ctx.Err() != nil || !slowServer(err) || time.Now().After(deadline)) {
+			return nil, fmt.Errorf("wait for the triggered run: describe the schedule: %w", err)
+		}
 		if err != nil {
-			return nil, err
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+			continue
 		}
 		if d.Info.NumActions > after && len(d.Info.RecentActions) > 0 {
 			if r := d.Info.RecentActions[len(d.Info.RecentActions)-1].StartWorkflowResult; r != nil {
@@ -314,6 +324,14 @@ func awaitNewAction(ctx context.Context, h client.ScheduleHandle, after int) (*c
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// slowServer reports whether err is a call that ran out of time or found the server briefly
+// unavailable, which the next poll may not.
+func slowServer(err error) bool {
+	var late *serviceerror.DeadlineExceeded
+	var down *serviceerror.Unavailable
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &late) || errors.As(err, &down)
 }
 
 func newSchedulePauseCmd(a *app, pause bool) *cobra.Command {
