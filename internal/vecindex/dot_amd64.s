@@ -51,8 +51,9 @@ done:
 
 // func dotsAVX2(q, rows *float32, dim, n, nrows int, out *float32)
 //
-// out[r] = dotAVX2(q, rows + r·dim, n) for r < nrows, bit for bit: two rows at a time, each
-// with its own four accumulators, sharing the query's loads.
+// out[r] = dotAVX2(q, rows + r·dim, n) for r < nrows, bit for bit: the rows one after the
+// other in one call, so the loads are one sequential stream. (Two rows a step, sharing the
+// query's loads, cost about 30% more CPU time per scan on Zen 3: two streams 1.5 KB apart.)
 TEXT ·dotsAVX2(SB), NOSPLIT, $0-48
 	MOVQ q+0(FP), SI
 	MOVQ rows+8(FP), DI
@@ -65,62 +66,18 @@ TEXT ·dotsAVX2(SB), NOSPLIT, $0-48
 	TESTQ R10, R10
 	JZ   done
 
-pairs:
-	CMPQ BX, $2
-	JLT  single
-	MOVQ SI, AX
-	MOVQ DI, R11
-	LEAQ (DI)(DX*1), R12
-	MOVQ R10, CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-
-pairloop:
-	VMOVUPS     0(AX), Y8
-	VMOVUPS     32(AX), Y9
-	VMOVUPS     64(AX), Y10
-	VMOVUPS     96(AX), Y11
-	VFMADD231PS 0(R11), Y8, Y0
-	VFMADD231PS 32(R11), Y9, Y1
-	VFMADD231PS 64(R11), Y10, Y2
-	VFMADD231PS 96(R11), Y11, Y3
-	VFMADD231PS 0(R12), Y8, Y4
-	VFMADD231PS 32(R12), Y9, Y5
-	VFMADD231PS 64(R12), Y10, Y6
-	VFMADD231PS 96(R12), Y11, Y7
-	ADDQ        $128, AX
-	ADDQ        $128, R11
-	ADDQ        $128, R12
-	DECQ        CX
-	JNZ         pairloop
-
-	REDUCE4(Y0, Y1, Y2, Y3, X0, X1)
-	REDUCE4(Y4, Y5, Y6, Y7, X4, X5)
-	MOVSS X0, 0(R9)
-	MOVSS X4, 4(R9)
-	ADDQ  $8, R9
-	LEAQ  (DI)(DX*2), DI
-	SUBQ  $2, BX
-	JMP   pairs
-
-single:
-	TESTQ BX, BX
-	JZ    done
-	MOVQ  SI, AX
-	MOVQ  DI, R11
-	MOVQ  R10, CX
+row:
+	TESTQ  BX, BX
+	JZ     done
+	MOVQ   SI, AX
+	MOVQ   DI, R11
+	MOVQ   R10, CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
 
-singleloop:
+step:
 	VMOVUPS     0(AX), Y8
 	VMOVUPS     32(AX), Y9
 	VMOVUPS     64(AX), Y10
@@ -132,10 +89,14 @@ singleloop:
 	ADDQ        $128, AX
 	ADDQ        $128, R11
 	DECQ        CX
-	JNZ         singleloop
+	JNZ         step
 
 	REDUCE4(Y0, Y1, Y2, Y3, X0, X1)
 	MOVSS X0, 0(R9)
+	ADDQ  $4, R9
+	ADDQ  DX, DI
+	DECQ  BX
+	JMP   row
 
 done:
 	VZEROUPPER

@@ -349,7 +349,7 @@ func dotTail(s float32, a, b []float32, from int) float32 {
 
 // dots writes out[r] = Dot(q, row r) for r < len(out), bit for bit, where rows holds len(out)
 // rows of len(q) values: one kernel call for all of them where Dot runs the AVX2 kernel
-// (dotsAVX2: two rows a step sharing the query's loads), Dot row by row otherwise.
+// (dotsAVX2: the rows one after the other, no call per row), Dot row by row otherwise.
 func dots(q, rows []float32, out []float32) {
 	dim := len(q)
 	rows = rows[:len(out)*dim]
