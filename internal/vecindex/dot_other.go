@@ -20,3 +20,7 @@ func readAVX2(p *byte, n int) uint64 { panic("vecindex: no AVX2 kernel on this a
 func readAVX512(p *byte, n int) uint64 {
 	panic("vecindex: no AVX-512 kernel on this architecture")
 }
+
+func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32) {
+	panic("vecindex: no AVX-512 kernel on this architecture")
+}

@@ -348,22 +348,31 @@ func dotTail(s float32, a, b []float32, from int) float32 {
 }
 
 // dots writes out[r] = Dot(q, row r) for r < len(out), bit for bit, where rows holds len(out)
-// rows of len(q) values: one kernel call for all of them where Dot runs the AVX2 kernel
-// (dotsAVX2: the rows one after the other, no call per row), Dot row by row otherwise.
+// rows of len(q) values: one kernel call for all of them, the rows one after the other, where
+// Dot runs a kernel (dotsAVX512 as dotAVX512, dotsAVX2 as dotAVX2), Dot row by row otherwise.
 func dots(q, rows []float32, out []float32) {
 	dim := len(q)
 	rows = rows[:len(out)*dim]
-	if n := dim &^ 31; useAVX2 && !useAVX512 && n > 0 && len(out) > 0 {
+	n := 0
+	switch {
+	case len(out) == 0:
+		return
+	case useAVX512 && dim >= 16:
+		n = dim &^ 15
+		dotsAVX512(&q[0], &rows[0], dim, n, len(out), &out[0])
+	case useAVX2 && dim >= 32:
+		n = dim &^ 31
 		dotsAVX2(&q[0], &rows[0], dim, n, len(out), &out[0])
-		if n < dim {
-			for r := range out {
-				out[r] = dotTail(out[r], q, rows[r*dim:(r+1)*dim], n)
-			}
+	default:
+		for r := range out {
+			out[r] = Dot(q, rows[r*dim:(r+1)*dim])
 		}
 		return
 	}
-	for r := range out {
-		out[r] = Dot(q, rows[r*dim:(r+1)*dim])
+	if n < dim {
+		for r := range out {
+			out[r] = dotTail(out[r], q, rows[r*dim:(r+1)*dim], n)
+		}
 	}
 }
 
