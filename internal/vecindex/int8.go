@@ -107,15 +107,7 @@ func (f *Flat) rescore(q []float32, h []Hit, k int) []Hit {
 	for j := range h {
 		h[j].Score = Dot(q, f.Row(h[j].Row))
 	}
-	slices.SortFunc(h, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(h, compareHits)
 	return slices.Clone(h[:min(k, len(h))])
 }
 
