@@ -159,10 +159,10 @@ bench-embed: ## embedding passages/s: pure Go vs ONNX Runtime (Go) vs ONNX Runti
 	ASOF_BENCH_GRID=16/16/0,128/16/2048 ASOF_BENCH_TEXTS=$(CURDIR)/.asof/bench-rtqa512.json $(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedRealtimeQA -benchtime 1x ./internal/embed | grep -E '^Benchmark' | sed 's/^/asof:          /'
 	for m in e5-small-v2 e5-small-v2-q; do .asof/bench-venv/bin/python bench/embed_peer.py .asof/models/$$m --texts .asof/bench-rtqa512.json --batch 16 --batch-tokens 2048 | sed 's/^/Python ORT:    /'; done
 
-bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the same 100k x 384 vectors, and the memcpy bound
+bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the same 100k x 384 vectors, the read bound (a read-only kernel) and a memcpy
 	@test -x .asof/bench-venv/bin/python || python3 -m venv .asof/bench-venv
 	@.asof/bench-venv/bin/python -c 'import faiss' 2>/dev/null || .asof/bench-venv/bin/pip install -q faiss-cpu numpy
-	ASOF_BENCH_VECTORS=$(CURDIR)/.asof/bench-vectors.f32 $(GO) test -count=1 -run '^$$' -bench 'Search100kNoMask|Memcpy' -benchtime 30x ./internal/vecindex | grep Benchmark
+	ASOF_BENCH_VECTORS=$(CURDIR)/.asof/bench-vectors.f32 $(GO) test -count=1 -run '^$$' -bench 'Search100kNoMask|ReadBandwidth|Memcpy' -benchtime 30x ./internal/vecindex | grep Benchmark
 	.asof/bench-venv/bin/python bench/search_peer.py .asof/bench-vectors.f32 384
 
 verify-kernels: ## the AVX-512 and VNNI search kernels on emulated Intel CPUs (Bochs, from PyPI), whatever this CPU has; ~1 min (docs/kernels.md)

@@ -22,3 +22,20 @@ var cpuLevel = func() kernelLevel {
 //
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
+
+// dotsAVX2 writes out[r] = dotAVX2(q, row r, n) for r < nrows, bit for bit, where row r starts
+// at rows + r·dim floats and n ≤ dim is a positive multiple of 32. It needs AVX2 and FMA.
+//
+//go:noescape
+func dotsAVX2(q, rows *float32, dim, n, nrows int, out *float32)
+
+// readAVX2 XORs the 64-bit words of p[:n] together (n a positive multiple of 256), reading
+// every byte once and writing nothing: the read-bandwidth kernel. It needs AVX2.
+//
+//go:noescape
+func readAVX2(p *byte, n int) uint64
+
+// readAVX512 is readAVX2 on Z registers (AVX512F).
+//
+//go:noescape
+func readAVX512(p *byte, n int) uint64

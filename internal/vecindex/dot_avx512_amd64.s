@@ -229,3 +229,78 @@ step:
 end:
 	VZEROUPPER
 	RET
+
+// func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32)
+//
+// out[r] = dotAVX512(q, rows + r·dim, n) for r < nrows, bit for bit: the rows one after the
+// other in one call (one load stream), each with dotAVX512's accumulators, steps and
+// reduction. n ≤ dim is a positive multiple of 16.
+TEXT ·dotsAVX512(SB), NOSPLIT, $0-48
+	MOVQ q+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ dim+16(FP), R8
+	SHLQ $2, R8                 // row stride in bytes
+	MOVQ n+24(FP), R10
+	MOVQ nrows+32(FP), BX
+	MOVQ out+40(FP), R9
+
+row:
+	TESTQ  BX, BX
+	JZ     done
+	MOVQ   SI, AX
+	MOVQ   DI, R11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   R10, CX
+	MOVQ   R10, DX
+	SHRQ   $6, CX
+	JZ     tail
+
+loop64:
+	VMOVUPS     0(AX), Z4
+	VMOVUPS     64(AX), Z5
+	VMOVUPS     128(AX), Z6
+	VMOVUPS     192(AX), Z7
+	VFMADD231PS 0(R11), Z4, Z0
+	VFMADD231PS 64(R11), Z5, Z1
+	VFMADD231PS 128(R11), Z6, Z2
+	VFMADD231PS 192(R11), Z7, Z3
+	ADDQ        $256, AX
+	ADDQ        $256, R11
+	DECQ        CX
+	JNZ         loop64
+
+tail:
+	ANDQ $63, DX
+	SHRQ $4, DX
+	JZ   reduce
+
+loop16:
+	VMOVUPS     0(AX), Z4
+	VFMADD231PS 0(R11), Z4, Z0
+	ADDQ        $64, AX
+	ADDQ        $64, R11
+	DECQ        DX
+	JNZ         loop16
+
+reduce:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	MOVSS         X0, 0(R9)
+	ADDQ          $4, R9
+	ADDQ          R8, DI
+	DECQ          BX
+	JMP           row
+
+done:
+	VZEROUPPER
+	RET

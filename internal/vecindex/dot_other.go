@@ -10,3 +10,17 @@ func dotAVX2(a, b *float32, n int) float32 { panic("vecindex: no AVX2 kernel on 
 func dotAVX512(a, b *float32, n int) float32 {
 	panic("vecindex: no AVX-512 kernel on this architecture")
 }
+
+func dotsAVX2(q, rows *float32, dim, n, nrows int, out *float32) {
+	panic("vecindex: no AVX2 kernel on this architecture")
+}
+
+func readAVX2(p *byte, n int) uint64 { panic("vecindex: no AVX2 kernel on this architecture") }
+
+func readAVX512(p *byte, n int) uint64 {
+	panic("vecindex: no AVX-512 kernel on this architecture")
+}
+
+func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32) {
+	panic("vecindex: no AVX-512 kernel on this architecture")
+}

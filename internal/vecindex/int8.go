@@ -101,40 +101,18 @@ func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
 	}
 }
 
-// up and down restore the heap property after h[i] was added or replaced (container/heap's,
-// without the interface calls).
 // rescore scores the candidates h in float32 against q (h is reordered) and returns the k best,
 // best first, ties to the lower row.
 func (f *Flat) rescore(q []float32, h []Hit, k int) []Hit {
 	for j := range h {
 		h[j].Score = Dot(q, f.Row(h[j].Row))
 	}
-	slices.SortFunc(h, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(h, compareHits)
 	return slices.Clone(h[:min(k, len(h))])
 }
 
-// offer keeps hit among the m best: pushed while the heap holds fewer, else it replaces the
-// worst when it scores higher (rows come in ascending order, so a tie never beats the kept
-// row).
-func (h minHeap) offer(hit Hit, m int) minHeap {
-	if len(h) < m {
-		h = append(h, hit)
-		h.up(len(h) - 1)
-	} else if hit.Score > h[0].Score {
-		h[0] = hit
-		h.down(0)
-	}
-	return h
-}
-
+// up and down restore the heap property after h[i] was added or replaced (container/heap's,
+// without the interface calls).
 func (h minHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
@@ -203,25 +181,30 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 	}
 	codes := make([]int8, f.Dim)
 	quantize(codes, q)
-	h := make(minHeap, 0, m)
+	t := topK{h: make(minHeap, 0, m), k: m}
 	var dots [64]int32
+	var scores [64]float32
 	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word, one kernel call
-		n := min(64, f.Count-b0)
-		w := ^uint64(0)
-		if mask != nil {
-			if w = mask[b0>>6]; w == 0 { // an as-of window masks long runs
-				continue
-			}
+		w := blockWord(mask, b0, f.Count)
+		if w == 0 { // an as-of window masks long runs
+			continue
 		}
-		DotsInt8(x.Codes[b0*f.Dim:(b0+n)*f.Dim], f.Dim, codes, dots[:n])
-		for j := range n {
-			if w&(1<<j) == 0 {
-				continue
-			}
-			h = h.offer(Hit{b0 + j, x.Scales[b0+j] * float32(dots[j])}, m)
-		}
+		x.scoreBlock(b0, codes, &dots, &scores)
+		t.offerBlock(b0, w, &scores)
 	}
-	return f.rescore(q, h, k), nil
+	return f.rescore(q, t.h, k), nil
+}
+
+// scoreBlock writes scores[j] = Scales[b0+j]·(codes of row b0+j · q's codes) for the rows of
+// the block of 64 starting at b0 (all of them, one DotsInt8 call; the caller offers only the
+// allowed ones).
+func (x *Int8) scoreBlock(b0 int, codes []int8, dots *[64]int32, scores *[64]float32) {
+	dim := x.Flat.Dim
+	n := min(64, x.Flat.Count-b0)
+	DotsInt8(x.Codes[b0*dim:(b0+n)*dim], dim, codes, dots[:n])
+	for j, s := range x.Scales[b0 : b0+n] {
+		scores[j] = s * float32(dots[j])
+	}
 }
 
 // allowedRows is Mask.Count by words: the rows m allows of n (n for a nil mask; a mask from

@@ -42,45 +42,34 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		}
 	}
 	codes := make([][]int8, len(qs))
-	hs := make([]minHeap, len(qs))
+	ts := make([]topK, len(qs))
 	for i, q := range qs {
 		if scan[i] {
 			codes[i] = make([]int8, f.Dim)
 			quantize(codes[i], q)
-			hs[i] = make(minHeap, 0, min(m, f.Count))
+			ts[i] = topK{h: make(minHeap, 0, min(m, f.Count)), k: m}
 		}
 	}
 	var dots [64]int32
+	var scores [64]float32
 	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word
-		n := min(64, f.Count-b0)
-		block := x.Codes[b0*f.Dim : (b0+n)*f.Dim]
 		for i := range qs {
 			if !scan[i] {
 				continue
 			}
-			w := ^uint64(0)
-			if mi := maskOf(i); mi != nil {
-				w = mi[b0>>6]
-			}
+			w := blockWord(maskOf(i), b0, f.Count)
 			if w == 0 {
 				continue
 			}
-			DotsInt8(block, f.Dim, codes[i], dots[:n])
-			h := hs[i]
-			for j := range n {
-				if w&(1<<j) == 0 {
-					continue
-				}
-				h = h.offer(Hit{b0 + j, x.Scales[b0+j] * float32(dots[j])}, m)
-			}
-			hs[i] = h
+			x.scoreBlock(b0, codes[i], &dots, &scores)
+			ts[i].offerBlock(b0, w, &scores)
 		}
 	}
-	for i, h := range hs { // re-score each query's candidates in float32, as Search does
+	for i, t := range ts { // re-score each query's candidates in float32, as Search does
 		if !scan[i] {
 			continue
 		}
-		out[i] = f.rescore(qs[i], h, k)
+		out[i] = f.rescore(qs[i], t.h, k)
 	}
 	return out, nil
 }

@@ -18,12 +18,13 @@ package vecindex
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // Magic opens every vector file.
@@ -202,6 +203,11 @@ type Hit struct {
 
 // Search returns up to k allowed rows with the highest inner product with q, best first;
 // equal scores rank the lower row first, so results are deterministic.
+//
+// It scores the rows in blocks of 64 (one mask word): each run of allowed rows in a block is
+// scored by one kernel call into a small buffer (dots, the same scores as Dot, bit for bit),
+// then the scores are compared with the worst kept hit's, so after the first k rows the heap
+// is touched only by a row that beats it.
 func (f *Flat) Search(q []float32, k int, mask Mask) ([]Hit, error) {
 	if len(q) != f.Dim {
 		return nil, fmt.Errorf("vecindex: query has %d values, shard dim is %d", len(q), f.Dim)
@@ -209,31 +215,90 @@ func (f *Flat) Search(q []float32, k int, mask Mask) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	h := make(minHeap, 0, k)
-	for i := 0; i < f.Count; i++ {
-		if mask != nil {
-			w := mask[i>>6]
-			if w == 0 { // 64 masked rows at once (an as-of window masks long runs)
-				i |= 63
-				continue
-			}
-			if w&(1<<(i&63)) == 0 {
-				continue
-			}
+	t := topK{h: make(minHeap, 0, min(k, f.Count)), k: k}
+	var scores [64]float32
+	for b0 := 0; b0 < f.Count; b0 += 64 {
+		w := blockWord(mask, b0, f.Count)
+		if w == 0 { // 64 masked rows at once (an as-of window masks long runs)
+			continue
 		}
-		s := Dot(q, f.Data[i*f.Dim:(i+1)*f.Dim])
-		if len(h) < k {
-			heap.Push(&h, Hit{i, s})
-		} else if s > h[0].Score { // rows come in ascending order: a tie never beats the kept row
-			h[0] = Hit{i, s}
-			heap.Fix(&h, 0)
+		f.scoreRuns(q, b0, w, &scores)
+		t.offerBlock(b0, w, &scores)
+	}
+	return t.sorted(), nil
+}
+
+// blockWord is the allowed rows of the block of 64 starting at row b0 (a multiple of 64) of n
+// rows: bit j for row b0+j, no bit past row n.
+func blockWord(mask Mask, b0, n int) uint64 {
+	w := ^uint64(0)
+	if n-b0 < 64 {
+		w = 1<<(n-b0) - 1
+	}
+	if mask != nil {
+		w &= mask[b0>>6]
+	}
+	return w
+}
+
+// scoreRuns writes scores[j] = Dot(q, row b0+j) for every bit j of w, one dots call per run of
+// consecutive allowed rows.
+func (f *Flat) scoreRuns(q []float32, b0 int, w uint64, scores *[64]float32) {
+	for r := w; r != 0; {
+		lo := bits.TrailingZeros64(r)
+		run := bits.TrailingZeros64(^(r >> lo))
+		dots(q, f.Data[(b0+lo)*f.Dim:(b0+lo+run)*f.Dim], scores[lo:lo+run])
+		r &^= (1<<run - 1) << lo
+	}
+}
+
+// topK keeps the k best hits offered in ascending row order: a min-heap with the worst kept
+// hit on top, which a new hit replaces only when it scores higher (a tie never beats the kept,
+// lower row), so the kept set is the exact top k, ties to the lower row.
+type topK struct {
+	h minHeap
+	k int
+}
+
+// offerBlock offers the hits of the rows b0+j for every bit j of w, scored scores[j].
+// Once k are kept, a row costs one comparison with the k-th best score, held in a register.
+func (t *topK) offerBlock(b0 int, w uint64, scores *[64]float32) {
+	r := w
+	for ; r != 0 && len(t.h) < t.k; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		t.h = append(t.h, Hit{b0 + j, scores[j]})
+		t.h.up(len(t.h) - 1)
+	}
+	if r == 0 {
+		return
+	}
+	thr := t.h[0].Score
+	for ; r != 0; r &= r - 1 {
+		j := bits.TrailingZeros64(r)
+		if s := scores[j]; s > thr { // rows come in ascending order: a tie never beats the kept row
+			t.h[0] = Hit{b0 + j, s}
+			t.h.down(0)
+			thr = t.h[0].Score
 		}
 	}
-	out := make([]Hit, len(h))
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Hit)
+}
+
+// sorted is the kept hits, best first.
+func (t *topK) sorted() []Hit {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, compareHits)
+	return out
+}
+
+// compareHits orders hits best first (better), for slices.SortFunc.
+func compareHits(a, b Hit) int {
+	if better(a, b) {
+		return -1
 	}
-	return out, nil
+	if better(b, a) {
+		return 1
+	}
+	return 0
 }
 
 // better orders hits: higher score first, then lower row.
@@ -264,20 +329,51 @@ func (h *minHeap) Pop() any {
 func Dot(a, b []float32) float32 {
 	b = b[:len(a)]
 	if n := len(a) &^ 15; useAVX512 && n > 0 {
-		s := dotAVX512(&a[0], &b[0], n)
-		for i := n; i < len(a); i++ {
-			s += a[i] * b[i]
-		}
-		return s
+		return dotTail(dotAVX512(&a[0], &b[0], n), a, b, n)
 	}
 	if n := len(a) &^ 31; useAVX2 && n > 0 {
-		s := dotAVX2(&a[0], &b[0], n)
-		for i := n; i < len(a); i++ {
-			s += a[i] * b[i]
-		}
-		return s
+		return dotTail(dotAVX2(&a[0], &b[0], n), a, b, n)
 	}
 	return dotGeneric(a, b)
+}
+
+// dotTail adds a[i]·b[i] for i from from to len(a) to s, in order: the values after a kernel's
+// last step.
+func dotTail(s float32, a, b []float32, from int) float32 {
+	b = b[:len(a)]
+	for i := from; i < len(a); i++ {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// dots writes out[r] = Dot(q, row r) for r < len(out), bit for bit, where rows holds len(out)
+// rows of len(q) values: one kernel call for all of them, the rows one after the other, where
+// Dot runs a kernel (dotsAVX512 as dotAVX512, dotsAVX2 as dotAVX2), Dot row by row otherwise.
+func dots(q, rows []float32, out []float32) {
+	dim := len(q)
+	rows = rows[:len(out)*dim]
+	n := 0
+	switch {
+	case len(out) == 0:
+		return
+	case useAVX512 && dim >= 16:
+		n = dim &^ 15
+		dotsAVX512(&q[0], &rows[0], dim, n, len(out), &out[0])
+	case useAVX2 && dim >= 32:
+		n = dim &^ 31
+		dotsAVX2(&q[0], &rows[0], dim, n, len(out), &out[0])
+	default:
+		for r := range out {
+			out[r] = Dot(q, rows[r*dim:(r+1)*dim])
+		}
+		return
+	}
+	if n < dim {
+		for r := range out {
+			out[r] = dotTail(out[r], q, rows[r*dim:(r+1)*dim], n)
+		}
+	}
 }
 
 // dotGeneric is the portable inner product (unrolled by 4).

@@ -141,3 +141,42 @@ func BenchmarkMemcpyParallel(b *testing.B) {
 	}
 	b.ReportMetric(2*size*float64(b.N)/b.Elapsed().Seconds()/1e9, "read-GB/s")
 }
+
+// readSink keeps the read-bandwidth benchmarks' results.
+var readSink uint64
+
+// BenchmarkReadBandwidth is the scan's read bound: readXOR (AVX-512, AVX2 or the portable loop,
+// as Kernel says) over 256 MiB, far larger than the caches, on one goroutine; it reads every
+// byte once and writes nothing (read-GB/s). BenchmarkMemcpy is the copy, which also writes.
+func BenchmarkReadBandwidth(b *testing.B) {
+	benchRead(b, 1)
+}
+
+// BenchmarkReadBandwidthParallel is BenchmarkReadBandwidth on two goroutines, each reading its
+// own 256 MiB (aggregate read-GB/s): the bound of the two-goroutine scans.
+func BenchmarkReadBandwidthParallel(b *testing.B) {
+	benchRead(b, 2)
+}
+
+func benchRead(b *testing.B, goroutines int) {
+	const size = 256 << 20
+	bufs := make([][]byte, goroutines)
+	for i := range bufs {
+		bufs[i] = make([]byte, size)
+		for j := 0; j < size; j += 4096 {
+			bufs[i][j] = byte(j >> 12) // fault the pages in first
+		}
+	}
+	sums := make([]uint64, goroutines)
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i := range bufs {
+			wg.Go(func() { sums[i] ^= readXOR(bufs[i]) })
+		}
+		wg.Wait()
+	}
+	for _, s := range sums {
+		readSink ^= s
+	}
+	b.ReportMetric(float64(goroutines*size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "read-GB/s")
+}

@@ -35,8 +35,8 @@ import bochscpu.memory
 MODELS = {"haswell": 24, "skylake_x": 26, "cannonlake": 27, "icelake_u": 28, "tigerlake": 29, "sapphire_rapids": 30}
 # The kernels each model must run; it must refuse (#UD) the others. A model that runs a
 # kernel it lacks the features for would show that the emulator does not check them.
-AVX2_KERNELS = {"dotAVX2", "dotInt8AVX2", "dotsInt8AVX2"}
-BW_KERNELS = AVX2_KERNELS | {"dotAVX512", "dotInt8AVX512", "dotsInt8AVX512"}
+AVX2_KERNELS = {"dotAVX2", "dotsAVX2", "dotInt8AVX2", "dotsInt8AVX2", "readAVX2"}
+BW_KERNELS = AVX2_KERNELS | {"dotAVX512", "dotsAVX512", "dotInt8AVX512", "dotsInt8AVX512", "readAVX512"}
 VNNI_KERNELS = BW_KERNELS | {"dotInt8VNNI", "dotsInt8VNNI"}
 EXPECT = {"haswell": AVX2_KERNELS, "skylake_x": BW_KERNELS, "cannonlake": BW_KERNELS,
           "icelake_u": VNNI_KERNELS, "tigerlake": VNNI_KERNELS, "sapphire_rapids": VNNI_KERNELS}
@@ -219,13 +219,15 @@ MUTATIONS = [
     # VPSUBB Z3, Z14, K1, Z3 -> without K1: negates every query byte.
     (("dotInt8AVX512", "dotsInt8AVX512", "dotInt8VNNI", "dotsInt8VNNI"), bytes.fromhex("62f10d49f8db"), bytes.fromhex("62f10d48f8db")),
     # SHRQ $4, DX -> SHRQ $5, DX: half the 16-float tail steps.
-    (("dotAVX512",), bytes.fromhex("48c1ea04"), bytes.fromhex("48c1ea05")),
+    (("dotAVX512", "dotsAVX512"), bytes.fromhex("48c1ea04"), bytes.fromhex("48c1ea05")),
+    # SHRQ $8, CX -> SHRQ $9, CX: half the 256-byte steps.
+    (("readAVX512",), bytes.fromhex("48c1e908"), bytes.fromhex("48c1e909")),
 ]
 
 
 def run(binary, model, log, mutate=False):
     syms = symbols(binary)
-    names = ["dotAVX2", "dotAVX512", "dotInt8AVX2", "dotsInt8AVX2", "dotInt8AVX512", "dotsInt8AVX512", "dotInt8VNNI", "dotsInt8VNNI"]
+    names = ["dotAVX2", "dotsAVX2", "readAVX2", "readAVX512", "dotAVX512", "dotsAVX512", "dotInt8AVX2", "dotsInt8AVX2", "dotInt8AVX512", "dotsInt8AVX512", "dotInt8VNNI", "dotsInt8VNNI"]
     code = {}
     for name in names:
         addr, size = syms[name]
@@ -265,6 +267,45 @@ def run(binary, model, log, mutate=False):
                         ok += 1
                     else:
                         log(f"  FAIL {name} {label}: {got!r}, exact {exact!r}, bound {bound!r}")
+            elif name in ("dotsAVX2", "dotsAVX512"):  # each row bit for bit as dotAVX2 / dotAVX512 (checked above)
+                one, step = ("dotAVX2", 32) if name == "dotsAVX2" else ("dotAVX512", 16)
+                for dim in (32, 64, 80, 100, 384, 400, 416):
+                    n = dim & ~(step - 1)
+                    for rows in (1, 2, 3, 7, 30):
+                        if rows * dim > 15000:
+                            continue
+                        for off in (0, 1, 3):
+                            q = [f32(rnd.uniform(-1, 1)) for _ in range(dim)]
+                            a = [f32(rnd.uniform(-1, 1)) for _ in range(rows * dim)]
+                            put_f32(a_va + 4 * off, q)
+                            put_f32(b_va + 4 * off, a)
+                            m.write(out_va, b"\xa5" * 4 * (rows + 1))
+                            m.call(syms[name][0], [a_va + 4 * off, b_va + 4 * off, dim, n, rows, out_va], 0)
+                            got = m.read(out_va, 4 * (rows + 1))
+                            want = b"".join(m.call(syms[one][0], [a_va + 4 * off, b_va + 4 * (off + r * dim), n], 4) for r in range(rows))
+                            # and each within the rounding bound of its exact dot, so a kernel
+                            # broken the same way as the one it is compared with still fails
+                            vals = struct.unpack(f"<{rows}f", got[:4 * rows])
+                            near = all(abs(v - e) <= bd for v, (e, bd) in zip(vals, (dot_bound(q[:n], a[r * dim:r * dim + n]) for r in range(rows))))
+                            n_checks += 1
+                            if got == want + b"\xa5" * 4 and near:
+                                ok += 1
+                            else:
+                                log(f"  FAIL {name} dim={dim} rows={rows} off={off}: {got[:8].hex()}..., want {want[:8].hex()}...")
+            elif name.startswith("read"):  # XOR of the little-endian 64-bit words
+                for n in (256, 512, 768, 4096, 256 * 40):
+                    for off in (0, 1, 7):
+                        data = bytes(rnd.getrandbits(8) for _ in range(n))
+                        m.write(a_va + off, data)
+                        got, = struct.unpack("<Q", m.call(syms[name][0], [a_va + off, n], 8))
+                        want = 0
+                        for (w,) in struct.iter_unpack("<Q", data):
+                            want ^= w
+                        n_checks += 1
+                        if got == want:
+                            ok += 1
+                        else:
+                            log(f"  FAIL {name} n={n} off={off}: {got:#x}, want {want:#x}")
             elif name.startswith("dotInt8"):
                 step = 32 if name.endswith("AVX2") else 64
                 for n in range(step, 1025, step):

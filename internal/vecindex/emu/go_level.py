@@ -1,5 +1,6 @@
-"""Run vecindex's exported Dot, DotInt8 and DotsInt8 (Go code and kernels together) on an
-emulated CPU, at each kernel level, by calling them with Go's register ABI (ABIInternal).
+"""Run vecindex's exported Dot, DotInt8 and DotsInt8, and the block scorer dots that Search
+uses (Go code and kernels together), on an emulated CPU, at each kernel level, by calling them
+with Go's register ABI (ABIInternal).
 
 bochs_kernels.py checks the assembly kernels alone; this checks the Go code around them at the
 AVX-512 levels too: the n &^ 15 and n &^ 63 splits, the Go tails, and the VNNI/BW choice. The
@@ -147,6 +148,7 @@ def main():
     m = GoMachine(binary)
     flags = [syms[pkg + n] for n in ("useAVX2", "useAVX512", "useVNNI")]
     dot, dot8, dots8 = syms[pkg + "Dot"], syms[pkg + "DotInt8"], syms[pkg + "DotsInt8"]
+    dotsf = syms[pkg + "dots"]
     rnd = random.Random(17)
     a_va, b_va, out_va = DATA, DATA + 16 * PAGE, DATA + 32 * PAGE
     levels = ["generic", "avx2"] + (["avx512"] if "dotAVX512" in bk.EXPECT[model] else []) + (["avx512vnni"] if "dotInt8VNNI" in bk.EXPECT[model] else [])
@@ -205,7 +207,32 @@ def main():
                         ok += 1
                     else:
                         print(f"  FAIL DotsInt8 {level} dim={dim} rows={rows} off={off}: {got[:3]}, want {want[:3]}")
-        print(f"{model:16s} {level:12s} Dot, DotInt8, DotsInt8 {ok:5d}/{n:<5d} {'ok' if ok == n else 'WRONG'}")
+        # dots(q, rows, out): q AX BX CX, rows DI SI R8, out R9 R10 R11. Each score must be
+        # Dot's for that row, bit for bit, and within the rounding bound; nothing past out.
+        for dim in (1, 16, 17, 31, 32, 33, 80, 100, 384, 385, 400):
+            for rows in (1, 3, 17):
+                for off in (0, 1):
+                    q = [bk.f32(rnd.uniform(-1, 1)) for _ in range(dim)]
+                    a = [bk.f32(rnd.uniform(-1, 1)) for _ in range(rows * dim)]
+                    m.write(a_va + 4 * off, struct.pack(f"<{dim}f", *q))
+                    m.write(b_va + 4 * off, struct.pack(f"<{len(a)}f", *a))
+                    m.write(out_va, b"\xa5" * 4 * (rows + 1))
+                    m.call(dotsf, {"rax": a_va + 4 * off, "rbx": dim, "rcx": dim, "rdi": b_va + 4 * off, "rsi": len(a), "r8": len(a),
+                                   "r9": out_va, "r10": rows, "r11": rows})
+                    got = m.read(out_va, 4 * (rows + 1))
+                    want, near = b"", True
+                    for r in range(rows):
+                        st = m.call(dot, {"rax": a_va + 4 * off, "rbx": dim, "rcx": dim, "rdi": b_va + 4 * (off + r * dim), "rsi": dim, "r8": dim})
+                        want += struct.pack("<I", st.zmm[0].q[0] & 0xFFFFFFFF)
+                        exact, bound = bk.dot_bound(q, a[r * dim:(r + 1) * dim])
+                        v, = struct.unpack("<f", got[4 * r:4 * r + 4])
+                        near = near and abs(v - exact) <= bound
+                    n += 1
+                    if got == want + b"\xa5" * 4 and near:
+                        ok += 1
+                    else:
+                        print(f"  FAIL dots {level} dim={dim} rows={rows} off={off}: {got[:8].hex()}, want {want[:8].hex()}")
+        print(f"{model:16s} {level:12s} Dot, DotInt8, DotsInt8, dots {ok:5d}/{n:<5d} {'ok' if ok == n else 'WRONG'}")
         bad += ok != n
     # The flags written above do reach the dispatch: at a level this model lacks, a 384-value
     # call must reach that level's kernel and raise #UD.
