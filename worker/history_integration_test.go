@@ -165,7 +165,9 @@ func putParquet[T any](t *testing.T, b blob.Bucket, key string, rows []T) {
 // TestIndexBuildInBatchesThroughRealServer builds three daily shards through the real server
 // and S3 gateway: one BuildShardBatch child, whose three activities each take the whole batch.
 // With -update-history its history and the child's become replay fixtures (index-batch.json,
-// buildshardbatch-toy.json).
+// buildshardbatch-toy.json). index-stored-shards.json is the same build (ID
+// index-stored-shards) recorded with the code before batching: one BuildShard child a shard,
+// plan in the store; it is kept for that path.
 func TestIndexBuildInBatchesThroughRealServer(t *testing.T) {
 	integration(t)
 	b := s3Bucket(t, "batch-it")
