@@ -2,8 +2,8 @@ package indexplan
 
 // BatchMaxShards is the most shards one batch holds. A batch is built by one child workflow
 // whose three activities take a list of shards, so its cost is that of one shard (55–300 ms
-// here: docs/capacity.md §5) and its payloads hold one entry per shard (about 0.25 KB in the
-// largest, ChunkShard's input): 64 keeps each under 20 KB, well inside the 64 KB the scale
+// here: docs/capacity.md §5) and its payloads hold one entry per shard (about 0.3 KB in the
+// largest, WriteShard's input): 64 keeps each under 20 KB, well inside the 64 KB the scale
 // test allows, and saves 63 of every 64 children of an archive of tiny daily shards.
 const BatchMaxShards = 64
 
