@@ -138,6 +138,21 @@ func (a *Activities) answer(ctx context.Context) func(runID string) (schemas.Ans
 // heartbeat records an activity's progress (activity.RecordHeartbeat), which a retry resumes from.
 func heartbeat(ctx context.Context, details any) { activity.RecordHeartbeat(ctx, details) }
 
+// eachShard runs one on each shard of a batch in turn, heartbeating after each, and returns
+// their results in order, up to the first error (returned as it is, so a final one stays final).
+func eachShard[I, O any](ctx context.Context, shards []I, one func(context.Context, I) (O, error)) ([]O, error) {
+	out := make([]O, 0, len(shards))
+	for i, s := range shards {
+		r, err := one(ctx, s)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+		heartbeat(ctx, i)
+	}
+	return out, nil
+}
+
 // keepAliveFor starts a keepalive.KeepAlive for ctx's activity at its heartbeat timeout.
 func keepAliveFor(ctx context.Context) *keepalive.KeepAlive {
 	return keepalive.Start(ctx, activity.GetInfo(ctx).HeartbeatTimeout, func(details any) { heartbeat(ctx, details) })

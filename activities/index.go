@@ -16,7 +16,6 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/storeio"
@@ -155,33 +154,21 @@ func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]Input
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the
-// store (layout.BuildPlanKey, layout.BuildFilesKey), leaving their keys and counts.
-func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndexResult) error {
+// store (storeio.PutPlan), leaving their keys and counts.
+func (a *Activities) storePlan(ctx context.Context, runID string, res *PlanIndexResult) (err error) {
 	plan := indexplan.NewStoredPlan(res.Periods, res.Existing)
-	res.PlanKey, res.FilesKey, res.FileCount, res.Summary = layout.BuildPlanKey(runID), layout.BuildFilesKey(runID), len(res.Files), plan.Summary()
-	if err := storeio.PutJSON(ctx, a.Bucket, res.PlanKey, plan); err != nil {
-		return err
-	}
-	if err := storeio.PutJSON(ctx, a.Bucket, res.FilesKey, res.Files); err != nil {
-		return err
-	}
-	res.Periods, res.Files, res.Existing = nil, nil, nil
-	return nil
+	res.PlanKey, res.FilesKey, err = storeio.PutPlan(ctx, a.Bucket, runID, plan, res.Files)
+	res.FileCount, res.Summary, res.Periods, res.Files, res.Existing = len(res.Files), plan.Summary(), nil, nil, nil
+	return err
 }
 
-// readPlan reads a stored plan (layout.BuildPlanKey).
+// readPlan reads a stored plan (storeio.GetPlan); one this worker cannot read is final.
 func (a *Activities) readPlan(ctx context.Context, key string) (indexplan.StoredPlan, error) {
-	plan, err := storeio.GetJSON[indexplan.StoredPlan](ctx, a.Bucket, key)
+	plan, err := storeio.GetPlan(ctx, a.Bucket, key)
 	if errors.Is(err, storeio.ErrDecode) {
-		return plan, invalid(fmt.Errorf("build plan: %w", err))
+		return plan, invalid(err)
 	}
-	if err != nil {
-		return plan, fmt.Errorf("read the build's plan: %w", err)
-	}
-	if plan.Version != indexplan.StoredPlanVersion {
-		return plan, invalid(fmt.Errorf("build plan %s is version %d; this worker reads version %d", key, plan.Version, indexplan.StoredPlanVersion))
-	}
-	return plan, nil
+	return plan, err
 }
 
 // PlanPageInput asks for a page of the shards a stored plan builds.
@@ -280,6 +267,8 @@ type ChunkShardInput struct {
 	ShardID string              `json:"shard_id"`
 	DocsKey string              `json:"docs_key"`
 	Chunk   schemas.ChunkConfig `json:"chunk"`
+	// Shards, when set, are a batch (indexplan.Batches) to chunk in turn instead.
+	Shards []ChunkShardInput `json:"shards,omitempty"`
 }
 
 // ChunkShardResult names the staged chunk rows.
@@ -288,10 +277,16 @@ type ChunkShardResult struct {
 	Chunks    int    `json:"chunks"`
 	// Truncated counts documents cut by MaxChunksPerDoc.
 	Truncated int `json:"truncated"`
+	// Shards are a batch's results, in its order.
+	Shards []ChunkShardResult `json:"shards,omitempty"`
 }
 
 // ChunkShard splits a period's documents into chunk rows (staging/<shard>/chunks.parquet).
 func (a *Activities) ChunkShard(ctx context.Context, in ChunkShardInput) (ChunkShardResult, error) {
+	if in.Shards != nil {
+		out, err := eachShard(ctx, in.Shards, a.ChunkShard)
+		return ChunkShardResult{Shards: out}, err
+	}
 	docs, err := storeio.GetParquet[schemas.Document](ctx, a.Bucket, in.DocsKey)
 	if err != nil {
 		return ChunkShardResult{}, fmt.Errorf("chunk shard %s: %w", in.ShardID, err)
@@ -314,6 +309,8 @@ type EmbedShardInput struct {
 	// Model is the model the build was planned for (shard ids name it; empty: unchecked); a
 	// worker embedding with another model refuses the task.
 	Model schemas.ModelRef `json:"model,omitempty"`
+	// Shards, when set, are a batch to embed in turn instead, each resuming as above.
+	Shards []EmbedShardInput `json:"shards,omitempty"`
 }
 
 // DefaultEmbedPartSize is how many chunks EmbedShard embeds and stores at a time (BENCHMARKS.md).
@@ -326,6 +323,8 @@ type EmbedShardResult struct {
 	Embedded int `json:"embedded"`
 	Resumed  int `json:"resumed"`
 	Chunks   int `json:"chunks"`
+	// Shards are a batch's results, in its order.
+	Shards []EmbedShardResult `json:"shards,omitempty"`
 }
 
 // EmbedShard embeds staged chunks part by part, storing each part before heartbeating, so a
@@ -339,6 +338,10 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 	}
 	if err := modelchoice.PlannedMismatch(in.Model, a.Model, config.QueueEmbed); err != nil {
 		return EmbedShardResult{}, mismatch(err)
+	}
+	if in.Shards != nil {
+		out, err := eachShard(ctx, in.Shards, a.EmbedShard)
+		return EmbedShardResult{Shards: out}, err
 	}
 	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
 	if err != nil {
@@ -362,16 +365,8 @@ func (a *Activities) EmbedShard(ctx context.Context, in EmbedShardInput) (EmbedS
 		alive.PartStarted(began)
 		vecs, err := a.Embedder.EmbedPassages(ctx, texts)
 		took := time.Since(began)
-		if err != nil {
-			err = fmt.Errorf("embed part %d (chunks %d-%d): %w", p, p*in.PartSize, p*in.PartSize+len(part)-1, err)
-		}
-		// A server that refuses the request or serves another model, or a vector missing, of
-		// mixed lengths or non-finite, comes again: final.
-		if errors.Is(err, llm.ErrConfig) || errors.Is(err, llm.ErrInvalidReply) {
-			return res, temporal.NewNonRetryableApplicationError(err.Error()+"; check the embedding server and its model", ErrTypeConfig, err)
-		}
-		if err != nil {
-			return res, err
+		if err != nil { // a refused request or a broken reply comes again: final (embedFailed)
+			return res, embedFailed(fmt.Sprintf("embed part %d (chunks %d-%d)", p, p*in.PartSize, p*in.PartSize+len(part)-1), err)
 		}
 		buf, err := vecindex.Encode(a.Embedder.Dim(), a.Embedder.ModelID(), vecs)
 		if err != nil {
@@ -397,9 +392,12 @@ type WriteShardInput struct {
 	ChunksKey     string `json:"chunks_key"`
 	VectorsPrefix string `json:"vectors_prefix"`
 	Parts         int    `json:"parts"`
+	// Shards, when set, are a batch to write in turn instead.
+	Shards []WriteShardInput `json:"shards,omitempty"`
 }
 
-// WriteShardResult is the published shard's meta.
+// WriteShardResult is the published shard's meta; none for a batch (64 metas would pass 64 KB:
+// PublishManifest reads them from the store).
 type WriteShardResult struct {
 	Meta schemas.ShardMeta `json:"meta"`
 }
@@ -407,21 +405,18 @@ type WriteShardResult struct {
 // WriteShard writes and uploads the shard files (chunks, vectors, BM25), meta.json last (a shard
 // with one is complete), then deletes its staging; a retry that finds meta.json only deletes.
 func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteShardResult, error) {
+	if in.Shards != nil {
+		_, err := eachShard(ctx, in.Shards, a.WriteShard)
+		return WriteShardResult{}, err
+	}
 	if m, err := storeio.BuiltShard(ctx, a.Bucket, in.Index, in.Period, in.ShardID); err != nil {
 		return WriteShardResult{}, err
 	} else if m != nil {
-		return WriteShardResult{Meta: *m}, a.deleteStaging(ctx, in.Index, in.ShardID)
+		return WriteShardResult{Meta: *m}, storeio.DeleteStaging(ctx, a.Bucket, in.Index, in.ShardID)
 	}
-	chunks, err := storeio.GetParquet[schemas.Chunk](ctx, a.Bucket, in.ChunksKey)
-	if err != nil {
-		return WriteShardResult{}, err
-	}
-	vec, err := storeio.GetVectorParts(ctx, a.Bucket, in.Parts, func(p int) string { return layout.PartKey(in.VectorsPrefix, p) })
+	chunks, vec, err := storeio.GetStagedShard(ctx, a.Bucket, in.ChunksKey, in.VectorsPrefix, in.Parts)
 	if err != nil {
 		return WriteShardResult{}, mismatch(err)
-	}
-	if vec == nil || vec.Count != len(chunks) {
-		return WriteShardResult{}, fmt.Errorf("shard %s: vectors for %d of %d chunks", in.ShardID, vec.Len(), len(chunks))
 	}
 	dir, err := os.MkdirTemp("", "asof-shard-")
 	if err != nil {
@@ -439,15 +434,7 @@ func (a *Activities) WriteShard(ctx context.Context, in WriteShardInput) (WriteS
 		return WriteShardResult{}, err
 	}
 	a.Metrics.ShardPublished(time.Since(began))
-	return WriteShardResult{Meta: meta}, a.deleteStaging(ctx, in.Index, in.ShardID)
-}
-
-// deleteStaging removes a written shard's staging objects; deleting them again is a no-op.
-func (a *Activities) deleteStaging(ctx context.Context, index, shardID string) error {
-	if err := storeio.DeletePrefix(ctx, a.Bucket, layout.StagingPrefix(index, shardID)+"/"); err != nil {
-		return fmt.Errorf("shard %s is written; delete its staging: %w", shardID, err)
-	}
-	return nil
+	return WriteShardResult{Meta: meta}, storeio.DeleteStaging(ctx, a.Bucket, in.Index, in.ShardID)
 }
 
 // PublishManifestInput is a finished build. With PlanKey, the build's stored plan
@@ -514,21 +501,15 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks}, nil
 }
 
-// plannedShards lists the shards a build with a stored plan publishes (indexplan.StoredPlan.Metas):
-// each shard built by this build is read from its meta.json, which WriteShard wrote last.
+// plannedShards lists the shards a build with a stored plan publishes (storeio.PlannedShards);
+// a shard the build did not write is final (no retry writes it).
 func (a *Activities) plannedShards(ctx context.Context, index, planKey string) ([]schemas.ShardMeta, int64, error) {
 	plan, err := a.readPlan(ctx, planKey)
 	if err != nil {
 		return nil, 0, err
 	}
-	n := 0
-	metas, chunks, err := plan.Metas(func(s indexplan.PlannedShard) (schemas.ShardMeta, error) {
-		if n++; n%256 == 0 {
-			heartbeat(ctx, n)
-		}
-		return storeio.GetJSON[schemas.ShardMeta](ctx, a.Bucket, layout.ShardKey(index, s.Period, s.ShardID, shard.MetaFile))
-	})
-	if errors.Is(err, blob.ErrNotFound) { // a shard the build did not write: no retry writes it
+	metas, chunks, err := storeio.PlannedShards(ctx, a.Bucket, index, plan, func(n int) { heartbeat(ctx, n) })
+	if errors.Is(err, blob.ErrNotFound) {
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
 	}
 	return metas, chunks, err

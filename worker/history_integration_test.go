@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/fnv"
+	"slices"
 	"testing"
 	"time"
 
@@ -158,5 +159,54 @@ func putParquet[T any](t *testing.T, b blob.Bucket, key string, rows []T) {
 	}
 	if _, err := b.Put(context.Background(), key, &buf); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIndexBuildInBatchesThroughRealServer builds three daily shards through the real server
+// and S3 gateway: one BuildShardBatch child, whose three activities each take the whole batch.
+// With -update-history its history and the child's become replay fixtures (index-batch.json,
+// buildshardbatch-toy.json). index-stored-shards.json is the same build (ID
+// index-stored-shards) recorded with the code before batching: one BuildShard child a shard,
+// plan in the store; it is kept for that path.
+func TestIndexBuildInBatchesThroughRealServer(t *testing.T) {
+	integration(t)
+	b := s3Bucket(t, "batch-it")
+	ctx := runToyWorker(t, b, "batch-it")
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	putParquet(t, b, "corpora/days.parquet", []fixtureRow{
+		{"a", "2024-01-05", "The central bank raised the key rate to 16 percent.", "x.com"},
+		{"b", "2024-01-06", "Oil fell after OPEC.", "y.com"},
+		{"c", "2024-01-08", "The key rate was kept at 16 percent.", "x.com"},
+	})
+	run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "index-batch", TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
+		Index: "toy-batch", Inputs: []activities.InputFile{{Key: "corpora/days.parquet", Name: "days.parquet"}}, Period: "day",
+		Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built workflows.IndexBuildResult
+	if err := run.Get(rctx, &built); err != nil {
+		t.Fatal(err)
+	}
+	if built.ShardsBuilt != 3 || built.PartsEmbedded != 3 || built.Counts.Chunks != 3 {
+		t.Fatalf("index build %+v: want 3 shards of one chunk", built)
+	}
+	data, err := blob.ReadAll(rctx, b, built.ManifestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := schemas.DecodeManifest(data)
+	if err != nil || len(m.Shards) != 3 {
+		t.Fatalf("manifest: %+v, %v", m.Shards, err)
+	}
+	child := "index-batch/batch-" + m.Shards[0].ID
+	if scheduled, _ := historySteps(t, child); !slices.Equal(scheduled, []string{"ChunkShard", "EmbedShard", "WriteShard"}) {
+		t.Fatalf("%s ran %v; want each shard activity once, for the whole batch", child, scheduled)
+	}
+	if *updateHistory {
+		saveHistory(t, "index-batch")
+		saveHistoryAs(t, child, "buildshardbatch-toy")
 	}
 }

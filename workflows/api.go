@@ -88,7 +88,10 @@ type IndexBuildInput struct {
 	// Period is the shard unit: day, week, month (default), quarter or year.
 	Period string              `json:"period"`
 	Chunk  schemas.ChunkConfig `json:"chunk"`
-	// Concurrency bounds the shards built at once (default 2).
+	// Concurrency bounds the children building shards at once (default 2): batches of
+	// consecutive small periods (indexplan.Batches; a period of more than
+	// indexplan.BatchMaxDocs documents is a batch of its own), or single shards in runs started
+	// before batching.
 	Concurrency int `json:"concurrency"`
 	// EmbedPartSize is how many chunks are embedded and stored at a time (0: DefaultEmbedPartSize, 128): the
 	// unit of progress a crashed embedding worker loses at most.
@@ -193,8 +196,8 @@ type Progress struct {
 	ChunksDone  int    `json:"chunks_done"`
 	// DocsToBuild counts the documents of shards not built yet.
 	DocsToBuild int `json:"docs_to_build"`
-	// InFlight lists the shards being built now; a client can count their stored embedding
-	// parts (layout.VectorsPrefix) for finer progress.
+	// InFlight lists the shards being built now (every shard of each batch in flight); a
+	// client can count their stored embedding parts (layout.VectorsPrefix) for finer progress.
 	InFlight []InFlightShard `json:"in_flight,omitempty"`
 	// Model and Languages are known once the plan is: the model the shards are embedded with
 	// and this build's documents per language, so a client can warn about a model that does

@@ -20,8 +20,14 @@ import (
 // continue-as-new; they replay that path.
 const planInStoreVersion = "plan-in-store"
 
-// IndexBuild validates and plans the corpus, builds one BuildShard child per period that has
-// no shard yet (bounded concurrency), and publishes the manifest last.
+// shardBatchVersion is the change ID of batched shards: runs started before it build one
+// BuildShard child per shard (three activities each) and replay that path; newer ones build
+// consecutive small periods together, one BuildShardBatch child per batch (indexplan.Batches).
+const shardBatchVersion = "shard-batches"
+
+// IndexBuild validates and plans the corpus, builds the periods that have no shard yet in
+// batches of consecutive small periods (indexplan.Batches), one BuildShardBatch child per batch
+// with at most Concurrency batches at once, and publishes the manifest last.
 //
 // The plan, the per-file table and the shard list live in the store (layout.BuildPlanKey,
 // layout.BuildFilesKey); the first run plans, each run builds at most MaxShardsPerRun shards,
@@ -200,32 +206,36 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 		todo = append(todo, page.Periods...)
 		off = page.Next
 	}
-	_, err := fanOut(ctx, len(todo), in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
-		p := todo[k]
-		f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
-		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
-		var r BuildShardResult
-		err := f.Get(ctx, &r)
-		for i, s := range prog.InFlight {
-			if s.ShardID == p.ShardID {
-				prog.InFlight = append(prog.InFlight[:i:i], prog.InFlight[i+1:]...)
-				break
-			}
-		}
-		if err != nil {
-			return struct{}{}, fmt.Errorf("shard %s (%s): %w", p.Period, p.ShardID, err)
-		}
-		res.ShardsBuilt++
+	// tally counts what a child built into the result, the carry and the progress.
+	tally := func(r BuildShardBatchResult) {
+		res.ShardsBuilt += r.Shards
 		res.Truncated += r.Truncated
 		res.PartsEmbedded += r.PartsEmbedded
 		res.PartsResumed += r.PartsResumed
-		carry.ChunksBuilt += r.Meta.Chunks
-		carry.DocsBuilt += p.Docs
-		prog.ShardsDone++
-		prog.ChunksDone += r.Meta.Chunks
-		prog.DocsToBuild -= p.Docs
-		return struct{}{}, nil
-	})
+		carry.ChunksBuilt += r.Chunks
+		carry.DocsBuilt += r.Docs
+		prog.ShardsDone += r.Shards
+		prog.ChunksDone += r.Chunks
+		prog.DocsToBuild -= r.Docs
+	}
+	var err error
+	if workflow.GetVersion(ctx, shardBatchVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		_, err = fanOut(ctx, len(todo), in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
+			p := todo[k]
+			f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
+			prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
+			var r BuildShardResult
+			err := f.Get(ctx, &r)
+			prog.InFlight = withoutInFlight(prog.InFlight, todo[k:k+1])
+			if err != nil {
+				return struct{}{}, fmt.Errorf("shard %s (%s): %w", p.Period, p.ShardID, err)
+			}
+			tally(BuildShardBatchResult{Shards: 1, Chunks: r.Meta.Chunks, Docs: p.Docs, Truncated: r.Truncated, PartsEmbedded: r.PartsEmbedded, PartsResumed: r.PartsResumed})
+			return struct{}{}, nil
+		})
+	} else {
+		err = buildBatches(ctx, info.WorkflowExecution.ID, in, plan.Model, todo, prog, tally)
+	}
 	if err != nil {
 		return res, err
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/converter"
@@ -89,7 +91,7 @@ func TestIndexBuildStoredPlanContinuesWithItsKey(t *testing.T) {
 	if len(calls.pages) != 1 || calls.pages[0].Limit != 3 || calls.pages[0].Offset != 0 {
 		t.Fatalf("pages %+v: want one page of 3 from 0", calls.pages)
 	}
-	env.AssertNumberOfCalls(t, "WriteShard", 3)
+	env.AssertNumberOfCalls(t, "WriteShard", 1) // one batch of 3
 	var next IndexBuildInput
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
@@ -135,22 +137,119 @@ func TestIndexBuildStoredPlanContinuesWithItsKey(t *testing.T) {
 }
 
 // TestIndexBuildStoredPlanPagesWithinARun: a run allowed more shards than a page holds fetches
-// several pages, each at most indexplan.PageMax, and builds them all.
+// several pages, each at most indexplan.PageMax, and builds them all: in batches of at most
+// indexplan.BatchMaxShards, or, in a run started before batching, one child per shard.
 func TestIndexBuildStoredPlanPagesWithinARun(t *testing.T) {
 	n := indexplan.PageMax + 7
+	tests := []struct {
+		name    string
+		version workflow.Version
+		writes  int
+	}{
+		{name: "batches", version: 1, writes: 4}, // 64 + 64 + 64 + 15
+		{name: "before batching", version: workflow.DefaultVersion, writes: n},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := indexEnv(t)
+			env.OnGetVersion(shardBatchVersion, workflow.DefaultVersion, 1).Return(tt.version)
+			calls := storedPlanActivities(env, storedPlanOf(n))
+			shardActivities(env, 0)
+			env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", InputsKey: "k", MaxShardsPerRun: 10 * n, Concurrency: 8})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			if len(calls.pages) != 2 || calls.pages[1].Offset != indexplan.PageMax {
+				t.Fatalf("pages %+v: want two, the second from %d", calls.pages, indexplan.PageMax)
+			}
+			env.AssertNumberOfCalls(t, "WriteShard", tt.writes)
+			var res IndexBuildResult
+			if err := env.GetWorkflowResult(&res); err != nil || res.ShardsBuilt != n || res.Runs != 1 || res.PartsEmbedded != n {
+				t.Fatalf("result %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+// TestIndexBuildBatchesSmallPeriods: consecutive small periods are built together, one
+// BuildShardBatch child per batch (its id from the build's and the batch's first shard's), a
+// period over indexplan.BatchMaxDocs alone; every shard is chunked, embedded with the plan's
+// model and written once, and the progress and the result count every shard, chunk and document.
+func TestIndexBuildBatchesSmallPeriods(t *testing.T) {
+	plan := storedPlanOf(74) // s00001 … s00074 of one document each, after s00000 (built)
+	plan.Shards[71].Docs = indexplan.BatchMaxDocs + 1
 	env := indexEnv(t)
-	calls := storedPlanActivities(env, storedPlanOf(n))
-	shardActivities(env, 0)
-	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", InputsKey: "k", MaxShardsPerRun: 10 * n, Concurrency: 8})
+	storedPlanActivities(env, plan)
+	var mu sync.Mutex
+	var children []string
+	var batches [][]string // the shard ids each ChunkShard call chunked
+	env.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		mu.Lock()
+		defer mu.Unlock()
+		children = append(children, info.WorkflowType.Name+" "+info.WorkflowExecution.ID)
+	})
+	env.OnActivity(a.ChunkShard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ChunkShardInput) (activities.ChunkShardResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			var ids []string
+			res := activities.ChunkShardResult{}
+			for _, s := range in.Shards {
+				ids = append(ids, s.ShardID)
+				res.Shards = append(res.Shards, activities.ChunkShardResult{ChunksKey: s.ShardID + "/chunks", Chunks: 2, Truncated: 1})
+			}
+			batches = append(batches, ids)
+			return res, nil
+		}).After(time.Minute)
+	var mid Progress // 30 s in: the first two batches are in flight
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(ProgressQuery)
+		if err != nil || v.Get(&mid) != nil {
+			t.Errorf("progress mid-build: %v", err)
+		}
+	}, 30*time.Second)
+	shardActivities(env, 0) // EmbedShard and WriteShard (its ChunkShard mock comes second: unused)
+	env.ExecuteWorkflow(IndexBuild, IndexBuildInput{Index: "news", InputsKey: "k", Concurrency: 2})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	if len(calls.pages) != 2 || calls.pages[1].Offset != indexplan.PageMax {
-		t.Fatalf("pages %+v: want two, the second from %d", calls.pages, indexplan.PageMax)
+	sort.Slice(batches, func(i, j int) bool { return batches[i][0] < batches[j][0] }) // in the order they finished
+	sort.Strings(children)
+	var sizes []int
+	seen := map[string]bool{}
+	for _, b := range batches {
+		sizes = append(sizes, len(b))
+		for _, id := range b {
+			if seen[id] {
+				t.Fatalf("shard %s chunked twice", id)
+			}
+			seen[id] = true
+		}
 	}
-	env.AssertNumberOfCalls(t, "WriteShard", n)
+	// s00001–s00064, s00065–s00070, s00071 (the big one), s00072–s00074.
+	if fmt.Sprint(sizes) != "[64 6 1 3]" || len(seen) != 74 || batches[2][0] != "s00071" {
+		t.Fatalf("batches of %v shards (%d shards), want [64 6 1 3] with s00071 alone", sizes, len(seen))
+	}
+	want := []string{"BuildShardBatch default-test-workflow-id/batch-s00001", "BuildShardBatch default-test-workflow-id/batch-s00065",
+		"BuildShardBatch default-test-workflow-id/batch-s00071", "BuildShardBatch default-test-workflow-id/batch-s00072"}
+	if fmt.Sprint(children) != fmt.Sprint(want) {
+		t.Fatalf("children %v, want %v", children, want)
+	}
+	env.AssertNumberOfCalls(t, "EmbedShard", 4)
+	env.AssertNumberOfCalls(t, "WriteShard", 4)
 	var res IndexBuildResult
-	if err := env.GetWorkflowResult(&res); err != nil || res.ShardsBuilt != n || res.Runs != 1 {
-		t.Fatalf("result %+v, %v", res, err)
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if len(mid.InFlight) != 70 || mid.InFlight[0].ShardID != "s00001" || mid.InFlight[69].ShardID != "s00070" || mid.ShardsDone != 1 || mid.DocsToBuild != 73+indexplan.BatchMaxDocs+1 {
+		t.Fatalf("progress mid-build: %d in flight, %+v", len(mid.InFlight), mid)
+	}
+	if res.ShardsBuilt != 74 || res.ShardsReused != 1 || res.Truncated != 74 || res.PartsEmbedded != 74 || res.Runs != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	var prog Progress
+	v, err := env.QueryWorkflow(ProgressQuery)
+	if err != nil || v.Get(&prog) != nil || prog.ShardsTotal != 75 || prog.ShardsDone != 75 || prog.ChunksDone != 4+2*74 || prog.DocsToBuild != 0 || len(prog.InFlight) != 0 {
+		t.Fatalf("progress %+v, %v", prog, err)
 	}
 }

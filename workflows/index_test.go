@@ -29,6 +29,7 @@ func legacyPlan(env *testsuite.TestWorkflowEnvironment) {
 func indexEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	env := newEnv(t)
 	env.RegisterWorkflow(BuildShard)
+	env.RegisterWorkflow(BuildShardBatch)
 	return env
 }
 
@@ -42,13 +43,18 @@ var threePeriods = activities.PlanIndexResult{
 	Model:  schemas.ModelRef{ID: "e5-small-v2", Dim: 384},
 }
 
-// shardActivities mocks the three shard activities; embedFailures makes EmbedShard fail that
-// many times first (-1: always, non-retryably).
+// shardActivities mocks the three shard activities, single and batch forms alike (a batch
+// runs the single mock on each of its shards); embedFailures makes EmbedShard fail that many
+// times first (-1: always, non-retryably).
 func shardActivities(env *testsuite.TestWorkflowEnvironment, embedFailures int) *sync.Map {
 	queues := &sync.Map{}
 	env.OnActivity(a.ChunkShard, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.ChunkShardInput) (activities.ChunkShardResult, error) {
-			return activities.ChunkShardResult{ChunksKey: in.ShardID + "/chunks", Chunks: 5}, nil
+			return eachMock(in.Shards, func(in activities.ChunkShardInput) activities.ChunkShardResult {
+				return activities.ChunkShardResult{ChunksKey: in.ShardID + "/chunks", Chunks: 5}
+			}, func(out []activities.ChunkShardResult) activities.ChunkShardResult {
+				return activities.ChunkShardResult{Shards: out}
+			}, in), nil
 		})
 	var mu sync.Mutex
 	failures := embedFailures
@@ -64,13 +70,32 @@ func shardActivities(env *testsuite.TestWorkflowEnvironment, embedFailures int) 
 				failures--
 				return activities.EmbedShardResult{}, errors.New("worker lost")
 			}
-			return activities.EmbedShardResult{Parts: 1, Chunks: 5}, nil
+			return eachMock(in.Shards, func(activities.EmbedShardInput) activities.EmbedShardResult {
+				return activities.EmbedShardResult{Parts: 1, Chunks: 5, Embedded: 1}
+			}, func(out []activities.EmbedShardResult) activities.EmbedShardResult {
+				return activities.EmbedShardResult{Shards: out}
+			}, in), nil
 		})
 	env.OnActivity(a.WriteShard, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.WriteShardInput) (activities.WriteShardResult, error) {
-			return activities.WriteShardResult{Meta: schemas.ShardMeta{ID: in.ShardID, Period: in.Period, Chunks: 5}}, nil
+			return eachMock(in.Shards, func(in activities.WriteShardInput) activities.WriteShardResult {
+				return activities.WriteShardResult{Meta: schemas.ShardMeta{ID: in.ShardID, Period: in.Period, Chunks: 5}}
+			}, func([]activities.WriteShardResult) activities.WriteShardResult { return activities.WriteShardResult{} }, in), nil
 		})
 	return queues
+}
+
+// eachMock answers a mocked shard activity: one(in) for a single shard, else batch of one(s)
+// for each shard of the batch.
+func eachMock[I, O any](shards []I, one func(I) O, batch func([]O) O, in I) O {
+	if shards == nil {
+		return one(in)
+	}
+	out := make([]O, len(shards))
+	for i, s := range shards {
+		out[i] = one(s)
+	}
+	return batch(out)
 }
 
 func TestIndexBuildBuildsMissingShardsAndPublishesLast(t *testing.T) {

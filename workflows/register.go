@@ -18,6 +18,7 @@ func RegisterColocated(r worker.WorkflowRegistry, c Colocated) {
 	r.RegisterWorkflowWithOptions(HealthCheck, workflow.RegisterOptions{Name: "HealthCheck"})
 	r.RegisterWorkflowWithOptions(IndexBuild, workflow.RegisterOptions{Name: "IndexBuild"})
 	r.RegisterWorkflowWithOptions(BuildShard, workflow.RegisterOptions{Name: "BuildShard"})
+	r.RegisterWorkflowWithOptions(BuildShardBatch, workflow.RegisterOptions{Name: "BuildShardBatch"})
 	r.RegisterWorkflowWithOptions(c.ask, workflow.RegisterOptions{Name: "Ask"})
 	r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
 	r.RegisterWorkflowWithOptions(Digest, workflow.RegisterOptions{Name: "Digest"})

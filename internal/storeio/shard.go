@@ -179,6 +179,25 @@ func EachShardDocIDs(ctx context.Context, b blob.Bucket, index string, shards []
 	return nil
 }
 
+// GetStagedShard reads a shard's staged chunk rows and its n vector parts (layout.PartKey
+// under vectorsPrefix), and checks they hold one vector per chunk: a part of another dim or
+// model is ErrMismatch; too few or too many vectors (parts not all embedded yet) is a plain
+// error a retry may cure.
+func GetStagedShard(ctx context.Context, b blob.Bucket, chunksKey, vectorsPrefix string, n int) ([]schemas.Chunk, *vecindex.Flat, error) {
+	chunks, err := GetParquet[schemas.Chunk](ctx, b, chunksKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	vec, err := GetVectorParts(ctx, b, n, func(p int) string { return layout.PartKey(vectorsPrefix, p) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if vec == nil || vec.Count != len(chunks) {
+		return nil, nil, fmt.Errorf("shard %s: vectors for %d of %d chunks", path.Base(path.Dir(chunksKey)), vec.Len(), len(chunks))
+	}
+	return chunks, vec, nil
+}
+
 // UploadShard uploads the files of shard meta of index, written in dir (shard.Write), meta.json
 // last: a shard with a meta.json in the store is complete.
 func UploadShard(ctx context.Context, b blob.Bucket, index, dir string, meta schemas.ShardMeta) error {
