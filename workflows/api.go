@@ -211,6 +211,9 @@ type InFlightShard struct {
 	Period  string `json:"period"`
 	ShardID string `json:"shard_id"`
 	Docs    int    `json:"docs"`
+	// Workflow is the child workflow building it: "<build>/shard-<shard id>" (one a shard) or
+	// "<build>/batch-<first shard id>" (a batch of small periods, shared by its shards).
+	Workflow string `json:"workflow,omitempty"`
 }
 
 // IndexWorkflowID names the build of an index (one at a time per index).

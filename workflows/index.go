@@ -97,7 +97,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	launch := func(ctx workflow.Context, i int) workflow.Future {
 		p := plan.Periods[i]
 		f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
-		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
+		prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Workflow: shardWorkflowID(info.WorkflowExecution.ID, p.ShardID)})
 		return f
 	}
 	land := func(ctx workflow.Context, i int, f workflow.Future) error {
@@ -223,7 +223,7 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 		_, err = fanOut(ctx, len(todo), in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
 			p := todo[k]
 			f := startShard(ctx, info.WorkflowExecution.ID, in, plan.Model, p)
-			prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
+			prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Workflow: shardWorkflowID(info.WorkflowExecution.ID, p.ShardID)})
 			var r BuildShardResult
 			err := f.Get(ctx, &r)
 			prog.InFlight = withoutInFlight(prog.InFlight, todo[k:k+1])
@@ -353,7 +353,7 @@ func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, err
 // launch both paths of IndexBuild (plan in the payload, plan in the store) use.
 func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model schemas.ModelRef, p indexplan.PeriodPlan) workflow.Future {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID: fmt.Sprintf("%s/shard-%s", buildID, p.ShardID),
+		WorkflowID: shardWorkflowID(buildID, p.ShardID),
 		TaskQueue:  TaskQueue,
 	})
 	return workflow.ExecuteChildWorkflow(cctx, BuildShard, BuildShardInput{
@@ -361,3 +361,6 @@ func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model 
 		EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 	})
 }
+
+// shardWorkflowID is the id of the BuildShard child that builds one shard of build buildID.
+func shardWorkflowID(buildID, shardID string) string { return buildID + "/shard-" + shardID }

@@ -131,14 +131,14 @@ func buildBatches(ctx workflow.Context, buildID string, in IndexBuildInput, mode
 	_, err := fanOut(ctx, len(batches), in.Concurrency, func(ctx workflow.Context, k int) (struct{}, error) {
 		b := batches[k]
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: fmt.Sprintf("%s/batch-%s", buildID, b[0].ShardID),
+			WorkflowID: batchWorkflowID(buildID, b[0].ShardID),
 			TaskQueue:  TaskQueue,
 		})
 		f := workflow.ExecuteChildWorkflow(cctx, BuildShardBatch, BuildShardBatchInput{
 			Index: in.Index, Shards: b, Chunk: in.Chunk, Model: model, EmbedPartSize: in.EmbedPartSize, EmbedHeartbeat: in.EmbedHeartbeat,
 		})
 		for _, p := range b {
-			prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs})
+			prog.InFlight = append(prog.InFlight, InFlightShard{Period: p.Period, ShardID: p.ShardID, Docs: p.Docs, Workflow: batchWorkflowID(buildID, b[0].ShardID)})
 		}
 		var r BuildShardBatchResult
 		err := f.Get(ctx, &r)
@@ -166,3 +166,6 @@ func withoutInFlight(list []InFlightShard, done []indexplan.PeriodPlan) []InFlig
 	}
 	return out
 }
+
+// batchWorkflowID is the id of the BuildShardBatch child whose first shard is first.
+func batchWorkflowID(buildID, first string) string { return buildID + "/batch-" + first }

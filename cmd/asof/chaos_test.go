@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,6 +163,9 @@ type chaosStack struct {
 	indexName            string // the index built, chaosIndex unless set
 	partSize             int    // --embed-part-size of the builds
 	workers              map[string]*proc
+	// units maps each child workflow of the build seen in flight to the shards it builds.
+	units   map[string][]string
+	unitsMu sync.Mutex
 }
 
 // root is the folder of the stack's index in the S3 server's folder.
@@ -385,19 +389,51 @@ func (s *chaosStack) embedding() (inFlight []string, worker map[string]string, e
 		return nil, nil, err
 	}
 	worker = map[string]string{}
+	units := map[string][]string{}
 	for _, sh := range p.InFlight {
-		inFlight = append(inFlight, sh.ShardID)
-		d, err := c.DescribeWorkflowExecution(ctx, id+"/shard-"+sh.ShardID, "")
+		wf := sh.Workflow
+		if wf == "" { // a build started before InFlightShard named its workflow
+			wf = id + "/shard-" + sh.ShardID
+		}
+		if _, seen := units[wf]; !seen {
+			inFlight = append(inFlight, wf)
+		}
+		units[wf] = append(units[wf], sh.ShardID)
+	}
+	s.unitsMu.Lock()
+	if s.units == nil {
+		s.units = map[string][]string{}
+	}
+	maps.Copy(s.units, units)
+	s.unitsMu.Unlock()
+	for _, wf := range inFlight {
+		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, a := range d.GetPendingActivities() {
 			if a.GetActivityType().GetName() == "EmbedShard" && a.GetState() == enums.PENDING_ACTIVITY_STATE_STARTED {
-				worker[sh.ShardID] = a.GetLastWorkerIdentity()
+				worker[wf] = a.GetLastWorkerIdentity()
 			}
 		}
 	}
 	return inFlight, worker, nil
+}
+
+// unitParts is how many embedding parts the shards of one child workflow (a shard, or a batch
+// of small periods) have stored, and whether any of them is written (its meta.json).
+func (s *chaosStack) unitParts(wf string) (parts int, written bool) {
+	s.unitsMu.Lock()
+	shards := s.units[wf]
+	s.unitsMu.Unlock()
+	root := s.root()
+	for _, id := range shards {
+		parts += partsOf(root, id)
+		if meta, _ := filepath.Glob(filepath.Join(root, "shards", "*", id, "meta.json")); len(meta) > 0 {
+			written = true
+		}
+	}
+	return parts, written
 }
 
 // awaitEmbedding waits (at most limit) until one of the worker processes runs an EmbedShard
@@ -432,9 +468,12 @@ func (s *chaosStack) awaitEmbedding(t *testing.T, build *proc, limit time.Durati
 type fault struct {
 	what string
 	at   time.Time
-	// watch holds the parts stored, when it struck, of the shards it hit: the one the killed
-	// worker embedded, or every shard in flight.
+	// watch holds the parts stored, when it struck, of the child workflows it hit (each a shard
+	// or a batch of small periods, by workflow id): the one the killed worker embedded for, or
+	// every one in flight.
 	watch map[string]int
+	// stack maps those workflows to their shards.
+	stack *chaosStack
 	// took is how long the fault itself took (a kill, or a restart until the piece was back).
 	took time.Duration
 	// next is when the next part (of any shard) was stored after it; recovered, when every
@@ -454,9 +493,6 @@ type fault struct {
 func (s *chaosStack) temporalState(ctx context.Context, c client.Client, ids []string) (events int64, latest time.Time, err error) {
 	id := workflows.IndexWorkflowID(s.indexName)
 	for _, wf := range append([]string{id}, ids...) {
-		if wf != id {
-			wf = id + "/shard-" + wf
-		}
 		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
 		if err != nil {
 			return 0, time.Time{}, err
@@ -514,9 +550,8 @@ func awaitRecovery(t *testing.T, root string, f *fault, build *proc, limit time.
 			f.next = now
 		}
 		moved := true
-		for id, n := range f.watch {
-			meta, _ := filepath.Glob(filepath.Join(root, "shards", "*", id, "meta.json"))
-			if len(meta) == 0 && partsOf(root, id) <= n {
+		for wf, n := range f.watch {
+			if parts, written := f.stack.unitParts(wf); !written && parts <= n {
 				moved = false
 			}
 		}
@@ -722,9 +757,9 @@ func (r *chaosRun) strike(what string, watch []string, do func()) *fault {
 		before, _, err = r.s.temporalState(ctx, c, watch)
 		c.Close()
 	}
-	f := &fault{what: what, watch: map[string]int{}, at: time.Now()}
-	for _, id := range watch {
-		f.watch[id] = partsOf(r.s.root(), id)
+	f := &fault{what: what, watch: map[string]int{}, at: time.Now(), stack: r.s}
+	for _, wf := range watch {
+		f.watch[wf], _ = r.s.unitParts(wf)
 	}
 	do()
 	f.took = time.Since(f.at)
