@@ -244,6 +244,16 @@ func TestIndexBuildBatchesSmallPeriods(t *testing.T) {
 	if len(mid.InFlight) != 70 || mid.InFlight[0].ShardID != "s00001" || mid.InFlight[69].ShardID != "s00070" || mid.ShardsDone != 1 || mid.DocsToBuild != 73+indexplan.BatchMaxDocs+1 {
 		t.Fatalf("progress mid-build: %d in flight, %+v", len(mid.InFlight), mid)
 	}
+	// Each shard in flight names the child building it: its batch's.
+	for _, sh := range mid.InFlight {
+		first := "s00001"
+		if sh.ShardID >= "s00065" {
+			first = "s00065"
+		}
+		if want := "default-test-workflow-id/batch-" + first; sh.Workflow != want {
+			t.Fatalf("shard %s in flight in %q, want %q", sh.ShardID, sh.Workflow, want)
+		}
+	}
 	if res.ShardsBuilt != 74 || res.ShardsReused != 1 || res.Truncated != 74 || res.PartsEmbedded != 74 || res.Runs != 1 {
 		t.Fatalf("result %+v", res)
 	}
