@@ -317,24 +317,12 @@ type BuildShardResult struct {
 // BuildShard chunks a period's documents, embeds the chunks on the asof-embed queue (resuming
 // after the last stored part on retry), and writes the shard files.
 func BuildShard(ctx workflow.Context, in BuildShardInput) (BuildShardResult, error) {
-	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           TaskQueue,
-		StartToCloseTimeout: time.Hour,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
-	})
+	storeCtx := shardStoreCtx(ctx)
 	var ch activities.ChunkShardResult
 	if err := workflow.ExecuteActivity(storeCtx, a.ChunkShard, activities.ChunkShardInput{Index: in.Index, ShardID: in.ShardID, DocsKey: in.DocsKey, Chunk: in.Chunk}).Get(ctx, &ch); err != nil {
 		return BuildShardResult{}, fmt.Errorf("chunk: %w", err)
 	}
-	if in.EmbedHeartbeat <= 0 {
-		in.EmbedHeartbeat = time.Minute // EmbedShard's ticker heartbeats during a part (keepalive.PartStall)
-	}
-	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           config.QueueEmbed,
-		StartToCloseTimeout: 24 * time.Hour,
-		HeartbeatTimeout:    in.EmbedHeartbeat,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
-	})
+	embedCtx := shardEmbedCtx(ctx, in.EmbedHeartbeat)
 	vecPrefix := layout.VectorsPrefix(in.Index, in.ShardID)
 	var emb activities.EmbedShardResult
 	if err := workflow.ExecuteActivity(embedCtx, a.EmbedShard, activities.EmbedShardInput{ChunksKey: ch.ChunksKey, VectorsPrefix: vecPrefix, PartSize: in.EmbedPartSize, Model: in.Model}).Get(ctx, &emb); err != nil {
@@ -364,3 +352,28 @@ func startShard(ctx workflow.Context, buildID string, in IndexBuildInput, model 
 
 // shardWorkflowID is the id of the BuildShard child that builds one shard of build buildID.
 func shardWorkflowID(buildID, shardID string) string { return buildID + "/shard-" + shardID }
+
+// shardStoreCtx has the options of a shard build's store steps (ChunkShard, WriteShard), one
+// shard's or a batch's.
+func shardStoreCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: time.Hour,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
+	})
+}
+
+// shardEmbedCtx has the options of a shard build's EmbedShard on the asof-embed queue: a
+// heartbeat timeout of heartbeat (a minute when unset: EmbedShard's ticker heartbeats during a
+// part, keepalive.PartStall) and ten attempts, each resuming after the last stored part.
+func shardEmbedCtx(ctx workflow.Context, heartbeat time.Duration) workflow.Context {
+	if heartbeat <= 0 {
+		heartbeat = time.Minute
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           config.QueueEmbed,
+		StartToCloseTimeout: 24 * time.Hour,
+		HeartbeatTimeout:    heartbeat,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
+	})
+}

@@ -8,7 +8,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
-	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
@@ -44,11 +43,7 @@ type BuildShardBatchResult struct {
 // (on the asof-embed queue, resuming after the last stored part of each shard on retry) and
 // WriteShard each run once, over the list. Each shard is written as BuildShard writes it.
 func BuildShardBatch(ctx workflow.Context, in BuildShardBatchInput) (BuildShardBatchResult, error) {
-	storeCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           TaskQueue,
-		StartToCloseTimeout: time.Hour,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
-	})
+	storeCtx := shardStoreCtx(ctx)
 	res := BuildShardBatchResult{Shards: len(in.Shards)}
 	chunkIn := activities.ChunkShardInput{Shards: make([]activities.ChunkShardInput, len(in.Shards))}
 	for i, p := range in.Shards {
@@ -62,15 +57,7 @@ func BuildShardBatch(ctx workflow.Context, in BuildShardBatchInput) (BuildShardB
 	if err := batchAnswered("chunk", len(ch.Shards), len(in.Shards)); err != nil {
 		return res, err
 	}
-	if in.EmbedHeartbeat <= 0 {
-		in.EmbedHeartbeat = time.Minute // EmbedShard's ticker heartbeats during a part (keepalive.PartStall)
-	}
-	embedCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           config.QueueEmbed,
-		StartToCloseTimeout: 24 * time.Hour,
-		HeartbeatTimeout:    in.EmbedHeartbeat,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 10},
-	})
+	embedCtx := shardEmbedCtx(ctx, in.EmbedHeartbeat)
 	embedIn := activities.EmbedShardInput{Model: in.Model, Shards: make([]activities.EmbedShardInput, len(in.Shards))}
 	for i, p := range in.Shards {
 		embedIn.Shards[i] = activities.EmbedShardInput{ChunksKey: ch.Shards[i].ChunksKey, VectorsPrefix: layout.VectorsPrefix(in.Index, p.ShardID), PartSize: in.EmbedPartSize, Model: in.Model}
