@@ -86,6 +86,9 @@ test: $(TOOLS)/workflowcheck $(TOOLS)/gotestsum ## formatting, vet, workflowchec
 	TEMPORAL_DEBUG=1 $(GOTESTSUM) -- -race -count=1 -timeout 30m ./...
 	$(GOTESTSUM) -- -count=1 -timeout 20m -run '$(MODEL_TESTS)' ./internal/embed
 	$(GOTESTSUM) -- -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -run '$(MODEL_TESTS)' $(MODEL_PKGS)
+	@# The scale test again without -race, at 3,000 daily shards (under -race above: weekly shards,
+	@# ~10x slower a shard); alone, so that it does not load the machine under the passes above.
+	$(GOTESTSUM) -- -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 20m -run '^TestIndexBuildPayloadsStayBounded$$' ./worker
 
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
