@@ -1,7 +1,6 @@
 package vecindex
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 )
@@ -80,9 +79,9 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 			}
 		}
 	}
-	hs := make([]minHeap, b)
-	for j := range hs {
-		hs[j] = make(minHeap, 0, min(k, f.Count))
+	ts := make([]topK, b)
+	for j := range ts {
+		ts[j] = topK{h: make(minHeap, 0, min(k, f.Count)), k: k}
 	}
 	for i := 0; i < f.Count; i++ {
 		allowed := uint(1)<<b - 1 // bit j: row i is allowed for query j
@@ -125,23 +124,12 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 					sc += q[x] * row[x]
 				}
 			}
-			h := &hs[j]
-			if len(*h) < k {
-				heap.Push(h, Hit{i, sc})
-			} else if sc > (*h)[0].Score { // rows come in ascending order: a tie never beats the kept row
-				(*h)[0] = Hit{i, sc}
-				heap.Fix(h, 0)
-			}
+			ts[j].offer(i, sc)
 		}
 	}
 	out := make([][]Hit, b)
-	for j := range hs {
-		h := &hs[j]
-		o := make([]Hit, len(*h))
-		for x := len(o) - 1; x >= 0; x-- {
-			o[x] = heap.Pop(h).(Hit)
-		}
-		out[j] = o
+	for j := range ts {
+		out[j] = ts[j].sorted()
 	}
 	return out
 }

@@ -283,6 +283,18 @@ func (t *topK) offerBlock(b0 int, w uint64, scores *[64]float32) {
 	}
 }
 
+// offer offers one hit, rows in ascending order (SearchMany's per-row path).
+func (t *topK) offer(row int, s float32) {
+	switch {
+	case len(t.h) < t.k:
+		t.h = append(t.h, Hit{row, s})
+		t.h.up(len(t.h) - 1)
+	case s > t.h[0].Score: // a tie never beats the kept, lower row
+		t.h[0] = Hit{row, s}
+		t.h.down(0)
+	}
+}
+
 // sorted is the kept hits, best first.
 func (t *topK) sorted() []Hit {
 	out := slices.Clone(t.h)
@@ -312,16 +324,8 @@ func better(a, b Hit) bool {
 // minHeap keeps the worst kept hit on top.
 type minHeap []Hit
 
-func (h minHeap) Len() int           { return len(h) }
+// Less reports whether h[i] is worse than h[j] (it belongs nearer the top).
 func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // Dot is the inner product of two equal-length vectors: the best kernel the CPU has (Kernel):
 // AVX-512 (64 floats a step in four accumulators, then 16 a step), AVX2+FMA (32 floats a
