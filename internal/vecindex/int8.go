@@ -111,37 +111,6 @@ func (f *Flat) rescore(q []float32, h []Hit, k int) []Hit {
 	return slices.Clone(h[:min(k, len(h))])
 }
 
-// up and down restore the heap property after h[i] was added or replaced (container/heap's,
-// without the interface calls).
-func (h minHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.Less(i, p) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (h minHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		c := l
-		if r := l + 1; r < len(h) && h.Less(r, l) {
-			c = r
-		}
-		if !h.Less(c, i) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-}
-
 // dotInt8Generic is the portable int8 inner product.
 func dotInt8Generic(a, q []int8) int32 {
 	q = q[:len(a)]
@@ -181,7 +150,7 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 	}
 	codes := make([]int8, f.Dim)
 	quantize(codes, q)
-	t := topK{h: make(minHeap, 0, m), k: m}
+	t := newTopK(m, f.Count)
 	var dots [64]int32
 	var scores [64]float32
 	for b0 := 0; b0 < f.Count; b0 += 64 { // blocks of 64 rows: one mask word, one kernel call
@@ -192,7 +161,7 @@ func (x *Int8) Search(q []float32, k int, mask Mask, rerank int) ([]Hit, error) 
 		x.scoreBlock(b0, codes, &dots, &scores)
 		t.offerBlock(b0, w, &scores)
 	}
-	return f.rescore(q, t.h, k), nil
+	return f.rescore(q, t.kept(), k), nil
 }
 
 // scoreBlock writes scores[j] = Scales[b0+j]·(codes of row b0+j · q's codes) for the rows of

@@ -81,7 +81,7 @@ func (s *searcher) block(f *Flat, qs [][]float32, k int, masks []Mask) [][]Hit {
 	}
 	ts := make([]topK, b)
 	for j := range ts {
-		ts[j] = topK{h: make(minHeap, 0, min(k, f.Count)), k: k}
+		ts[j] = newTopK(k, f.Count)
 	}
 	for i := 0; i < f.Count; i++ {
 		allowed := uint(1)<<b - 1 // bit j: row i is allowed for query j

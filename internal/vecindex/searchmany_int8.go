@@ -47,7 +47,7 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		if scan[i] {
 			codes[i] = make([]int8, f.Dim)
 			quantize(codes[i], q)
-			ts[i] = topK{h: make(minHeap, 0, min(m, f.Count)), k: m}
+			ts[i] = newTopK(m, f.Count)
 		}
 	}
 	var dots [64]int32
@@ -69,7 +69,7 @@ func (x *Int8) SearchMany(qs [][]float32, k int, masks []Mask, rerank int) ([][]
 		if !scan[i] {
 			continue
 		}
-		out[i] = f.rescore(qs[i], t.h, k)
+		out[i] = f.rescore(qs[i], t.kept(), k)
 	}
 	return out, nil
 }

@@ -215,7 +215,7 @@ func (f *Flat) Search(q []float32, k int, mask Mask) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	t := topK{h: make(minHeap, 0, min(k, f.Count)), k: k}
+	t := newTopK(k, f.Count)
 	var scores [64]float32
 	for b0 := 0; b0 < f.Count; b0 += 64 {
 		w := blockWord(mask, b0, f.Count)
@@ -252,54 +252,97 @@ func (f *Flat) scoreRuns(q []float32, b0 int, w uint64, scores *[64]float32) {
 	}
 }
 
-// topK keeps the k best hits offered in ascending row order: a min-heap with the worst kept
-// hit on top, which a new hit replaces only when it scores higher (a tie never beats the kept,
-// lower row), so the kept set is the exact top k, ties to the lower row.
+// topK keeps the k best hits offered in ascending row order. A hit enters a buffer unless a
+// threshold rules it out; when the buffer holds 2k hits it is cut back to its k best (a
+// selection, not a sort: selectBest) and the threshold becomes the k-th best's score. Only a
+// score above the threshold enters (a tie never beats a kept, lower row), so the kept set is the
+// exact top k, ties to the lower row, and a row below the threshold costs one comparison.
 type topK struct {
-	h minHeap
-	k int
+	buf  []Hit
+	k    int
+	thr  float32
+	full bool // thr is set: the buffer was cut at least once
+}
+
+// newTopK keeps the k best of at most n offered hits.
+func newTopK(k, n int) topK {
+	return topK{buf: make([]Hit, 0, min(2*k, n)), k: k}
 }
 
 // offerBlock offers the hits of the rows b0+j for every bit j of w, scored scores[j].
-// Once k are kept, a row costs one comparison with the k-th best score, held in a register.
 func (t *topK) offerBlock(b0 int, w uint64, scores *[64]float32) {
-	r := w
-	for ; r != 0 && len(t.h) < t.k; r &= r - 1 {
+	for r := w; r != 0; r &= r - 1 {
 		j := bits.TrailingZeros64(r)
-		t.h = append(t.h, Hit{b0 + j, scores[j]})
-		t.h.up(len(t.h) - 1)
-	}
-	if r == 0 {
-		return
-	}
-	thr := t.h[0].Score
-	for ; r != 0; r &= r - 1 {
-		j := bits.TrailingZeros64(r)
-		if s := scores[j]; s > thr { // rows come in ascending order: a tie never beats the kept row
-			t.h[0] = Hit{b0 + j, s}
-			t.h.down(0)
-			thr = t.h[0].Score
-		}
+		t.offer(b0+j, scores[j])
 	}
 }
 
-// offer offers one hit, rows in ascending order (SearchMany's per-row path).
+// offer offers one hit; rows come in ascending order.
 func (t *topK) offer(row int, s float32) {
-	switch {
-	case len(t.h) < t.k:
-		t.h = append(t.h, Hit{row, s})
-		t.h.up(len(t.h) - 1)
-	case s > t.h[0].Score: // a tie never beats the kept, lower row
-		t.h[0] = Hit{row, s}
-		t.h.down(0)
+	if t.full && !(s > t.thr) { // a tie never beats the kept, lower row
+		return
 	}
+	t.buf = append(t.buf, Hit{row, s})
+	if len(t.buf) >= 2*t.k {
+		t.cut()
+	}
+}
+
+// cut keeps the buffer's k best and sets the threshold to the k-th best's score.
+func (t *topK) cut() {
+	selectBest(t.buf, t.k)
+	t.buf = t.buf[:t.k]
+	t.thr, t.full = t.buf[t.k-1].Score, true
+}
+
+// kept is the kept hits (the exact top k of those offered, or all of them if fewer), in no
+// particular order.
+func (t *topK) kept() []Hit {
+	if len(t.buf) > t.k {
+		t.cut()
+	}
+	return t.buf
 }
 
 // sorted is the kept hits, best first.
 func (t *topK) sorted() []Hit {
-	out := slices.Clone(t.h)
+	out := slices.Clone(t.kept())
 	slices.SortFunc(out, compareHits)
 	return out
+}
+
+// selectBest reorders h so that h[:k] holds its k best hits (better) and h[k-1] is the k-th
+// best, for 0 < k < len(h), in O(len(h)) on average (Hoare's FIND; better is a strict total
+// order on hits of distinct rows).
+func selectBest(h []Hit, k int) {
+	if k <= 0 || k >= len(h) {
+		return
+	}
+	n := k - 1
+	lo, hi := 0, len(h)-1
+	for lo < hi {
+		x := h[n]
+		i, j := lo, hi
+		for i <= j {
+			for better(h[i], x) {
+				i++
+			}
+			for better(x, h[j]) {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		if j < n {
+			lo = i
+		}
+		if n < i {
+			hi = j
+		}
+	}
 }
 
 // compareHits orders hits best first (better), for slices.SortFunc.
@@ -320,12 +363,6 @@ func better(a, b Hit) bool {
 	}
 	return a.Row < b.Row
 }
-
-// minHeap keeps the worst kept hit on top.
-type minHeap []Hit
-
-// Less reports whether h[i] is worse than h[j] (it belongs nearer the top).
-func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
 
 // Dot is the inner product of two equal-length vectors: the best kernel the CPU has (Kernel):
 // AVX-512 (64 floats a step in four accumulators, then 16 a step), AVX2+FMA (32 floats a
