@@ -39,3 +39,20 @@ func readAVX2(p *byte, n int) uint64
 //
 //go:noescape
 func readAVX512(p *byte, n int) uint64
+
+// prefetch asks the CPU to bring the 64-byte lines holding p's n > 0 values into the caches
+// (PREFETCHT0; SSE, every amd64 CPU): a hint that never faults and returns at once.
+//
+//go:noescape
+func prefetch(p *float32, n int)
+
+// scaleAVX2 writes out[j] = scales[j]·float32(dots[j]) for j < n, a positive multiple of 8,
+// bit for bit as Go computes it. It needs AVX2.
+//
+//go:noescape
+func scaleAVX2(dots *int32, scales *float32, n int, out *float32)
+
+// aboveAVX2 is the bits j of the 64 scores with scores[j] > thr. It needs AVX2.
+//
+//go:noescape
+func aboveAVX2(scores *float32, thr float32) uint64

@@ -101,14 +101,28 @@ func DotsInt8(codes []int8, dim int, q []int8, out []int32) {
 	}
 }
 
+// rescoreAhead is how many candidates ahead of the one being re-scored rescore asks the CPU to
+// fetch: the candidates are scattered rows of a shard far larger than the caches, each a miss,
+// so without it the re-scoring waits on memory row after row (BenchmarkRescore: 1,000
+// candidates of 100,000 × 384 rows, ~420 µs without, ~300 µs with 4 on a Zen 3 EPYC; 8 is no
+// better).
+const rescoreAhead = 4
+
 // rescore scores the candidates h in float32 against q (h is reordered) and returns the k best,
-// best first, ties to the lower row.
+// best first, ties to the lower row: the k best are selected (selectBest) before only they are
+// sorted.
 func (f *Flat) rescore(q []float32, h []Hit, k int) []Hit {
 	for j := range h {
+		if j+rescoreAhead < len(h) && f.Dim > 0 {
+			r := f.Row(h[j+rescoreAhead].Row)
+			prefetch(&r[0], len(r))
+		}
 		h[j].Score = Dot(q, f.Row(h[j].Row))
 	}
+	selectBest(h, k)
+	h = h[:min(k, len(h))]
 	slices.SortFunc(h, compareHits)
-	return slices.Clone(h[:min(k, len(h))])
+	return slices.Clone(h)
 }
 
 // dotInt8Generic is the portable int8 inner product.
@@ -171,8 +185,13 @@ func (x *Int8) scoreBlock(b0 int, codes []int8, dots *[64]int32, scores *[64]flo
 	dim := x.Flat.Dim
 	n := min(64, x.Flat.Count-b0)
 	DotsInt8(x.Codes[b0*dim:(b0+n)*dim], dim, codes, dots[:n])
-	for j, s := range x.Scales[b0 : b0+n] {
-		scores[j] = s * float32(dots[j])
+	j := 0
+	if useAVX2 && n >= 8 {
+		j = n &^ 7
+		scaleAVX2(&dots[0], &x.Scales[b0], j, &scores[0])
+	}
+	for ; j < n; j++ {
+		scores[j] = x.Scales[b0+j] * float32(dots[j])
 	}
 }
 

@@ -1,6 +1,8 @@
 package vecindex
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -58,5 +60,98 @@ func TestSelectBest(t *testing.T) {
 		if !slices.Equal(best, want[:k]) {
 			t.Fatalf("n %d k %d: the first k are not the k best", n, k)
 		}
+	}
+}
+
+// TestTopKByBlocksIsTheExactTopK is TestTopKIsTheExactTopK through offerBlock, the path every
+// scan takes: blocks of 64 scores under random masks, with stale scores in the masked slots
+// (as scans leave them). The threshold filter (above) must drop only rows that cannot enter,
+// and never let a masked row in.
+func TestTopKByBlocksIsTheExactTopK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 300 {
+		n := 1 + rng.IntN(3000)
+		k := 1 + rng.IntN(60)
+		if trial%5 == 0 {
+			k = 1 + rng.IntN(n)
+		}
+		values := 1 + rng.IntN(20)
+		tk := newTopK(k, n)
+		var allowed []Hit
+		var scores [64]float32
+		for b0 := 0; b0 < n; b0 += 64 {
+			w := blockWord(nil, b0, n)
+			if trial%2 == 1 {
+				w &= rng.Uint64()
+			}
+			for j := range 64 {
+				if w&(1<<j) == 0 {
+					scores[j] = float32(values) // stale: better than any real score
+					continue
+				}
+				scores[j] = float32(rng.IntN(values)) / 4
+				allowed = append(allowed, Hit{Row: b0 + j, Score: scores[j]})
+			}
+			tk.offerBlock(b0, w, &scores)
+		}
+		got := tk.sorted()
+		want := slices.Clone(allowed)
+		slices.SortFunc(want, compareHits)
+		want = want[:min(k, len(want))]
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n %d, k %d, %d values): got %v, want %v", trial, n, k, values, got, want)
+		}
+	}
+}
+
+// TestAbove checks the threshold filter bit by bit at every kernel level, at and around the
+// threshold, with signed zeros, infinities and NaN (never above, as Go's > says).
+func TestAbove(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		special := []float32{float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+		for trial := range 300 {
+			var scores [64]float32
+			for j := range scores {
+				scores[j] = float32(rng.IntN(9)-4) / 2
+				if rng.IntN(8) == 0 {
+					scores[j] = special[rng.IntN(len(special))]
+				}
+			}
+			thr := float32(rng.IntN(9)-4) / 2
+			if trial%10 == 0 {
+				thr = special[rng.IntN(len(special)-1)] // not NaN: a threshold is a kept score
+			}
+			m := above(&scores, thr)
+			for j, s := range scores {
+				if got, want := m&(1<<j) != 0, s > thr; got != want {
+					t.Fatalf("score %v, threshold %v: bit %d is %v, want %v", s, thr, j, got, want)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkOfferBlock is the top-k bookkeeping of a 100,000-row scan without the scan: normal
+// scores in blocks of 64 (in cache), kept k = 20 and 1,000 (the int8 path's top 10 and top
+// 500 with re-scoring factor 2).
+func BenchmarkOfferBlock(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	scores := make([][64]float32, 100000/64)
+	for i := range scores {
+		for j := range scores[i] {
+			scores[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	for _, k := range []int{20, 1000} {
+		b.Run(fmt.Sprintf("k%d", k), func(b *testing.B) {
+			for b.Loop() {
+				tk := newTopK(k, len(scores)*64)
+				for i := range scores {
+					tk.offerBlock(i*64, ^uint64(0), &scores[i])
+				}
+				tk.kept()
+			}
+		})
 	}
 }

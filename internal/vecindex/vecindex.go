@@ -270,11 +270,37 @@ func newTopK(k, n int) topK {
 }
 
 // offerBlock offers the hits of the rows b0+j for every bit j of w, scored scores[j].
+// Once the buffer has been cut, the rows at or below the threshold are dropped from w first,
+// by one branch-free pass over the block (above), so the usual row costs no call and no
+// mispredicted branch.
 func (t *topK) offerBlock(b0 int, w uint64, scores *[64]float32) {
+	if t.full {
+		w &= above(scores, t.thr)
+	}
 	for r := w; r != 0; r &= r - 1 {
 		j := bits.TrailingZeros64(r)
 		t.offer(b0+j, scores[j])
 	}
+}
+
+// above is the bits j with scores[j] > thr: the AVX2 kernel where the kernel level allows it,
+// else aboveGeneric.
+func above(scores *[64]float32, thr float32) uint64 {
+	if useAVX2 {
+		return aboveAVX2(&scores[0], thr)
+	}
+	return aboveGeneric(scores, thr)
+}
+
+// aboveGeneric is above's portable loop.
+func aboveGeneric(scores *[64]float32, thr float32) uint64 {
+	var m uint64
+	for j, s := range scores {
+		if s > thr {
+			m |= 1 << j
+		}
+	}
+	return m
 }
 
 // offer offers one hit; rows come in ascending order.
