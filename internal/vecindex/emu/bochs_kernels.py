@@ -9,9 +9,10 @@ within a rounding bound of the float64 sum for float32.
 
 Usage: python bochs_kernels.py [--mutate] TEST_BINARY [MODEL ...]
 
---mutate breaks the AVX-512 kernels on purpose before running them (the int8 ones negate
-every query byte instead of those under the row's sign mask; the float one skips part of its
-16-float tail): every one of them must then FAIL, which shows that the checks can fail.
+--mutate breaks the AVX-512 kernels and the AVX2 block kernels on purpose before running them
+(the int8 ones negate every query byte instead of those under the row's sign mask; the float
+one skips part of its 16-float tail; aboveAVX2 counts a tie as above; scaleAVX2 misreads its
+scales): every one of them must then FAIL, which shows that the checks can fail.
 
 MODEL is a Bochs CPU model: skylake_x (AVX-512 F/BW/VL/DQ, no VNNI), icelake_u, tigerlake,
 sapphire_rapids (VNNI), haswell (AVX2 only). Exit status 0 when every check passed.
@@ -35,7 +36,7 @@ import bochscpu.memory
 MODELS = {"haswell": 24, "skylake_x": 26, "cannonlake": 27, "icelake_u": 28, "tigerlake": 29, "sapphire_rapids": 30}
 # The kernels each model must run; it must refuse (#UD) the others. A model that runs a
 # kernel it lacks the features for would show that the emulator does not check them.
-AVX2_KERNELS = {"dotAVX2", "dotsAVX2", "dotInt8AVX2", "dotsInt8AVX2", "readAVX2"}
+AVX2_KERNELS = {"dotAVX2", "dotsAVX2", "dotInt8AVX2", "dotsInt8AVX2", "readAVX2", "aboveAVX2", "scaleAVX2"}
 BW_KERNELS = AVX2_KERNELS | {"dotAVX512", "dotsAVX512", "dotInt8AVX512", "dotsInt8AVX512", "readAVX512"}
 VNNI_KERNELS = BW_KERNELS | {"dotInt8VNNI", "dotsInt8VNNI"}
 EXPECT = {"haswell": AVX2_KERNELS, "skylake_x": BW_KERNELS, "cannonlake": BW_KERNELS,
@@ -222,12 +223,17 @@ MUTATIONS = [
     (("dotAVX512", "dotsAVX512"), bytes.fromhex("48c1ea04"), bytes.fromhex("48c1ea05")),
     # SHRQ $8, CX -> SHRQ $9, CX: half the 256-byte steps.
     (("readAVX512",), bytes.fromhex("48c1e908"), bytes.fromhex("48c1e909")),
+    # VCMPPS $0x11 (LT_OQ: thr < score) -> $0x12 (LE_OQ): a tie counts as above.
+    (("aboveAVX2",), bytes.fromhex("c584c20611"), bytes.fromhex("c584c20612")),
+    # ADDQ $32, DI -> ADDQ $28, DI: every step after the first reads the scales one float early.
+    (("scaleAVX2",), bytes.fromhex("4883c720"), bytes.fromhex("4883c71c")),
 ]
+MUTATED = {k for kernels, _, _ in MUTATIONS for k in kernels}
 
 
 def run(binary, model, log, mutate=False):
     syms = symbols(binary)
-    names = ["dotAVX2", "dotsAVX2", "readAVX2", "readAVX512", "dotAVX512", "dotsAVX512", "dotInt8AVX2", "dotsInt8AVX2", "dotInt8AVX512", "dotsInt8AVX512", "dotInt8VNNI", "dotsInt8VNNI"]
+    names = ["dotAVX2", "dotsAVX2", "readAVX2", "readAVX512", "dotAVX512", "dotsAVX512", "dotInt8AVX2", "dotsInt8AVX2", "dotInt8AVX512", "dotsInt8AVX512", "dotInt8VNNI", "dotsInt8VNNI", "aboveAVX2", "scaleAVX2"]
     code = {}
     for name in names:
         addr, size = syms[name]
@@ -292,6 +298,45 @@ def run(binary, model, log, mutate=False):
                                 ok += 1
                             else:
                                 log(f"  FAIL {name} dim={dim} rows={rows} off={off}: {got[:8].hex()}..., want {want[:8].hex()}...")
+            elif name == "aboveAVX2":  # bit j set where scores[j] > thr, as Go's > (NaN never)
+                special = [-0.0, 0.0, math.inf, -math.inf, math.nan]
+                for trial in range(300):
+                    scores = [rnd.randint(-4, 4) / 2 for _ in range(64)]
+                    for j in range(64):
+                        if rnd.randrange(8) == 0:
+                            scores[j] = rnd.choice(special)
+                    thr = rnd.randint(-4, 4) / 2 if trial % 10 else rnd.choice(special[:-1])  # a kept score: never NaN
+                    off = trial % 8
+                    put_f32(a_va + 4 * off, scores)
+                    thr_bits, = struct.unpack("<I", struct.pack("<f", thr))
+                    got, = struct.unpack("<Q", m.call(syms[name][0], [a_va + 4 * off, thr_bits], 8))
+                    want = sum(1 << j for j, x in enumerate(scores) if x > thr)
+                    n_checks += 1
+                    if got == want:
+                        ok += 1
+                    else:
+                        log(f"  FAIL {name} trial={trial} thr={thr}: {got:#018x}, want {want:#018x}")
+            elif name == "scaleAVX2":  # out[j] = f32(scales[j] * f32(dots[j])), bit for bit Go's
+                edges = [0, 1, -1, 2 ** 31 - 1, -2 ** 31, 2 ** 24 + 1, -(2 ** 24 + 3), 2 ** 25 + 2]
+                for trial in range(200):
+                    n = 8 * (1 + trial % 8)
+                    dots = [rnd.randint(-2 ** 31, 2 ** 31 - 1) if rnd.randrange(3) else rnd.randint(-99999, 99999) for _ in range(n)]
+                    for j in range(n):
+                        if rnd.randrange(10) == 0:
+                            dots[j] = rnd.choice(edges)
+                    scales = [f32(rnd.uniform(0, 1e-3)) if rnd.randrange(10) else f32(rnd.choice([0.0, 1.0, 1e-40])) for _ in range(n)]
+                    off = trial % 4
+                    m.write(a_va + 4 * off, struct.pack(f"<{n}i", *dots))
+                    put_f32(b_va + 4 * off, scales)
+                    m.write(out_va, b"\xa5" * 4 * (n + 1))
+                    m.call(syms[name][0], [a_va + 4 * off, b_va + 4 * off, n, out_va], 0)
+                    got = m.read(out_va, 4 * (n + 1))
+                    want = struct.pack(f"<{n}f", *(f32(s * f32(float(d))) for d, s in zip(dots, scales))) + b"\xa5" * 4
+                    n_checks += 1
+                    if got == want:
+                        ok += 1
+                    else:
+                        log(f"  FAIL {name} n={n} off={off}: {got[:8].hex()}..., want {want[:8].hex()}...")
             elif name.startswith("read"):  # XOR of the little-endian 64-bit words
                 for n in (256, 512, 768, 4096, 256 * 40):
                     for off in (0, 1, 7):
