@@ -44,6 +44,8 @@ type options struct {
 	MultilingualTexts int
 	// Only lists the steps to run (all when empty).
 	Only string
+	// DenseRounds is how many times the dense step runs asof's benchmarks and FAISS in turn.
+	DenseRounds int
 }
 
 func main() {
@@ -57,6 +59,7 @@ func main() {
 	flag.IntVar(&o.EmbedSeconds, "embed-seconds", 20, "seconds of embedding for ONNX Runtime (Go and Python)")
 	flag.IntVar(&o.PureGoBatches, "purego-batches", 2, "batches of 8 passages for the pure-Go embedder (~0.8 passages/s)")
 	flag.IntVar(&o.MultilingualTexts, "multilingual-texts", 0, "texts a language for the index-throughput rows, multilingual vs English model (default 256 on ONNX Runtime, 24 on pure Go)")
+	flag.IntVar(&o.DenseRounds, "dense-rounds", 3, "rounds of the dense step, asof's benchmarks and FAISS in turn (each ratio is the median of the rounds')")
 	flag.StringVar(&o.Only, "only", "", "comma-separated steps to run: dense, bm25, embed, index, multilingual, overhead (default all)")
 	flag.Parse()
 	if err := run(context.Background(), o, os.Stdout); err != nil {

@@ -16,66 +16,79 @@ import (
 
 // dense: flat search at 1 and 2 threads and the int8 scan with float32 re-scoring at top 10
 // and 500 vs FAISS IndexFlatIP (float32) on the same vectors, and the bytes scanned per second
-// vs the read bound (a read-only kernel) and a copy.
+// vs the read bound (a read-only kernel) and a copy. asof's benchmarks and FAISS take turns,
+// -dense-rounds times (pairedRows): a row's ratio is the median of its rounds' ratios, so a
+// swing in the machine's load between the two programs moves one round, not the table.
 func (r *runner) dense(ctx context.Context) []row {
-	done := r.step("flat dense search (asof, FAISS), read bound and memcpy")
+	done := r.step(fmt.Sprintf("flat dense search (asof, FAISS, %d rounds), read bound and memcpy", r.o.DenseRounds))
 	defer done()
 	vec, _ := filepath.Abs(filepath.Join(r.o.Out, "vectors.f32"))
-	res, err := r.goBench(ctx, "dense", "./internal/vecindex", false,
-		"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkSearchInt8100k|BenchmarkReadBandwidth|BenchmarkReadBandwidthParallel|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "50x", "ASOF_BENCH_VECTORS="+vec)
-	var fs map[string]any
-	why := "no vectors from the Go benchmark"
-	if _, serr := os.Stat(vec); serr == nil {
-		fs, why = r.peer(ctx, "faiss", "dense-faiss", "search_peer.py", vec, "384", "--calls", "50")
+	defer os.Remove(vec) // 154 MB
+	type round struct {
+		res benchOutput
+		err error
+		fs  map[string]any
+		why string
 	}
-	os.Remove(vec) // 154 MB
-	faiss := version(fs, "faiss", "faiss-cpu") + " IndexFlatIP"
-	search := func(sub, unit string) (float64, string) {
-		return metric(res, err, "BenchmarkSearchThreads/"+sub, unit)
+	rounds := make([]round, max(r.o.DenseRounds, 1))
+	for i := range rounds {
+		log := fmt.Sprintf("dense-%d", i+1)
+		rd := &rounds[i]
+		rd.res, rd.err = r.goBench(ctx, log, "./internal/vecindex", false,
+			"^(BenchmarkSearchThreads|BenchmarkSearchMany|BenchmarkSearchInt8100k|BenchmarkReadBandwidth|BenchmarkReadBandwidthParallel|BenchmarkMemcpy|BenchmarkMemcpyParallel)$", "30x", "ASOF_BENCH_VECTORS="+vec)
+		rd.why = "no vectors from the Go benchmark"
+		if _, serr := os.Stat(vec); serr == nil {
+			rd.fs, rd.why = r.peer(ctx, "faiss", log+"-faiss", "search_peer.py", vec, "384", "--calls", "30")
+		}
 	}
-	peerNum := func(path string) (float64, string) {
-		if fs == nil {
-			return 0, why
+	faiss := version(rounds[0].fs, "faiss", "faiss-cpu") + " IndexFlatIP"
+	// Each of these reads one figure from every round.
+	goMetric := func(name, unit string) []measure {
+		ms := make([]measure, len(rounds))
+		for i, rd := range rounds {
+			ms[i].v, ms[i].why = metric(rd.res, rd.err, name, unit)
 		}
-		if v, ok := num(fs, path); ok {
-			return v, ""
+		return ms
+	}
+	search := func(sub, unit string) []measure { return goMetric("BenchmarkSearchThreads/"+sub, unit) }
+	peerNum := func(path string) []measure {
+		ms := make([]measure, len(rounds))
+		for i, rd := range rounds {
+			switch v, ok := num(rd.fs, path); {
+			case rd.fs == nil:
+				ms[i].why = rd.why
+			case ok:
+				ms[i].v = v
+			default:
+				ms[i].why = "no " + path + " in search_peer.py's output"
+			}
 		}
-		return 0, "no " + path + " in search_peer.py's output"
+		return ms
 	}
 	gbps := func(path string) string {
-		if v, ok := num(fs, path); ok {
+		if v, ok := median(peerNum(path)); ok {
 			return fmt.Sprintf("; FAISS scans %s GB/s", trimFloat(v))
 		}
 		return ""
 	}
 	var rows []row
-	a, aw := search("1thread", "queries/s")
-	p, pw := peerNum("1thread.queries_per_s")
-	rows = append(rows, newRow("flat search, 1 thread", "queries/s", higher, a, aw, faiss+", 1 thread", p, pw,
+	rows = append(rows, pairedRow("flat search, 1 thread", "queries/s", higher, search("1thread", "queries/s"), faiss+", 1 thread", peerNum("1thread.queries_per_s"),
 		"100,000 × 384 float32, exact top 500, same vectors and query"+gbps("1thread.scan_gb_per_s")))
-	a, aw = search("2goroutines", "queries/s")
-	p, pw = peerNum("2threads_2queries.queries_per_s")
-	rows = append(rows, newRow("flat search, 2 threads, aggregate", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 2 queries per call", p, pw,
+	rows = append(rows, pairedRow("flat search, 2 threads, aggregate", "queries/s", higher, search("2goroutines", "queries/s"), faiss+", 2 OpenMP threads, 2 queries per call", peerNum("2threads_2queries.queries_per_s"),
 		"asof: 2 goroutines, each scanning every row for its own query (†1)"+gbps("2threads_2queries.scan_gb_per_s")))
-	a, aw = search("2shards", "queries/s")
-	p, pw = peerNum("2threads_1query.queries_per_s")
-	rows = append(rows, newRow("flat search, 2 threads, one query", "queries/s", higher, a, aw, faiss+", 2 OpenMP threads, 1 query per call", p, pw,
+	rows = append(rows, pairedRow("flat search, 2 threads, one query", "queries/s", higher, search("2shards", "queries/s"), faiss+", 2 OpenMP threads, 1 query per call", peerNum("2threads_1query.queries_per_s"),
 		"asof: shard-parallel (2 halves, 2 goroutines, top-500 lists merged); FAISS parallelises over queries only (†1)"))
 	for _, k := range []string{"10", "500"} {
-		a, aw := metric(res, err, "BenchmarkSearchInt8100k/k"+k, "queries/s")
 		peerPath := map[string]string{"10": "1thread_k10", "500": "1thread"}[k]
-		p, pw := peerNum(peerPath + ".queries_per_s")
 		notes := fmt.Sprintf("same vectors and query as the float32 rows; int8 codes scanned, the best %s·%d re-scored in float32 (†1)", k, vecindex.DefaultRerank)
-		if v, ok := res.Results["BenchmarkSearchInt8100k/k"+k].Metrics["recall"]; ok {
+		if v, ok := median(goMetric("BenchmarkSearchInt8100k/k"+k, "recall")); ok {
 			notes += fmt.Sprintf("; recall@%s vs the exact float32 scan %.3f (100 queries)", k, v)
 		}
-		rows = append(rows, newRow("int8 scan + float32 re-scoring, 1 thread, top "+k, "queries/s", higher, a, aw, faiss+" float32, 1 thread, top "+k, p, pw, notes))
+		rows = append(rows, pairedRow("int8 scan + float32 re-scoring, 1 thread, top "+k, "queries/s", higher, goMetric("BenchmarkSearchInt8100k/k"+k, "queries/s"), faiss+" float32, 1 thread, top "+k, peerNum(peerPath+".queries_per_s"), notes))
 	}
 	for _, q := range []string{"8", "32"} {
 		for _, t := range [][3]string{{"1thread", "1thread", "1 thread"}, {"2thread", "2threads", "2 threads"}} {
-			a, aw = metric(res, err, "BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s")
-			p, pw = peerNum(t[1] + "_" + q + "queries.queries_per_s")
-			rows = append(rows, newRow("flat search, multi-query, "+t[2]+", "+q+" queries per call", "queries/s", higher, a, aw, faiss+", "+t[2]+", "+q+" queries per call", p, pw,
+			rows = append(rows, pairedRow("flat search, multi-query, "+t[2]+", "+q+" queries per call", "queries/s", higher, goMetric("BenchmarkSearchMany/"+t[0]+"/B"+q, "queries/s"), faiss+", "+t[2]+", "+q+" queries per call", peerNum(t[1]+"_"+q+"queries.queries_per_s"),
 				"asof: Flat.SearchMany, blocks of 8 queries scored per pass over the rows (2 threads: 2 halves of the rows, lists merged); FAISS uses BLAS from 20 queries; same queries (†1)"))
 		}
 	}
@@ -83,21 +96,17 @@ func (r *runner) dense(ctx context.Context) []row {
 	// The read bound: a kernel that only loads (vecindex's readXOR, the widest loads the CPU
 	// has), so the ratio is the fraction of the machine's read bandwidth the scan reaches.
 	read := fmt.Sprintf("read bound: read-only kernel (%s loads, XOR, no stores) over 256 MiB", vecindex.Kernel())
-	a, aw = search("1thread", "scan-GB/s")
-	p, pw = metric(res, err, "BenchmarkReadBandwidth", "read-GB/s")
-	rows = append(rows, newRow("bytes scanned/s, 1 thread, vs the read bound", "GB/s", higher, a, aw, read+", 1 goroutine", p, pw,
+	rows = append(rows, pairedRow("bytes scanned/s, 1 thread, vs the read bound", "GB/s", higher, search("1thread", "scan-GB/s"), read+", 1 goroutine", goMetric("BenchmarkReadBandwidth", "read-GB/s"),
 		"the scan's memory bound: ratio = the fraction of the machine's read bandwidth the float32 scan reaches"))
-	a, aw = search("2goroutines", "scan-GB/s")
-	p, pw = metric(res, err, "BenchmarkReadBandwidthParallel", "read-GB/s")
-	rows = append(rows, newRow("bytes scanned/s, 2 threads (aggregate), vs the read bound", "GB/s", higher, a, aw, read+" each, 2 goroutines", p, pw,
+	rows = append(rows, pairedRow("bytes scanned/s, 2 threads (aggregate), vs the read bound", "GB/s", higher, search("2goroutines", "scan-GB/s"), read+" each, 2 goroutines", goMetric("BenchmarkReadBandwidthParallel", "read-GB/s"),
 		"two goroutines each scanning every row, against two each reading their own buffer"))
-	a, aw = search("1thread", "scan-GB/s")
-	p, pw = metric(res, err, "BenchmarkMemcpy", "MB/s")
-	rows = append(rows, newRow("bytes scanned/s, 1 thread, vs a copy", "GB/s", higher, a, aw, "copy: Go copy of 256 MiB, 1 goroutine (bytes read/s; it writes as many)", p/1000, pw,
+	copies := goMetric("BenchmarkMemcpy", "MB/s")
+	for i := range copies {
+		copies[i].v /= 1000
+	}
+	rows = append(rows, pairedRow("bytes scanned/s, 1 thread, vs a copy", "GB/s", higher, search("1thread", "scan-GB/s"), "copy: Go copy of 256 MiB, 1 goroutine (bytes read/s; it writes as many)", copies,
 		"a copy reads and writes, so it understates the read bound; kept for comparison with earlier tables"))
-	a, aw = search("2goroutines", "scan-GB/s")
-	p, pw = metric(res, err, "BenchmarkMemcpyParallel", "read-GB/s")
-	rows = append(rows, newRow("bytes scanned/s, 2 threads (aggregate), vs a copy", "GB/s", higher, a, aw, "copy: 2 goroutines × 256 MiB (bytes read/s)", p, pw,
+	rows = append(rows, pairedRow("bytes scanned/s, 2 threads (aggregate), vs a copy", "GB/s", higher, search("2goroutines", "scan-GB/s"), "copy: 2 goroutines × 256 MiB (bytes read/s)", goMetric("BenchmarkMemcpyParallel", "read-GB/s"),
 		"two goroutines each scanning every row"))
 	return rows
 }
