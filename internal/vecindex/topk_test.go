@@ -8,18 +8,24 @@ import (
 	"testing"
 )
 
+// topKCase draws a top-k test case: n rows, k kept (near n every fifth trial), and scores from
+// few distinct values, so that ties are everywhere.
+func topKCase(rng *rand.Rand, trial int) (n, k, values int) {
+	n = 1 + rng.IntN(3000)
+	k = 1 + rng.IntN(60)
+	if trial%5 == 0 {
+		k = 1 + rng.IntN(n) // k near n
+	}
+	return n, k, 1 + rng.IntN(20)
+}
+
 // TestTopKIsTheExactTopK offers hits in ascending row order, scores drawn from few values (ties
 // everywhere), and checks topK's kept set against a full sort, for many k and lengths: the
 // buffer's cuts (selectBest) and threshold must never lose a top-k hit nor keep another.
 func TestTopKIsTheExactTopK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 400 {
-		n := 1 + rng.IntN(3000)
-		k := 1 + rng.IntN(60)
-		if trial%5 == 0 {
-			k = 1 + rng.IntN(n) // k near n
-		}
-		values := 1 + rng.IntN(20)
+		n, k, values := topKCase(rng, trial)
 		hits := make([]Hit, n)
 		for i := range hits {
 			hits[i] = Hit{Row: i, Score: float32(rng.IntN(values)) / 4}
@@ -70,12 +76,7 @@ func TestSelectBest(t *testing.T) {
 func TestTopKByBlocksIsTheExactTopK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 300 {
-		n := 1 + rng.IntN(3000)
-		k := 1 + rng.IntN(60)
-		if trial%5 == 0 {
-			k = 1 + rng.IntN(n)
-		}
-		values := 1 + rng.IntN(20)
+		n, k, values := topKCase(rng, trial)
 		tk := newTopK(k, n)
 		var allowed []Hit
 		var scores [64]float32
