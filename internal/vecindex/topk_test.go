@@ -1,6 +1,7 @@
 package vecindex
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -155,4 +156,77 @@ func BenchmarkOfferBlock(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestKthLargest checks the cut's selection against a sort: the returned value is the k-th
+// largest, s[:k] holds the k largest values (as a multiset) and nothing after k-1 is above it,
+// on random, sorted, reversed and all-equal inputs, for every k of small lengths and random k of
+// long ones; and a NaN among the values ends it (bounded) instead of hanging.
+func TestKthLargest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	shapes := map[string]func(n int) []float32{
+		"random": func(n int) []float32 {
+			s := make([]float32, n)
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+			return s
+		},
+		"few values": func(n int) []float32 {
+			s := make([]float32, n)
+			for i := range s {
+				s[i] = float32(rng.IntN(4))
+			}
+			return s
+		},
+		"ascending": func(n int) []float32 {
+			s := make([]float32, n)
+			for i := range s {
+				s[i] = float32(i)
+			}
+			return s
+		},
+		"descending": func(n int) []float32 {
+			s := make([]float32, n)
+			for i := range s {
+				s[i] = float32(n - i)
+			}
+			return s
+		},
+		"all equal": func(n int) []float32 { return slices.Repeat([]float32{0.5}, n) },
+	}
+	for _, name := range []string{"random", "few values", "ascending", "descending", "all equal"} {
+		for _, n := range []int{1, 2, 3, 7, 64, 2000} {
+			ks := []int{1, n, (n + 1) / 2}
+			if n <= 7 {
+				ks = nil
+				for k := 1; k <= n; k++ {
+					ks = append(ks, k)
+				}
+			} else {
+				ks = append(ks, 1+rng.IntN(n), 1+rng.IntN(n))
+			}
+			for _, k := range ks {
+				s := shapes[name](n)
+				want := slices.Clone(s)
+				slices.SortFunc(want, func(a, b float32) int { return cmp.Compare(b, a) })
+				got := kthLargest(s, k)
+				if got != want[k-1] || s[k-1] != got {
+					t.Fatalf("%s n=%d k=%d: got %v (s[k-1] %v), want %v", name, n, k, got, s[k-1], want[k-1])
+				}
+				top := slices.Clone(s[:k])
+				slices.SortFunc(top, func(a, b float32) int { return cmp.Compare(b, a) })
+				if !slices.Equal(top, want[:k]) {
+					t.Fatalf("%s n=%d k=%d: s[:k] is not the k largest", name, n, k)
+				}
+				for _, v := range s[k:] {
+					if v > got {
+						t.Fatalf("%s n=%d k=%d: %v after k-1 is above the k-th largest %v", name, n, k, v, got)
+					}
+				}
+			}
+		}
+	}
+	s := []float32{3, float32(math.NaN()), 1, 2, float32(math.NaN()), 5}
+	kthLargest(s, 3) // must return: no stored score is NaN, but a bad one must not hang a query
 }

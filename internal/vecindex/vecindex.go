@@ -253,15 +253,17 @@ func (f *Flat) scoreRuns(q []float32, b0 int, w uint64, scores *[64]float32) {
 }
 
 // topK keeps the k best hits offered in ascending row order. A hit enters a buffer unless a
-// threshold rules it out; when the buffer holds 2k hits it is cut back to its k best (a
-// selection, not a sort: selectBest) and the threshold becomes the k-th best's score. Only a
-// score above the threshold enters (a tie never beats a kept, lower row), so the kept set is the
-// exact top k, ties to the lower row, and a row below the threshold costs one comparison.
+// threshold rules it out; when the buffer holds 2k hits it is cut back to its k best and the
+// threshold becomes the k-th best's score. Only a score above the threshold enters (a tie never
+// beats a kept, lower row), so the kept set is the exact top k, ties to the lower row, and a row
+// below the threshold costs one comparison. The cut is a stable filter, so the buffer stays in
+// ascending row order, which is what lets it settle ties by position (cut).
 type topK struct {
-	buf  []Hit
-	k    int
-	thr  float32
-	full bool // thr is set: the buffer was cut at least once
+	buf     []Hit
+	scratch []float32 // the buffer's scores, for the cut's selection
+	k       int
+	thr     float32
+	full    bool // thr is set: the buffer was cut at least once
 }
 
 // newTopK keeps the k best of at most n offered hits.
@@ -314,11 +316,92 @@ func (t *topK) offer(row int, s float32) {
 	}
 }
 
-// cut keeps the buffer's k best and sets the threshold to the k-th best's score.
+// cut keeps the buffer's k best and sets the threshold to the k-th best's score v: it selects v
+// among the scores alone (kthLargest on a float32 copy, a quarter of the hits' bytes and a plain
+// comparison), then keeps, in one pass that preserves the buffer's row order, every hit above v
+// and the first hits at v until k are kept. The buffer is in ascending row order, so those are
+// the lowest rows at v: the k best by better, as a selection over the hits would keep.
 func (t *topK) cut() {
-	selectBest(t.buf, t.k)
-	t.buf = t.buf[:t.k]
-	t.thr, t.full = t.buf[t.k-1].Score, true
+	t.scratch = t.scratch[:0]
+	for _, h := range t.buf {
+		t.scratch = append(t.scratch, h.Score)
+	}
+	v := kthLargest(t.scratch, t.k)
+	ties := t.k // how many hits at v are kept: k less those above v (at most k-1 of them)
+	for _, s := range t.scratch[:t.k-1] {
+		if s > v {
+			ties--
+		}
+	}
+	j := 0 // branch-free too: every hit is written, and j moves past it when it is kept
+	for _, h := range t.buf {
+		tie := b2i(h.Score == v) & b2i(ties > 0)
+		t.buf[j] = h
+		j += b2i(h.Score > v) | tie
+		ties -= tie
+	}
+	t.buf = t.buf[:j]
+	t.thr, t.full = v, true
+}
+
+// kthLargest reorders s so that s[:k] holds its k largest values and s[k-1] is the k-th largest,
+// and returns it, for 0 < k <= len(s): every value above the k-th largest is in s[:k-1]. It is
+// a quickselect whose partitions never branch on a comparison (a Lomuto pass that always swaps
+// and advances by the comparison's 0 or 1), because the scores a scan buffers come in no order
+// and a branch on each would be mispredicted half the time. Each round splits the range into
+// the values above a median-of-three pivot, then those equal to it, so ties, however many,
+// never make it quadratic.
+func kthLargest(s []float32, k int) float32 {
+	n := k - 1
+	lo, hi := 0, len(s)
+	for hi-lo > 1 {
+		x := median3(s[lo], s[lo+(hi-lo)/2], s[hi-1])
+		gt := lo // s[lo:gt] > x
+		for i := lo; i < hi; i++ {
+			v := s[i]
+			s[i] = s[gt]
+			s[gt] = v
+			gt += b2i(v > x)
+		}
+		if n < gt {
+			hi = gt
+			continue
+		}
+		eq := gt // s[gt:eq] == x
+		for i := gt; i < hi; i++ {
+			v := s[i]
+			s[i] = s[eq]
+			s[eq] = v
+			eq += b2i(v == x)
+		}
+		if n < eq || eq == gt { // eq == gt only for a NaN pivot (no stored score is NaN): stop
+			break
+		}
+		lo = eq
+	}
+	return s[n]
+}
+
+// median3 is the median of three values.
+func median3(a, b, c float32) float32 {
+	if a > b {
+		a, b = b, a
+	}
+	if b > c {
+		b = c
+	}
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// b2i is 1 for true and 0 for false (the compiler makes it a SETcc, not a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // kept is the kept hits (the exact top k of those offered, or all of them if fewer), in no
