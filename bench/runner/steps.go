@@ -17,7 +17,7 @@ import (
 // dense: flat search at 1 and 2 threads and the int8 scan with float32 re-scoring at top 10
 // and 500 vs FAISS IndexFlatIP (float32) on the same vectors, and the bytes scanned per second
 // vs the read bound (a read-only kernel) and a copy. asof's benchmarks and FAISS take turns,
-// -dense-rounds times (pairedRows): a row's ratio is the median of its rounds' ratios, so a
+// -dense-rounds times (pairedRow): a row's ratio is the median of its rounds' ratios, so a
 // swing in the machine's load between the two programs moves one round, not the table.
 func (r *runner) dense(ctx context.Context) []row {
 	done := r.step(fmt.Sprintf("flat dense search (asof, FAISS, %d rounds), read bound and memcpy", r.o.DenseRounds))

@@ -404,8 +404,8 @@ func b2i(b bool) int {
 	return 0
 }
 
-// kept is the kept hits (the exact top k of those offered, or all of them if fewer), in no
-// particular order.
+// kept is the kept hits (the exact top k of those offered, or all of them if fewer), in
+// ascending row order (the order they were offered in; cut keeps it).
 func (t *topK) kept() []Hit {
 	if len(t.buf) > t.k {
 		t.cut()
