@@ -32,7 +32,8 @@ func dotInt8AVX512(a, q *int8, n int) int32
 func dotsInt8AVX512(a, q *int8, dim, rows int, out *int32)
 
 // dotsAVX512 writes out[r] = dotAVX512(q, row r, n) for r < nrows, bit for bit, where row r
-// starts at rows + r·dim floats and n ≤ dim is a positive multiple of 16 (AVX512F).
+// starts at rows + r·dim floats and n ≤ dim is a positive multiple of 16 (AVX512F). With
+// ahead > 0 it prefetches the rows ahead bytes before it reads them; 0 turns that off.
 //
 //go:noescape
-func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32)
+func dotsAVX512(q, rows *float32, dim, n, nrows, ahead int, out *float32)

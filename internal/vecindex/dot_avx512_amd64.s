@@ -117,6 +117,10 @@ done:
 // func dotsInt8VNNI(a, q *int8, dim, rows int, out *int32)
 //
 // out[r] = dotInt8VNNI(a[r·dim:], q, dim) for r < rows; dim is a positive multiple of 64.
+// Each 64-byte step asks for the line 2 KB ahead (PREFETCHT0, a hint that never faults, so it
+// may point past the rows), as dotsInt8AVX2 does: one int8 search of 100,000 × 384 codes took
+// 0.80× the time at top 10 and 0.83× at top 500 with it on an Intel Xeon with AVX-512 VNNI
+// (docs/kernels.md, "The int8 scan's prefetch").
 TEXT ·dotsInt8VNNI(SB), NOSPLIT, $0-40
 	MOVQ   a+0(FP), SI
 	MOVQ   q+8(FP), R8
@@ -135,6 +139,7 @@ row:
 	VPXORD Z0, Z0, Z0
 
 step:
+	PREFETCHT0 2048(SI)
 	VMOVDQU8 0(SI), Z2
 	VMOVDQU8 0(DI), Z3
 	INT8_SIGNS(Z2, Z3)
@@ -189,6 +194,8 @@ done:
 // func dotsInt8AVX512(a, q *int8, dim, rows int, out *int32)
 //
 // out[r] = dotInt8AVX512(a[r·dim:], q, dim) for r < rows; dim is a positive multiple of 64.
+// It prefetches 2 KB ahead as dotsInt8VNNI does (0.80× / 0.84× the time at top 10 / 500, the
+// same Xeon with VNNI set aside).
 TEXT ·dotsInt8AVX512(SB), NOSPLIT, $0-40
 	MOVQ       a+0(FP), SI
 	MOVQ       q+8(FP), R8
@@ -209,6 +216,7 @@ row:
 	VPXORD Z0, Z0, Z0
 
 step:
+	PREFETCHT0 2048(SI)
 	VMOVDQU8   0(SI), Z2
 	VMOVDQU8   0(DI), Z3
 	INT8_SIGNS(Z2, Z3)
@@ -230,19 +238,23 @@ end:
 	VZEROUPPER
 	RET
 
-// func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32)
+// func dotsAVX512(q, rows *float32, dim, n, nrows, ahead int, out *float32)
 //
 // out[r] = dotAVX512(q, rows + r·dim, n) for r < nrows, bit for bit: the rows one after the
 // other in one call (one load stream), each with dotAVX512's accumulators, steps and
-// reduction. n ≤ dim is a positive multiple of 16.
-TEXT ·dotsAVX512(SB), NOSPLIT, $0-48
+// reduction. n ≤ dim is a positive multiple of 16. With ahead > 0 each 256-byte step first
+// asks for the four lines ahead bytes further on (PREFETCHT0, a hint that never faults, so it
+// may point past the rows); with 0 it runs the same loop without them (floatAhead says which
+// CPUs gain).
+TEXT ·dotsAVX512(SB), NOSPLIT, $0-56
 	MOVQ q+0(FP), SI
 	MOVQ rows+8(FP), DI
 	MOVQ dim+16(FP), R8
 	SHLQ $2, R8                 // row stride in bytes
 	MOVQ n+24(FP), R10
 	MOVQ nrows+32(FP), BX
-	MOVQ out+40(FP), R9
+	MOVQ ahead+40(FP), R12
+	MOVQ out+48(FP), R9
 
 row:
 	TESTQ  BX, BX
@@ -257,6 +269,27 @@ row:
 	MOVQ   R10, DX
 	SHRQ   $6, CX
 	JZ     tail
+	TESTQ  R12, R12
+	JZ     loop64
+
+loop64pf:
+	PREFETCHT0  0(R11)(R12*1)
+	PREFETCHT0  64(R11)(R12*1)
+	PREFETCHT0  128(R11)(R12*1)
+	PREFETCHT0  192(R11)(R12*1)
+	VMOVUPS     0(AX), Z4
+	VMOVUPS     64(AX), Z5
+	VMOVUPS     128(AX), Z6
+	VMOVUPS     192(AX), Z7
+	VFMADD231PS 0(R11), Z4, Z0
+	VFMADD231PS 64(R11), Z5, Z1
+	VFMADD231PS 128(R11), Z6, Z2
+	VFMADD231PS 192(R11), Z7, Z3
+	ADDQ        $256, AX
+	ADDQ        $256, R11
+	DECQ        CX
+	JNZ         loop64pf
+	JMP         tail
 
 loop64:
 	VMOVUPS     0(AX), Z4

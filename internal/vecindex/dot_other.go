@@ -5,6 +5,9 @@ package vecindex
 // cpuLevel is the best kernel level here: the portable loops.
 const cpuLevel = levelGeneric
 
+// floatAhead is dotsAVX512's prefetch distance: there is no such kernel here.
+var floatAhead = 0
+
 func dotAVX2(a, b *float32, n int) float32 { panic("vecindex: no AVX2 kernel on this architecture") }
 
 func dotAVX512(a, b *float32, n int) float32 {
@@ -21,7 +24,7 @@ func readAVX512(p *byte, n int) uint64 {
 	panic("vecindex: no AVX-512 kernel on this architecture")
 }
 
-func dotsAVX512(q, rows *float32, dim, n, nrows int, out *float32) {
+func dotsAVX512(q, rows *float32, dim, n, nrows, ahead int, out *float32) {
 	panic("vecindex: no AVX-512 kernel on this architecture")
 }
 

@@ -9,8 +9,17 @@ import (
 
 // TestDotsMatchesDot checks the block scorer against Dot row by row, bit for bit, at every
 // kernel level: dims on and off the kernels' 32-value step, and row counts on and off its
-// two-row step.
+// two-row step; at the AVX-512 levels with and without the prefetch (floatAhead), whichever
+// this CPU's vendor gets by default.
 func TestDotsMatchesDot(t *testing.T) {
+	defer func(a int) { floatAhead = a }(floatAhead)
+	for _, ahead := range []int{0, 64, 4096} {
+		floatAhead = ahead
+		t.Run(fmt.Sprintf("ahead %d", ahead), testDotsMatchesDot)
+	}
+}
+
+func testDotsMatchesDot(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(21, 22))
 		for _, tc := range []struct {

@@ -509,7 +509,7 @@ func dots(q, rows []float32, out []float32) {
 		return
 	case useAVX512 && dim >= 16:
 		n = dim &^ 15
-		dotsAVX512(&q[0], &rows[0], dim, n, len(out), &out[0])
+		dotsAVX512(&q[0], &rows[0], dim, n, len(out), floatAhead, &out[0])
 	case useAVX2 && dim >= 32:
 		n = dim &^ 31
 		dotsAVX2(&q[0], &rows[0], dim, n, len(out), &out[0])

@@ -2,11 +2,14 @@ package vecindex
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // peerQueries are the query rows BenchmarkSearchThreads and bench/search_peer.py (FAISS) use:
@@ -194,4 +197,42 @@ func benchReadBufs(b *testing.B, goroutines, buffers int) {
 		readSink ^= s
 	}
 	b.ReportMetric(float64(goroutines*size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "read-GB/s")
+}
+
+// BenchmarkFloatPrefetch measures the float32 AVX-512 scan's prefetch (floatAhead) on this CPU:
+// one search of 100,000 × 384 rows, top 500, at each distance in turn against none (0), in a
+// random order each turn, 30 turns; it reports the median ratio of each distance's time to
+// none's (below 1: the prefetch helps). Run it with -benchtime 1x on a new CPU to choose
+// floatAhead for it (dot_amd64.go).
+func BenchmarkFloatPrefetch(b *testing.B) {
+	if !useAVX512 {
+		b.Skipf("the kernel level is %s: the prefetch is in the AVX-512 scan only", Kernel())
+	}
+	f := randomFlat(rand.New(rand.NewPCG(9, 10)), 100000, 384)
+	q := f.Row(peerQueries[0])
+	aheads := []int{0, 1024, 2048, 4096, 8192}
+	defer func(a int) { floatAhead = a }(floatAhead)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for b.Loop() {
+		ratios := make([][]float64, len(aheads))
+		for range 30 {
+			took := make([]float64, len(aheads))
+			for _, i := range rng.Perm(len(aheads)) {
+				floatAhead = aheads[i]
+				start := time.Now()
+				for range 5 {
+					f.Search(q, 500, nil)
+				}
+				took[i] = time.Since(start).Seconds()
+			}
+			for i := range aheads {
+				ratios[i] = append(ratios[i], took[i]/took[0])
+			}
+		}
+		for i, a := range aheads[1:] {
+			r := slices.Sorted(slices.Values(ratios[i+1]))
+			b.ReportMetric(r[len(r)/2], fmt.Sprintf("time-ratio-%dB", a))
+		}
+	}
+	b.ReportMetric(0, "ns/op")
 }
