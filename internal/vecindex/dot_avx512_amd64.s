@@ -4,6 +4,21 @@
 // instructions on Z registers; the horizontal sums end in the AVX2 sequence of dot_amd64.s.
 // Every kernel ends with VZEROUPPER.
 
+// F32_STEP64(A, B) adds the products of 64 floats at A and at B into the accumulators Z0-Z3
+// (16 lanes each, lane i of accumulator c taking values 64s + 16c + i), with Z4-Z7 as
+// scratch, and moves A and B on by 256 bytes.
+#define F32_STEP64(A, B) \
+	VMOVUPS     0(A), Z4        \
+	VMOVUPS     64(A), Z5       \
+	VMOVUPS     128(A), Z6      \
+	VMOVUPS     192(A), Z7      \
+	VFMADD231PS 0(B), Z4, Z0    \
+	VFMADD231PS 64(B), Z5, Z1   \
+	VFMADD231PS 128(B), Z6, Z2  \
+	VFMADD231PS 192(B), Z7, Z3  \
+	ADDQ        $256, A         \
+	ADDQ        $256, B
+
 // func dotAVX512(a, b *float32, n int) float32
 //
 // n is a positive multiple of 16: 64 floats a step in four accumulators, then 16 a step.
@@ -20,16 +35,7 @@ TEXT ·dotAVX512(SB), NOSPLIT, $0-28
 	JZ     tail
 
 loop64:
-	VMOVUPS     0(SI), Z4
-	VMOVUPS     64(SI), Z5
-	VMOVUPS     128(SI), Z6
-	VMOVUPS     192(SI), Z7
-	VFMADD231PS 0(DI), Z4, Z0
-	VFMADD231PS 64(DI), Z5, Z1
-	VFMADD231PS 128(DI), Z6, Z2
-	VFMADD231PS 192(DI), Z7, Z3
-	ADDQ        $256, SI
-	ADDQ        $256, DI
+	F32_STEP64(SI, DI)
 	DECQ        CX
 	JNZ         loop64
 
@@ -277,31 +283,13 @@ loop64pf:
 	PREFETCHT0  64(R11)(R12*1)
 	PREFETCHT0  128(R11)(R12*1)
 	PREFETCHT0  192(R11)(R12*1)
-	VMOVUPS     0(AX), Z4
-	VMOVUPS     64(AX), Z5
-	VMOVUPS     128(AX), Z6
-	VMOVUPS     192(AX), Z7
-	VFMADD231PS 0(R11), Z4, Z0
-	VFMADD231PS 64(R11), Z5, Z1
-	VFMADD231PS 128(R11), Z6, Z2
-	VFMADD231PS 192(R11), Z7, Z3
-	ADDQ        $256, AX
-	ADDQ        $256, R11
+	F32_STEP64(AX, R11)
 	DECQ        CX
 	JNZ         loop64pf
 	JMP         tail
 
 loop64:
-	VMOVUPS     0(AX), Z4
-	VMOVUPS     64(AX), Z5
-	VMOVUPS     128(AX), Z6
-	VMOVUPS     192(AX), Z7
-	VFMADD231PS 0(R11), Z4, Z0
-	VFMADD231PS 64(R11), Z5, Z1
-	VFMADD231PS 128(R11), Z6, Z2
-	VFMADD231PS 192(R11), Z7, Z3
-	ADDQ        $256, AX
-	ADDQ        $256, R11
+	F32_STEP64(AX, R11)
 	DECQ        CX
 	JNZ         loop64
 
