@@ -47,6 +47,9 @@ func BenchmarkIndexBuild(b *testing.B) {
 	keep := os.Getenv("ASOF_BENCH_KEEP")
 	emb := testmodel.Bench(b) // ASOF_BENCH_MODEL, else the default model
 	b.Log(emb.Describe())
+	// The model as a worker records it: `make bench` asks the kept index through asof serve,
+	// whose worker refuses an index of other weights.
+	model := testmodel.BenchRef(b)
 	docs, err := parquet.ReadFile[schemas.Document](src)
 	if err != nil {
 		b.Fatal(err)
@@ -91,7 +94,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 		if _, err := bucket.Put(ctx, "corpora/first2000.parquet", bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
-		acts := &activities.Activities{Deps: activities.Deps{Bucket: bucket, Embedder: emb, Model: schemas.ModelRef{ID: emb.ModelID(), SHA256: "bench", Dim: 384}}}
+		acts := &activities.Activities{Deps: activities.Deps{Bucket: bucket, Embedder: emb, Model: model}}
 		var s testsuite.WorkflowTestSuite
 		env := s.NewTestActivityEnvironment()
 		env.RegisterActivity(acts)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/schemas"
 )
 
 // repoData is the repository's .asof folder, where `make setup` puts the model and ONNX
@@ -135,4 +136,16 @@ func Bench(b testing.TB) *embed.Hugot {
 	}
 	b.Cleanup(func() { h.Close() })
 	return h
+}
+
+// BenchRef is the BenchID model as a worker records it in an index it builds (catalogue id,
+// sha256 of its files, dimension), so that an index a benchmark builds can be asked by a real
+// worker (`asof serve`), which refuses an index of other weights.
+func BenchRef(b testing.TB) schemas.ModelRef {
+	b.Helper()
+	m, err := models.Resolve(BenchID(), modelsDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return schemas.ModelRef{ID: m.Spec.ID, SHA256: m.SHA256, Dim: m.Spec.Dim}
 }
