@@ -12,7 +12,7 @@ Two modes:
   each (ONNX Runtime releases the GIL while it runs). --no-sort keeps the input order in fixed
   batches of --batch.
 
-Usage: python bench/embed_peer.py MODEL_DIR [--threads N] [--workers W] [--seconds S | --texts FILE]
+Usage: python bench/embed_peer.py MODEL_DIR [--threads N] [--workers W] [--seconds S | --texts FILE] [--device cuda]
 Prints one JSON line: {"passages_per_s": ..., "passages_per_cpu_s": ... (process CPU time), "threads": ..., "workers": ..., "batch": ..., "texts": ...}.
 """
 import argparse
@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--batch-tokens", type=int, default=4096, help="most padded tokens per call")
     ap.add_argument("--no-sort", action="store_true", help="input order, fixed batches of --batch")
     ap.add_argument("--onnx", default="model.onnx", help="model file in MODEL_DIR")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="cuda: ONNX Runtime's CUDA provider (onnxruntime-gpu), as asof's --embed-device cuda")
     args = ap.parse_args()
     cores = os.cpu_count() or 1
     workers = args.workers or max(1, cores // max(1, args.threads))
@@ -63,7 +65,14 @@ def main():
     so.intra_op_num_threads = args.threads
     so.inter_op_num_threads = 1
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # as asof runs it
-    sess = ort.InferenceSession(f"{args.model_dir}/{args.onnx}", so, providers=["CPUExecutionProvider"])
+    providers = ["CPUExecutionProvider"]
+    if args.device == "cuda":
+        if hasattr(ort, "preload_dlls"):
+            ort.preload_dlls()  # the CUDA and cuDNN libraries of the nvidia-* wheels beside it
+        providers = ["CUDAExecutionProvider"]
+    sess = ort.InferenceSession(f"{args.model_dir}/{args.onnx}", so, providers=providers)
+    if sess.get_providers()[0] != providers[0]:
+        raise SystemExit(f"embed_peer: asked for {providers[0]}, ONNX Runtime runs {sess.get_providers()}")
     names = [i.name for i in sess.get_inputs()]
 
     def run(encs):
@@ -108,7 +117,7 @@ def main():
     cpu = time.process_time() - cpu0  # every thread of the process: ONNX Runtime's included
     print(json.dumps({"passages_per_s": round(rate, 2), "passages_per_cpu_s": round(n / cpu, 2) if cpu > 0 else None, "threads": args.threads, "workers": workers, "batch": batch,
                       "batch_tokens": args.batch_tokens, "sorted": bool(args.texts) and not args.no_sort, "texts": n,
-                      "model": os.path.basename(os.path.normpath(args.model_dir)), "onnxruntime": ort.__version__}))
+                      "model": os.path.basename(os.path.normpath(args.model_dir)), "onnxruntime": ort.__version__, "device": args.device}))
 
 
 if __name__ == "__main__":
