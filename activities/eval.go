@@ -29,11 +29,15 @@ type PlanEvalInput struct {
 	// From and To keep questions dated in that range (zero: unbounded), e.g. the index's span.
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
+	// Store writes each batch's questions to layout.EvalPlanKey and returns only their count
+	// (BatchCount): the question list never enters the workflow's history, whatever its size.
+	Store bool `json:"store,omitempty"`
 }
 
-// PlanEvalResult lists the batches.
+// PlanEvalResult lists the batches, or with Store counts the batches written to the store.
 type PlanEvalResult struct {
-	Batches [][]evalrun.Planned `json:"batches"`
+	Batches    [][]evalrun.Planned `json:"batches,omitempty"`
+	BatchCount int                 `json:"batch_count,omitempty"`
 	// Questions are the judged questions kept; Unjudged had no qrels rows.
 	Questions int `json:"questions"`
 	Unjudged  int `json:"unjudged"`
@@ -59,8 +63,23 @@ func (a *Activities) PlanEval(ctx context.Context, in PlanEvalInput) (PlanEvalRe
 	if err != nil {
 		return res, invalid(err)
 	}
-	res.Batches = plan.Batches
+	if !in.Store {
+		res.Batches = plan.Batches
+		return res, nil
+	}
+	for n, batch := range plan.Batches {
+		if err := storeio.PutJSON(ctx, a.Bucket, layout.EvalPlanKey(in.EvalID, n), batch); err != nil {
+			return res, err
+		}
+	}
+	res.BatchCount = len(plan.Batches)
 	return res, nil
+}
+
+// plannedBatch reads the questions PlanEval stored for one batch.
+func (a *Activities) plannedBatch(ctx context.Context, key string) ([]evalrun.Planned, error) {
+	qs, err := storeio.GetJSON[[]evalrun.Planned](ctx, a.Bucket, key)
+	return qs, invalidIfMissing(err, "the evaluation plan")
 }
 
 // questionSet reads a query set: unlabelled queries (query_id, query, anchor_date) at
@@ -81,6 +100,9 @@ func (a *Activities) questionSet(ctx context.Context, unlabelled bool, questions
 // EmbedTextsInput are texts to embed as queries.
 type EmbedTextsInput struct {
 	Texts []string `json:"texts"`
+	// PlanKey, when set, names a batch PlanEval stored: its texts (evalrun.Texts) are embedded
+	// and Texts is empty.
+	PlanKey string `json:"plan_key,omitempty"`
 	// Key, when set, is where the vectors are stored (vecindex's file format) instead of being
 	// returned into the workflow's history (about 5 KB a question, twice: here and EvalBatch's input).
 	Key string `json:"key"`
@@ -97,6 +119,13 @@ type EmbedTextsResult struct {
 func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedTextsResult, error) {
 	if a.Embedder == nil {
 		return EmbedTextsResult{}, noModel()
+	}
+	if in.PlanKey != "" {
+		batch, err := a.plannedBatch(ctx, in.PlanKey)
+		if err != nil {
+			return EmbedTextsResult{}, err
+		}
+		in.Texts = evalrun.Texts(batch)
 	}
 	v, err := a.Embedder.EmbedQueries(ctx, in.Texts)
 	if err != nil {
@@ -119,7 +148,9 @@ type EvalBatchInput struct {
 	QrelsKey  string            `json:"qrels_key"`
 	Systems   []string          `json:"systems"`
 	Questions []evalrun.Planned `json:"questions"`
-	Vectors   [][]float32       `json:"vectors"`
+	// PlanKey, when set, names the batch's questions in the store (Questions is then empty).
+	PlanKey string      `json:"plan_key,omitempty"`
+	Vectors [][]float32 `json:"vectors"`
 	// VectorsKey, when set, is where EmbedTexts stored the vectors (Vectors is then empty).
 	VectorsKey string           `json:"vectors_key"`
 	Model      schemas.ModelRef `json:"model"`
@@ -139,6 +170,11 @@ type EvalBatchResult struct {
 func (a *Activities) EvalBatch(ctx context.Context, in EvalBatchInput) (_ EvalBatchResult, err error) {
 	defer func() { a.Metrics.EvalBatch(err) }()
 	key := layout.EvalBatchKey(in.EvalID, in.Batch)
+	if in.PlanKey != "" {
+		if in.Questions, err = a.plannedBatch(ctx, in.PlanKey); err != nil {
+			return EvalBatchResult{}, err
+		}
+	}
 	if ok, err := a.Bucket.Exists(ctx, key); err != nil {
 		return EvalBatchResult{}, err
 	} else if ok {
@@ -188,7 +224,10 @@ type FinishEvalInput struct {
 	Index     string   `json:"index"`
 	Systems   []string `json:"systems"`
 	BatchKeys []string `json:"batch_keys"`
-	Questions int      `json:"questions"`
+	// Batches, when BatchKeys is empty, counts the batches: their keys are
+	// layout.EvalBatchKey(EvalID, 0…Batches−1).
+	Batches   int `json:"batches,omitempty"`
+	Questions int `json:"questions"`
 	// Unlabelled is set for a query set without judgements: freshness only.
 	Unlabelled bool `json:"unlabelled"`
 	// Generated stamps the report (the workflow's time; activities never read the clock for it).
@@ -205,7 +244,13 @@ type FinishEvalResult struct {
 
 // FinishEval gathers every batch's rows into per_query.parquet and summary.json.
 func (a *Activities) FinishEval(ctx context.Context, in FinishEvalInput) (FinishEvalResult, error) {
-	rows, err := storeio.GetParquetAll[schemas.EvalRow](ctx, a.Bucket, in.BatchKeys)
+	keys := in.BatchKeys
+	if len(keys) == 0 {
+		for n := range in.Batches {
+			keys = append(keys, layout.EvalBatchKey(in.EvalID, n))
+		}
+	}
+	rows, err := storeio.GetParquetAll[schemas.EvalRow](ctx, a.Bucket, keys)
 	if err != nil {
 		return FinishEvalResult{}, err
 	}

@@ -3,14 +3,18 @@ package activities_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -61,3 +65,60 @@ func TestPlanEval(t *testing.T) {
 		t.Fatal("a missing questions file was accepted")
 	}
 }
+
+// TestPlanEvalStored: with Store, PlanEval writes each batch's questions to the store and
+// returns only their count; EmbedTexts reads a batch's texts by its key (auto texts last), and a
+// missing plan is bad input, not a retry.
+func TestPlanEvalStored(t *testing.T) {
+	ctx := context.Background()
+	b, _ := blob.NewLocal(t.TempDir())
+	var buf bytes.Buffer
+	d := func(s string) time.Time { v, _ := time.Parse(time.DateOnly, s); return v }
+	parquet.Write(&buf, []schemas.EvalQuery{{QueryID: "t1", Query: "ставка", AnchorDate: d("2025-09-04")}, {QueryID: "t2", Query: "нефть на этой неделе", AnchorDate: d("2025-09-04")}, {QueryID: "t3", Query: "рубль", AnchorDate: d("2025-09-05")}})
+	if _, err := b.Put(ctx, "tg.parquet", &buf); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	emb := &countingEmbedder{}
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, Embedder: emb}}
+	env.RegisterActivity(acts)
+	res := run[activities.PlanEvalResult](t, env, acts.PlanEval, activities.PlanEvalInput{EvalID: "e", QuestionsKey: "tg.parquet", Unlabelled: true, BatchSize: 2, Store: true})
+	if res.BatchCount != 2 || len(res.Batches) != 0 || res.Questions != 3 {
+		t.Fatalf("stored plan %+v: want 2 batches by count, none inline", res)
+	}
+	for n := range 2 {
+		if _, err := b.Stat(ctx, layout.EvalPlanKey("e", n)); err != nil {
+			t.Fatalf("batch %d: %v", n, err)
+		}
+	}
+	run[activities.EmbedTextsResult](t, env, acts.EmbedTexts, activities.EmbedTextsInput{PlanKey: layout.EvalPlanKey("e", 0)})
+	if got := strings.Join(emb.texts, "|"); got != "ставка|нефть на этой неделе|нефть" {
+		t.Fatalf("embedded %q: want the batch's questions, then its auto text", got)
+	}
+	_, err := env.ExecuteActivity(acts.EmbedTexts, activities.EmbedTextsInput{PlanKey: layout.EvalPlanKey("e", 9)})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || !appErr.NonRetryable() {
+		t.Fatalf("a missing plan: %v, want a non-retryable error", err)
+	}
+}
+
+// countingEmbedder records the texts it embeds, one 2-d vector each.
+type countingEmbedder struct{ texts []string }
+
+func (e *countingEmbedder) EmbedQueries(_ context.Context, texts []string) ([][]float32, error) {
+	e.texts = append(e.texts, texts...)
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
+func (e *countingEmbedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.EmbedQueries(ctx, texts)
+}
+
+func (e *countingEmbedder) Dim() int        { return 2 }
+func (e *countingEmbedder) ModelID() string { return "counting" }
+func (e *countingEmbedder) Close() error    { return nil }

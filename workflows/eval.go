@@ -18,6 +18,13 @@ import (
 // questions wrote 12.5 MB of history that way, and Temporal ends a run at 50 MB.
 const evalVectorsVersion = "eval-vectors-in-store"
 
+// evalPlanVersion is the change ID of Eval keeping its question list in the store: PlanEval
+// writes each batch's questions (layout.EvalPlanKey) and returns their count, the embedding and
+// answering activities read them by key, and FinishEval derives the batches' keys. Before it, an
+// evaluation of 4,507 questions sent an 822 KB plan through the history (Temporal warns at
+// 512 KB and refuses 2 MB); now every payload's size is independent of the question count.
+const evalPlanVersion = "eval-plan-in-store"
+
 // Eval plans the questions into batches; for each batch (a sliding window of Concurrency) it
 // embeds the questions on asof-embed and answers them with every system on the default queue,
 // each batch retried alone; then it gathers the rows into summary.json and per_query.parquet.
@@ -40,35 +47,52 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 5},
 	}
 	storeCtx := workflow.WithActivityOptions(ctx, ioOpts)
+	// Runs started before the plan went to the store carried every question in the history.
+	planStored := workflow.GetVersion(ctx, evalPlanVersion, workflow.DefaultVersion, 1) >= 1
 	var plan activities.PlanEvalResult
 	if err := workflow.ExecuteActivity(storeCtx, a.PlanEval, activities.PlanEvalInput{
 		EvalID: in.EvalID, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, Unlabelled: in.Unlabelled, Limit: in.Limit, Seed: in.Seed,
-		BatchSize: in.BatchSize, From: in.From, To: in.To,
+		BatchSize: in.BatchSize, From: in.From, To: in.To, Store: planStored,
 	}).Get(ctx, &plan); err != nil {
 		return EvalResult{}, fmt.Errorf("plan: %w", err)
 	}
-	res := EvalResult{Batches: len(plan.Batches), Unjudged: plan.Unjudged}
+	nBatches := len(plan.Batches)
+	if planStored {
+		nBatches = plan.BatchCount
+	}
+	res := EvalResult{Batches: nBatches, Unjudged: plan.Unjudged}
 	// Runs started before the vectors went to the store passed them through the history.
 	stored := workflow.GetVersion(ctx, evalVectorsVersion, workflow.DefaultVersion, 1) >= 1
 	embed := func(ctx workflow.Context, n int) workflow.Future {
-		ei := activities.EmbedTextsInput{Texts: questionsOf(plan.Batches[n])}
+		var ei activities.EmbedTextsInput
+		if planStored {
+			ei.PlanKey = layout.EvalPlanKey(in.EvalID, n)
+		} else {
+			ei.Texts = evalrun.Texts(plan.Batches[n])
+		}
 		if stored {
 			ei.Key = layout.EvalVectorsKey(in.EvalID, n)
 		}
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, embedOpts), a.EmbedTexts, ei)
 	}
 	answer := func(ctx workflow.Context, n int, emb activities.EmbedTextsResult) workflow.Future {
-		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ioOpts), a.EvalBatch, activities.EvalBatchInput{
+		bi := activities.EvalBatchInput{
 			EvalID: in.EvalID, Batch: n, Index: in.Index, QrelsKey: in.QrelsKey, Systems: in.Systems,
-			Questions: plan.Batches[n], Vectors: emb.Vectors, VectorsKey: emb.Key, Model: emb.Model,
-		})
+			Vectors: emb.Vectors, VectorsKey: emb.Key, Model: emb.Model,
+		}
+		if planStored {
+			bi.PlanKey = layout.EvalPlanKey(in.EvalID, n)
+		} else {
+			bi.Questions = plan.Batches[n]
+		}
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ioOpts), a.EvalBatch, bi)
 	}
 	var batches []activities.EvalBatchResult
 	var err error
 	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		batches, err = evalBatchesWindow(ctx, len(plan.Batches), in.Concurrency, embed, answer)
+		batches, err = evalBatchesWindow(ctx, nBatches, in.Concurrency, embed, answer)
 	} else {
-		batches, err = fanOut(ctx, len(plan.Batches), in.Concurrency, func(ctx workflow.Context, n int) (activities.EvalBatchResult, error) {
+		batches, err = fanOut(ctx, nBatches, in.Concurrency, func(ctx workflow.Context, n int) (activities.EvalBatchResult, error) {
 			var emb activities.EmbedTextsResult
 			if err := embed(ctx, n).Get(ctx, &emb); err != nil {
 				return activities.EvalBatchResult{}, fmt.Errorf("embed batch %d: %w", n, err)
@@ -90,9 +114,13 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 			res.Resumed++
 		}
 	}
-	if err := workflow.ExecuteActivity(storeCtx, a.FinishEval, activities.FinishEvalInput{
+	fi := activities.FinishEvalInput{
 		EvalID: in.EvalID, Index: in.Index, Systems: in.Systems, BatchKeys: keys, Questions: plan.Questions, Unlabelled: in.Unlabelled, Generated: workflow.Now(ctx).UTC(),
-	}).Get(ctx, &res.Finish); err != nil {
+	}
+	if planStored { // the keys follow from the id and the count (layout.EvalBatchKey)
+		fi.BatchKeys, fi.Batches = nil, len(batches)
+	}
+	if err := workflow.ExecuteActivity(storeCtx, a.FinishEval, fi).Get(ctx, &res.Finish); err != nil {
 		return res, fmt.Errorf("finish: %w", err)
 	}
 	return res, nil
@@ -140,19 +168,4 @@ func evalBatchesWindow(ctx workflow.Context, batches, limit int, embed func(work
 		sel.Select(ctx)
 	}
 	return out, firstErr
-}
-
-func questionsOf(batch []evalrun.Planned) []string {
-	out := make([]string, len(batch))
-	for i, q := range batch {
-		out[i] = q.Question
-	}
-	// Then the auto readings' texts that differ from their question (what ask embeds in auto
-	// mode), in batch order: EvalBatch takes them from the end.
-	for _, q := range batch {
-		if q.AutoText != "" {
-			out = append(out, q.AutoText)
-		}
-	}
-	return out
 }

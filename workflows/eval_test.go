@@ -27,6 +27,7 @@ func TestEvalBatchesRetryAloneAndFinishInOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
 			env := newEnv(t)
 			env.OnGetVersion(fanOutVersion, workflow.DefaultVersion, 1).Return(version)
+			env.OnGetVersion(evalPlanVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion) // the plan in the history
 			q := func(id string) evalrun.Planned {
 				return evalrun.Planned{ID: id, Question: "q " + id}
 			}
@@ -99,6 +100,7 @@ func TestEvalQueryVectorsGoThroughTheStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t)
 			env.OnGetVersion(evalVectorsVersion, workflow.DefaultVersion, 1).Return(tc.version)
+			env.OnGetVersion(evalPlanVersion, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
 			q := func(id string) evalrun.Planned {
 				return evalrun.Planned{ID: id, Question: "q " + id}
 			}
@@ -146,5 +148,67 @@ func TestEvalQueryVectorsGoThroughTheStore(t *testing.T) {
 				t.Fatalf("EmbedTexts keys %q, EvalBatch keys %q, want %q", embedKeys, batchKeys, want)
 			}
 		})
+	}
+}
+
+// TestEvalPlanGoesThroughTheStore: from evalPlanVersion on, PlanEval stores the batches and
+// returns their count; EmbedTexts and EvalBatch get each batch's plan key and no question,
+// FinishEval the count and no keys. No input or result holds a question, so no payload grows
+// with the question count (worker's TestEvalPayloadsStayBounded measures it on the server).
+func TestEvalPlanGoesThroughTheStore(t *testing.T) {
+	env := newEnv(t)
+	var planIn activities.PlanEvalInput
+	env.OnActivity(a.PlanEval, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PlanEvalInput) (activities.PlanEvalResult, error) {
+			planIn = in
+			return activities.PlanEvalResult{BatchCount: 3, Questions: 70}, nil
+		})
+	var mu sync.Mutex
+	var embedPlans, batchPlans []string
+	env.OnActivity(a.EmbedTexts, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.EmbedTextsInput) (activities.EmbedTextsResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(in.Texts) != 0 {
+				t.Errorf("EmbedTexts got %d texts through the history", len(in.Texts))
+			}
+			embedPlans = append(embedPlans, in.PlanKey)
+			return activities.EmbedTextsResult{Key: in.Key}, nil
+		})
+	env.OnActivity(a.EvalBatch, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.EvalBatchInput) (activities.EvalBatchResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(in.Questions) != 0 {
+				t.Errorf("EvalBatch %d got %d questions through the history", in.Batch, len(in.Questions))
+			}
+			batchPlans = append(batchPlans, in.PlanKey)
+			return activities.EvalBatchResult{Key: layout.EvalBatchKey(in.EvalID, in.Batch)}, nil
+		})
+	var finish activities.FinishEvalInput
+	env.OnActivity(a.FinishEval, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FinishEvalInput) (activities.FinishEvalResult, error) {
+			finish = in
+			return activities.FinishEvalResult{}, nil
+		})
+	env.ExecuteWorkflow(Eval, EvalInput{EvalID: "e", Index: "rtqa", Systems: []string{"bm25"}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res EvalResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.Batches != 3 {
+		t.Fatalf("result %+v, %v: want 3 batches", res, err)
+	}
+	if !planIn.Store {
+		t.Fatalf("PlanEval input %+v: want Store", planIn)
+	}
+	slices.Sort(embedPlans)
+	slices.Sort(batchPlans)
+	want := []string{"evals/e/plan/00000.json", "evals/e/plan/00001.json", "evals/e/plan/00002.json"}
+	if !slices.Equal(embedPlans, want) || !slices.Equal(batchPlans, want) {
+		t.Fatalf("plan keys: EmbedTexts %q, EvalBatch %q, want %q", embedPlans, batchPlans, want)
+	}
+	if finish.Batches != 3 || len(finish.BatchKeys) != 0 || finish.Questions != 70 {
+		t.Fatalf("finish %+v: want 3 batches by count", finish)
 	}
 }

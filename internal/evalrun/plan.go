@@ -42,6 +42,22 @@ type Planned struct {
 	AutoText string `json:"auto_text,omitempty"`
 }
 
+// Texts are what a batch embeds: each question, then the auto readings' texts that differ from
+// their question (what ask embeds in auto mode), in batch order; NewBatch takes them from the
+// end.
+func Texts(batch []Planned) []string {
+	out := make([]string, len(batch))
+	for i, q := range batch {
+		out[i] = q.Question
+	}
+	for _, q := range batch {
+		if q.AutoText != "" {
+			out = append(out, q.AutoText)
+		}
+	}
+	return out
+}
+
 // Plan lists an evaluation's questions in batches.
 type Plan struct {
 	Batches [][]Planned

@@ -241,6 +241,12 @@ func EvalVectorsKey(evalID string, n int) string {
 	return path.Join(EvalPrefix(evalID), "vectors", fmt.Sprintf("%05d.f32", n))
 }
 
+// EvalPlanKey holds the questions of an evaluation's batch n (JSON), written by PlanEval so that
+// no question list travels through the workflow's history.
+func EvalPlanKey(evalID string, n int) string {
+	return path.Join(EvalPrefix(evalID), "plan", fmt.Sprintf("%05d.json", n))
+}
+
 // EvalBatchKey holds the per-query rows of an evaluation's batch n; it is written last, so a
 // rerun finds a finished batch by it.
 func EvalBatchKey(evalID string, n int) string {
