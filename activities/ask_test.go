@@ -34,8 +34,8 @@ func utcDay(s string) time.Time {
 
 // TestReadQuery checks the adapter: answer.Read's reading comes back, and its bad input is a
 // non-retryable InvalidInput error (the readings themselves are tested in internal/answer). A
-// named year is searched from a week before it to a quarter after it: the news of a period
-// comes out around and after it.
+// named year centers the search from a week before it to a quarter after it: the news of a
+// period comes out around and after it.
 func TestReadQuery(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
@@ -46,7 +46,7 @@ func TestReadQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r activities.ReadQueryResult
-	if err := v.Get(&r); err != nil || r.Mode != "window" || !r.From.Equal(utcDay("2014-12-25")) || !r.To.Equal(utcDay("2016-04-01")) || r.Text != "elections" {
+	if err := v.Get(&r); err != nil || r.Mode != "recency" || !r.Near.From.Equal(utcDay("2014-12-25")) || !r.Near.To.Equal(utcDay("2016-04-01")) || r.Text != "elections in 2015" {
 		t.Fatalf("reading %+v (%v)", r, err)
 	}
 	_, err = env.ExecuteActivity((&activities.Activities{}).ReadQuery, activities.ReadQueryInput{Query: "x", AsOf: asOf, Mode: "magic"})
@@ -141,16 +141,16 @@ func TestAnswerOnLocalStore(t *testing.T) {
 	if got := activities.SampleCount(t, m, "asof_retrieval_seconds", "mode", "recency"); got != 2 {
 		t.Errorf("asof_retrieval_seconds{mode=recency} counts %v rankings, want the 2 answers", got)
 	}
-	// Auto reads "in 2010" as the time of its news; nothing was published then, so the whole
-	// past is searched: the 2015 shard is loaded and its article found, and the header says
-	// what was searched (answer.Reach, answer.EmptyPeriodReading).
+	// Auto reads "in 2010" as the time of its news and centers the search on it, over the whole
+	// past: the 2015 shard is loaded and its article, the nearest to 2010, comes first; the
+	// header says what was searched (answer.Reach).
 	read := run[activities.ReadQueryResult](t, env, acts.ReadQuery, activities.ReadQueryInput{Query: "general election in 2010", AsOf: utcDay("2024-05-15")})
 	past := run[schemas.Answer](t, env, acts.Answer, activities.AnswerInput{
 		RunID: "run-3", Index: "toy", Query: "general election in 2010", AsOf: utcDay("2024-05-15"), Read: read, Vector: []float32{0, 1, 0}, Model: model,
 		Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions(),
 	})
-	if read.Mode != "window" || past.Mode != "hybrid" || past.Counts.ShardsSearched != 2 || len(past.Results) == 0 || past.Results[0].DocID != "old" ||
-		!strings.Contains(past.Interpretation, "nothing was published in") || !past.From.IsZero() {
+	if read.Mode != "recency" || past.Mode != "recency" || past.Counts.ShardsSearched != 2 || len(past.Results) == 0 || past.Results[0].DocID != "old" ||
+		!strings.Contains(past.Interpretation, `a question about "in 2010", searched around 2009-12-25..2011-04-02`) || !past.From.IsZero() {
 		t.Fatalf("read %s; answered %s from %v (%d shards searched): %+v (%s)", read.Mode, past.Mode, past.From, past.Counts.ShardsSearched, past.Results, past.Interpretation)
 	}
 	// Another model's query vector is refused, without retries.

@@ -67,4 +67,7 @@ type EvalRow struct {
 	// Ranked lists every scored document id (up to 50), best first: the list `asof ask --k 50`
 	// returns for the same question and options.
 	Ranked []string `parquet:"ranked,list" json:"ranked"`
+	// Reading is the kind of reading auto searched (answer.Kinds: plain, look-back, fresh,
+	// past, period, …); empty for fixed systems.
+	Reading string `parquet:"reading,optional" json:"reading,omitempty"`
 }

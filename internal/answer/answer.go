@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/retrieve"
 	"github.com/asofrag/asof/internal/summarize"
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -48,10 +50,7 @@ type Reading struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	// Text is what BM25 and the embedder see: the query without its date phrases.
-	Text string `json:"text"`
-	// Query is the question as asked (auto's period readings keep it: EmptyPeriodReading
-	// searches it whole).
-	Query          string `json:"query,omitempty"`
+	Text           string `json:"text"`
 	Interpretation string `json:"interpretation"`
 	// Fresh is set when auto read a request for fresh news ("latest", "this week"): Rank
 	// multiplies the time weight by retrieve.Options.FreshBoost.
@@ -64,11 +63,43 @@ type Reading struct {
 	// period named in passing ("a year ago", "the 1990s") reaches back to it. -1 lifts the
 	// window (a question LookBack found to be about the past).
 	WindowDays int `json:"window_days,omitempty"`
-	// Period is set when auto read a period named in the question as the time of its news
-	// (AroundPeriod): when nothing at all was published then, Rank searches
-	// EmptyPeriodReading instead.
-	Period bool `json:"period,omitempty"`
+	// Near, when set, is the period a recency search ranks time by closeness to, instead of
+	// freshness (retrieve.Options.Near): a period named in the question.
+	Near retrieve.Span `json:"near,omitzero"`
+	// BM25Weight, when positive, replaces the options' BM25 weight: PastBM25Weight for the
+	// readings that search the whole past by relevance alone.
+	BM25Weight float64 `json:"bm25_weight,omitempty"`
+	// Kind names the reading auto chose, for answers and evaluation reports (Kinds); empty for
+	// an explicit mode.
+	Kind string `json:"kind,omitempty"`
 }
+
+// PastBM25Weight is the BM25 branch's weight when auto searches the whole past by relevance
+// alone (a question about the past, or one found to be about it): names and the event's own
+// words identify an old event better than its meaning, which many events of other years share.
+// Chosen on the dev sets (BENCHMARKS.md, session 16): against the recency weight 0.75, 1.5
+// took chronoqa-dev's 713 undated questions about the past from 0.898 to 0.910 nDCG@10 and
+// realtimeqa's 6 from 0.808 to 0.881; the zh fixture's 3 went from 0.764 to 0.720.
+const PastBM25Weight = 1.5
+
+// The kinds of reading auto chooses (Reading.Kind).
+const (
+	KindPlain      = "plain"       // nothing read: recency, with the look-back rule
+	KindLookBack   = "look-back"   // plain, then found to be about the past by its best matches
+	KindFresh      = "fresh"       // a recency cue or a recent week ("latest", "this week")
+	KindPast       = "past"        // a question about the past, undated: the whole past by relevance
+	KindPeriod     = "period"      // a named period: the nearest reports first
+	KindOngoing    = "ongoing"     // a named period still running at the anchor: recency
+	KindPastPeriod = "past-period" // a dated question about the past: by relevance, dates as words
+	KindWindow     = "window"      // an open range ("since 2020", "before 2019")
+	KindSoft       = "soft"        // a date named in passing ("two years ago")
+	KindFuture     = "future"      // a period after the anchor: recency up to it
+	KindEvolution  = "evolution"   // a change cue: then vs now
+)
+
+// Kinds lists the reading kinds in report order.
+var Kinds = []string{KindPlain, KindLookBack, KindFresh, KindPast, KindPeriod, KindOngoing, KindPastPeriod, KindWindow, KindSoft,
+	KindFuture, KindEvolution}
 
 // LookBackRule is how Rank tells a question about the past from one about the present when
 // auto read it as recency (Reading.LookBack): it ranks the whole as-of past by relevance alone
@@ -122,24 +153,47 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		if r.Mode != intent.Recency { // a recent period ("this week") prefers, never filters
 			out.From, out.To = r.From, r.To
 		}
-		if r.Period && !r.Empty {
-			// An event's period: reports come a little before it and after it ("inflation in
-			// November" is published in December; half-year results in August).
-			out.From, out.To = AroundPeriod(r.From, r.To, asOf)
-			out.Period, out.Query = true, q
-			out.Interpretation = r.Explain() + ", searched " + Span(out.From, out.To) + ": the news of a period comes out around and after it"
-			if recent := asofday.Start(asOf).AddDate(0, 0, -retrieve.DefaultOptions().WindowDays); !out.To.Before(recent) {
-				// A recent period: what is known of it now, the freshest reports first —
-				// recency inside the period, not relevance alone.
-				out.Mode, out.WindowDays = string(retrieve.Recency), -1
-				out.Interpretation += "; the freshest reports first"
+		out.Kind = kindOf(r)
+		switch {
+		case r.Past && !r.Fresh && !r.Empty && (r.Mode == intent.Recency || r.Mode == intent.Window):
+			// A question about the past ("when did", "which came first", 什么时候, 四年前): its
+			// evidence is the event's own reports, however old, and nothing prefers fresh ones.
+			// A date it names may be the event's or only part of what is asked ("the 2019
+			// promise to leave by 31 October"), so it is searched as words, not as a filter.
+			out.Mode, out.WindowDays, out.From, out.To, out.BM25Weight = string(retrieve.Hybrid), -1, time.Time{}, time.Time{}, PastBM25Weight
+			out.Interpretation = r.Explain() + ": every date up to " + asofday.Start(asOf).Format(time.DateOnly) + " by relevance alone"
+			if r.Mode == intent.Window {
+				out.Text, out.Kind = q, KindPastPeriod
+				out.Interpretation += ", the dates as words"
 			}
+			return out, nil
+		case r.Period && !r.Empty && !r.To.Before(asofday.Start(asOf)):
+			// A period still running at the anchor ("this year", «в этом месяце», 今年): what is
+			// known of it is the current news, the freshest reports first.
+			out.Mode, out.From, out.To, out.Kind = string(retrieve.Recency), time.Time{}, time.Time{}, KindOngoing
+			out.Interpretation = r.Explain() + ", still running on " + asofday.Start(asOf).Format(time.DateOnly) + ": the current news, the freshest reports first"
+			return out, nil
+		case r.Period && !r.Empty:
+			// An event's period: the search centers on it — its reports first (they come a
+			// little before it and after it: "inflation in November" is published in
+			// December), then the rest of the past by relevance, with no preference for what
+			// is fresh at the anchor. Its date words stay in the text as words.
+			near := retrieve.Span{}
+			near.From, near.To = AroundPeriod(r.From, r.To, asOf)
+			out.Mode, out.WindowDays, out.Near, out.From, out.To, out.Text = string(retrieve.Recency), -1, near, time.Time{}, time.Time{}, q
+			out.Interpretation = "a question about " + periodWords(r) + ", searched around " + Span(near.From, near.To) + ", the nearest reports first, no preference for fresh ones (" + r.Explain() + ")"
+			return out, nil
 		}
-		if r.Mode == intent.Recency && !r.Fresh && !r.Empty {
+		if r.Mode == intent.Recency && !r.Fresh && !r.Empty && textnorm.CJK(textnorm.Lang(q)) {
+			// The look-back is for Chinese, Japanese and Korean questions: an undated one about
+			// a past fact ("溪川新梧桥全长多少米？") has no other sign of it. English and Russian
+			// questions without a date or a cue are about the present: on realtimeqa the rule
+			// fired on 34 evergreen questions ("the word of the year", "the federal minimum
+			// wage") and cost them 0.29 nDCG@10 against temporal_rrf (BENCHMARKS.md, session 16).
 			out.LookBack = true
-			if r.Soft && !r.From.IsZero() { // "a year ago": the window reaches that far, and a little before
-				out.WindowDays = int(asofday.Start(asOf).Sub(r.From).Hours()/24) + softMarginDays
-			}
+		}
+		if r.Soft && !r.Fresh && !r.From.IsZero() { // "a year ago": the window reaches that far, and a little before
+			out.WindowDays = int(asofday.Start(asOf).Sub(r.From).Hours()/24) + softMarginDays
 		}
 		if out.Interpretation == "" {
 			out.Interpretation = r.Explain()
@@ -157,6 +211,41 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 		}
 	}
 	return out, nil
+}
+
+// periodWords names the period r read: the phrases that named it ("2020年4月2日", "in November").
+func periodWords(r intent.Reading) string {
+	var out []string
+	for _, c := range r.Cues {
+		out = append(out, strconv.Quote(c))
+	}
+	if len(out) == 0 {
+		return Span(r.From, r.To)
+	}
+	return strings.Join(out, ", ")
+}
+
+// kindOf is the kind of auto's reading r before Rank looks back or falls back.
+func kindOf(r intent.Reading) string {
+	switch {
+	case r.Mode == intent.Evolution:
+		return KindEvolution
+	case r.Empty && r.Mode == intent.Recency:
+		return KindFuture
+	case r.Past && r.Mode == intent.Recency && !r.Fresh:
+		return KindPast
+	case r.Fresh:
+		return KindFresh
+	case r.Soft:
+		return KindSoft
+	case r.Past && r.Mode == intent.Window:
+		return KindPastPeriod
+	case r.Period:
+		return KindPeriod
+	case r.Mode == intent.Window:
+		return KindWindow
+	}
+	return KindPlain
 }
 
 // Publication around a period (AroundPeriod): news of an event start PeriodLeadDays before its
@@ -362,10 +451,6 @@ func searchAll(shards []*retrieve.Shard, q Query) (Reading, retrieve.Options, re
 		}
 	}
 	o, res, err := search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
-	if err == nil && q.Read.Period && (res.Bounds.Empty || res.Allowed == 0) {
-		q.Read = EmptyPeriodReading(q.Read)
-		o, res, err = search(q.Cache, shards, q.Read, q.Vec, q.AsOf, q.Options)
-	}
 	if err != nil || len(q.Variants) == 0 || o.Mode == retrieve.Evolution || len(res.Candidates) == 0 {
 		return q.Read, o, res, err
 	}
@@ -413,24 +498,9 @@ func PastReading(read Reading) Reading {
 	read.Mode = string(retrieve.Hybrid)
 	read.WindowDays = -1
 	read.LookBack = false
+	read.BM25Weight = PastBM25Weight
+	read.Kind = KindLookBack
 	read.Interpretation = "about the past: its best matches are older than the recency window, so every date up to the anchor is searched by relevance alone (" + read.Interpretation + ")"
-	return read
-}
-
-// EmptyPeriodReading is auto's period reading searched when nothing at all was published
-// around the period: the archive holds no news of that time, so what it says of the period is
-// in later documents (a history, an anniversary, an encyclopedia), found by relevance alone —
-// hybrid over everything published by the anchor, the question searched whole (its date
-// words are now words to match, not a filter). Its interpretation says so.
-func EmptyPeriodReading(read Reading) Reading {
-	span := Span(read.From, read.To)
-	if read.Query != "" {
-		read.Text = read.Query
-	}
-	read.Mode = string(retrieve.Hybrid)
-	read.From, read.To = time.Time{}, time.Time{}
-	read.WindowDays, read.Period, read.LookBack, read.Fresh = -1, false, false, false
-	read.Interpretation = "nothing was published in " + span + ", so every date up to the anchor is searched by relevance alone, the dates as words (" + read.Interpretation + ")"
 	return read
 }
 
@@ -454,6 +524,10 @@ func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []flo
 func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 	o.Mode = retrieve.Mode(read.Mode)
 	o.From, o.To = read.From, read.To
+	o.Near = read.Near
+	if read.BM25Weight > 0 {
+		o.Weights.BM25 = read.BM25Weight
+	}
 	switch {
 	case read.WindowDays < 0:
 		o.WindowDays = 0
@@ -467,10 +541,10 @@ func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 }
 
 // Reach is the span of publication days Rank may search for read as of asOf with o: the
-// shards a caller must load. A reading that may look back (LookBack) or fall back to the
-// whole past (Period) reaches every day up to the anchor; any other reaches its own bounds.
+// shards a caller must load. A reading that may look back (LookBack) reaches every day up to
+// the anchor; any other reaches its own bounds.
 func Reach(read Reading, asOf time.Time, o retrieve.Options) retrieve.Bounds {
-	if read.LookBack || read.Period {
+	if read.LookBack {
 		return retrieve.Bounds{Hi: asofday.Last(asOf)}
 	}
 	return retrieve.BoundsOf(asOf, SearchOptions(read, o))

@@ -30,15 +30,30 @@ func TestRead(t *testing.T) {
 		from, to       time.Time
 		wantMode       string
 		wantFrom, wTo  string
+		wantNear       bool // wantFrom..wTo are the period the search centers on (Reading.Near)
 		wantText       string
+		wantKind       string
 		wantErr        string
 		wantInterprets string
 	}{
-		{name: "auto plain", query: "key rate", wantMode: "recency", wantText: "key rate"},
-		{name: "auto year: the period and the news around it", query: "elections in 2015", wantMode: "window", wantFrom: "2014-12-25", wTo: "2016-04-01", wantText: "elections", wantInterprets: "around and after it"},
-		{name: "auto recent month: its news until the anchor, fresher first", query: "inflation in April", wantMode: "recency", wantFrom: "2024-03-25", wTo: "2024-05-15", wantText: "inflation", wantInterprets: "the freshest reports first"},
-		{name: "auto change", query: "how has the key rate changed", wantMode: "evolution"},
-		{name: "auto this week prefers, never filters", query: "key rate this week", wantMode: "recency", wantText: "key rate", wantInterprets: "fresher preferred"},
+		{name: "auto plain", query: "key rate", wantMode: "recency", wantText: "key rate", wantKind: KindPlain},
+		{name: "auto year: centered on the period and the news around it", query: "elections in 2015", wantMode: "recency", wantFrom: "2014-12-25", wTo: "2016-04-01", wantNear: true,
+			wantText: "elections in 2015", wantKind: KindPeriod, wantInterprets: `a question about "in 2015", searched around 2014-12-25..2016-04-01, the nearest reports first`},
+		{name: "auto recent month: centered on it too", query: "inflation in April", wantMode: "recency", wantFrom: "2024-03-25", wTo: "2024-05-15", wantNear: true,
+			wantText: "inflation in April", wantKind: KindPeriod, wantInterprets: "no preference for fresh ones"},
+		{name: "auto Chinese day: centered on that day", query: "2020年3月15日湖北潜江市发生了什么事件？", wantMode: "recency", wantFrom: "2020-03-08", wTo: "2020-03-22", wantNear: true,
+			wantText: "2020年3月15日湖北潜江市发生了什么事件？", wantKind: KindPeriod, wantInterprets: `a question about "2020年3月15日", searched around 2020-03-08..2020-03-22`},
+		{name: "auto when did: the whole past by relevance", query: "when did the key rate first reach 16 percent", wantMode: "hybrid", wantText: "the key rate first reach 16 percent",
+			wantKind: KindPast, wantInterprets: "every date up to 2024-05-15 by relevance alone"},
+		{name: "auto which came first, Chinese", query: "COTODAMA歌词音箱和苹果停产iPhone 6系列哪个事件更早发生？", wantMode: "hybrid", wantKind: KindPast, wantInterprets: "a question about the past"},
+		{name: "auto when, Russian", query: "Когда была введена семейная ипотека?", wantMode: "hybrid", wantText: "введена семейная ипотека?", wantKind: KindPast},
+		{name: "auto a dated question about the past: its dates as words", query: "约翰逊承诺英国将于2019年10月31日脱欧，这一承诺是在什么时候提出的？", wantMode: "hybrid",
+			wantText: "约翰逊承诺英国将于2019年10月31日脱欧，这一承诺是在什么时候提出的？", wantKind: KindPastPeriod, wantInterprets: "the dates as words"},
+		{name: "auto Chinese N years ago: about the past", query: "四年前阿盟在哪个城市举行的外长会议？", wantMode: "hybrid", wantKind: KindPast},
+		{name: "auto English N years ago: named in passing", query: "after stepping down two years ago, who returns as CEO?", wantMode: "recency", wantKind: KindSoft},
+		{name: "auto latest wins over when", query: "when was the latest key rate decision", wantMode: "recency", wantKind: KindFresh, wantInterprets: "fresher preferred"},
+		{name: "auto change", query: "how has the key rate changed", wantMode: "evolution", wantKind: KindEvolution},
+		{name: "auto this week prefers, never filters", query: "key rate this week", wantMode: "recency", wantText: "key rate", wantKind: KindFresh, wantInterprets: "fresher preferred"},
 		{name: "auto with explicit dates", query: "key rate", from: day("2020-01-01"), to: day("2020-12-31"), wantMode: "window", wantFrom: "2020-01-01", wTo: "2020-12-31", wantText: "key rate", wantInterprets: "(dates given)"},
 		{name: "window from the text", query: "rates in Q4 2023", mode: "window", wantMode: "window", wantFrom: "2023-10-01", wTo: "2023-12-31", wantText: "rates", wantInterprets: "read from the query"},
 		{name: "window without dates", query: "rates", mode: "window", wantErr: "window mode needs"},
@@ -61,8 +76,23 @@ func TestRead(t *testing.T) {
 			if r.Mode != tt.wantMode || r.Interpretation == "" || !strings.Contains(r.Interpretation, tt.wantInterprets) {
 				t.Fatalf("mode %q (%s), want %q (%s)", r.Mode, r.Interpretation, tt.wantMode, tt.wantInterprets)
 			}
-			if tt.wantFrom != "" && (!r.From.Equal(day(tt.wantFrom)) || !r.To.Equal(day(tt.wTo))) {
-				t.Fatalf("range %v..%v, want %s..%s", r.From, r.To, tt.wantFrom, tt.wTo)
+			if r.Kind != tt.wantKind {
+				t.Fatalf("kind %q, want %q (%s)", r.Kind, tt.wantKind, r.Interpretation)
+			}
+			from, to := r.From, r.To
+			if tt.wantNear {
+				from, to = r.Near.From, r.Near.To
+				if !r.From.IsZero() || !r.To.IsZero() {
+					t.Fatalf("range %v..%v: a period centers the search, it does not filter", r.From, r.To)
+				}
+			} else if !r.Near.From.IsZero() {
+				t.Fatalf("centered on %v..%v, want no center", r.Near.From, r.Near.To)
+			}
+			if r.Kind == KindSoft {
+				from, to = r.From, r.To // a period named in passing is shown, and reached by the window
+			}
+			if tt.wantFrom != "" && (!from.Equal(day(tt.wantFrom)) || !to.Equal(day(tt.wTo))) {
+				t.Fatalf("range %v..%v, want %s..%s", from, to, tt.wantFrom, tt.wTo)
 			}
 			if tt.wantText != "" && r.Text != tt.wantText {
 				t.Fatalf("text %q, want %q", r.Text, tt.wantText)
@@ -285,45 +315,6 @@ func TestComposeEvolution(t *testing.T) {
 // TestRankVariants: a variant's search (here a hypothetical answer's vector pointing at the
 // pie recipe) lifts what it finds in the fused ranking, the question's own evidence is kept,
 // and nothing after the anchor comes in through any search.
-// TestRankEmptyPeriodSearchesThePast: auto reads "in 2015" as the time of the news, but the
-// archive holds nothing published then, so the question is searched over everything up to the
-// anchor by relevance, with its year as a word, and says so; nothing after the anchor comes.
-// A window asked for explicitly stays empty (TestRankSaysWhenNothingIsAllowed).
-func TestRankEmptyPeriodSearchesThePast(t *testing.T) {
-	s := []*retrieve.Shard{rateShard(t)}
-	asOf := day("2024-05-15")
-	read, err := Read("key rate decision in 2015", asOf, Auto, time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !read.Period || read.Mode != "window" || read.Query != "key rate decision in 2015" {
-		t.Fatalf("read %+v, want a period window keeping the question", read)
-	}
-	r, err := Rank(s, Query{Read: read, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := docIDs(r.Results)
-	if r.Mode != retrieve.Hybrid || r.Message != "" || len(got) == 0 || slices.Contains(got, "future") {
-		t.Fatalf("mode %s, message %q, results %v: want the past searched by relevance, nothing after the anchor", r.Mode, r.Message, got)
-	}
-	if got[0] != "a2" || r.Read.Text != "key rate decision in 2015" || !strings.Contains(r.Read.Interpretation, "nothing was published in 2014-12-25..2016-04-01") {
-		t.Fatalf("results %v, reading %+v: want a2 (its words) first, the question whole, and the reason", got, r.Read)
-	}
-	// A period with news is searched as read.
-	in2024, err := Read("key rate in May 2024", asOf, Auto, time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err = Rank(s, Query{Read: in2024, Vec: unit(1, 0, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Read.Interpretation != in2024.Interpretation || len(r.Results) == 0 {
-		t.Fatalf("May 2024 searched as %q (%v), want as read: %q", r.Read.Interpretation, docIDs(r.Results), in2024.Interpretation)
-	}
-}
-
 func TestRankVariants(t *testing.T) {
 	s := []*retrieve.Shard{rateShard(t)}
 	asOf := day("2024-05-15")
@@ -422,10 +413,12 @@ func TestLookBack(t *testing.T) {
 		mode        string // the mode searched
 		first       string
 	}{
-		{name: "a past event: its best matches are years old", query: "when did metro line 3 open", vec: unit(1, 0.02, 0), mode: "hybrid", first: "open1"},
-		{name: "the present: its best matches are recent", query: "metro fares", vec: unit(0.3, 0.9, 0), mode: "recency", first: "fare"},
+		{name: "a question about the past, read so", query: "when did metro line 3 open", vec: unit(1, 0.02, 0), mode: "hybrid", first: "open1"},
+		{name: "a past event: its best matches are years old", query: "地铁3号线开通", vec: unit(1, 0.02, 0), mode: "hybrid", first: "open1"},
+		{name: "an English question without a date or a cue is about the present", query: "metro line 3 open", vec: unit(1, 0.02, 0), mode: "recency", first: "fare2"},
+		{name: "the present: its best matches are recent", query: "地铁票价", vec: unit(0.3, 0.9, 0), mode: "recency"},
 		{name: "fresh news never looks back", query: "metro line 3 this week", vec: unit(1, 0.02, 0), mode: "recency"},
-		{name: "an explicit period is a window, not a look-back", query: "metro line 3 in 2020", vec: unit(1, 0.02, 0), mode: "window", first: "open1"},
+		{name: "a named period centers the search, not a look-back", query: "metro line 3 in 2020", vec: unit(1, 0.02, 0), mode: "recency", first: "open1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			read, err := Read(tc.query, asOf, Auto, time.Time{}, time.Time{})
@@ -457,7 +450,42 @@ func TestLookBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read.Mode != "recency" || read.WindowDays < 700 || !read.LookBack {
-		t.Errorf("reading %+v: want recency reaching back two years", read)
+	if read.Mode != "recency" || read.WindowDays < 700 || read.LookBack {
+		t.Errorf("reading %+v: want recency reaching back two years, no look-back (English)", read)
+	}
+}
+
+// TestRankPeriodNearestFirst: a period named in a question centers the search on it. As of
+// 2024-05-15, "key rate decision in 2015" ranks the 2015 report first, ahead of fresher and
+// equally relevant ones, and everything up to the anchor stays reachable (nothing was cut by
+// a window); nothing after the anchor comes. Without the period the fresh reports lead.
+func TestRankPeriodNearestFirst(t *testing.T) {
+	s := []*retrieve.Shard{retrievetest.Shard(t, "rates", []retrievetest.Doc{
+		{ID: "old", Text: "key rate decision of the central bank", Source: "cbr", PublishedAt: day("2015-06-16"), Vec: unit(0.9, 0.1, 0)},
+		{ID: "a1", Text: "key rate decision of the central bank: raised to 16 percent", Source: "cbr", PublishedAt: day("2024-05-10"), Vec: unit(0.9, 0.1, 0)},
+		{ID: "a2", Text: "key rate decision of the central bank: held", Source: "rbc", PublishedAt: day("2024-04-26"), Vec: unit(0.9, 0.1, 0)},
+		{ID: "future", Text: "key rate decision of the central bank in 2015 recalled", Source: "cbr", PublishedAt: day("2024-06-01"), Vec: unit(1, 0, 0)},
+	})}
+	asOf := day("2024-05-15")
+	rank := func(q string) Ranking {
+		read, err := Read(q, asOf, Auto, time.Time{}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Rank(s, Query{Read: read, Vec: unit(0.9, 0.1, 0), AsOf: asOf, Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(docIDs(r.Ranked), "future") {
+			t.Fatalf("%q: a document after the anchor: %v", q, docIDs(r.Ranked))
+		}
+		return r
+	}
+	r := rank("key rate decision in 2015")
+	if got := docIDs(r.Results); len(got) != 3 || got[0] != "old" || r.Message != "" {
+		t.Fatalf("centered on 2015: %v (%q), want old first and the rest of the past after it", got, r.Message)
+	}
+	if got := docIDs(rank("key rate decision").Results); got[0] == "old" {
+		t.Fatalf("no period: %v, want the fresh reports first", got)
 	}
 }

@@ -103,13 +103,14 @@ func (b Batch) rows(denseAhead bool) (rows []schemas.EvalRow, ahead int, err err
 		cache := &retrieve.Cache{MinTopN: deepest, Dense: dense}
 		for _, s := range b.Systems {
 			began := time.Now()
-			ranked, ctxDates, err := run(cache, b.Shards, s, q, vec(q, s), b.Rerank)
+			ranked, ctxDates, kind, err := run(cache, b.Shards, s, q, vec(q, s), b.Rerank)
 			if err != nil {
 				return nil, 0, fmt.Errorf("question %s, system %s: %w", q.ID, s.name, err)
 			}
 			pq := eval.Score(eval.Query{ID: q.ID, AsOf: q.AsOf, Judged: b.Judged[q.ID], Results: ranked,
 				LatencyMS: float64(time.Since(began).Microseconds()) / 1000})
 			r := row(s.name, q, pq)
+			r.Reading = kind
 			fr := eval.ContextFreshness(q.AsOf, ctxDates)
 			r.CtxFreshestDays, r.CtxWithin7, r.CtxWithin30 = -1, fr.Within7, fr.Within30
 			if fr.HasFresh {
@@ -180,31 +181,31 @@ func search(s System, q Question, vec []float32) (answer.Reading, []float32, tim
 // (answer.RankStrict: no pool, no context). cache shares gathered candidates between the
 // systems of one question. rerank, when not nil, reorders the ranking as ask's does (the
 // worker's reranker).
-func run(cache *retrieve.Cache, shards []*retrieve.Shard, s System, q Question, vec []float32, rerank Rerank) ([]eval.Ranked, []time.Time, error) {
+func run(cache *retrieve.Cache, shards []*retrieve.Shard, s System, q Question, vec []float32, rerank Rerank) ([]eval.Ranked, []time.Time, string, error) {
 	read, vec, asOf, o, err := search(s, q, vec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if len(s.params) > 0 && !s.dedup && !s.judge && rerank == nil && read.Mode != string(retrieve.Evolution) {
 		hits, err := answer.RankStrict(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, LookBack: s.lookBack(), Cache: cache})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		return rankedOf(hits), nil, nil
+		return rankedOf(hits), nil, read.Kind, nil
 	}
 	r, err := answer.Rank(shards, answer.Query{Read: read, Vec: vec, AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions(), NoFold: !s.dedup, LookBack: s.lookBack(), Cache: cache})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if rerank != nil {
 		if r, err = rerank(q.Text, o, r); err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 	}
 	results := r.Results
 	pool, err := answer.Pool(r, asOf, evidence.DefaultOptions(), answer.DefaultPool)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if s.judge {
 		results = offlineJudged(read.Text, results)
@@ -216,13 +217,13 @@ func run(cache *retrieve.Cache, shards []*retrieve.Shard, s System, q Question, 
 	if len(pool) > 0 {
 		cx, err := answer.Select(answer.Docs(pool), asOf, evidence.DefaultOptions(), r.Evolution())
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 		for _, b := range cx.Blocks {
 			dates = append(dates, b.Doc.PublishedAt)
 		}
 	}
-	return ranked, dates, nil
+	return ranked, dates, r.Read.Kind, nil
 }
 
 // rankedOf is hits as the documents eval scores (collapsed: a document's rank is its best

@@ -30,7 +30,7 @@ func TestRunCountsANextDayDocumentAsALeak(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ranked, dates, err := run(nil, shards, s, q, retrievetest.Unit(1, 0), nil)
+			ranked, dates, _, err := run(nil, shards, s, q, retrievetest.Unit(1, 0), nil)
 			if err != nil {
 				t.Fatalf("the batch failed: %v", err)
 			}
@@ -66,7 +66,7 @@ func TestVariantScoresWhatAskRanks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ranked, _, err := run(cache, shards, s, q, vec, nil)
+		ranked, _, _, err := run(cache, shards, s, q, vec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -624,6 +624,15 @@ func (p *parser) ago(i int) (int, span, bool) {
 }
 
 // around is the one-unit span centred on A − n units (see ago).
+// back is A shifted back n units (a month back from March 31 is the last day of February).
+func (p *parser) back(u unit, n int) time.Time {
+	if u.days > 0 {
+		return p.a.AddDate(0, 0, -n*u.days)
+	}
+	first := date(p.a.Year(), int(p.a.Month())-n*u.months, 1)
+	return date(first.Year(), int(first.Month()), min(p.a.Day(), date(first.Year(), int(first.Month())+1, 0).Day()))
+}
+
 func (p *parser) around(u unit, n int) span {
 	if u.days > 0 {
 		at, hw := p.a.AddDate(0, 0, -n*u.days), (u.days-1)/2

@@ -141,6 +141,16 @@ type Reading struct {
 	// July", "Q3 2023", 2021年3月) — the time of an event, which reports precede and follow —
 	// not from an open range that bounds the search ("since 2020", "before 2019").
 	Period bool
+	// Past reports a question about the past (Cues hold its words): the order of events ("which
+	// came first", «что произошло раньше», 哪个事件先发生, 是否在同一个月), when something happened
+	// ("when did", «когда был», 什么时候, 何时, 哪一天), how long ago ("how long ago", «как давно»,
+	// 多久), or a first time («впервые», 首次, 第一次). Such a question wants the event's own
+	// reports, however old, not what is fresh as of A: with no date it is read as Recency with
+	// Past set, which retrieval searches over the whole past by relevance alone, and with a named
+	// period (Period) that period is searched without a preference for fresh reports. A recency
+	// cue ("when was the latest …", 最近一次是什么时候) or a recent period ("this week") wins: then
+	// Past is not set.
+	Past bool
 	// Soft reports a recency reading whose only dates were named in passing: "N units ago"
 	// and decades ("two years ago", «год назад», 三年前, "the 1960s", 90年代). In news questions
 	// they set the scene ("after stepping down two years ago, who returns as CEO?") while the
@@ -173,10 +183,15 @@ func (r Reading) Explain() string {
 	switch {
 	case r.Empty && r.Mode == Recency:
 		s += ": after " + r.AsOf.Format(d) + ", so what was published by then"
+	case r.Past && r.Mode == Recency:
+		s = "a question about the past: every date up to " + r.AsOf.Format(d) + ", no preference for fresh"
 	case r.Soft:
 		s += ": named in passing, not a filter"
 	case r.Empty:
 		s += ": no documents, after " + r.AsOf.Format(d)
+	}
+	if r.Past && r.Mode == Window {
+		s += ", a question about the past"
 	}
 	if len(r.Cues) == 0 {
 		if r.Mode == Recency {
@@ -202,13 +217,15 @@ func Parse(query string, asOf time.Time) Reading {
 	if !dates && p.has(pastCue) {
 		dates, kind, h = true, pastCue, p.past
 	}
-	if change && (p.singleEvent() || dates && p.recent(kind, h)) {
-		// "how did the key rate change at the last meeting", "как менялся курс на этой неделе":
-		// one recent change, not a history; read as recency, the change words kept.
+	if change && (p.singleEvent() || dates && (p.recent(kind, h) || kind == dateCue && !h.to.Before(h.from) && h.to.Sub(h.from) < recentDays*24*time.Hour)) {
+		// "how did the key rate change at the last meeting", "как менялся курс на этой неделе",
+		// "融资余额在2019年1月21日出现了怎样的变化": one change (recent, or on a day or a few days),
+		// not a history; read as that time's news, the change words kept.
 		change = false
 		p.untake(changeCue)
 		r.Text = p.text()
 	}
+	hist := (p.has(historyCue) || p.zhAgo) && !p.has(recencyCue)
 	switch {
 	case dates && !change && h.from.After(p.a):
 		// A period wholly after A ("the 2024 race" as of 2023): what is known of it was
@@ -228,7 +245,7 @@ func Parse(query string, asOf time.Time) Reading {
 		if r.To.After(p.a) {
 			r.To = p.a
 		}
-		r.Cues, r.Fresh = p.phrases(kind, recencyCue), p.has(recencyCue)
+		r.Cues, r.Fresh, r.Past = p.phrases(kind, recencyCue, historyCue), p.has(recencyCue), hist
 	case dates:
 		if kind == pastCue { // "how have rents changed since a year ago": from then to A
 			h.to = p.a
@@ -244,11 +261,21 @@ func Parse(query string, asOf time.Time) Reading {
 			r.To = p.a
 		}
 		r.Cues = p.phrases(changeCue, kind)
+		if r.Mode == Window && hist {
+			r.Past, r.Cues = true, p.phrases(kind, historyCue)
+		}
 	case change:
 		r.Mode, r.Cues = Evolution, p.phrases(changeCue)
+	case hist:
+		r.Past, r.Cues = true, p.phrases(historyCue)
 	default:
 		r.Cues = p.phrases(recencyCue)
 		r.Fresh = len(r.Cues) > 0
+	}
+	if !r.Past && p.has(historyCue) {
+		// Not read as a question about the past: its words stay in the text.
+		p.untake(historyCue)
+		r.Text = p.text()
 	}
 	return r
 }
@@ -341,6 +368,7 @@ const (
 	pastCue // a date named in passing: "N units ago", a decade
 	changeCue
 	recencyCue
+	historyCue // a question about the past: "which came first", "when did", 什么时候, 首次
 )
 
 // cue is a matched phrase: tokens [i, j); rel marks a date phrase relative to A.
@@ -351,14 +379,15 @@ type cue struct {
 }
 
 type parser struct {
-	q    string
-	toks []token
-	a    time.Time // the anchor day
-	cues []cue
-	hull span // smallest span covering every date cue
-	past span // smallest span covering every pastCue
-	rel  bool // the last date expression matched a period relative to A
-	soft bool // the last date expression was a date named in passing ("two years ago", "the 1960s")
+	q     string
+	toks  []token
+	a     time.Time // the anchor day
+	cues  []cue
+	hull  span // smallest span covering every date cue
+	past  span // smallest span covering every pastCue
+	rel   bool // the last date expression matched a period relative to A
+	soft  bool // the last date expression was a date named in passing ("two years ago", "the 1960s")
+	zhAgo bool // a Chinese "N units ago" (四年前) was read: a question about the past
 }
 
 // scan walks the tokens left to right and records cues. At each token it tries, in order:
@@ -383,6 +412,8 @@ func (p *parser) scan() {
 			p.cues, i = append(p.cues, cs...), cs[0].j
 		} else if j, ok := p.zhRecency(i); ok {
 			p.cues, i = append(p.cues, cue{i: i, j: j, kind: recencyCue}), j
+		} else if j, ok := p.history(i); ok {
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: historyCue}), j
 		} else {
 			if p.is(i, recencyWords) {
 				p.cues = append(p.cues, cue{i: i, j: i + 1, kind: recencyCue})

@@ -480,3 +480,67 @@ func TestPeriod(t *testing.T) {
 		})
 	}
 }
+
+// TestPast: questions about the past — the order of events, when something happened, how long
+// ago, a first time — in English, Russian and Chinese set Past, with their cue words out of the
+// text; with a named period they keep it (auto searches the whole past, the dates as words); a
+// recency cue or a recent week wins; a change on one day is that day's news, not a history;
+// Chinese "N years ago" is the time of what is asked (English "two years ago" only sets the
+// scene); "N years ago today" and "N years ago in May" are that day and that month.
+func TestPast(t *testing.T) {
+	tests := []struct {
+		name, q  string
+		mode     Mode
+		past     bool
+		from, to string // the period, "" for none
+		text     string // "" to skip
+	}{
+		{"en when did", "When did Pelosi first become speaker?", Recency, true, "", "", "Pelosi first become speaker?"},
+		{"en which came first", "Which came first, the iPhone or the iPod?", Recency, true, "", "", ""},
+		{"en how long ago", "how long ago was the euro introduced", Recency, true, "", "", ""},
+		{"en in what year", "In what year did the Berlin Wall fall?", Recency, true, "", "", ""},
+		{"en a first time is news, not a cue", "For the first time in 20 years, the dollar equals which currency?", Recency, false, "", "", ""},
+		{"en when will is not the past", "when will the rate be cut", Recency, false, "", "", "when will the rate be cut"},
+		{"en latest wins", "when was the latest rate decision", Recency, false, "", "", ""},
+		{"en this week wins", "when did the strike start this week", Recency, false, "2024-05-13", "2024-05-15", ""},
+		{"en dated", "when did the Fed raise rates in March 2023", Window, true, "2023-03-01", "2023-03-31", ""},
+		{"ru когда", "Когда была введена семейная ипотека?", Recency, true, "", "", "введена семейная ипотека?"},
+		{"ru what happened first", "Что произошло раньше: отключение от SWIFT или заморозка резервов?", Recency, true, "", "", ""},
+		{"ru впервые", "Когда ЦБ впервые поднял ставку до 21%?", Recency, true, "", "", ""},
+		{"ru в каком году", "В каком году ввели налог на роскошь?", Recency, true, "", "", ""},
+		{"ru сколько лет назад", "Сколько лет назад запустили СБП?", Recency, true, "", "", ""},
+		{"ru historical high is not history", "Рубль упал до исторического минимума", Recency, false, "", "", ""},
+		{"zh when", "冬季风暴吉雅是什么时候横扫美国的？", Recency, true, "", "", ""},
+		{"zh which first", "戈恩在贝鲁特跨年、碧翠丝公主举行婚礼和中国加入WTO，哪一个事件发生得更早？", Recency, true, "", "", ""},
+		{"zh same month", "马英九终止卸任领导人礼遇和30年期特别国债的发行是在同一个月吗？", Recency, true, "", "", ""},
+		{"zh on that day", "中国移动正式在A股上市当天，中国邮政发行了什么特种邮票？", Recency, true, "", "", ""},
+		{"zh first time", "LPR改革之后房贷利率首次出现了什么变化？", Recency, true, "", "", ""},
+		{"zh which day", "张某是在哪一天被抓获的？", Recency, true, "", "", ""},
+		{"zh latest wins", "最近一次降息是什么时候？", Recency, false, "", "", ""},
+		{"zh dated", "约翰逊承诺英国将于2019年10月31日脱欧，这一承诺是在什么时候提出的？", Window, true, "2019-10-31", "2019-10-31", ""},
+		{"zh N years ago: about the past", "四年前阿盟在哪个城市举行的外长会议？", Recency, true, "2019-11-15", "2020-11-13", ""},
+		{"zh N years ago today", "四年前的今天，中国国奥队在U23亚洲杯的表现如何？", Window, false, "2020-05-15", "2020-05-15", "中国国奥队在U23亚洲杯的表现如何？"},
+		{"zh N years ago in May", "两年前5月地铁房山线哪一站被封闭？", Window, false, "2022-05-01", "2022-05-31", "地铁房山线哪一站被封闭？"},
+		{"zh N years ago, the week", "一年前的这个星期，习近平总书记访问了哪个地方？", Window, false, "2023-05-15", "2023-05-21", ""},
+		{"zh a change on one day is that day's news", "融资余额在2019年1月21日出现了怎样的变化？", Window, false, "2019-01-21", "2019-01-21", ""},
+		{"en a change on one day", "how did the markets change on March 5, 2024", Window, false, "2024-03-05", "2024-03-05", ""},
+		{"en a change over a year is a history", "how has the rate changed in 2023", Evolution, false, "2023-01-01", "2023-12-31", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Parse(tt.q, anchor)
+			if r.Mode != tt.mode || r.Past != tt.past {
+				t.Fatalf("Parse(%q) = %s past=%v, want %s past=%v (%s)", tt.q, r.Mode, r.Past, tt.mode, tt.past, r.Explain())
+			}
+			if tt.from != "" && (r.From.Format(time.DateOnly) != tt.from || r.To.Format(time.DateOnly) != tt.to) {
+				t.Fatalf("Parse(%q) period %s..%s, want %s..%s (%s)", tt.q, r.From.Format(time.DateOnly), r.To.Format(time.DateOnly), tt.from, tt.to, r.Explain())
+			}
+			if tt.text != "" && r.Text != tt.text {
+				t.Fatalf("Parse(%q) text %q, want %q", tt.q, r.Text, tt.text)
+			}
+			if r.Past && !strings.Contains(r.Explain(), "about the past") {
+				t.Errorf("Parse(%q).Explain() = %q: want it to say so", tt.q, r.Explain())
+			}
+		})
+	}
+}

@@ -540,7 +540,29 @@ func (p *parser) zhRelative(i int) (int, span, bool) {
 	}
 	if n, u, j, ok := p.zhAmount(i); ok && !(u.months == 1 && p.is(j-1, "月") && !p.is(j-2, "个")) {
 		if j, ok := p.zh(j, "以前|之前|前"); ok {
-			p.rel, p.soft = true, true
+			k := p.zhSkip(j, "的")
+			if e, ok := p.zh(k, "今天|今日|这一天|这天"); ok { // 两年前的今天: that day, N units back
+				at := p.back(u, n)
+				p.rel = true
+				return e, span{at, at}, true
+			}
+			if e, ok := p.zh(k, "这个星期|这一周|这周|本周"); ok { // 一年前的这个星期: that week
+				at := p.back(u, n)
+				from := at.AddDate(0, 0, -(int(at.Weekday())+6)%7)
+				p.rel = true
+				return e, span{from, from.AddDate(0, 0, 6)}, true
+			}
+			if u.months == 12 {
+				// 两年前5月, 四年前的三月, 两年前3月20日: a month or a date of the year N years back.
+				if e, s, ok := p.zhInYear(k, p.a.Year()-n); ok {
+					p.rel = true
+					return e, s, true
+				}
+			}
+			// 四年前 alone: in Chinese the time of what is asked ("四年前阿盟在哪个城市举行外长会议"),
+			// a question about the past (Reading.Past), unlike English "two years ago", which
+			// sets the scene of fresh news.
+			p.rel, p.soft, p.zhAgo = true, true, true
 			return j, p.around(u, n), true
 		}
 	}

@@ -151,6 +151,18 @@ type Options struct {
 	// (0: vecindex.DefaultRerank). Negative scans the float32 vectors only, as for a shard
 	// without codes.
 	Int8Rerank int `json:"Int8Rerank,omitempty"`
+	// Near, when its From is set, makes recency's time rank a rank of closeness to the days
+	// [Near.From, Near.To] instead of freshness: a candidate published inside them ranks first,
+	// then by the days between its publication and the nearer end. It is how auto searches a
+	// period named in a question (answer.Reading.Near): the period's own reports first, later
+	// and earlier ones by relevance, and no preference for what is fresh at the anchor.
+	Near Span `json:"Near,omitzero"`
+}
+
+// Span is a range of days (UTC, 00:00 of each; To inclusive).
+type Span struct {
+	From time.Time `json:"From"`
+	To   time.Time `json:"To"`
 }
 
 // Time rank styles (Options.TimeRank).
@@ -488,7 +500,7 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 			return Result{}, err
 		}
 	} else {
-		timeRanks(cands, o.TimeRank)
+		timeRanks(cands, o.TimeRank, o.Near)
 	}
 	if err := score(cands, g.asOf, o); err != nil {
 		return Result{}, err
@@ -692,11 +704,16 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 
 // timeRanks ranks candidates by publication day, freshest first (fusion.Ranks of their day
 // numbers); one day shares one rank: 1 + the candidates on strictly fresher days
-// (competition), or 1 + the strictly fresher days that have candidates (TimeRankDays).
-func timeRanks(cands []Candidate, style string) {
+// (competition), or 1 + the strictly fresher days that have candidates (TimeRankDays). With
+// near set, by closeness to its days instead: the days inside it are one rank, the first.
+func timeRanks(cands []Candidate, style string, near Span) {
 	days := make([]int64, len(cands))
+	lo, hi := asofday.Number(near.From), asofday.Number(near.To)
 	for i, c := range cands {
 		days[i] = asofday.Number(c.Chunk.PublishedAt)
+		if !near.From.IsZero() {
+			days[i] = -max(lo-days[i], days[i]-hi, 0) // larger is nearer, as fresher is larger
+		}
 	}
 	ties := fusion.TiesCompetition
 	if style == TimeRankDays {
@@ -729,7 +746,7 @@ func timeRanksAmong(cands []Candidate, o Options) error {
 	for _, i := range order[:min(n, o.TimePool)] {
 		pool = append(pool, cands[i])
 	}
-	timeRanks(pool, o.TimeRank)
+	timeRanks(pool, o.TimeRank, o.Near)
 	for i := range cands {
 		cands[i].RankTime = 0
 	}

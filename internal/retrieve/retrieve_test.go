@@ -157,7 +157,7 @@ func TestTimeRanksShareSameDay(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			timeRanks(tc.in, tc.style)
+			timeRanks(tc.in, tc.style, Span{})
 			var got []int
 			for _, c := range tc.in {
 				got = append(got, c.RankTime)
