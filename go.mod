@@ -35,6 +35,11 @@ require (
 )
 
 require (
+	github.com/go-ego/gse v0.80.3 // indirect
+	github.com/vcaesar/cedar v0.20.2 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.2 // indirect
 	cloud.google.com/go v0.123.0 // indirect
 	cloud.google.com/go/auth v0.20.0 // indirect

@@ -2,7 +2,7 @@
 //
 // Each chunk is indexed under its row number in the shard, with its text in text_en, text_ru
 // or text_cjk (analyzed by bleve's English, Russian or CJK-bigram analyzer, chosen per chunk by
-// language) and its publication time as a datetime field. Search scores bleve's BM25 term at a
+// language; a Chinese chunk in text_zh as words too, zh.go) and its publication time as a datetime field. Search scores bleve's BM25 term at a
 // time over the index's postings (score.go) and applies the as-of date range before ranking,
 // so chunks outside the window are never ranked at all. Several shards are searched as the one
 // index of all their documents (SearchAll).
@@ -34,8 +34,8 @@ type Doc struct {
 	Row int
 	// Text is what is indexed.
 	Text string
-	// Lang picks the text's field: "ru" text_ru, Chinese, Japanese and Korean
-	// (textnorm.CJK) text_cjk, anything else text_en.
+	// Lang picks the text's fields: "ru" text_ru, Chinese, Japanese and Korean text_cjk
+	// (bigrams), Chinese text_zh (words) too, anything else text_en.
 	Lang string
 	// PublishedAt is the chunk's publication time, what a Window bounds.
 	PublishedAt time.Time
@@ -44,16 +44,18 @@ type Doc struct {
 // AnalysisVersion is the version of how Build analyses text. Version 1 indexed Russian
 // chunks in text_ru and every other chunk in text_en (English analysis: a Chinese, Japanese
 // or Korean text became single characters); version 2 indexes Chinese, Japanese and Korean
-// chunks in text_cjk as character bigrams. English and Russian chunks are indexed alike in
-// both, so only shards with CJK chunks need rebuilding (internal/shard hashes the version
-// into their ids).
-const AnalysisVersion = 2
+// chunks in text_cjk as character bigrams; version 3 indexes Chinese chunks in text_zh as
+// words (zh.go) too, beside their bigrams. English and Russian chunks are
+// indexed alike in all, so only shards with CJK chunks need rebuilding (internal/shard hashes
+// the version into their ids).
+const AnalysisVersion = 3
 
 // indexed is the document shape bleve stores.
 type indexed struct {
 	TextEN      string    `json:"text_en,omitempty"`
 	TextRU      string    `json:"text_ru,omitempty"`
 	TextCJK     string    `json:"text_cjk,omitempty"`
+	TextZH      string    `json:"text_zh,omitempty"`
 	PublishedAt time.Time `json:"published_at"`
 }
 
@@ -75,6 +77,7 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt("text_en", textField(en.AnalyzerName))
 	doc.AddFieldMappingsAt("text_ru", textField(ru.AnalyzerName))
 	doc.AddFieldMappingsAt("text_cjk", textField(cjk.AnalyzerName))
+	doc.AddFieldMappingsAt("text_zh", textField(zhAnalyzerName))
 	doc.AddFieldMappingsAt("published_at", dateField)
 	im := bleve.NewIndexMapping()
 	im.DefaultMapping = doc
@@ -96,6 +99,8 @@ func Build(dir string, docs []Doc) error {
 		switch {
 		case d.Lang == textnorm.Russian:
 			v.TextRU = d.Text
+		case d.Lang == textnorm.Chinese:
+			v.TextZH, v.TextCJK = d.Text, d.Text
 		case textnorm.CJK(d.Lang):
 			v.TextCJK = d.Text
 		default:
@@ -220,8 +225,11 @@ func searchAll(indexes []*Index, q string, k int, w Window, scope dfScope) ([]Sh
 	if err != nil {
 		return nil, err
 	}
-	nq := fieldCJK // English and Russian; the CJK field where the collection has CJK text
+	nq := fieldCJK // English and Russian; the CJK fields where the collection has CJK text
 	if st.card[fieldCJK] > 0 {
+		nq = fieldZH
+	}
+	if st.card[fieldZH] > 0 {
 		nq = nText
 	}
 	text, n, err := analyze(q, nq)

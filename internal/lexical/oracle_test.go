@@ -26,9 +26,9 @@ import (
 )
 
 // bleveRequest is the query as bleve ran it before score.go: both language fields (and the
-// CJK one for a collection with CJK text), the window as a conjunction with a date range,
-// ties by id.
-func bleveRequest(q string, k int, w Window, withCJK bool) *bleve.SearchRequest {
+// CJK bigram one for a collection with CJK text, and the Chinese word one after it for a
+// collection with Chinese text), the window as a conjunction with a date range, ties by id.
+func bleveRequest(q string, k int, w Window, withCJK, withZH bool) *bleve.SearchRequest {
 	mEN := bleve.NewMatchQuery(q)
 	mEN.SetField("text_en")
 	mEN.Analyzer = en.AnalyzerName
@@ -36,11 +36,17 @@ func bleveRequest(q string, k int, w Window, withCJK bool) *bleve.SearchRequest 
 	mRU.SetField("text_ru")
 	mRU.Analyzer = ru.AnalyzerName
 	text := []query.Query{mEN, mRU}
-	if withCJK {
+	if withCJK || withZH {
 		mCJK := bleve.NewMatchQuery(q)
 		mCJK.SetField("text_cjk")
 		mCJK.Analyzer = cjk.AnalyzerName
 		text = append(text, mCJK)
+	}
+	if withZH {
+		mZH := bleve.NewMatchQuery(q)
+		mZH.SetField("text_zh")
+		mZH.Analyzer = zhAnalyzerName
+		text = append(text, mZH)
 	}
 	var qq query.Query = bleve.NewDisjunctionQuery(text...)
 	if !w.From.IsZero() || !w.To.IsZero() {
@@ -59,6 +65,11 @@ func hasCJK(docs []Doc) bool {
 	return slices.ContainsFunc(docs, func(d Doc) bool { return textnorm.CJK(d.Lang) })
 }
 
+// hasZH reports whether docs hold a Chinese chunk (indexed in text_zh too).
+func hasZH(docs []Doc) bool {
+	return slices.ContainsFunc(docs, func(d Doc) bool { return d.Lang == textnorm.Chinese })
+}
+
 // collection is shards of documents and the oracle's one index of all of them: union row
 // (shard order, then row order) → (shard, row).
 type collection struct {
@@ -66,6 +77,7 @@ type collection struct {
 	union  *Index
 	back   [][2]int
 	cjk    bool
+	zh     bool
 }
 
 // newCollection builds each part as a shard and all of them as one index.
@@ -74,7 +86,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 	c := &collection{}
 	if len(parts) == 1 { // the shard is the one index
 		c.shards = []*Index{build(t, parts[0])}
-		c.union, c.cjk = c.shards[0], hasCJK(parts[0])
+		c.union, c.cjk, c.zh = c.shards[0], hasCJK(parts[0]), hasZH(parts[0])
 		for _, d := range parts[0] {
 			c.back = append(c.back, [2]int{0, d.Row})
 		}
@@ -88,7 +100,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 			d.Row = len(all)
 			all = append(all, d)
 		}
-		c.cjk = c.cjk || hasCJK(p)
+		c.cjk, c.zh = c.cjk || hasCJK(p), c.zh || hasZH(p)
 	}
 	c.union = build(t, all)
 	return c
@@ -98,7 +110,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 // hits named by shard and row.
 func (c *collection) bleveSearch(t testing.TB, q string, k int, w Window) []ShardHit {
 	t.Helper()
-	res, err := c.union.idx.Search(bleveRequest(q, k, w, c.cjk))
+	res, err := c.union.idx.Search(bleveRequest(q, k, w, c.cjk, c.zh))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +153,7 @@ func bleveAliasSearch(t testing.TB, indexes []*Index, q string, k int, w Window)
 		t.Fatal(err)
 	}
 	ctx := context.WithValue(context.Background(), search.SearchTypeKey, search.GlobalScoring)
-	res, err := alias.SearchInContext(ctx, bleveRequest(q, k, w, false))
+	res, err := alias.SearchInContext(ctx, bleveRequest(q, k, w, false, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +434,7 @@ func TestOldShards(t *testing.T) {
 			t.Fatalf("a Chinese query ranked English row %d", h.Row)
 		}
 	}
-	mixed := &collection{shards: []*Index{old, build(t, newDocs)}, cjk: true}
+	mixed := &collection{shards: []*Index{old, build(t, newDocs)}, cjk: true, zh: hasZH(newDocs)}
 	var all []Doc
 	for _, d := range oldDocs {
 		mixed.back = append(mixed.back, [2]int{0, d.Row})
@@ -434,7 +446,7 @@ func TestOldShards(t *testing.T) {
 		all = append(all, d)
 	}
 	// The oracle's one index holds the old shard's documents as it indexed them (English
-	// field) and the new shard's in text_cjk.
+	// field) and the new shard's in text_cjk (and the Chinese ones in text_zh too).
 	dir := filepath.Join(t.TempDir(), "union")
 	b, err := bleve.NewBuilder(dir, newMapping(), map[string]interface{}{"batchSize": 2000, "mergeMax": 20})
 	if err != nil {
@@ -447,6 +459,9 @@ func TestOldShards(t *testing.T) {
 			v.TextRU = d.Text
 		case textnorm.CJK(d.Lang) && mixed.back[i][0] == 1:
 			v.TextCJK = d.Text
+			if d.Lang == textnorm.Chinese {
+				v.TextZH = d.Text
+			}
 		default:
 			v.TextEN = d.Text
 		}

@@ -56,17 +56,21 @@ import (
 // fields are the text fields in query order, with the analyzer of each. Every query has the
 // English and Russian match queries, as it had before the CJK field existed, so English and
 // Russian scores are unchanged; the CJK one joins where the searched collection has CJK text.
-var fields = [3]struct{ name, analyzer string }{
+var fields = [4]struct{ name, analyzer string }{
 	{"text_en", en.AnalyzerName},
 	{"text_ru", ru.AnalyzerName},
 	{"text_cjk", cjk.AnalyzerName},
+	{"text_zh", zhAnalyzerName},
 }
 
 // nText is the number of text fields.
 const nText = len(fields)
 
-// fieldCJK is the clause field number of the CJK text field.
-const fieldCJK = 2
+// fieldCJK is the clause field number of the CJK bigram field, fieldZH of the Chinese words.
+const (
+	fieldCJK = 2
+	fieldZH  = 3
+)
 
 // dateField is the publication time field, indexed as prefix-coded int64 terms (Unix ns).
 const dateField = "published_at"
