@@ -20,6 +20,9 @@ type Answer struct {
 	Mode string `json:"mode"`
 	// Interpretation says how the query was read ("window 2015-01-01..2015-12-31 (from "in 2015")").
 	Interpretation string `json:"interpretation"`
+	// Reading is the kind of reading auto chose (plain, look-back, fresh, past, past-period,
+	// period, ongoing, window, soft, future, evolution); empty for an explicit mode.
+	Reading string `json:"reading,omitempty"`
 	// SearchText is the text BM25 and the embedder saw (the query without its date phrases).
 	SearchText string `json:"search_text"`
 	// From and To bound the documents that could be returned (inclusive).

@@ -118,7 +118,7 @@ func Blocks(in []schemas.ContextBlock) (all, then, now []evidence.Block) {
 // read.
 func Header(runID, index, query string, asOf time.Time, rd Reading) schemas.Answer {
 	return schemas.Answer{Version: schemas.AnswerVersion, RunID: runID, Index: index, Query: query,
-		AsOf: asOf.UTC(), Mode: rd.Mode, Interpretation: rd.Interpretation, SearchText: rd.Text}
+		AsOf: asOf.UTC(), Mode: rd.Mode, Interpretation: rd.Interpretation, Reading: rd.Kind, SearchText: rd.Text}
 }
 
 // Start is an answer's header (Header) with the bounds its reading searches, and the options
@@ -144,7 +144,7 @@ func Start(runID, index, query string, asOf time.Time, rd Reading, o retrieve.Op
 // empty-period fallback changes the reading), the bounds, the counts, the message and the
 // results, ranked from 1.
 func (r Ranking) Fill(ans *schemas.Answer) {
-	ans.Mode, ans.Interpretation, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Text
+	ans.Mode, ans.Interpretation, ans.Reading, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Kind, r.Read.Text
 	ans.From, ans.To = r.Bounds.Lo, r.Bounds.Hi
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
 	ans.Message = r.Message

@@ -17,7 +17,12 @@
 //     下半年, 今年, 去年, 前年, 明年, 本月, 上个月, 本周, 上周, 今天, 昨天, 近三个月, 过去一年,
 //     最近一周, 过去半年, 三年前, 2021年初, 今年年底, 3月上旬, 去年春天, 2021年夏天, 90年代;
 //     recency cues 最近, 最新, 目前, 现在, 近期, 到目前为止; change cues 如何变化, 有何变化,
-//     变化了吗, 演变, 前后对比, and 如何/怎样 … 变化.
+//     变化了吗, 演变, 前后对比, and 如何/怎样 … 变化; 两年前的今天, 一年前的这个星期, 两年前5月.
+//   - Questions about the past (Reading.Past; history.go): "when did/was", "in what year",
+//     "which came first", "how long ago"; «когда был…», «в каком году», «что произошло
+//     раньше», «как давно», «впервые»; 什么时候, 何时, 哪一天, 哪个事件更早, 最早, 同一个月,
+//     是否在同一天, 当天, 首次, 第一次, 多久, and a Chinese N年前 alone. English "for the first
+//     time" is not one: news say it of this week.
 //
 // Where everyday language is ambiguous the parser chooses as follows:
 //   - "last week" / "на прошлой неделе" / 上周 is the previous ISO calendar week (Monday to
