@@ -266,6 +266,6 @@ func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Dura
 		kind = "unlabelled queries"
 	}
 	printf(w, "Evaluation of %s: %d %s in %d batches (%d resumed), %s\n\n", s.Index, s.Questions, kind, res.Batches, res.Resumed, took.Round(time.Second))
-	printf(w, "%s", evalrun.Tables(evalrun.Summary{Systems: s.Systems, Freshness: s.Freshness, Top10FreshestDaysMean: s.Top10FreshestDaysMean}, s.Order, s.Unlabelled))
+	printf(w, "%s", evalrun.Tables(s.Summary, s.Order, s.Unlabelled))
 	printf(w, "\nwrote %s, %s and %s\n", filepath.Join(out, "summary.json"), filepath.Join(out, "per_query.parquet"), filepath.Join(out, "report.html"))
 }

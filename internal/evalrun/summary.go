@@ -1,7 +1,9 @@
 package evalrun
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/asofrag/asof/internal/eval"
@@ -19,6 +21,70 @@ type Summary struct {
 	// top 10 results, over the questions whose top 10 has a document not after the anchor; a
 	// system without such a question has no entry.
 	Top10FreshestDaysMean map[string]float64 `json:"top10_freshest_days_mean"`
+	// Readings are, for each auto system, the questions each kind of reading took and their
+	// nDCG@10 beside the fixed recency system's on the same questions (Readings).
+	Readings []ReadingRow `json:"readings,omitempty"`
+}
+
+// ReadingRow is one kind of auto reading in one evaluation: how many judged questions it
+// took, auto's mean nDCG@10 on them, and the baseline's (temporal_rrf, what auto serves where
+// the intent is unclear; with its +dedup suffix for auto+dedup) when it was evaluated.
+type ReadingRow struct {
+	System    string  `json:"system"`
+	Reading   string  `json:"reading"`
+	Questions int     `json:"questions"`
+	NDCG10    float64 `json:"ndcg@10"`
+	Baseline  string  `json:"baseline,omitempty"`
+	// BaselineNDCG10 is the baseline's mean nDCG@10 on the same questions.
+	BaselineNDCG10 float64 `json:"baseline_ndcg@10,omitempty"`
+}
+
+// Readings groups each auto system's valid rows by their reading (schemas.EvalRow.Reading),
+// kinds in order of first appearance, with temporal_rrf (temporal_rrf+dedup for an auto+dedup
+// system) as the baseline where systems has it.
+func Readings(rows []schemas.EvalRow, systems []string) []ReadingRow {
+	type key struct{ system, q string }
+	ndcg := map[key]float64{}
+	for _, r := range rows {
+		if r.Valid {
+			ndcg[key{r.System, r.QuestionID}] = r.NDCG10
+		}
+	}
+	var out []ReadingRow
+	for _, name := range systems {
+		base, isAuto := strings.CutPrefix(name, "auto")
+		if !isAuto || strings.Contains(name, "@") {
+			continue
+		}
+		baseline := "temporal_rrf" + base
+		if !slices.Contains(systems, baseline) {
+			baseline = ""
+		}
+		at := map[string]int{}
+		var rs []ReadingRow
+		for _, r := range rows {
+			if r.System != name || !r.Valid {
+				continue
+			}
+			i, ok := at[r.Reading]
+			if !ok {
+				i = len(rs)
+				at[r.Reading] = i
+				rs = append(rs, ReadingRow{System: name, Reading: r.Reading, Baseline: baseline})
+			}
+			rs[i].Questions++
+			rs[i].NDCG10 += r.NDCG10
+			if baseline != "" {
+				rs[i].BaselineNDCG10 += ndcg[key{baseline, r.QuestionID}]
+			}
+		}
+		for i := range rs {
+			rs[i].NDCG10 /= float64(rs[i].Questions)
+			rs[i].BaselineNDCG10 /= float64(rs[i].Questions)
+		}
+		out = append(out, rs...)
+	}
+	return out
 }
 
 // SummaryFile is a retrieval evaluation's summary.json (layout.EvalSummaryKey).
@@ -47,6 +113,18 @@ func Tables(s Summary, order []string, unlabelled bool) string {
 				m.Leakage10, m.FreshDaysMedian, m.LatencyMSP50, m.LatencyMSP95, m.Questions)
 		}
 		b.WriteString("\n")
+		if len(s.Readings) > 0 {
+			b.WriteString("How auto read the questions (nDCG@10 of each kind of reading, beside the fixed recency system's on the same questions):\n\n")
+			b.WriteString("| system | reading | questions | nDCG@10 | baseline | baseline nDCG@10 |\n|---|---|---|---|---|---|\n")
+			for _, r := range s.Readings {
+				base := "—"
+				if r.Baseline != "" {
+					base = fmt.Sprintf("%.3f", r.BaselineNDCG10)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %s | %s |\n", r.System, cmp.Or(r.Reading, "(explicit)"), r.Questions, r.NDCG10, cmp.Or(r.Baseline, "—"), base)
+			}
+			b.WriteString("\n")
+		}
 	}
 	b.WriteString("Context freshness (the 30-document context each system builds, duplicates folded):\n\n")
 	b.WriteString("| system | freshest of top 10, days (mean) | freshest in context, days (mean) | context within 7 days | within 30 days | distinct dates | queries |\n|---|---|---|---|---|---|---|\n")
@@ -86,6 +164,9 @@ func Summarize(rows []schemas.EvalRow, systems []string, unlabelled bool) Summar
 			sum.Top10FreshestDaysMean[name] = tot / float64(n)
 		}
 		sum.Freshness[name] = eval.AggregateFreshness(name, fs)
+	}
+	if !unlabelled {
+		sum.Readings = Readings(rows, systems)
 	}
 	return sum
 }

@@ -2,6 +2,7 @@ package evalrun
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,5 +114,36 @@ func TestTables(t *testing.T) {
 				t.Errorf("rows out of order:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestReadings: auto's rows are grouped by reading, in order of first appearance, with the
+// baseline's nDCG@10 on the same questions; invalid rows and other systems are left out; an
+// evaluation without temporal_rrf has no baseline; auto+dedup is compared with
+// temporal_rrf+dedup.
+func TestReadings(t *testing.T) {
+	row := func(system, q, reading string, ndcg float64) schemas.EvalRow {
+		return schemas.EvalRow{System: system, QuestionID: q, Reading: reading, NDCG10: ndcg, Valid: true}
+	}
+	rows := []schemas.EvalRow{
+		row("auto", "q1", "past", 1), row("auto", "q2", "plain", 0.5), row("auto", "q3", "past", 0.5),
+		{System: "auto", QuestionID: "q4", Reading: "past", NDCG10: 0.9}, // not valid: no relevant judged document
+		row("temporal_rrf", "q1", "", 0), row("temporal_rrf", "q2", "", 0.5), row("temporal_rrf", "q3", "", 0.25),
+		row("auto+dedup", "q1", "past", 0.8), row("temporal_rrf+dedup", "q1", "", 0.2),
+	}
+	got := Readings(rows, []string{"temporal_rrf", "auto", "auto+dedup", "temporal_rrf+dedup"})
+	want := []ReadingRow{
+		{System: "auto", Reading: "past", Questions: 2, NDCG10: 0.75, Baseline: "temporal_rrf", BaselineNDCG10: 0.125},
+		{System: "auto", Reading: "plain", Questions: 1, NDCG10: 0.5, Baseline: "temporal_rrf", BaselineNDCG10: 0.5},
+		{System: "auto+dedup", Reading: "past", Questions: 1, NDCG10: 0.8, Baseline: "temporal_rrf+dedup", BaselineNDCG10: 0.2},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("readings\n%+v\nwant\n%+v", got, want)
+	}
+	if got := Readings(rows, []string{"auto"}); len(got) != 2 || got[0].Baseline != "" || got[0].BaselineNDCG10 != 0 {
+		t.Fatalf("without temporal_rrf: %+v", got)
+	}
+	if tab := Tables(Summarize(rows, []string{"temporal_rrf", "auto"}, false), []string{"temporal_rrf", "auto"}, false); !strings.Contains(tab, "| auto | past | 2 | 0.750 | temporal_rrf | 0.125 |") {
+		t.Fatalf("tables lack the readings:\n%s", tab)
 	}
 }
