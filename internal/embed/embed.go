@@ -250,10 +250,9 @@ func NewHugot(cfg Config) (*Hugot, error) {
 		cpuOp, _ = quantizedOp(filepath.Join(cfg.Dir, cfg.ONNXFile))
 	}
 	slots := 1
-	if backend == BackendORT && cfg.Device != "cuda" {
-		// On a GPU one call at a time: concurrent calls share one CUDA stream. On an H200
-		// (session 16) 16 calls at once embedded 637 passages/s where ONNX Runtime from Python,
-		// one call at a time on the same build, embedded 1,130–1,461 (BENCHMARKS.md).
+	if backend == BackendORT {
+		// On a GPU too: on an H200 (session 16) 16 calls at once embedded 637 passages/s and one
+		// call at a time 572 (BENCHMARKS.md); the slots are not what keeps asof below Python.
 		slots = callSlots(cfg.Threads)
 	}
 	return &Hugot{cfg: cfg, backend: backend, session: session, release: release, pipe: pipe, name: name,
