@@ -80,15 +80,22 @@ func TestAskCommandWithModel(t *testing.T) {
 		t.Fatalf("as of 2023-03-31 the fresh vote article should lead: %v", docIDs(later))
 	}
 
+	// A named year centers the search on it: its article first, the rest of the past after.
 	w := ask("--as-of", "2023-03-03", "general election in 2015")
-	if w.Mode != "window" || len(w.Results) != 1 || w.Results[0].DocID != "election-2015" {
+	if w.Mode != "recency" || len(w.Results) == 0 || w.Results[0].DocID != "election-2015" || w.Reading != "period" ||
+		!strings.Contains(w.Interpretation, `a question about "in 2015", searched around 2014-12-25..2016-04-01`) {
 		t.Fatalf("in 2015: mode %s, %v (%s)", w.Mode, docIDs(w), w.Interpretation)
 	}
-	// Nothing was published around 2016: auto searches the whole past by relevance and says
-	// so; a window asked for is the period itself, and empty.
+	// Nothing was published around 2016: the nearest report, of 2015, leads; a window asked
+	// for is the period itself, and empty.
 	e := ask("--as-of", "2023-03-03", "general election in 2016")
-	if e.Mode != "hybrid" || len(e.Results) == 0 || !strings.Contains(e.Interpretation, "nothing was published in") {
+	if e.Mode != "recency" || len(e.Results) == 0 || e.Results[0].DocID != "election-2015" {
 		t.Fatalf("in 2016: mode %s, %v (%s)", e.Mode, docIDs(e), e.Interpretation)
+	}
+	// A question about the past: the whole past by relevance, however old its evidence.
+	p := ask("--as-of", "2023-03-03", "When was the general election won by the conservatives?")
+	if p.Mode != "hybrid" || p.Reading != "past" || len(p.Results) == 0 || p.Results[0].DocID != "election-2015" {
+		t.Fatalf("when: mode %s (%s), %v (%s)", p.Mode, p.Reading, docIDs(p), p.Interpretation)
 	}
 	e = ask("--as-of", "2023-03-03", "--mode", "window", "general election in 2016")
 	if len(e.Results) != 0 || !strings.Contains(e.Message, "No documents in that period") {

@@ -111,7 +111,8 @@ func TestChineseEndToEndWithModel(t *testing.T) {
 	}
 	t.Logf("past events: an answering document in the first three for %d of %d questions", found, past)
 
-	// ask reads a Chinese date: 2020年7月 is a window around July 2020, whatever the anchor.
+	// ask reads a Chinese date: 2020年7月 centers the search on July 2020, whatever the anchor:
+	// the reports of that time come first.
 	code, stdout, errOut = runCLI(t, nil, append([]string{"ask", "--index", "zh", "--as-of", "2024-06-30", "--json", "--judge", "off",
 		"2020年7月溪川洪灾造成多少人遇难？"}, common...)...)
 	if code != 0 {
@@ -129,9 +130,9 @@ func TestChineseEndToEndWithModel(t *testing.T) {
 	if !strings.Contains(ans.Interpretation, "2020-07") || len(ans.Results) == 0 {
 		t.Fatalf("ask read %q and found %d results", ans.Interpretation, len(ans.Results))
 	}
-	for _, r := range ans.Results {
+	for _, r := range ans.Results[:min(3, len(ans.Results))] {
 		if r.PublishedAt.Before(time.Date(2020, 6, 20, 0, 0, 0, 0, time.UTC)) || r.PublishedAt.After(time.Date(2020, 8, 20, 0, 0, 0, 0, time.UTC)) {
-			t.Errorf("a result of %s for a question about July 2020 (%s)", r.PublishedAt.Format(time.DateOnly), ans.Interpretation)
+			t.Errorf("a result of %s among the first three for a question about July 2020 (%s)", r.PublishedAt.Format(time.DateOnly), ans.Interpretation)
 		}
 	}
 }
