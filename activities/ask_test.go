@@ -150,7 +150,7 @@ func TestAnswerOnLocalStore(t *testing.T) {
 		Options: retrieve.DefaultOptions(), Dedup: dedup.DefaultOptions(), Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions(),
 	})
 	if read.Mode != "recency" || past.Mode != "recency" || past.Counts.ShardsSearched != 2 || len(past.Results) == 0 || past.Results[0].DocID != "old" ||
-		!strings.Contains(past.Interpretation, `a question about "in 2010", searched around 2009-12-25..2011-04-02`) || !past.From.IsZero() {
+		!strings.Contains(past.Interpretation, `a question about "in 2010" (2010-01-01..2010-12-31), searched around 2009-12-25..2011-04-02`) || !past.From.IsZero() {
 		t.Fatalf("read %s; answered %s from %v (%d shards searched): %+v (%s)", read.Mode, past.Mode, past.From, past.Counts.ShardsSearched, past.Results, past.Interpretation)
 	}
 	// Another model's query vector is refused, without retries.

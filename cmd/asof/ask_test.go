@@ -83,7 +83,7 @@ func TestAskCommandWithModel(t *testing.T) {
 	// A named year centers the search on it: its article first, the rest of the past after.
 	w := ask("--as-of", "2023-03-03", "general election in 2015")
 	if w.Mode != "recency" || len(w.Results) == 0 || w.Results[0].DocID != "election-2015" || w.Reading != "period" ||
-		!strings.Contains(w.Interpretation, `a question about "in 2015", searched around 2014-12-25..2016-04-01`) {
+		!strings.Contains(w.Interpretation, `a question about "in 2015" (2015-01-01..2015-12-31), searched around 2014-12-25..2016-04-01`) {
 		t.Fatalf("in 2015: mode %s, %v (%s)", w.Mode, docIDs(w), w.Interpretation)
 	}
 	// Nothing was published around 2016: the nearest report, of 2015, leads; a window asked

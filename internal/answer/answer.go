@@ -161,17 +161,18 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 			// A date it names may be the event's or only part of what is asked ("the 2019
 			// promise to leave by 31 October"), so it is searched as words, not as a filter.
 			out.Mode, out.WindowDays, out.From, out.To, out.BM25Weight = string(retrieve.Hybrid), -1, time.Time{}, time.Time{}, PastBM25Weight
-			out.Interpretation = r.Explain() + ": every date up to " + asofday.Start(asOf).Format(time.DateOnly) + " by relevance alone"
+			out.Interpretation = r.Explain() + ", by relevance alone" // "a question about the past: every date up to A, …"
 			if r.Mode == intent.Window {
 				out.Text, out.Kind = q, KindPastPeriod
-				out.Interpretation += ", the dates as words"
+				out.Interpretation = "a question about the past (" + periodWords(r) + ", " + Span(r.From, r.To) + "): every date up to " +
+					asofday.Start(asOf).Format(time.DateOnly) + " by relevance alone, the dates as words"
 			}
 			return out, nil
 		case r.Period && !r.Empty && !r.To.Before(asofday.Start(asOf)):
 			// A period still running at the anchor ("this year", «в этом месяце», 今年): what is
 			// known of it is the current news, the freshest reports first.
 			out.Mode, out.From, out.To, out.Kind = string(retrieve.Recency), time.Time{}, time.Time{}, KindOngoing
-			out.Interpretation = r.Explain() + ", still running on " + asofday.Start(asOf).Format(time.DateOnly) + ": the current news, the freshest reports first"
+			out.Interpretation = periodWords(r) + " (" + Span(r.From, r.To) + "), still running on " + asofday.Start(asOf).Format(time.DateOnly) + ": the current news, the freshest reports first"
 			return out, nil
 		case r.Period && !r.Empty:
 			// An event's period: the search centers on it — its reports first (they come a
@@ -181,7 +182,7 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 			near := retrieve.Span{}
 			near.From, near.To = AroundPeriod(r.From, r.To, asOf)
 			out.Mode, out.WindowDays, out.Near, out.From, out.To, out.Text = string(retrieve.Recency), -1, near, time.Time{}, time.Time{}, q
-			out.Interpretation = "a question about " + periodWords(r) + ", searched around " + Span(near.From, near.To) + ", the nearest reports first, no preference for fresh ones (" + r.Explain() + ")"
+			out.Interpretation = "a question about " + periodWords(r) + " (" + Span(r.From, r.To) + "), searched around " + Span(near.From, near.To) + ", the nearest reports first, no preference for fresh ones"
 			return out, nil
 		}
 		if r.Mode == intent.Recency && !r.Fresh && !r.Empty && textnorm.CJK(textnorm.Lang(q)) {

@@ -140,8 +140,8 @@ func Start(runID, index, query string, asOf time.Time, rd Reading, o retrieve.Op
 	return ans, ro, nil
 }
 
-// Fill writes what the ranking found into ans: how it was searched (auto's look-back or
-// empty-period fallback changes the reading), the bounds, the counts, the message and the
+// Fill writes what the ranking found into ans: how it was searched (auto's look-back changes
+// the reading), the bounds, the counts, the message and the
 // results, ranked from 1.
 func (r Ranking) Fill(ans *schemas.Answer) {
 	ans.Mode, ans.Interpretation, ans.Reading, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Kind, r.Read.Text
