@@ -11,6 +11,8 @@ bleve's CJK analyzer indexes) and single characters. Punctuation and spaces are 
 words and numbers are lower-cased tokens.
 
 Usage: python bench/zh_bm25_peer.py DIR [--window-days N] [--json FILE]
+(its packages are pinned in bench/requirements.txt: `.asof/bench-venv/bin/python`, which
+`make bench` fills, or `pip install -r bench/requirements.txt` in a venv of your own)
 Prints a Markdown table (nDCG@10 and Recall@10 over every judged question, over those with a
 grade-2 document and over those without) and, with --json, writes the figures and each
 question's nDCG@10 per tokenization.
