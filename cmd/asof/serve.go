@@ -34,7 +34,9 @@ the recent answers.
 It listens on 127.0.0.1 unless --addr says otherwise; bound to any other address it refuses to
 start without a bearer token (--token or ASOF_API_TOKEN), which every /v1 request must then send
 as "Authorization: Bearer <token>". Like the other commands it uses the data dir's running asof
-dev, or starts the embedded servers and a worker itself. It runs until Ctrl-C.`,
+dev, or starts the embedded servers and a worker itself; then, while it runs, the other commands
+on its data dir (index, ask, digest, indexes) use its servers and worker as they would asof dev's.
+It runs until Ctrl-C.`,
 		Example: `  asof serve
   curl -s localhost:8080/v1/ask -d '{"index":"rtqa","as_of":"2023-03-03","query":"Brexit deal"}'
   ASOF_API_TOKEN=$(openssl rand -hex 16) asof serve --addr 0.0.0.0:8080`,
@@ -72,6 +74,13 @@ func runServe(ctx context.Context, a *app, f serveFlags) error {
 		return err
 	}
 	defer stop()
+	// The servers this process started are the data dir's stack while it serves: index, ask,
+	// digest and indexes on the same data dir use them (and its worker) instead of clashing.
+	unrecord, err := recordStack(st, "asof serve", st.Config.Worker.TaskQueues)
+	if err != nil {
+		return err
+	}
+	defer unrecord()
 	h, err := httpapi.New(httpapi.Config{Client: st.Client, Bucket: st.Bucket, Token: f.token, Version: version, UI: a.uiHint()})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -144,6 +145,20 @@ func TestServeAPI(t *testing.T) {
 		t.Fatalf("index news: %+v", one)
 	}
 	c.wantError("GET", "/v1/indexes/nope", nil, http.StatusNotFound, `no index named "nope"`)
+
+	// serve's servers are its data dir's stack: a command there with no --temporal or --store
+	// uses them (on its own it would start a second Temporal server on the same SQLite file
+	// and list the embedded S3 store's indexes, none).
+	t.Run("commands beside serve", func(t *testing.T) {
+		for _, k := range []string{"ASOF_TEMPORAL", "ASOF_STORE", "ASOF_CONFIG"} {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+		code, out, errOut := runCLI(t, nil, "indexes", "--data-dir", filepath.Join(dir, "data"))
+		if code != 0 || !strings.Contains(errOut, "using the running asof serve on this data dir (pid ") || !strings.Contains(out, "news") {
+			t.Fatalf("indexes beside serve: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+	})
 
 	var ans schemas.Answer
 	c.json("POST", "/v1/ask", apispec.AskRequest{Index: "news", AsOf: "2023-03-03", Query: "What is the name of Rishi Sunak's new Brexit deal with the European Union?"}, &ans)

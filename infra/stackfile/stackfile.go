@@ -1,6 +1,7 @@
-// Package stackfile records, in a data dir, where the `asof dev` or `asof server` that runs on
-// it listens, so that every other asof command on that data dir uses that stack instead of
-// starting a second one (whose ports and SQLite file would clash with the first).
+// Package stackfile records, in a data dir, where the `asof dev`, `asof server` or `asof serve`
+// that runs its embedded servers on it listens, so that every other asof command on that data
+// dir uses that stack instead of starting a second one (whose ports and SQLite file would
+// clash with the first).
 //
 // The record (<data-dir>/stack.json, mode 0600) holds addresses, the process id and the path
 // of the S3 keys file, never a secret. It is written once the servers listen and removed on a
@@ -32,7 +33,7 @@ var ErrStale = errors.New("stale stack record")
 
 // Record is where a running stack listens.
 type Record struct {
-	// By names the command that runs the stack ("asof dev", "asof server").
+	// By names the command that runs the stack ("asof dev", "asof server", "asof serve").
 	By string `json:"by"`
 	// PID is that command's process id.
 	PID int `json:"pid"`
