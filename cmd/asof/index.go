@@ -495,6 +495,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 	lastPrint := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	var meter progressMeter
 	for {
 		select {
 		case err := <-done:
@@ -522,7 +523,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 					fmt.Fprintln(log, say)
 				}
 			}
-			line := progressLine(p, embeddedInFlight(ctx, b, index, partSize, p.InFlight), time.Since(began))
+			line := meter.line(p, embeddedInFlight(ctx, b, index, partSize, p.InFlight), time.Now(), time.Since(began))
 			if line == last && !tty {
 				continue
 			}
@@ -549,25 +550,6 @@ func embeddedInFlight(ctx context.Context, b blob.Bucket, index string, partSize
 		n += parts * partSize
 	}
 	return n
-}
-
-func progressLine(p workflows.Progress, inFlight int, elapsed time.Duration) string {
-	bar := ""
-	if p.ShardsTotal > 0 {
-		const width = 30
-		filled := width * p.ShardsDone / p.ShardsTotal
-		bar = fmt.Sprintf(" [%s%s] %d/%d shards", strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.ShardsDone, p.ShardsTotal)
-	}
-	done := p.ChunksDone + inFlight
-	rate := ""
-	if s := elapsed.Seconds(); s > 0 && done > 0 {
-		r := float64(done) / s
-		rate = fmt.Sprintf(", %.2f chunks/s", r)
-		if p.DocsToBuild > inFlight && inFlight+p.ChunksDone > 0 { // about one chunk per document on short texts
-			rate += ", ETA ~" + time.Duration(float64(p.DocsToBuild-inFlight)/r*float64(time.Second)).Round(time.Second).String()
-		}
-	}
-	return fmt.Sprintf("%s%s, %d chunks embedded%s, %s", p.Stage, bar, done, rate, elapsed.Round(time.Second))
 }
 
 func isTerminal(w io.Writer) bool {
