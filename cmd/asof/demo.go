@@ -61,7 +61,8 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	if out == "" {
 		out = filepath.Join(a.cfg.DataDir, "demo")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	out, err = checkOutDir("--out", out)
+	if err != nil {
 		return err
 	}
 	began := time.Now()

@@ -113,6 +113,11 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.out != "" {
+		if f.out, err = checkOutDir("--out", f.out); err != nil {
+			return err
+		}
+	}
 	st, _, stop, err := startServing(ctx, a, in.Index, nil)
 	if err != nil {
 		return err

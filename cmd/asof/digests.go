@@ -170,7 +170,7 @@ func (f *fetchFlags) register(cmd *cobra.Command, jsonHelp string) {
 	cmd.Flags().BoolVar(&f.open, "open", false, "open the HTML page in a browser ($BROWSER, else xdg-open or open), from a temporary file unless --html FILE is given")
 }
 
-// check refuses flags that contradict each other.
+// check refuses flags that contradict each other, and an --html file that cannot be written.
 func (f fetchFlags) check() error {
 	if f.asJSON && (f.html != "" || f.open) {
 		return errors.New("--json and --html/--open each choose what is written: give one")
@@ -178,7 +178,7 @@ func (f fetchFlags) check() error {
 	if f.open && f.html == "-" {
 		return errors.New("--open opens a file: give --html FILE, or leave --html out for a temporary file")
 	}
-	return nil
+	return checkOutFile("--html", f.html)
 }
 
 // format is the format the flags ask for (catalog.FormatMarkdown, FormatJSON or FormatHTML).

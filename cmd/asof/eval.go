@@ -159,11 +159,8 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	if err != nil {
 		return none, "", err
 	}
-	out, err := filepath.Abs(f.out)
+	out, err := checkOutDir("--out", f.out)
 	if err != nil {
-		return none, "", err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
 		return none, "", err
 	}
 	st, _, stop, err := startServing(ctx, a, f.index, nil)

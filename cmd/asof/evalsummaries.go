@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"time"
@@ -103,11 +102,8 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 			return err
 		}
 	}
-	out, err := filepath.Abs(f.out)
+	out, err := checkOutDir("--out", f.out)
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	st, _, stop, err := startServing(ctx, a, f.index, nil)

@@ -227,6 +227,12 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if out != "" && wait {
+				var err error
+				if out, err = checkOutDir("--out", out); err != nil {
+					return err
+				}
+			}
 			return withStack(ctx, a, func(st *infra.Stack) error {
 				h := st.Client.ScheduleClient().GetHandle(ctx, scheduleID(args[0]))
 				before, err := h.Describe(ctx)
