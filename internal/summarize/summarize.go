@@ -266,6 +266,7 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	var tp, np picker
 	tp.o, np.o = o, o
 	tp.take(budget, thenPool...)
+	np.said = tp.chosen // a sentence said "then" is not said again "now" (a repost on both sides)
 	if len(nowPool) > 0 {
 		// As in Brief: the lead, then the freshest on-topic sentences up to half the side, so
 		// the side's freshest fact is said; then the best by score.
@@ -532,6 +533,9 @@ func aboveFloor(c candidate, floor float64) bool {
 type picker struct {
 	o      Options
 	chosen []candidate
+	// said are sentences another part of the same answer already says (Evolve: the "then"
+	// side for the "now" side): a candidate that repeats one is skipped as if chosen.
+	said []candidate
 }
 
 // take adds cands in order while fewer than limit are chosen, skipping one already chosen, one
@@ -545,6 +549,10 @@ func (p *picker) take(limit int, cands ...candidate) {
 			return
 		}
 		perDoc := 0
+		repeats := func(d candidate) bool {
+			return sameSentence(c, d) || textnorm.Jaccard(c.terms, d.terms) > p.o.NoveltyMax ||
+				(p.o.NoveltyMax < 1 && (contains(c.terms, d.terms) || contains(d.terms, c.terms)))
+		}
 		if slices.ContainsFunc(p.chosen, func(d candidate) bool {
 			if d.block.N == c.block.N {
 				perDoc++
@@ -552,13 +560,20 @@ func (p *picker) take(limit int, cands ...candidate) {
 					return true
 				}
 			}
-			return textnorm.Jaccard(c.terms, d.terms) > p.o.NoveltyMax ||
-				(p.o.NoveltyMax < 1 && (contains(c.terms, d.terms) || contains(d.terms, c.terms)))
-		}) || perDoc >= p.o.MaxPerDoc {
+			return repeats(d)
+		}) || perDoc >= p.o.MaxPerDoc || slices.ContainsFunc(p.said, repeats) {
 			continue
 		}
 		p.chosen = append(p.chosen, c)
 	}
+}
+
+// sameSentence reports whether two candidates say the same sentence once normalized: the same
+// terms in the same order, or the same dedup key (textnorm.DedupKey: case, punctuation, emoji,
+// links and a repost's "BREAKING:" aside). Whatever NoveltyMax is, an answer never
+// says one sentence twice.
+func sameSentence(a, b candidate) bool {
+	return (len(a.terms) > 0 && slices.Equal(a.terms, b.terms)) || textnorm.DedupKey(a.text) == textnorm.DedupKey(b.text)
 }
 
 // contains reports whether b holds at least titleInSentence of a's terms (a non-empty).

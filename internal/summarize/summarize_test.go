@@ -137,14 +137,15 @@ func TestDigestSelection(t *testing.T) {
 			wantEarlier: []string{},
 		},
 		{
-			name:  "novelty off keeps the repost",
+			// The same sentence is said once whatever NoveltyMax is (TestNeverSaysASentenceTwice).
+			name:  "novelty off keeps a reworded repost",
 			query: "ключевая ставка",
 			blocks: []evidence.Block{
 				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
-				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
+				blk(2, ago(1), "", "Банк России поднял ключевую ставку до 18% годовых.", "tg:slow"),
 			},
 			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
-			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[2] ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор."},
+			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[2] Банк России поднял ключевую ставку до 18% годовых."},
 			wantEarlier: []string{},
 		},
 		{
@@ -965,5 +966,46 @@ func TestDanglingSentenceStandsWithItsAntecedent(t *testing.T) {
 	}
 	if len(s.New) != 0 {
 		t.Errorf("too long together: New = %q, want nothing", lines(s.New))
+	}
+}
+
+// TestNeverSaysASentenceTwice: two blocks that carry the same sentence (a repost under another
+// channel, with a "СРОЧНО:" mark and other punctuation) are said once, in a digest even with
+// novelty off (NoveltyMax 1), and in an evolution whose "then" and "now" sides both hold it.
+func TestNeverSaysASentenceTwice(t *testing.T) {
+	putin := "Путин заявил, что инфляция в России замедляется и ставка ЦБ может снижаться."
+	a := withCos(scored(blk(1, ago(2), "", putin, "kremlin-wire"), 0.9), 0.9)
+	b := withCos(scored(blk(2, ago(1), "", "СРОЧНО: путин заявил, что инфляция в России замедляется — и ставка ЦБ может снижаться!", "fin-news"), 0.8), 0.9)
+	c := withCos(scored(blk(3, ago(3), "", "Годовая инфляция в России замедлилась до 8,8%, сообщил Росстат.", "rosstat"), 0.7), 0.9)
+	s, err := Brief("инфляция в России", []evidence.Block{a, b, c}, asOf, with(func(o *Options) { o.NoveltyMax = 1 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := 0
+	for _, cl := range s.New {
+		if strings.Contains(strings.ToLower(cl.Text), "путин заявил") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("Brief says the Putin line %d times, want once: %q", said, lines(s.New))
+	}
+
+	then := []evidence.Block{withCos(scored(blk(4, ago(60), "", putin, "kremlin-wire"), 0.9), 0.9),
+		withCos(scored(blk(5, ago(61), "", "Инфляция в России ускорилась до 9,9% в феврале.", "rosstat"), 0.8), 0.9)}
+	now := []evidence.Block{withCos(scored(blk(6, ago(1), "", "Срочно: "+putin, "fin-news"), 0.9), 0.9),
+		withCos(scored(blk(7, ago(2), "", "Инфляция в России замедлилась до 8,8% в июне.", "rosstat"), 0.8), 0.9)}
+	e, err := Evolve("как менялась инфляция в России", then, now, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	said = 0
+	for _, cl := range slices.Concat(e.Then, e.Now) {
+		if strings.Contains(strings.ToLower(cl.Text), "путин заявил") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("Evolve says the Putin line %d times, want once: then %q, now %q", said, lines(e.Then), lines(e.Now))
 	}
 }
