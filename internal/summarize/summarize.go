@@ -534,11 +534,15 @@ func aboveFloor(c candidate, floor float64) bool {
 	return cos == 0 || math.IsNaN(cos) || cos >= floor
 }
 
-// scheduleStems open the words that name a schedule: a post that opens on one ("Calendar of
+// scheduleWords are the nouns that name a schedule: a post that opens on one ("Calendar of
 // releases for August", "Schedule of upcoming meetings", «Календарь публикаций ЦБ РФ на
 // август», «Анонс недели», «Расписание заседаний») says when things will happen, not what
-// happened. Stems are compared with the start of a token (lower case, ё as е).
-var scheduleStems = []string{"calendar", "schedule", "agenda", "timetable", "календар", "расписани", "анонс", "日程", "日历", "时间表", "日程表"}
+// happened. Whole tokens (lower case, ё as е), so a verb ("анонсировал", "scheduled") is not one.
+var scheduleWords = map[string]bool{
+	"calendar": true, "calendars": true, "schedule": true, "schedules": true, "agenda": true, "timetable": true,
+	"календарь": true, "календаря": true, "календаре": true, "расписание": true, "расписания": true, "анонс": true, "анонсы": true,
+	"日程": true, "日历": true, "时间表": true, "日程表": true,
+}
 
 // scheduleLead is how many words of a block's first piece may come before the schedule word.
 const scheduleLead = 3
@@ -560,14 +564,7 @@ func schedule(b evidence.Block) bool {
 		}
 	}
 	toks := textnorm.Tokens(first)
-	for _, t := range toks[:min(len(toks), scheduleLead+1)] {
-		for _, st := range scheduleStems {
-			if strings.HasPrefix(t, st) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks[:min(len(toks), scheduleLead+1)], func(t string) bool { return scheduleWords[t] })
 }
 
 // picker collects the selected candidates.

@@ -1041,6 +1041,13 @@ func TestCalendarNeverLeads(t *testing.T) {
 			},
 			[]string{"[2] The central bank cut its key rate to 4.25% at Tuesday's decision."},
 			[]string{}},
+		{"news of an announcement is not a calendar",
+			"санкции Сербия",
+			[]evidence.Block{
+				withCos(scored(blk(1, at("2025-07-31"), "", "Президент Сербии анонсировал начало переговоров с США и Россией из-за санкций."), 0.9), 0.88),
+			},
+			[]string{"[1] Президент Сербии анонсировал начало переговоров с США и Россией из-за санкций."},
+			[]string{}},
 		{"a post that mentions a calendar further in is said",
 			"ипотека ставки",
 			[]evidence.Block{
