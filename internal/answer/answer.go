@@ -399,11 +399,32 @@ func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
 		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), q.AsOf.UTC().Format(time.DateOnly))
 	}
 	if r.Evolution() {
-		// The groups are the result: oldest and newest of the most relevant, one per document.
-		for _, c := range res.Results {
-			r.Ranked = append(r.Ranked, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
+		// The groups are the result: oldest and newest of the most relevant, one per cluster of
+		// near-duplicates, so a story reposted by another channel is one item of its group
+		// (its sources listed) and never fills a group twice, or both groups.
+		hits, err := Fold(res.Candidates, q.Dedup)
+		if err != nil {
+			return Ranking{}, err
 		}
-		r.Clusters, r.Results = len(r.Ranked), r.Ranked
+		bests := make([]retrieve.Candidate, len(hits))
+		byChunk := make(map[string]Hit, len(hits))
+		for i, h := range hits {
+			bests[i] = h.Candidate
+			byChunk[h.Chunk.ChunkID] = h
+		}
+		for _, c := range retrieve.EvolutionGroups(bests, o) {
+			h := byChunk[c.Chunk.ChunkID]
+			h.Candidate = c
+			r.Ranked = append(r.Ranked, h)
+		}
+		r.Clusters, r.Results = len(hits), r.Ranked
+		if q.NoFold {
+			// Every copy stays in the results (the strict evaluation systems), as before.
+			r.Results = nil
+			for _, c := range res.Results {
+				r.Results = append(r.Results, Hit{Candidate: c, Sources: []string{c.Chunk.Source}})
+			}
+		}
 		return r, nil
 	}
 	hits, err := Fold(res.Candidates, q.Dedup)

@@ -489,3 +489,62 @@ func TestRankPeriodNearestFirst(t *testing.T) {
 		t.Fatalf("no period: %v, want the fresh reports first", got)
 	}
 }
+
+// TestEvolutionFoldsReposts: each group of an evolution ("then" and "now") holds a story and its
+// repost by another channel under a "BREAKING:" or «Срочно:» mark, a few hours later. Each story
+// is one item of its group, listing both channels, and every group is filled with other
+// stories instead of the copy; the summary says each story once.
+func TestEvolutionFoldsReposts(t *testing.T) {
+	at := func(d string, h int) time.Time { return day(d).Add(time.Duration(h) * time.Hour) }
+	docs := []retrievetest.Doc{
+		{ID: "hike", Text: "Central bank raises key rate to 16% to fight inflation", Source: "cb-press", PublishedAt: at("2023-12-15", 10), Vec: unit(1, 0.10, 0)},
+		{ID: "hike-rp", Text: "BREAKING: Central bank raises key rate to 16% to fight inflation", Source: "capital-daily", PublishedAt: at("2023-12-15", 23), Vec: unit(1, 0.11, 0.01)},
+		{ID: "hike2", Text: "Analysts see key rate at 16% through spring", Source: "wire", PublishedAt: at("2024-01-10", 9), Vec: unit(1, 0.3, 0.1)},
+		{ID: "mid", Text: "Key rate decision: hold at 16%, statement unchanged", Source: "wire", PublishedAt: at("2024-03-01", 9), Vec: unit(1, 0.25, 0.2)},
+		{ID: "peak", Text: "Governor: key rate has peaked, markets bet on a cut", Source: "nordavia-wire", PublishedAt: at("2024-05-10", 8), Vec: unit(1, 0, 0.12)},
+		{ID: "peak-rp", Text: "Срочно: Governor: key rate has peaked, markets bet on a cut", Source: "tg:@krona_ru", PublishedAt: at("2024-05-11", 2), Vec: unit(1, 0.01, 0.13)},
+		{ID: "cut", Text: "Key rate cut expected in June as inflation slows", Source: "wire", PublishedAt: at("2024-05-08", 9), Vec: unit(1, 0.2, 0.3)},
+		{ID: "after", Text: "Central bank cuts key rate to 15%", Source: "cb-press", PublishedAt: at("2024-06-01", 10), Vec: unit(1, 0, 0)},
+	}
+	s := []*retrieve.Shard{retrievetest.Shard(t, "evo", docs)}
+	asOf := day("2024-05-15")
+	read, err := Read("how has the key rate changed", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := retrieve.DefaultOptions()
+	o.EvolutionK = 2
+	r, err := Rank(s, Query{Read: read, Vec: unit(1, 0.1, 0.1), AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ group, doc, sources string }
+	var got []row
+	for _, h := range r.Results { // a story is shown by its best-scored copy, either one
+		srcs := slices.Sorted(slices.Values(h.Sources))
+		got = append(got, row{h.Group, strings.TrimSuffix(h.Chunk.DocID, "-rp"), strings.Join(srcs, ",")})
+	}
+	want := []row{
+		{"then", "hike", "capital-daily,cb-press"},
+		{"then", "hike2", "wire"},
+		{"now", "peak", "nordavia-wire,tg:@krona_ru"},
+		{"now", "cut", "wire"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("groups\n got %v\nwant %v", got, want)
+	}
+	c, err := Compose(ComposeInput{Query: "how has the key rate changed", SearchText: read.Text, AsOf: asOf, Evolution: true, Groups: Groups(r.Ranked),
+		Context: evidence.DefaultOptions(), Summary: summarize.DefaultOptions()}, Docs(r.Ranked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, story := range []string{"raises key rate to 16%", "key rate has peaked"} {
+		n := 0
+		for _, cl := range slices.Concat(c.Brief.Then, c.Brief.Now) {
+			n += strings.Count(cl.Text, story)
+		}
+		if n != 1 {
+			t.Errorf("the summary says %q %d times, want once:\n%s", story, n, c.Summary)
+		}
+	}
+}

@@ -855,7 +855,11 @@ func capPerSource(cands []Candidate, k, maxPer int) []Candidate {
 // PoolFloor times the best (cands are sorted best first) and returns the oldest EvolutionK as
 // "then" (oldest first) and the newest as "now" (newest first), never the same chunk in both; a
 // pool smaller than 2K is split in half, the extra one going to "now".
-func evolution(cands []Candidate, o Options) []Candidate {
+func evolution(cands []Candidate, o Options) []Candidate { return EvolutionGroups(cands, o) }
+
+// EvolutionGroups is evolution's choice over cands (best first): what a caller that folded the
+// candidates first (answer.Rank: one candidate per cluster of reposts) calls on the folded list.
+func EvolutionGroups(cands []Candidate, o Options) []Candidate {
 	seen := map[string]bool{}
 	var pool []Candidate
 	for _, c := range cands {

@@ -44,7 +44,10 @@
 // at least the best cosine of the blocks less CosineSlack (a block that is the query's own
 // text, textnorm.IsCopy, does not count as the best: a post pasted as the question). A sentence of the "new" window
 // below the floor is not said at all: a channel's weekly calendar post that names every word
-// of the query never leads, nor shows up as news.
+// of the query never leads, nor shows up as news. Nor does a calendar above the floor: a block
+// whose first piece names a schedule in its first words ("Calendar of releases for August",
+// «Календарь публикаций ЦБ РФ на август»; see schedule) never leads, is never said as new and
+// never on the "now" side; the topic's latest event leads instead.
 //
 // Selection. The lead comes first: the on-topic "new" sentence with the best coverage +
 // LeadRankWeight · r (the most relevant fresh evidence; ties: the better scored); then, up to
@@ -209,8 +212,8 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 		switch {
 		case !isNew(c):
 			older = append(older, c)
-		case onTopic(c):
-			fresh = append(fresh, c) // a new sentence below the floor is never said
+		case onTopic(c) && !schedule(c.block):
+			fresh = append(fresh, c) // a new sentence below the floor, or of a calendar, is never said
 		}
 	}
 	var p picker
@@ -220,7 +223,7 @@ func Brief(query string, blocks []evidence.Block, asOf time.Time, o Options) (sc
 		// freshest first, so the freshest on-topic facts are said.
 		p.take(o.MaxSentences, lead(fresh, o))
 		p.take((o.MaxSentences+1)/2, slices.SortedStableFunc(slices.Values(fresh), freshestFirst)...)
-	} else if top := slices.DeleteFunc(slices.Clone(older), func(c candidate) bool { return !onTopic(c) }); len(top) > 0 {
+	} else if top := slices.DeleteFunc(slices.Clone(older), func(c candidate) bool { return !onTopic(c) || schedule(c.block) }); len(top) > 0 {
 		// Nothing new: the latest on-topic sentence leads (ties: the best scored).
 		p.take(o.MaxSentences, slices.SortedStableFunc(slices.Values(top), func(a, b candidate) int {
 			return b.block.Doc.PublishedAt.Compare(a.block.Doc.PublishedAt)
@@ -262,10 +265,13 @@ func Evolve(query string, then, now []evidence.Block, asOf time.Time, o Options)
 	thenPool, thenFB, thenNE := score(q, candidates(then, rank[:len(then)], o.MaxSentenceChars), o)
 	nowPool, _, _ := score(q, candidates(now, rank[len(then):], o.MaxSentenceChars), o)
 	floor := cosineFloor(o, q, all)
-	nowPool = slices.DeleteFunc(nowPool, func(c candidate) bool { return c.coverage < o.MinOverlap || !aboveFloor(c, floor) })
+	nowPool = slices.DeleteFunc(nowPool, func(c candidate) bool {
+		return c.coverage < o.MinOverlap || !aboveFloor(c, floor) || schedule(c.block)
+	})
 	var tp, np picker
 	tp.o, np.o = o, o
 	tp.take(budget, thenPool...)
+	np.said = tp.chosen // a sentence said "then" is not said again "now" (a repost on both sides)
 	if len(nowPool) > 0 {
 		// As in Brief: the lead, then the freshest on-topic sentences up to half the side, so
 		// the side's freshest fact is said; then the best by score.
@@ -528,10 +534,46 @@ func aboveFloor(c candidate, floor float64) bool {
 	return cos == 0 || math.IsNaN(cos) || cos >= floor
 }
 
+// scheduleWords are the nouns that name a schedule: a post that opens on one ("Calendar of
+// releases for August", "Schedule of upcoming meetings", «Календарь публикаций ЦБ РФ на
+// август», «Анонс недели», «Расписание заседаний») says when things will happen, not what
+// happened. Whole tokens (lower case, ё as е), so a verb ("анонсировал", "scheduled") is not one.
+var scheduleWords = map[string]bool{
+	"calendar": true, "calendars": true, "schedule": true, "schedules": true, "agenda": true, "timetable": true,
+	"календарь": true, "календаря": true, "календаре": true, "расписание": true, "расписания": true, "анонс": true, "анонсы": true,
+	"日程": true, "日历": true, "时间表": true, "日程表": true,
+}
+
+// scheduleLead is how many words of a block's first piece may come before the schedule word.
+const scheduleLead = 3
+
+// schedule reports whether block b is a calendar or an announcement of what is to come: its
+// first piece (the title, or else the first line of its text) names a schedule within its
+// first words. Such a block never leads a summary and is never said as new, or on the "now"
+// side of an evolution, however many of the query's words it lists: the topic's event is what
+// leads, not the list of days it may happen on. It may still be said among the earlier claims.
+func schedule(b evidence.Block) bool {
+	first := b.Doc.Title
+	if strings.TrimSpace(first) == "" {
+		text := b.Doc.Text
+		if strings.TrimSpace(text) == "" {
+			text = b.Snippet
+		}
+		if s := Sentences(text); len(s) > 0 {
+			first = s[0]
+		}
+	}
+	toks := textnorm.Tokens(first)
+	return slices.ContainsFunc(toks[:min(len(toks), scheduleLead+1)], func(t string) bool { return scheduleWords[t] })
+}
+
 // picker collects the selected candidates.
 type picker struct {
 	o      Options
 	chosen []candidate
+	// said are sentences another part of the same answer already says (Evolve: the "then"
+	// side for the "now" side): a candidate that repeats one is skipped as if chosen.
+	said []candidate
 }
 
 // take adds cands in order while fewer than limit are chosen, skipping one already chosen, one
@@ -545,6 +587,10 @@ func (p *picker) take(limit int, cands ...candidate) {
 			return
 		}
 		perDoc := 0
+		repeats := func(d candidate) bool {
+			return sameSentence(c, d) || textnorm.Jaccard(c.terms, d.terms) > p.o.NoveltyMax ||
+				(p.o.NoveltyMax < 1 && (contains(c.terms, d.terms) || contains(d.terms, c.terms)))
+		}
 		if slices.ContainsFunc(p.chosen, func(d candidate) bool {
 			if d.block.N == c.block.N {
 				perDoc++
@@ -552,13 +598,20 @@ func (p *picker) take(limit int, cands ...candidate) {
 					return true
 				}
 			}
-			return textnorm.Jaccard(c.terms, d.terms) > p.o.NoveltyMax ||
-				(p.o.NoveltyMax < 1 && (contains(c.terms, d.terms) || contains(d.terms, c.terms)))
-		}) || perDoc >= p.o.MaxPerDoc {
+			return repeats(d)
+		}) || perDoc >= p.o.MaxPerDoc || slices.ContainsFunc(p.said, repeats) {
 			continue
 		}
 		p.chosen = append(p.chosen, c)
 	}
+}
+
+// sameSentence reports whether two candidates say the same sentence once normalized: the same
+// terms in the same order, or the same dedup key (textnorm.DedupKey: case, punctuation, emoji,
+// links and a repost's "BREAKING:" aside). Whatever NoveltyMax is, an answer never
+// says one sentence twice.
+func sameSentence(a, b candidate) bool {
+	return (len(a.terms) > 0 && slices.Equal(a.terms, b.terms)) || textnorm.DedupKey(a.text) == textnorm.DedupKey(b.text)
 }
 
 // contains reports whether b holds at least titleInSentence of a's terms (a non-empty).

@@ -137,14 +137,15 @@ func TestDigestSelection(t *testing.T) {
 			wantEarlier: []string{},
 		},
 		{
-			name:  "novelty off keeps the repost",
+			// The same sentence is said once whatever NoveltyMax is (TestNeverSaysASentenceTwice).
+			name:  "novelty off keeps a reworded repost",
 			query: "ключевая ставка",
 			blocks: []evidence.Block{
 				blk(1, ago(1).Add(time.Hour), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "tg:fast"),
-				blk(2, ago(1), "", "ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор.", "tg:slow"),
+				blk(2, ago(1), "", "Банк России поднял ключевую ставку до 18% годовых.", "tg:slow"),
 			},
 			opts:        with(func(o *Options) { o.NoveltyMax = 1 }),
-			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[2] ЦБ повысил ключевую ставку до 18% годовых, сообщил регулятор."},
+			wantNew:     []string{"[1] ЦБ повысил ключевую ставку до 18% годовых, сообщает регулятор.", "[2] Банк России поднял ключевую ставку до 18% годовых."},
 			wantEarlier: []string{},
 		},
 		{
@@ -965,5 +966,108 @@ func TestDanglingSentenceStandsWithItsAntecedent(t *testing.T) {
 	}
 	if len(s.New) != 0 {
 		t.Errorf("too long together: New = %q, want nothing", lines(s.New))
+	}
+}
+
+// TestNeverSaysASentenceTwice: two blocks that carry the same sentence (a repost under another
+// channel, with a "СРОЧНО:" mark and other punctuation) are said once, in a digest even with
+// novelty off (NoveltyMax 1), and in an evolution whose "then" and "now" sides both hold it.
+func TestNeverSaysASentenceTwice(t *testing.T) {
+	putin := "Путин заявил, что инфляция в России замедляется и ставка ЦБ может снижаться."
+	a := withCos(scored(blk(1, ago(2), "", putin, "kremlin-wire"), 0.9), 0.9)
+	b := withCos(scored(blk(2, ago(1), "", "СРОЧНО: путин заявил, что инфляция в России замедляется — и ставка ЦБ может снижаться!", "fin-news"), 0.8), 0.9)
+	c := withCos(scored(blk(3, ago(3), "", "Годовая инфляция в России замедлилась до 8,8%, сообщил Росстат.", "rosstat"), 0.7), 0.9)
+	s, err := Brief("инфляция в России", []evidence.Block{a, b, c}, asOf, with(func(o *Options) { o.NoveltyMax = 1 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := 0
+	for _, cl := range s.New {
+		if strings.Contains(strings.ToLower(cl.Text), "путин заявил") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("Brief says the Putin line %d times, want once: %q", said, lines(s.New))
+	}
+
+	then := []evidence.Block{withCos(scored(blk(4, ago(60), "", putin, "kremlin-wire"), 0.9), 0.9),
+		withCos(scored(blk(5, ago(61), "", "Инфляция в России ускорилась до 9,9% в феврале.", "rosstat"), 0.8), 0.9)}
+	now := []evidence.Block{withCos(scored(blk(6, ago(1), "", "Срочно: "+putin, "fin-news"), 0.9), 0.9),
+		withCos(scored(blk(7, ago(2), "", "Инфляция в России замедлилась до 8,8% в июне.", "rosstat"), 0.8), 0.9)}
+	e, err := Evolve("как менялась инфляция в России", then, now, asOf, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	said = 0
+	for _, cl := range slices.Concat(e.Then, e.Now) {
+		if strings.Contains(strings.ToLower(cl.Text), "путин заявил") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("Evolve says the Putin line %d times, want once: then %q, now %q", said, lines(e.Then), lines(e.Now))
+	}
+}
+
+// TestCalendarNeverLeads: a channel's calendar of the month's releases names the query's words
+// and is the freshest post, yet the topic's decision leads: as new when it is within the "new"
+// window, else as the latest earlier claim, with nothing said as new. In Russian (the
+// tg-finance-ru digest as of 2025-08-01) and in English; a post that only mentions a calendar
+// further in is not a calendar.
+func TestCalendarNeverLeads(t *testing.T) {
+	asOf := time.Date(2025, 8, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d string) time.Time { x, _ := time.Parse(time.DateOnly, d); return x.Add(9 * time.Hour) }
+	tests := []struct {
+		name, query      string
+		blocks           []evidence.Block
+		wantNew, wantOld []string
+	}{
+		{"ru: the decision is 7 days old, nothing is new",
+			"ключевая ставка ЦБ",
+			[]evidence.Block{
+				withCos(scored(blk(1, at("2025-07-31"), "", "Календарь публикаций ЦБ РФ на август: решение по ключевой ставке, ставка и инфляция"), 0.9), 0.88),
+				withCos(scored(blk(2, at("2025-07-25"), "", "Банк России снизил ключевую ставку до 18% годовых."), 0.8), 0.89),
+				withCos(scored(blk(3, at("2025-06-06"), "", "ЦБ снизил ключевую ставку до 20%, впервые с 2022 года."), 0.7), 0.88),
+			},
+			[]string{},
+			[]string{"[2] Банк России снизил ключевую ставку до 18% годовых.", "[3] ЦБ снизил ключевую ставку до 20%, впервые с 2022 года."}},
+		{"en: the decision is new and leads",
+			"key rate decision",
+			[]evidence.Block{
+				withCos(scored(blk(1, at("2025-07-31"), "Calendar of releases for August", "Key rate decision on August 8, CPI on August 13, key rate minutes on August 20."), 0.9), 0.88),
+				withCos(scored(blk(2, at("2025-07-29"), "", "The central bank cut its key rate to 4.25% at Tuesday's decision."), 0.8), 0.89),
+				withCos(scored(blk(3, at("2025-07-30"), "Schedule of upcoming meetings", "Key rate decision meetings: September 12, October 24."), 0.85), 0.88),
+			},
+			[]string{"[2] The central bank cut its key rate to 4.25% at Tuesday's decision."},
+			[]string{}},
+		{"news of an announcement is not a calendar",
+			"санкции Сербия",
+			[]evidence.Block{
+				withCos(scored(blk(1, at("2025-07-31"), "", "Президент Сербии анонсировал начало переговоров с США и Россией из-за санкций."), 0.9), 0.88),
+			},
+			[]string{"[1] Президент Сербии анонсировал начало переговоров с США и Россией из-за санкций."},
+			[]string{}},
+		{"a post that mentions a calendar further in is said",
+			"ипотека ставки",
+			[]evidence.Block{
+				withCos(scored(blk(1, at("2025-07-31"), "", "Сбербанк снизил ставки по ипотеке на 1,5 п.п. Заглядывайте в календарь выгоды."), 0.9), 0.88),
+			},
+			[]string{"[1] Сбербанк снизил ставки по ипотеке на 1,5 п.п. Заглядывайте в календарь выгоды."},
+			[]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Brief(tt.query, tt.blocks, asOf, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := lines(s.New); !reflect.DeepEqual(got, tt.wantNew) {
+				t.Errorf("New\n got %q\nwant %q", got, tt.wantNew)
+			}
+			if got := lines(s.Earlier); !reflect.DeepEqual(got, tt.wantOld) {
+				t.Errorf("Earlier\n got %q\nwant %q", got, tt.wantOld)
+			}
+		})
 	}
 }

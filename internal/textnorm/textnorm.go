@@ -197,9 +197,35 @@ func StripLinks(s string) string {
 	return handleRe.ReplaceAllString(urlRe.ReplaceAllString(s, " "), " ")
 }
 
-// DedupKey is a hex hash of the text's tokens after StripLinks: two reposts that differ only in
-// links, handles, case, punctuation or spacing share a key.
+// DedupKey is a hex hash of the text's tokens after StripLinks, less the marks a repost adds
+// around the story (RepostWords): two reposts that differ only in links, handles, case,
+// punctuation, spacing, emoji or a "BREAKING:", «Срочно:», "#breaking" or "(update)" share a
+// key.
 func DedupKey(s string) string {
-	sum := sha256.Sum256([]byte(strings.Join(Tokens(StripLinks(s)), " ")))
+	sum := sha256.Sum256([]byte(strings.Join(StripRepostWords(Tokens(StripLinks(s))), " ")))
 	return hex.EncodeToString(sum[:16])
+}
+
+// RepostWords are the words a channel puts before a story it reposts ("BREAKING:", «Срочно»,
+// "#молния", "UPDATE") or after it ("(update)", «(обновлено)»): marks of urgency or of an
+// edit, not part of what the story says. They are tokens (lower case, ё as е).
+var RepostWords = map[string]bool{
+	"breaking": true, "urgent": true, "flash": true, "update": true, "updated": true, "exclusive": true, "alert": true,
+	"срочно": true, "молния": true, "эксклюзив": true, "важно": true, "обновлено": true, "обновление": true,
+	"突发": true, "快讯": true, "更新": true,
+}
+
+// maxRepostWords is how many RepostWords StripRepostWords takes off each end of a text.
+const maxRepostWords = 3
+
+// StripRepostWords drops up to three RepostWords from the start of toks and up to three from
+// its end (a word inside the text stays: "the update of the forecast").
+func StripRepostWords(toks []string) []string {
+	for i := 0; i < maxRepostWords && len(toks) > 0 && RepostWords[toks[0]]; i++ {
+		toks = toks[1:]
+	}
+	for i := 0; i < maxRepostWords && len(toks) > 0 && RepostWords[toks[len(toks)-1]]; i++ {
+		toks = toks[:len(toks)-1]
+	}
+	return toks
 }

@@ -121,6 +121,25 @@ func TestDedupKey(t *testing.T) {
 	}
 }
 
+// TestDedupKeyRepostMarks: a repost's urgency and edit marks ("BREAKING:", «Срочно:»,
+// "#молния", "(update)") do not change the key; the same word inside the text does.
+func TestDedupKeyRepostMarks(t *testing.T) {
+	pairs := [][2]string{
+		{"Governor: key rate has peaked, markets bet on April cut", "BREAKING: Governor: key rate has peaked, markets bet on April cut"},
+		{"Governor Ilse Marten said the key rate of 8.00% is likely the peak.", "#breaking Governor Ilse Marten said the key rate of 8.00% is likely the peak. (update)"},
+		{"Банк России сохранил ключевую ставку на уровне 21%", "Срочно: Банк России сохранил ключевую ставку на уровне 21%"},
+		{"Банк России сохранил ключевую ставку на уровне 21%", "⚡ #молния Банк России сохранил ключевую ставку на уровне 21% (обновлено)"},
+	}
+	for _, p := range pairs {
+		if DedupKey(p[0]) != DedupKey(p[1]) {
+			t.Errorf("repost %q has another key than %q", p[1], p[0])
+		}
+	}
+	if DedupKey("The bank will publish an update of its forecast") == DedupKey("The bank will publish its forecast") {
+		t.Error("a word inside the text must count")
+	}
+}
+
 func TestValidUTF8(t *testing.T) {
 	if !ValidUTF8("ставка") || ValidUTF8("bad \xff\xfe bytes") {
 		t.Fatal("ValidUTF8 wrong")
