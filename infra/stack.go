@@ -15,9 +15,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
@@ -164,12 +167,56 @@ func (s *Stack) startClient(ctx context.Context, opts StartOptions) error {
 
 // NewLogger is the logger to w at cfg's log_level, in its log_format (text, or json: one
 // object a line): asof's own log and the SDK client's.
+//
+// A warning whose error is a cancelled context is logged at debug: it is what an ordinary stop
+// looks like (a worker stopped mid-poll, "Failed to poll for task."; a heartbeat cut off by
+// Ctrl-C, "RecordActivityHeartbeat with error"), not something to act on.
 func NewLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.SlogLevel()}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(stopQuiet{h})
+}
+
+// stopQuiet lowers to debug the records below error level that carry a cancelled context's
+// error (see NewLogger).
+type stopQuiet struct{ slog.Handler }
+
+func (h stopQuiet) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > slog.LevelDebug && r.Level < slog.LevelError && carriesCancel(r) {
+		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h stopQuiet) WithAttrs(as []slog.Attr) slog.Handler {
+	return stopQuiet{h.Handler.WithAttrs(as)}
+}
+
+func (h stopQuiet) WithGroup(name string) slog.Handler { return stopQuiet{h.Handler.WithGroup(name)} }
+
+// carriesCancel reports whether one of r's attributes is the error of a cancelled context
+// (as such, as a gRPC status, or as its text: the SDK passes some as strings).
+func carriesCancel(r slog.Record) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		v := a.Value.Resolve()
+		switch {
+		case v.Kind() == slog.KindAny:
+			if err, ok := v.Any().(error); ok {
+				found = errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled || strings.Contains(err.Error(), context.Canceled.Error())
+			}
+		case v.Kind() == slog.KindString:
+			found = strings.Contains(v.String(), context.Canceled.Error())
+		}
+		return !found
+	})
+	return found
 }
 
 // EmbeddedStoreURL is the store URL another process uses to reach a gateway at endpoint.

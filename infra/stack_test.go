@@ -4,8 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/asofrag/asof/internal/config"
 )
@@ -71,5 +77,39 @@ func TestNewLoggerJSON(t *testing.T) {
 	}
 	if rec["level"] != "INFO" || rec["msg"] != "shard built" || rec["shard"] != "2023-06" || rec["chunks"] != float64(412) {
 		t.Fatalf("record %v", rec)
+	}
+}
+
+// TestNewLoggerQuietOnStop: the SDK's warnings of an ordinary stop (an error that is a
+// cancelled context, as an error, a gRPC status or text) are debug lines; other warnings and
+// any error-level line stay.
+func TestNewLoggerQuietOnStop(t *testing.T) {
+	canceled := []any{
+		context.Canceled,
+		fmt.Errorf("heartbeat: %w", context.Canceled),
+		status.Error(codes.Canceled, "context canceled"),
+		"rpc error: code = Canceled desc = context canceled",
+	}
+	for _, level := range []string{"warn", "debug"} {
+		cfg := config.Default()
+		cfg.LogLevel = level
+		var buf bytes.Buffer
+		l := sdklog.NewStructuredLogger(NewLogger(&buf, cfg))
+		for _, e := range canceled {
+			l.Warn("RecordActivityHeartbeat with error", "Error", e)
+		}
+		l.Warn("Failed to poll for task.", "Error", errors.New("connection refused"))
+		l.Error("Activity error.", "Error", context.Canceled)
+		out := buf.String()
+		stopLines := strings.Count(out, "RecordActivityHeartbeat")
+		switch {
+		case level == "warn" && stopLines != 0:
+			t.Errorf("at warn, a stop's warnings are shown:\n%s", out)
+		case level == "debug" && (stopLines != len(canceled) || strings.Count(out, `level=DEBUG msg="RecordActivityHeartbeat`) != len(canceled)):
+			t.Errorf("at debug, a stop's warnings should be debug lines:\n%s", out)
+		}
+		if !strings.Contains(out, `level=WARN msg="Failed to poll for task." Error="connection refused"`) || !strings.Contains(out, "level=ERROR msg=\"Activity error.\"") {
+			t.Errorf("at %s, other warnings and errors must stay:\n%s", level, out)
+		}
 	}
 }

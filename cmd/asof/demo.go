@@ -108,7 +108,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	report := planReporter(a, served, false)
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now(), report)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", demoIndex, explainFailure(err, run.GetID(), a.uiHint()))
+		return a.indexFailed(st, demoIndex, "asof demo", run.GetID(), err)
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" {
 		printf(a.stderr, "%s\n", say)

@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
@@ -29,6 +30,7 @@ import (
 	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
@@ -197,7 +199,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began, report)
 	if err != nil {
-		return fmt.Errorf("index %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
+		return a.indexFailed(st, f.index, "the same command", run.GetID(), err)
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" { // a build too short for the progress query to see its plan
 		printf(a.stderr, "%s\n", say)
@@ -492,6 +494,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 	go func() { done <- run.Get(ctx, &res) }()
 	tty := isTerminal(log)
 	last := ""
+	var lastP workflows.Progress
 	lastPrint := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -505,6 +508,9 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 			if err == nil {
 				err = readFileTable(ctx, b, &res)
 			}
+			if err != nil && ctx.Err() != nil {
+				return res, &stoppedWatching{last: lastP, cause: ctx.Err()}
+			}
 			return res, err
 		case <-tick.C:
 			v, err := c.QueryWorkflow(ctx, run.GetID(), "", workflows.ProgressQuery) // "": the latest run, after continue-as-new too
@@ -515,6 +521,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 			if v.Get(&p) != nil {
 				continue
 			}
+			lastP = p
 			if onPlan != nil && p.Model.ID != "" {
 				if say := onPlan(p.Model, p.Languages); say != "" {
 					if tty && last != "" {
@@ -536,6 +543,43 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 			last = line
 		}
 	}
+}
+
+// stoppedWatching is waitIndex's error when the command was stopped (Ctrl-C, SIGTERM) while
+// the build ran: the build itself is not failed. last is the last progress seen.
+type stoppedWatching struct {
+	last  workflows.Progress
+	cause error
+}
+
+func (e *stoppedWatching) Error() string { return "stopped: " + e.cause.Error() }
+func (e *stoppedWatching) Unwrap() error { return e.cause }
+
+// indexFailed is the error of a build of index that waitIndex returned err for: a failed
+// workflow explained; a stop (Ctrl-C) said in plain words on stderr (what happened to the build
+// and what to do: rerun names the command that resumes or follows it), then returned as the
+// bare cancellation, which ends the command with exit code 130 and no further line.
+func (a *app) indexFailed(st *infra.Stack, index, rerun, workflowID string, err error) error {
+	var sw *stoppedWatching
+	if !errors.As(err, &sw) {
+		return fmt.Errorf("index %s: %w", index, explainFailure(err, workflowID, a.uiHint()))
+	}
+	at := ""
+	if p := sw.last; p.ShardsTotal > 0 {
+		at = fmt.Sprintf(" at %d of %d shards", p.ShardsDone, p.ShardsTotal)
+	}
+	if a.runsWorker(st) {
+		printf(a.stderr, "\nasof: stopped%s. The build of index %s (workflow %s) is paused, not lost: this data dir's Temporal server keeps it, with the shards and embeddings it stored. Run %s again to resume it from there.\n",
+			at, index, workflowID, rerun)
+	} else {
+		by := "the workers of " + redact.URL(st.Config.Temporal.Address)
+		if a.stackBy != "" {
+			by = "the worker of the running " + a.stackBy
+		}
+		printf(a.stderr, "\nasof: stopped following the build%s. It goes on in %s (workflow %s): run %s again to follow it, or asof indexes to see the index once it is published.\n",
+			at, by, workflowID, rerun)
+	}
+	return sw.cause
 }
 
 func stage(line string) string { s, _, _ := strings.Cut(line, " "); return s }

@@ -34,6 +34,8 @@ type app struct {
 	// stackWorkerless is set when that stack runs no worker (asof server): the command then
 	// runs one itself, as it would on its own embedded server.
 	stackWorkerless bool
+	// stackBy names the command that runs that stack ("asof dev"); "" when none.
+	stackBy string
 }
 
 const rootLong = `asof answers questions "as of" a date over dated document streams (news and

@@ -65,6 +65,7 @@ func (a *app) attachStack(ctx context.Context) error {
 		a.cfg.Temporal.Address, a.cfg.Temporal.Namespace = r.Temporal, r.Namespace
 		a.stackUI = r.UI
 		a.stackWorkerless = len(r.TaskQueues) == 0
+		a.stackBy = r.By
 		parts = append(parts, "temporal "+redact.URL(r.Temporal))
 	}
 	if a.cfg.Store.Embedded() {
