@@ -69,7 +69,9 @@ func TestWriteAnswerHTMLStripsControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if i := strings.IndexFunc(out, func(r rune) bool { return (r < ' ' && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == '\u202e' }); i >= 0 {
+	if i := strings.IndexFunc(out, func(r rune) bool {
+		return (r < ' ' && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == '\u202e'
+	}); i >= 0 {
 		t.Fatalf("a control character %q at byte %d of the page", out[i:i+1], i)
 	}
 	if !strings.Contains(text(cards(parse(t, out))[0]), "key rate [2J]0;API-TITLE via api 31m") {
