@@ -37,7 +37,8 @@ func (f listFlags) check() (apispec.List, error) {
 
 // listRun is the RunE of `answers list` and `evals list`: it checks f, lists what list finds
 // in the store and prints it as JSON (--json) or as a table of header and one row a thing;
-// with nothing listed it says there are no what (of the index) and hint.
+// with nothing listed it says there are no what (of the index) and hint. Each cell is put on
+// one line without control characters (render.OneLine).
 func listRun[T any](a *app, f *listFlags, list func(context.Context, blob.Bucket, string, int) ([]T, error),
 	what, hint string, header []string, row func(T) []string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, _ []string) error {
@@ -65,7 +66,11 @@ func listRun[T any](a *app, f *listFlags, list func(context.Context, blob.Bucket
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, strings.Join(header, "\t"))
 			for _, it := range items {
-				fmt.Fprintln(tw, strings.Join(row(it), "\t"))
+				cells := row(it)
+				for i, c := range cells { // what the store holds, printed to a terminal: one line, no control character
+					cells[i] = render.OneLine(c)
+				}
+				fmt.Fprintln(tw, strings.Join(cells, "\t"))
 			}
 			return tw.Flush()
 		})

@@ -113,3 +113,45 @@ func TestAnswersAndEvalsListAndGet(t *testing.T) {
 		t.Fatalf("evals list --json: exit %d, %s\n%s", code, errOut, out)
 	}
 }
+
+// TestAnswersListStripsControls: an answer whose stored query holds terminal escape sequences
+// (one a POST /v1/ask of an older asof stored, or another client's Ask) is listed by `asof
+// answers list` and printed by `asof answers get` without them, as is an evaluation's index
+// by `asof evals list`: the screen is not cleared, the window title not set; what is left of
+// the sequences is shown as text.
+func TestAnswersListStripsControls(t *testing.T) {
+	_, _, b, common := tempStore(t)
+	asOf := day("2026-03-31")
+	ans := schemas.Answer{Version: schemas.AnswerVersion, RunID: "asof-ask-news-20260331T080000.000Z", Index: "news",
+		Query: "key rate \x1b[2J\x1b]0;API-TITLE\x07 via\tapi \u009b31m\u202e", AsOf: asOf, To: asOf, Mode: "recency", Interpretation: "recency \x1b[5m"}
+	data, err := json.Marshal(ans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(context.Background(), layout.AnswerKey(ans.RunID), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	var er workflows.EvalResult
+	sum := &er.Finish.Summary // an evaluation whose summary.json names its index with escape sequences
+	sum.Index, sum.EvalID, sum.Questions, sum.Order = "news\x1b]0;API-TITLE\x07\u009b2J", "0123456789abcdef", 1, []string{"bm25"}
+	data, err = json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(context.Background(), layout.EvalSummaryKey(sum.EvalID), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"answers", "list"}, {"answers", "get", ans.RunID}, {"evals", "list"}} {
+		code, out, errOut := runCLI(t, nil, append(args, common...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+		}
+		if i := strings.IndexFunc(out, func(r rune) bool { return (r < ' ' && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == '\u202e' }); i >= 0 {
+			t.Errorf("%v prints a control character %q at byte %d:\n%q", args, out[i:i+1], i, out)
+		}
+		if want := "key rate [2J]0;API-TITLE via api 31m"; args[0] == "evals" && !strings.Contains(out, "news]0;API-TITLE2J") ||
+			args[0] == "answers" && !strings.Contains(out, want) {
+			t.Errorf("%v does not show the query (or index) as text:\n%q", args, out)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/render"
 )
 
 // withStore opens the store alone (the data dir's running stack's, or the embedded gateway,
@@ -71,7 +72,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 					tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 					fmt.Fprintln(tw, "NAME\tDAYS\tFIRST\tLAST")
 					for _, n := range names {
-						fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", n.Name, n.Days, n.First, n.Last)
+						fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", render.OneLine(n.Name), n.Days, n.First, n.Last)
 					}
 					return tw.Flush()
 				}
@@ -86,7 +87,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "DAY\tINDEX\tTOPICS\tFAILED\tSIZE\tNOTE")
 				for _, d := range days {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.Day, orDash(d.Index), d.Topics, d.Failed, sizeLabel(d.Bytes), d.Problem)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", d.Day, orDash(render.OneLine(d.Index)), d.Topics, d.Failed, sizeLabel(d.Bytes), render.OneLine(d.Problem))
 				}
 				return tw.Flush()
 			})

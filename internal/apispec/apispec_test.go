@@ -41,6 +41,14 @@ func TestAskRequestCheck(t *testing.T) {
 		{name: "year 0", req: with(func(r *AskRequest) { r.AsOf = "0000-01-01" }), label: FlagLabel, wantErr: `--as-of "0000-01-01" is out of range`},
 		{name: "not a date", req: with(func(r *AskRequest) { r.AsOf = "yesterday" }), wantErr: `as_of "yesterday" is not a date`},
 		{name: "empty query", req: with(func(r *AskRequest) { r.Query = "  " }), wantErr: "query is empty"},
+		{name: "control characters stripped from the query", req: with(func(r *AskRequest) {
+			r.Query = "key rate \x1b[2J\x1b]0;API-TITLE\x07 via\r\napi\u009b31m\u202e"
+		}), check: func(t *testing.T, a Ask) {
+			if a.Query != "key rate [2J]0;API-TITLE via  api31m" {
+				t.Fatalf("query %q", a.Query)
+			}
+		}},
+		{name: "a query of control characters only is empty", req: with(func(r *AskRequest) { r.Query = "\x1b\x07\u009b" }), wantErr: "query is empty"},
 		{name: "bad index", req: with(func(r *AskRequest) { r.Index = "../x" }), wantErr: "index:"},
 		{name: "bad mode", req: with(func(r *AskRequest) { r.Mode = "fast" }), wantErr: `mode "fast": use auto or one of`},
 		{name: "k zero is refused, not the default", req: with(func(r *AskRequest) { r.K = intp(0) }), wantErr: "k 0 must be ≥ 1"},

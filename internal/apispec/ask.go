@@ -17,6 +17,7 @@ import (
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
+	"github.com/asofrag/asof/internal/textnorm"
 )
 
 // ModeAuto is the mode that reads dates and cues from the query (workflows.ModeAuto).
@@ -141,7 +142,10 @@ func (r AskRequest) Check(label Label) (Ask, error) {
 }
 
 func (r AskRequest) check(label Label) (Ask, error) {
-	a := Ask{Index: r.Index, Query: strings.TrimSpace(r.Query), Mode: r.Mode, Judge: r.Judge, Summarizer: r.Summarizer}
+	// The query is one line of text: its control characters (escape sequences a terminal would
+	// run when a stored answer is listed) and bidi overrides go, tabs and line breaks become
+	// spaces, by the rule documents' fields are loaded with.
+	a := Ask{Index: r.Index, Query: textnorm.Field(r.Query), Mode: r.Mode, Judge: r.Judge, Summarizer: r.Summarizer}
 	if a.Query == "" {
 		return a, fmt.Errorf("%s is empty: ask a question", label("query"))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/textnorm"
 )
 
 // DigestRequest starts a digest: the body of POST /v1/digests, one Ask per topic as of a day,
@@ -62,9 +63,16 @@ func (r DigestRequest) check(label Label) (Digest, error) {
 		return d, fmt.Errorf("%s %q: %w", label("time_zone"), d.TimeZone, err)
 	}
 	// JSON is YAML: the topics are checked by the parser of topics files, the one rule for both.
+	// Their control characters go first (ParseTopics removes them too), since YAML refuses
+	// the C1 ones that JSON leaves unescaped.
+	topics := make([]digest.Topic, len(r.Topics))
+	for i, t := range r.Topics {
+		t.Name, t.Query = textnorm.Field(t.Name), textnorm.Field(t.Query)
+		topics[i] = t
+	}
 	doc, err := json.Marshal(struct {
 		Topics []digest.Topic `json:"topics"`
-	}{r.Topics})
+	}{topics})
 	if err != nil {
 		return d, err
 	}

@@ -53,3 +53,28 @@ func TestWriteAnswerHTML(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteAnswerHTMLStripsControls: a stored answer whose query, reading and source title
+// hold escape sequences, a C1 CSI and a bidi override makes a page without them (html/template
+// escapes markup, not control characters); what is left of the sequences is text.
+func TestWriteAnswerHTMLStripsControls(t *testing.T) {
+	topic := fixture().Topics[0]
+	const evil = "key rate \x1b[2J\x1b]0;API-TITLE\x07 via api \u009b31m\u202e"
+	blocks := append([]schemas.ContextBlock(nil), topic.Sources...)
+	blocks[0].Title = evil
+	ans := schemas.Answer{Version: 3, RunID: "asof-ask-news-20240630T090000.000Z", Index: "news", Query: evil, AsOf: anchor,
+		Mode: "recency", Interpretation: evil, Blocks: blocks, Brief: &topic.Brief, SummaryMethod: topic.Brief.Method}
+	var b strings.Builder
+	if err := WriteAnswerHTML(&b, ans); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if i := strings.IndexFunc(out, func(r rune) bool {
+		return (r < ' ' && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == '\u202e'
+	}); i >= 0 {
+		t.Fatalf("a control character %q at byte %d of the page", out[i:i+1], i)
+	}
+	if !strings.Contains(text(cards(parse(t, out))[0]), "key rate [2J]0;API-TITLE via api 31m") {
+		t.Errorf("the card does not show the query as text:\n%s", out)
+	}
+}

@@ -165,6 +165,11 @@ func TestMarkdownTopics(t *testing.T) {
 			tp.Sources[0].URL, tp.Sources[0].Sources = "", nil
 		},
 			has: []string{"Judge: off\n", "- [1] 2024-06-28 · ECB holds rates, signals patience\n"}},
+		{name: "escape sequences in a stored name and query", edit: func(tp *schemas.DigestTopic) {
+			tp.Name, tp.Query = "Rates\x1b[2J\u009b31m", "key rate \x1b]0;TITLE\x07 via api\u202e"
+		},
+			has:    []string{"\n## 1. Rates[2J31m\n", "Query: key rate ]0;TITLE via api\n"},
+			hasNot: []string{"\x1b", "\x07", "\u009b", "\u202e"}},
 		{name: "mode differs from the reading", edit: func(tp *schemas.DigestTopic) { tp.Mode = "hybrid" },
 			has: []string{"Read as: recency (no date in query) · mode hybrid\n"}},
 	}

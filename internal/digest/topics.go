@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/asofrag/asof/internal/querycap"
+	"github.com/asofrag/asof/internal/textnorm"
 )
 
 // MaxTopics is the most topics a topics file may hold: each topic is one Ask run, so a
@@ -72,8 +73,10 @@ type topicsFile struct {
 //	  - query: новости о выборах
 //	    mode: recency
 //
-// Names, queries and modes are trimmed of surrounding space; a missing name defaults to the
-// query (whitespace collapsed) cut to 60 runes, a missing mode to "auto". Keys other than
+// Names and queries are one line each (textnorm.Field: control characters such as ESC and
+// BEL and bidi overrides removed, tabs and line breaks made spaces, surrounding space
+// trimmed) and modes are trimmed; a missing name defaults to the query (whitespace
+// collapsed) cut to 60 runes, a missing mode to "auto". Keys other than
 // topics, name, query and mode are errors, as are an empty file, no topics, more than
 // MaxTopics, an empty query, two names equal but for case and a mode not in Modes. Errors
 // wrap the sentinels above and name the entry and its line.
@@ -121,14 +124,14 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 		if err := n.Decode(&t); err != nil { // keys and types were checked by the first pass
 			return nil, fmt.Errorf("%w: %s: %w", ErrSyntax, where(i), err)
 		}
-		t.Query = strings.TrimSpace(t.Query)
+		t.Query = textnorm.Field(t.Query)
 		if t.Query == "" {
 			return nil, fmt.Errorf("%s: %w", where(i), ErrEmptyQuery)
 		}
 		if err := querycap.Check("its query", t.Query); err != nil {
 			return nil, fmt.Errorf("%s: %w", where(i), err)
 		}
-		t.Name = strings.TrimSpace(t.Name)
+		t.Name = textnorm.Field(t.Name)
 		if t.Name == "" {
 			t.Name = defaultName(t.Query)
 		}

@@ -43,7 +43,15 @@ topics:
 			want: []Topic{
 				{Name: "chip export rules", Query: "chip export rules", Mode: "auto"},
 				{Name: string([]rune(strings.TrimSpace(long))[:60]), Query: strings.TrimSpace(long), Mode: "bm25"},
-				{Name: "multi line query", Query: "multi\nline   query", Mode: "auto"},
+				{Name: "multi line query", Query: "multi line   query", Mode: "auto"},
+			},
+		},
+		{
+			name: "control characters stripped",
+			in:   "topics:\n  - {name: \"Rates\\e[2J\\u009b31m\", query: \"key rate \\e[2J\\e]0;TITLE\\a via\\tfile\\u202e\"}\n  - query: \"\\e[31mred\\e[0m\"\n",
+			want: []Topic{
+				{Name: "Rates[2J31m", Query: "key rate [2J]0;TITLE via file", Mode: "auto"},
+				{Name: "[31mred[0m", Query: "[31mred[0m", Mode: "auto"},
 			},
 		},
 		{

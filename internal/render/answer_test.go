@@ -88,6 +88,24 @@ func TestAnswerMarkdownEscapes(t *testing.T) {
 	}
 }
 
+// TestAnswerMarkdownStripsControls: an answer whose stored query (and reading, message, title
+// and source) holds terminal escape sequences prints without them: `asof ask` and `asof
+// answers get` print this Markdown to a terminal.
+func TestAnswerMarkdownStripsControls(t *testing.T) {
+	const evil = "key rate \x1b[2J\x1b]0;API-TITLE\x07 via api \u009b31m\u202e"
+	ans := schemas.Answer{
+		Query: evil, Index: "news", AsOf: at("2026-04-01"), To: at("2026-04-01"), Interpretation: evil, Message: evil,
+		Results: []schemas.AnswerResult{{Rank: 1, DocID: "a", PublishedAt: at("2026-03-20"), Sources: []string{"wire\x1b[31m"}, Title: evil}},
+	}
+	out := AnswerMarkdown(ans, time.Second)
+	if i := strings.IndexFunc(out, func(r rune) bool { return (r < ' ' && r != '\n') || (r >= 0x7f && r <= 0x9f) || r == '\u202e' }); i >= 0 {
+		t.Fatalf("a control character %q at byte %d of the output:\n%q", out[i:i+1], i, out)
+	}
+	if !strings.HasPrefix(out, "# key rate [2J]0;API-TITLE via api 31m\n") {
+		t.Errorf("the heading is not the query as plain text:\n%s", out)
+	}
+}
+
 // TestAnswerMarkdownTrailer: a just-asked answer says its total time; a stored one (took 0)
 // does not, and both name the run's folder.
 func TestAnswerMarkdownTrailer(t *testing.T) {

@@ -27,6 +27,11 @@ func TestMarkdownText(t *testing.T) {
 		{"already escaped less than", `\<b>`, `\<b>`},
 		{"citation marks stay", "Raised to 18%. [1][2]", "Raised to 18%. [1][2]"},
 		{"one line", "a\n<b>\nc", `a \<b> c`},
+		{"escape sequences stripped", "key rate \x1b[2J\x1b]0;API-TITLE\x07 via api", "key rate [2J]0;API-TITLE via api"},
+		{"color codes stripped", "\x1b[31mRED\x1b[0m", "[31mRED[0m"},
+		{"c1 csi stripped", "a\u009b2Jb", "a2Jb"},
+		{"bidi override stripped", "abc\u202edef", "abcdef"},
+		{"tab and carriage return are spaces", "a\tb\rc", "a b c"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,5 +65,32 @@ func TestMarkdownEscapesHTMLAndLinks(t *testing.T) {
 		if !strings.Contains(out, keep) {
 			t.Errorf("Markdown lost %q:\n%s", keep, out)
 		}
+	}
+}
+
+// TestOneLine: what every renderer puts on one line (a query, a topic name, a title, a table
+// cell) holds no control character, C0 or C1, and no bidirectional override: a terminal that
+// prints it or a Markdown file that stores it cannot be sent an escape sequence; what is left
+// of a sequence is plain text.
+func TestOneLine(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "key rate", "key rate"},
+		{"clear screen and window title", "key rate \x1b[2J\x1b]0;API-TITLE\x07 via api", "key rate [2J]0;API-TITLE via api"},
+		{"c1 csi", "a\u009b31mb", "a31mb"},
+		{"nul, del and backspace", "a\x00b\x7fc\x08d", "abcd"},
+		{"line breaks and tabs", " a\r\n\tb\u0085c ", "a b c"},
+		{"bidi isolate", "x\u2067y\u2069z", "xyz"},
+		{"cyrillic and chinese kept", "ключевая ставка 利率", "ключевая ставка 利率"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := OneLine(tt.in)
+			if got != tt.want {
+				t.Errorf("OneLine(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if got := Truncate(tt.in, 5); strings.ContainsFunc(got, func(r rune) bool { return r < ' ' || (r >= 0x7f && r <= 0x9f) }) {
+				t.Errorf("Truncate(%q, 5) = %q holds a control character", tt.in, got)
+			}
+		})
 	}
 }

@@ -282,8 +282,13 @@ func Day(t time.Time) string {
 	return t.UTC().Format(time.DateOnly)
 }
 
-// OneLine collapses s's whitespace, line breaks included, into single spaces.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine is s fit to print on one line: its control characters (C0 and C1: ESC, BEL, CSI…)
+// and bidirectional overrides removed by textnorm.Field, the rule documents are loaded with,
+// and its whitespace, line breaks and tabs included, collapsed into single spaces. Every
+// text a renderer places on a line (MarkdownText, Truncate, the HTML views, the CLI's tables)
+// goes through it, so what a stored query or topic name holds cannot reach a terminal as an
+// escape sequence.
+func OneLine(s string) string { return strings.Join(strings.Fields(textnorm.Field(s)), " ") }
 
 // Truncate puts s on one line and cuts it to n runes, the last one "…" when cut.
 func Truncate(s string, n int) string {
