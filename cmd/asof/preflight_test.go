@@ -40,6 +40,10 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 	if err := os.WriteFile(topics, []byte("topics:\n  - name: Rate\n    query: key rate\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	typo := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(typo, []byte("topics:\n  - name: Rate\n    qeury: key rate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name string
@@ -57,6 +61,7 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		{"eval: files swapped", []string{"eval", "--index", "news", "--questions", qrels, "--qrels", questions, "--out", out}, "--questions " + qrels + ": required column missing: question_date, question"},
 		{"eval: not Parquet", []string{"eval", "--index", "news", "--queries", notes, "--out", out}, "--queries " + notes + ": unreadable Parquet file: it is CSV, not Parquet"},
 		{"digest: bad index name", []string{"digest", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
+		{"digest: a key mistyped", []string{"digest", "--index", "news", "--topics", typo}, "asof: " + typo + " line 3: unknown key `qeury` (did you mean `query`?)\n"},
 		{"schedule create: bad index name", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
 		{"schedule create: a fixed day", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "2026-03-31"},
 			`--as-of "2026-03-31": a schedule answers as of today (each run's own day in --time-zone) or latest (the index's last day)`},
