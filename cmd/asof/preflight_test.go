@@ -24,6 +24,7 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
 		Body        string    `parquet:"body"`
 	}
+	empty := writeParquetFile(t, dir, "empty.parquet", []schemas.Document{})
 	body := writeParquetFile(t, dir, "body.parquet", []noText{{"a", time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), "text"}})
 	notes := filepath.Join(dir, "notes.parquet")
 	if err := os.WriteFile(notes, []byte("question_id,question\nq1,what?\n"), 0o644); err != nil {
@@ -51,6 +52,8 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		want string
 	}{
 		{"index: not Parquet", []string{"index", "--index", "news", "--corpus", notes}, "notes.parquet: unreadable Parquet file: it is CSV, not Parquet; asof reads Parquet only. Convert it with DuckDB"},
+		{"index: no rows", []string{"index", "--index", "news", "--corpus", empty}, "asof: --corpus: no documents to index: " + empty + " holds no rows (an empty input is not an index)\n"},
+		{"index: no rows in two files", []string{"index", "--index", "news", "--corpus", empty, "--corpus", empty}, "no documents to index: " + empty + ", " + empty + " hold no rows"},
 		{"index: no text column", []string{"index", "--index", "news", "--corpus", body}, `required column missing: "text" for text`},
 		{"index: mapped column missing", []string{"index", "--index", "news", "--corpus", doc, "--map", "text=message"}, `"message" for text`},
 		{"index: bad name", []string{"index", "--index", "News!", "--corpus", doc}, `index name "News!"`},
