@@ -29,6 +29,7 @@ import (
 // an http(s) one.
 func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 	v := ViewOf(b)
+	num := v.numbering()
 	var parts []string
 	if v.Note != "" {
 		parts = append(parts, "_"+MarkdownText(v.Note)+"_\n")
@@ -43,7 +44,7 @@ func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 			w.WriteString("- " + s.Empty + "\n")
 		}
 		for _, c := range s.Claims {
-			w.WriteString("- " + ClaimLine(c) + "\n")
+			w.WriteString("- " + claimLine(c, num) + "\n")
 		}
 		parts = append(parts, w.String())
 	}
@@ -51,7 +52,7 @@ func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 		var w strings.Builder
 		w.WriteString("### Sources\n")
 		for _, bl := range cited {
-			w.WriteString("- " + SourceLine(bl) + "\n")
+			w.WriteString("- " + sourceLine(bl, num.Of(bl.N)) + "\n")
 		}
 		parts = append(parts, w.String())
 	}
@@ -60,7 +61,10 @@ func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 
 // ClaimLine is one claim as a Markdown line without its bullet: "2024-06-28 — text [1][3]",
 // the date left out when the claim has none, the marks when it cites nothing.
-func ClaimLine(c schemas.Claim) string {
+func ClaimLine(c schemas.Claim) string { return claimLine(c, nil) }
+
+// claimLine is ClaimLine with the cites numbered by num.
+func claimLine(c schemas.Claim, num Numbering) string {
 	var w strings.Builder
 	if !c.Date.IsZero() {
 		w.WriteString(Day(c.Date) + " — ")
@@ -69,7 +73,7 @@ func ClaimLine(c schemas.Claim) string {
 	if len(c.Cites) > 0 {
 		w.WriteString(" ")
 	}
-	for _, n := range c.Cites {
+	for _, n := range num.Shown(c.Cites) {
 		w.WriteString("[" + strconv.Itoa(n) + "]")
 	}
 	return w.String()
@@ -77,8 +81,11 @@ func ClaimLine(c schemas.Claim) string {
 
 // SourceLine is one source as a Markdown line without its bullet: "[n] YYYY-MM-DD · sources ·
 // title · url", the sources and url left out when empty, the title as SourceTitle gives it.
-func SourceLine(b schemas.ContextBlock) string {
-	parts := []string{"[" + strconv.Itoa(b.N) + "] " + Day(b.PublishedAt)}
+func SourceLine(b schemas.ContextBlock) string { return sourceLine(b, b.N) }
+
+// sourceLine is SourceLine shown as number n.
+func sourceLine(b schemas.ContextBlock, n int) string {
+	parts := []string{"[" + strconv.Itoa(n) + "] " + Day(b.PublishedAt)}
 	if s := MarkdownText(SourceNames(b)); s != "" {
 		parts = append(parts, s)
 	}

@@ -128,13 +128,14 @@ type claimSeen struct {
 // want is what a reader must find of b: its view, claim by claim, and the blocks it cites.
 func want(b schemas.Brief, blocks []schemas.ContextBlock) (note, notEnough string, sections []section, sources []int) {
 	v := ViewOf(b)
+	num := NumberingOf(b)
 	for _, s := range v.Sections {
 		sec := section{title: s.Title}
 		if len(s.Claims) == 0 {
 			sec.empty = s.Empty
 		}
 		for _, c := range s.Claims {
-			cs := claimSeen{text: OneLine(c.Text), cites: c.Cites}
+			cs := claimSeen{text: OneLine(c.Text), cites: num.Shown(c.Cites)}
 			if !c.Date.IsZero() {
 				cs.date = Day(c.Date)
 			}
@@ -146,7 +147,7 @@ func want(b schemas.Brief, blocks []schemas.ContextBlock) (note, notEnough strin
 		sections = append(sections, sec)
 	}
 	for _, bl := range Cited(b, blocks) {
-		sources = append(sources, bl.N)
+		sources = append(sources, num.Of(bl.N))
 	}
 	return v.Note, v.NotEnough, sections, sources
 }
@@ -159,6 +160,11 @@ func TestRoundTrip(t *testing.T) {
 	for name, b := range briefs(t) {
 		t.Run(name, func(t *testing.T) {
 			wNote, wNE, wSections, wSources := want(b, blocks)
+			for i, n := range wSources { // the numbers a reader sees: 1..n, in order
+				if n != i+1 {
+					t.Fatalf("sources shown as %v, want 1..%d", wSources, len(wSources))
+				}
+			}
 			if len(wSections) == 0 && !b.NotEnough {
 				t.Fatalf("a brief with nothing to show: %+v", b)
 			}
