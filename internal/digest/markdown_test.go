@@ -144,7 +144,7 @@ func TestMarkdownTopics(t *testing.T) {
 		hasNot []string
 	}{
 		{name: "nothing new", edit: func(tp *schemas.DigestTopic) { tp.Brief.New = nil },
-			has: []string{"### New in the last 7 days\n- Nothing new in the last 7 days.\n\n### Latest\n- 2024-06-06", "### Timeline\n- 2023-09-14"}},
+			has: []string{"### New in the last 7 days\n_Nothing new in the last 7 days._\n\n### Latest\n- 2024-06-06", "### Timeline\n- 2023-09-14"}},
 		{name: "not enough", edit: func(tp *schemas.DigestTopic) {
 			tp.Brief = schemas.Brief{Method: "extractive", NotEnough: true}
 			tp.Sources, tp.Freshness = nil, Freshness(nil, anchor)

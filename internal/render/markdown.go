@@ -12,7 +12,7 @@ import (
 //	_Weak match: no sentence covers enough of the query's terms; the closest ones are shown._
 //
 //	### New in the last 7 days
-//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][3]
+//	- 2024-06-28 — The ECB kept its deposit rate at 3.75%. [1][2]
 //
 //	### Timeline
 //	- 2024-06-06 — The ECB cut rates for the first time since 2019. [2]
@@ -21,8 +21,9 @@ import (
 //	### Sources
 //	- [1] 2024-06-28 · reuters, ft · ECB holds · https://example.com/ecb
 //
-// in the order of ViewOf: the note in italics, the not-enough line, the sections ("- None." or
-// "- Nothing new in the last 7 days." under an empty one) and the sources (SourceLine; none
+// in the order of ViewOf: the note in italics, the not-enough line, the sections ("_None._" or
+// "_Nothing new in the last 7 days._" under an empty one: a line in italics, never a bullet,
+// so that every bullet is a claim with its citations) and the sources (SourceLine; none
 // when nothing is cited, or when blocks is nil). An undated claim has no date. The text ends
 // with one line break. Every text that comes from a document, a model or a person (claims,
 // the note, source names, titles, URLs) goes through MarkdownText: no raw HTML, no link but
@@ -41,7 +42,7 @@ func Markdown(b schemas.Brief, blocks []schemas.ContextBlock) string {
 		var w strings.Builder
 		w.WriteString("### " + s.Title + "\n")
 		if len(s.Claims) == 0 {
-			w.WriteString("- " + s.Empty + "\n")
+			w.WriteString("_" + s.Empty + "_\n") // a line, not a bullet: every bullet is a claim and cites
 		}
 		for _, c := range s.Claims {
 			w.WriteString("- " + claimLine(c, num) + "\n")

@@ -67,7 +67,7 @@ func TestMarkdown(t *testing.T) {
 		},
 		{
 			name: "one-day window, nothing new", b: schemas.Brief{AsOf: asOf, NewDays: 1, Timeline: []schemas.Claim{held}},
-			want: "### New in the last day\n- Nothing new in the last day.\n\n### Timeline\n- 2023-12-15 — Raised to 16%. [1]\n",
+			want: "### New in the last day\n_Nothing new in the last day._\n\n### Timeline\n- 2023-12-15 — Raised to 16%. [1]\n",
 		},
 		{
 			name: "no window", b: schemas.Brief{AsOf: asOf, Earlier: []schemas.Claim{held}, Timeline: []schemas.Claim{held}},
@@ -98,11 +98,11 @@ func TestMarkdown(t *testing.T) {
 		},
 		{
 			name: "evolution with an empty side", b: schemas.Brief{AsOf: asOf, Then: []schemas.Claim{held}, Now: []schemas.Claim{}},
-			want: "### Then\n- 2023-12-15 — Raised to 16%. [1]\n\n### Now\n- None.\n",
+			want: "### Then\n- 2023-12-15 — Raised to 16%. [1]\n\n### Now\n_None._\n",
 		},
 		{
 			name: "a claim without date or cites", b: schemas.Brief{Now: []schemas.Claim{{Text: "Undated."}}},
-			want: "### Then\n- None.\n\n### Now\n- Undated.\n",
+			want: "### Then\n_None._\n\n### Now\n- Undated.\n",
 		},
 		{
 			name: "a timeline made of new and earlier when it is empty", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{raised}, Earlier: []schemas.Claim{held}},
@@ -117,7 +117,7 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "nothing new: the writer's latest earlier claim leads, the timeline holds the rest", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{},
 				Earlier: []schemas.Claim{held, cut}, Timeline: []schemas.Claim{cut, held}},
-			want: "### New in the last 7 days\n- Nothing new in the last 7 days.\n\n### Latest\n- 2023-12-15 — Raised to 16%. [1]\n\n" +
+			want: "### New in the last 7 days\n_Nothing new in the last 7 days._\n\n### Latest\n- 2023-12-15 — Raised to 16%. [1]\n\n" +
 				"### Timeline\n- 2022-09-16 — Cut to 7.5%. [2]\n",
 		},
 		{
@@ -171,5 +171,23 @@ func TestCited(t *testing.T) {
 	}
 	if Cited(schemas.Brief{NotEnough: true}, blocks) != nil {
 		t.Error("a brief that cites nothing lists sources")
+	}
+}
+
+// TestEveryBulletCites: in Markdown every bullet is a claim with its citation; an empty
+// section ("Nothing new in the last 7 days.", "None.") says so on a line of its own, not as a
+// bullet a reader takes for an uncited claim (the demo digest's "New" sections).
+func TestEveryBulletCites(t *testing.T) {
+	for _, b := range []schemas.Brief{
+		{AsOf: asOf, NewDays: 7, New: []schemas.Claim{}, Earlier: []schemas.Claim{held, cut}, Timeline: []schemas.Claim{cut, held}},
+		{AsOf: asOf, Then: []schemas.Claim{held}, Now: []schemas.Claim{}},
+	} {
+		md := Markdown(b, blocks)
+		claims, _, _ := strings.Cut(md, "### Sources")
+		for line := range strings.Lines(claims) {
+			if strings.HasPrefix(line, "- ") && !strings.HasSuffix(strings.TrimSpace(line), "]") {
+				t.Errorf("a bullet without a citation: %q in\n%s", line, md)
+			}
+		}
 	}
 }

@@ -90,17 +90,15 @@ func readMarkdown(t *testing.T, md string) (note, notEnough string, sections []s
 			sources = append(sources, n)
 		case strings.HasPrefix(line, "### "):
 			sections = append(sections, section{title: strings.TrimPrefix(line, "### ")})
+		case strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_") && len(sections) > 0: // an empty section's line
+			sections[len(sections)-1].empty = strings.Trim(line, "_")
 		case strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_"):
 			note = mdUnescape(strings.Trim(line, "_"))
 		case strings.HasPrefix(line, "Not enough information"):
 			notEnough = line
 		case strings.HasPrefix(line, "- ") && len(sections) > 0:
 			s := &sections[len(sections)-1]
-			m := mdClaim.FindStringSubmatch(strings.TrimPrefix(line, "- "))
-			if m[1] == "" && m[3] == "" {
-				s.empty = m[2]
-				continue
-			}
+			m := mdClaim.FindStringSubmatch(strings.TrimPrefix(line, "- ")) // every bullet is a claim
 			c := claimSeen{date: m[1], text: mdUnescape(m[2])}
 			for _, n := range regexp.MustCompile(`\d+`).FindAllString(m[3], -1) {
 				k, _ := strconv.Atoi(n)

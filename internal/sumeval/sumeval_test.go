@@ -263,7 +263,7 @@ func TestScoresWhatTheReaderSaw(t *testing.T) {
 				if line == "### Sources" {
 					break
 				}
-				if rest, ok := strings.CutPrefix(line, "- "); ok && rest != render.None && !strings.HasPrefix(rest, "Nothing new in the") {
+				if rest, ok := strings.CutPrefix(line, "- "); ok {
 					seen = append(seen, rest)
 				}
 			}
