@@ -107,6 +107,9 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		return PlanIndexResult{}, err
 	}
 	res.Files, res.Counts = indexplan.Reconcile(loader, docs)
+	if err := indexplan.CheckRows(inputNames(inputs), res.Counts.Read); err != nil {
+		return PlanIndexResult{}, invalid(err) // nothing to publish: the build fails, not retried
+	}
 	periods, groups := shard.Group(docs, in.Period)
 	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
 	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
@@ -151,6 +154,18 @@ func (a *Activities) inputFiles(ctx context.Context, in PlanIndexInput) ([]Input
 		return nil, invalid(errors.New("no input files"))
 	}
 	return files, err
+}
+
+// inputNames are the names of a build's input files, as reports call them.
+func inputNames(inputs []InputFile) []string {
+	names := make([]string, len(inputs))
+	for i, f := range inputs {
+		names[i] = f.Name
+		if names[i] == "" {
+			names[i] = f.Key
+		}
+	}
+	return names
 }
 
 // storePlan moves the plan's periods and kept shards and the per-file table of res into the

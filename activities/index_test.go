@@ -185,6 +185,11 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Put(context.Background(), "nums.parquet", &nums)
+	var empty bytes.Buffer
+	if err := parquet.Write(&empty, []schemas.Document{}); err != nil {
+		t.Fatal(err)
+	}
+	b.Put(context.Background(), "empty.parquet", &empty)
 	for name, in := range map[string]activities.PlanIndexInput{
 		"bad index name": {Index: "Bad Name", Period: "month", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
 		"bad period":     {Index: "ok", Period: "fortnight", Inputs: []activities.InputFile{{Key: "junk.parquet"}}},
@@ -197,6 +202,19 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), activities.ErrTypeInvalidInput) {
 			t.Errorf("%s: err = %v, want %s", name, err, activities.ErrTypeInvalidInput)
 		}
+	}
+	// An input of no rows at all is refused before anything is staged or published.
+	_, err := env.ExecuteActivity(a.PlanIndex, activities.PlanIndexInput{Index: "ok", Period: "month", RunID: "run1",
+		Inputs: []activities.InputFile{{Key: "empty.parquet", Name: "exports/empty.parquet"}}})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != activities.ErrTypeInvalidInput ||
+		!strings.Contains(err.Error(), "no documents to index: exports/empty.parquet holds no rows (an empty input is not an index)") {
+		t.Errorf("an empty input: err = %v, want a non-retryable \"no documents to index\"", err)
+	}
+	var keys []string
+	b.Iter(context.Background(), "indexes/", func(o blob.ObjectInfo) error { keys = append(keys, o.Key); return nil })
+	if len(keys) > 0 {
+		t.Errorf("an empty input staged %v", keys)
 	}
 }
 

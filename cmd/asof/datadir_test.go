@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,30 @@ func TestGatewayStartupIsQuiet(t *testing.T) {
 		if strings.Contains(out, noise) {
 			t.Errorf("output holds versitygw's %q:\n%s", noise, out)
 		}
+	}
+}
+
+// TestModelsListReadsTheSharedCache: a fresh --data-dir lists the models of the shared cache
+// (<user cache dir>/asof/models, here under XDG_CACHE_HOME) after its own models/ folder, so a
+// model pulled once serves every data dir; --model-dir alone replaces both.
+func TestModelsListReadsTheSharedCache(t *testing.T) {
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	if err := os.MkdirAll(filepath.Join(cache, "asof", "models", "e5-small-v2"), 0o755); err != nil { // a damaged copy: listed, and said why
+		t.Fatal(err)
+	}
+	env := map[string]string{"XDG_CACHE_HOME": cache, "ASOF_MODEL_DIR": ""}
+	data := filepath.Join(dir, "fresh")
+	code, out, errOut := runCLI(t, env, "models", "list", "--data-dir", data)
+	if code != 0 || !strings.HasPrefix(out, "models in "+filepath.Join(data, "models")+", then "+filepath.Join(cache, "asof", "models")+" ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !regexp.MustCompile(`(?m)^. e5-small-v2 .*unusable: `).MatchString(out) {
+		t.Errorf("the cache's e5-small-v2 is not listed from the cache:\n%s", out)
+	}
+	mine := filepath.Join(dir, "mine")
+	code, out, _ = runCLI(t, env, "models", "list", "--data-dir", data, "--model-dir", mine)
+	if code != 0 || !strings.HasPrefix(out, "models in "+mine+" (") || !regexp.MustCompile(`(?m)^. e5-small-v2 .*not pulled`).MatchString(out) {
+		t.Errorf("--model-dir: exit %d\n%s", code, out)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/suggest"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -81,6 +83,10 @@ func readTopics(file string) ([]digest.Topic, error) {
 	}
 	defer fh.Close()
 	topics, err := digest.ParseTopics(fh)
+	var uk *suggest.UnknownKeyError
+	if errors.As(err, &uk) {
+		return nil, fmt.Errorf("%s %w", file, err) // "topics.yaml line 3: unknown key …"
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--topics %s: %w", file, err)
 	}

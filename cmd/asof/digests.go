@@ -56,7 +56,7 @@ func newDigestListCmd(a *app) *cobra.Command {
 				}
 				if len(days) == 0 {
 					if name != "" {
-						return fmt.Errorf("no digest named %s in %s (asof digest list shows the names)", name, b)
+						return catalog.NoDigest(ctx, b, name)
 					}
 					if asJSON {
 						return writeJSON(a.stdout, []catalog.DigestName{})
@@ -129,9 +129,6 @@ func newDigestGetCmd(a *app) *cobra.Command {
 					wantDay = want.UTC().Format(time.DateOnly)
 				}
 				day, days, err := catalog.Pick(ctx, b, name, wantDay)
-				if errors.Is(err, catalog.ErrNoDigest) {
-					return fmt.Errorf("%w (asof digest list shows the names)", err)
-				}
 				if err != nil {
 					return err
 				}

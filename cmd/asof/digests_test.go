@@ -69,8 +69,8 @@ func TestDigestListAndGet(t *testing.T) {
 		{name: "get HTML to stdout", args: []string{"digest", "get", "morning", "--html", "-"}, wantOut: []string{"=" + string(latest.html)}},
 		{name: "get HTML to a file", args: []string{"digest", "get", "morning", "--html", html}, wantOut: []string{"="}, wantErr: "wrote " + html},
 		{name: "missing day", args: []string{"digest", "get", "morning", "2026-03-30"}, wantErr: "digest morning has no day 2026-03-30; its days: 2026-03-29, 2026-03-31"},
-		{name: "missing name", args: []string{"digest", "get", "noon"}, wantErr: "no digest named noon in "},
-		{name: "list missing name", args: []string{"digest", "list", "noon"}, wantErr: "no digest named noon in "},
+		{name: "missing name", args: []string{"digest", "get", "noon"}, wantErr: "; digests: evening, morning\n"},
+		{name: "list missing name", args: []string{"digest", "list", "noon"}, wantErr: "; digests: evening, morning\n"},
 		{name: "bad name", args: []string{"digest", "get", "Bad/Name"}, wantErr: `digest name "Bad/Name"`},
 		{name: "zero day", args: []string{"digest", "get", "morning", "0001-01-01"}, wantErr: "0001-01-01"},
 	}
@@ -95,6 +95,16 @@ func TestDigestListAndGet(t *testing.T) {
 	if len(days) != len(want) || days[0].Day != want[0].Day || days[1].Failed != 1 || days[1].Topics != 2 || strings.Join(days[1].Files, ",") != strings.Join(want[1].Files, ",") {
 		t.Errorf("list --json = %+v, want %+v", days, want)
 	}
+}
+
+// TestDigestGetNoDigests: asking for a name in a store with no digest at all says how to
+// write one (the name a digest made without --name is stored under is "digest").
+func TestDigestGetNoDigests(t *testing.T) {
+	_, _, _, common := tempStore(t)
+	runStoreCases(t, common, []storeCase{
+		{name: "get", args: []string{"digest", "get", "tg"}, wantErr: "; there are no digests yet (write one with `asof digest --topics FILE --name tg` or `asof schedule`)\n"},
+		{name: "list", args: []string{"digest", "list", "tg"}, wantErr: "no digest named tg in "},
+	})
 }
 
 // TestDigestGetOpen: --open writes the stored page to a temporary file and opens it with

@@ -65,7 +65,7 @@ func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error)
 	if cfg.Embed.Remote() {
 		return withRemoteModel(cfg, deps)
 	}
-	m, err := models.Resolve(effectiveModel(cfg), cfg.ModelsDir())
+	m, err := models.Resolve(effectiveModel(cfg), cfg.ModelsDirFor(effectiveModel(cfg)))
 	if err != nil {
 		return deps, func() {}, err
 	}
@@ -134,7 +134,7 @@ func modelLanguages(cfg config.Config, id string) []string {
 	if cfg.Embed.Remote() {
 		return nil
 	}
-	if m, err := models.Resolve(id, cfg.ModelsDir()); err == nil {
+	if m, err := models.Resolve(id, cfg.ModelsDirFor(id)); err == nil {
 		return m.Spec.Languages
 	}
 	return nil
@@ -181,7 +181,7 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 	if cfg.Embed.Remote() {
 		return s, nil
 	}
-	m, err := models.Resolve(s.Choice.Model, cfg.ModelsDir())
+	m, err := models.Resolve(s.Choice.Model, cfg.ModelsDirFor(s.Choice.Model))
 	if err != nil && s.Choice.Reason == modelchoice.Index {
 		return s, fmt.Errorf("index %s was built with model %s, which it keeps unless --embed-model says otherwise: %w", index, s.Choice.Model, err)
 	}

@@ -52,7 +52,8 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 				args = []string{id}
 			}
 			for _, id := range args {
-				if _, err := models.Pull(cmd.Context(), id, a.cfg.ModelsDir(), a.stdout); err != nil {
+				// Into the shared cache (or --model-dir); a copy a data dir already holds is checked there.
+				if _, err := models.Pull(cmd.Context(), id, a.cfg.ModelsDirFor(id), a.stdout); err != nil {
 					return err
 				}
 			}
@@ -65,10 +66,20 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			current := effectiveModel(a.cfg)
-			printf(a.stdout, "models in %s (* = the model this configuration embeds with)\n\n", a.cfg.ModelsDir())
+			printf(a.stdout, "models in %s (* = the model this configuration embeds with)\n\n", strings.Join(a.cfg.ModelDirs(), ", then "))
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  MODEL\tDIM\tLANGUAGES\tABOUT\tSTATE")
-			for _, e := range models.List(a.cfg.ModelsDir()) {
+			var entries []models.Entry
+			for _, d := range a.cfg.ModelDirs() { // each model from the first folder holding it
+				for _, e := range models.List(d) {
+					if i := slices.IndexFunc(entries, func(o models.Entry) bool { return o.ID == e.ID }); i < 0 {
+						entries = append(entries, e)
+					} else if entries[i].Dir == "" && entries[i].Err == nil {
+						entries[i] = e
+					}
+				}
+			}
+			for _, e := range entries {
 				mark := " "
 				if e.ID == current || (e.Dir != "" && e.Dir == current) {
 					mark = "*"

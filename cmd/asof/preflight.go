@@ -12,6 +12,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/corpus"
+	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 )
 
@@ -20,15 +21,24 @@ import (
 // workflow in the history.
 
 // checkCorpusFiles checks that every file is Parquet with the columns the index build needs
-// (after mapping), reading only each file's footer, as the PlanIndex activity would.
+// (after mapping), reading only each file's footer, as the PlanIndex activity would, and
+// that they hold rows (indexplan.CheckRows).
 func checkCorpusFiles(files []string, mapping corpus.Mapping) error {
 	l := corpus.NewLoader(corpus.Options{Mapping: mapping})
 	names := corpus.UniqueNames(files) // as uploadCorpora names them
+	var rows int64
 	for i, p := range files {
-		err := withFile(p, func(f *os.File, size int64) error { return l.CheckFile(f, size, names[i]) })
+		err := withFile(p, func(f *os.File, size int64) error {
+			n, err := l.CheckFileRows(f, size, names[i])
+			rows += n
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("--corpus: %w", err)
 		}
+	}
+	if err := indexplan.CheckRows(files, rows); err != nil {
+		return fmt.Errorf("--corpus: %w", err)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
 		Body        string    `parquet:"body"`
 	}
+	empty := writeParquetFile(t, dir, "empty.parquet", []schemas.Document{})
 	body := writeParquetFile(t, dir, "body.parquet", []noText{{"a", time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), "text"}})
 	notes := filepath.Join(dir, "notes.parquet")
 	if err := os.WriteFile(notes, []byte("question_id,question\nq1,what?\n"), 0o644); err != nil {
@@ -40,6 +41,10 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 	if err := os.WriteFile(topics, []byte("topics:\n  - name: Rate\n    query: key rate\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	typo := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(typo, []byte("topics:\n  - name: Rate\n    qeury: key rate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out")
 	tests := []struct {
 		name string
@@ -47,6 +52,8 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		want string
 	}{
 		{"index: not Parquet", []string{"index", "--index", "news", "--corpus", notes}, "notes.parquet: unreadable Parquet file: it is CSV, not Parquet; asof reads Parquet only. Convert it with DuckDB"},
+		{"index: no rows", []string{"index", "--index", "news", "--corpus", empty}, "asof: --corpus: no documents to index: " + empty + " holds no rows (an empty input is not an index)\n"},
+		{"index: no rows in two files", []string{"index", "--index", "news", "--corpus", empty, "--corpus", empty}, "no documents to index: " + empty + ", " + empty + " hold no rows"},
 		{"index: no text column", []string{"index", "--index", "news", "--corpus", body}, `required column missing: "text" for text`},
 		{"index: mapped column missing", []string{"index", "--index", "news", "--corpus", doc, "--map", "text=message"}, `"message" for text`},
 		{"index: bad name", []string{"index", "--index", "News!", "--corpus", doc}, `index name "News!"`},
@@ -57,6 +64,7 @@ func TestTheCLIRefusesBadInputBeforeStartingAnything(t *testing.T) {
 		{"eval: files swapped", []string{"eval", "--index", "news", "--questions", qrels, "--qrels", questions, "--out", out}, "--questions " + qrels + ": required column missing: question_date, question"},
 		{"eval: not Parquet", []string{"eval", "--index", "news", "--queries", notes, "--out", out}, "--queries " + notes + ": unreadable Parquet file: it is CSV, not Parquet"},
 		{"digest: bad index name", []string{"digest", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
+		{"digest: a key mistyped", []string{"digest", "--index", "news", "--topics", typo}, "asof: " + typo + " line 3: unknown key `qeury` (did you mean `query`?)\n"},
 		{"schedule create: bad index name", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "News!", "--topics", topics}, `--index: index name "News!"`},
 		{"schedule create: a fixed day", []string{"schedule", "create", "--name", "morning", "--cron", "0 7 * * *", "--index", "news", "--topics", topics, "--as-of", "2026-03-31"},
 			`--as-of "2026-03-31": a schedule answers as of today (each run's own day in --time-zone) or latest (the index's last day)`},

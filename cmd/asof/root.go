@@ -72,7 +72,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	a.str(pf, "store", "", "artifact store: s3://bucket/prefix, file:///path; empty starts the embedded S3 gateway", func(c *config.Config, v string) { c.Store.URL = v })
 	a.str(pf, "s3-endpoint", "", "custom S3 endpoint (MinIO, versitygw, ...); implies path-style", func(c *config.Config, v string) { c.Store.Endpoint = v })
 	a.str(pf, "s3-region", "", "S3 region (default: from the AWS config chain, else us-east-1)", func(c *config.Config, v string) { c.Store.Region = v })
-	a.str(pf, "model-dir", "", "folder for embedding models (default <data-dir>/models)", func(c *config.Config, v string) { c.ModelDir = v })
+	a.str(pf, "model-dir", "", "folder for embedding models (default: <data-dir>/models when it holds the model, else the shared cache <user cache dir>/asof/models, where models are pulled)", func(c *config.Config, v string) { c.ModelDir = v })
 	a.str(pf, "log-format", def.LogFormat, "text (for people) or json (one JSON object a line, for log collectors): asof's own log and the Temporal SDK's", func(c *config.Config, v string) { c.LogFormat = v })
 	a.str(pf, "log-level", def.LogLevel, "debug, info, warn or error: asof's own log, the Temporal SDK's (client and worker) and the embedded servers' (Temporal's log file, versitygw's request log at debug)", func(c *config.Config, v string) { c.LogLevel = v })
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/asofrag/asof/internal/suggest"
 )
 
 // flagAliases are names people type for a flag that has another name.
@@ -26,48 +28,15 @@ func flagError(cmd *cobra.Command, err error) error {
 	return fmt.Errorf("unknown flag --%s for %q (see %s --help)", name, cmd.CommandPath(), cmd.CommandPath())
 }
 
-// nearestFlag is the flag of cmd that name most likely meant: an alias, else the closest by
-// edit distance (at most 2), else one that starts with it; "" when none.
+// nearestFlag is the flag of cmd that name most likely meant: an alias, else
+// suggest.Nearest of the flag names; "" when none.
 func nearestFlag(cmd *cobra.Command, name string) string {
 	if to, ok := flagAliases[name]; ok && cmd.Flags().Lookup(to) != nil {
 		return to
 	}
-	best, bestD := "", 3
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD {
-			best, bestD = f.Name, d
-		}
-	})
-	if best != "" {
-		return best
-	}
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if best == "" && len(name) >= 3 && strings.HasPrefix(f.Name, name) {
-			best = f.Name
-		}
-	})
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes; flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return suggest.Nearest(name, names)
 }
 
 var unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)

@@ -323,7 +323,7 @@ func Pick(ctx context.Context, b blob.Bucket, name, want string) (day string, da
 		return "", nil, err
 	}
 	if len(days) == 0 {
-		return "", nil, fmt.Errorf("no digest named %s in %s: %w", name, b, ErrNoDigest)
+		return "", nil, NoDigest(ctx, b, name)
 	}
 	if want == "" {
 		return days[len(days)-1].Day, days, nil
@@ -333,6 +333,30 @@ func Pick(ctx context.Context, b blob.Bucket, name, want string) (day string, da
 	}
 	return want, days, nil
 }
+
+// NoDigest is the error for a name with no stored day (wrapping ErrNoDigest): it names the
+// digests there are, or, with none, says how to write one.
+func NoDigest(ctx context.Context, b blob.Bucket, name string) error {
+	all, err := Digests(ctx, b, "")
+	if err != nil {
+		return noDigestError(fmt.Sprintf("no digest named %s in %s (listing the names: %v)", name, b, err))
+	}
+	names := DigestNames(all)
+	if len(names) == 0 {
+		return noDigestError(fmt.Sprintf("no digest named %s in %s; there are no digests yet (write one with `asof digest --topics FILE --name %s` or `asof schedule`)", name, b, name))
+	}
+	var s []string
+	for _, n := range names {
+		s = append(s, n.Name)
+	}
+	return noDigestError(fmt.Sprintf("no digest named %s in %s; digests: %s", name, b, strings.Join(s, ", ")))
+}
+
+// noDigestError is NoDigest's message; it is ErrNoDigest.
+type noDigestError string
+
+func (e noDigestError) Error() string { return string(e) }
+func (e noDigestError) Unwrap() error { return ErrNoDigest }
 
 // DigestFile reads one file of a stored digest day (layout.DigestJSONFile, digest.md or
 // digest.html); a missing file wraps blob.ErrNotFound.

@@ -41,7 +41,8 @@ type Config struct {
 	Temporal Temporal `yaml:"temporal"`
 	Store    Store    `yaml:"store"`
 	Worker   Worker   `yaml:"worker"`
-	// ModelDir holds embedding models (default <data_dir>/models).
+	// ModelDir holds embedding models; when empty a model is read from <data_dir>/models if
+	// that holds it, else from the shared cache SharedModelsDir, where models are pulled to.
 	ModelDir string `yaml:"model_dir"`
 	Embed    Embed  `yaml:"embed"`
 	// LLM is the OpenAI-compatible endpoint that judges and summarizes on the asof-llm queue;
@@ -522,12 +523,53 @@ func (c Config) TemporalDBPath() string { return filepath.Join(c.DataDir, "tempo
 // GatewayRoot is the folder the embedded S3 gateway serves (one sub-folder per bucket).
 func (c Config) GatewayRoot() string { return filepath.Join(c.DataDir, "s3") }
 
-// ModelsDir is where models live: ModelDir, or <data_dir>/models.
+// SharedModelsDir is the model cache every data dir reads, so that a new --data-dir needs
+// no copy of a model: <user cache dir>/asof/models (os.UserCacheDir: $XDG_CACHE_HOME, else
+// ~/.cache, on Linux; ~/Library/Caches on macOS); "" when the system names no cache dir.
+func SharedModelsDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "asof", "models")
+}
+
+// ModelsDir is where `asof models pull` writes models: ModelDir (--model-dir,
+// ASOF_MODEL_DIR) when set, else the shared cache (SharedModelsDir), else
+// <data_dir>/models when there is no cache dir.
 func (c Config) ModelsDir() string {
 	if c.ModelDir != "" {
 		return c.ModelDir
 	}
+	if d := SharedModelsDir(); d != "" {
+		return d
+	}
 	return filepath.Join(c.DataDir, "models")
+}
+
+// ModelDirs are the folders a model is looked for in, in order: ModelDir alone when set;
+// else <data_dir>/models (a data dir that holds a model of its own keeps reading it), then
+// the shared cache (ModelsDir).
+func (c Config) ModelDirs() []string {
+	if c.ModelDir != "" {
+		return []string{c.ModelDir}
+	}
+	dirs := []string{filepath.Join(c.DataDir, "models")}
+	if d := c.ModelsDir(); d != dirs[0] {
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// ModelsDirFor is the folder to read model id from: the first of ModelDirs holding a folder
+// named id, else ModelsDir (where it would be pulled to, which a "not pulled" error names).
+func (c Config) ModelsDirFor(id string) string {
+	for _, d := range c.ModelDirs() {
+		if st, err := os.Stat(filepath.Join(d, id)); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return c.ModelsDir()
 }
 
 // ORTDir is the folder to load libonnxruntime.so from: embed.ort_dir, else <data_dir>/ort/lib

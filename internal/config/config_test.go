@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -206,5 +207,52 @@ func TestURLCredentials(t *testing.T) {
 				t.Fatalf("err = %v, want it to say %q without the secret", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestModelDirs: a fresh data dir reads a model from the shared cache (the user cache dir's
+// asof/models, here under a temporary XDG_CACHE_HOME), where models are pulled; a data dir
+// that holds the model itself keeps reading its own copy; --model-dir wins over both.
+func TestModelDirs(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", t.TempDir()) // macOS: ~/Library/Caches
+	shared := SharedModelsDir()
+	if shared == "" {
+		t.Fatal("no shared cache dir")
+	}
+	if runtime.GOOS == "linux" && shared != filepath.Join(cache, "asof", "models") {
+		t.Fatalf("SharedModelsDir = %s, want it under XDG_CACHE_HOME %s", shared, cache)
+	}
+	if err := os.MkdirAll(filepath.Join(shared, "multilingual-e5-small"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := Default()
+	c.DataDir = filepath.Join(t.TempDir(), "fresh")
+	if got := c.ModelsDirFor("multilingual-e5-small"); got != shared {
+		t.Errorf("a fresh data dir reads the model from %s, want the shared cache %s", got, shared)
+	}
+	if got := c.ModelsDir(); got != shared {
+		t.Errorf("models are pulled to %s, want the shared cache %s", got, shared)
+	}
+	if got := c.ModelsDirFor("e5-small-v2"); got != shared {
+		t.Errorf("a model pulled nowhere is looked for in %s, want the shared cache %s (where a pull puts it)", got, shared)
+	}
+	own := filepath.Join(c.DataDir, "models")
+	if err := os.MkdirAll(filepath.Join(own, "multilingual-e5-small"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ModelsDirFor("multilingual-e5-small"); got != own {
+		t.Errorf("a data dir holding the model reads it from %s, want its own %s", got, own)
+	}
+	c.ModelDir = filepath.Join(t.TempDir(), "mine")
+	if got := c.ModelsDirFor("multilingual-e5-small"); got != c.ModelDir {
+		t.Errorf("--model-dir: the model is read from %s, want %s", got, c.ModelDir)
+	}
+	if got := c.ModelsDir(); got != c.ModelDir {
+		t.Errorf("--model-dir: models are pulled to %s, want %s", got, c.ModelDir)
+	}
+	if got := c.ModelDirs(); len(got) != 1 || got[0] != c.ModelDir {
+		t.Errorf("--model-dir: ModelDirs = %v, want it alone", got)
 	}
 }

@@ -193,15 +193,23 @@ type column struct {
 // encoding; a caller checks its files with it before shipping them anywhere. Its errors wrap
 // ErrBadFile or ErrMissingColumn, as ReadFile's do.
 func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
+	_, err := l.CheckFileRows(r, size, name)
+	return err
+}
+
+// CheckFileRows is CheckFile that also returns the file's row count, from its footer.
+func (l *Loader) CheckFileRows(r io.ReaderAt, size int64, name string) (rows int64, err error) {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		if np := NotParquet(r, size, name); np != nil {
-			return np
+			return 0, np
 		}
-		return fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
+		return 0, fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
 	}
-	_, err = l.columns(f.Schema(), name)
-	return err
+	if _, err = l.columns(f.Schema(), name); err != nil {
+		return 0, err
+	}
+	return f.NumRows(), nil
 }
 
 // ReadFile streams the documents of one Parquet file (name identifies it in errors, quarantine

@@ -2,6 +2,7 @@ package digest
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -112,8 +113,8 @@ func TestWriteHTMLStructure(t *testing.T) {
 	// into the "older" zone at the left.
 	ecbChart := findAll(cs[0], "svg", nil)[0]
 	older := findAll(ecbChart, "circle", func(n *html.Node) bool { return hasClass(n, "older") })
-	if len(older) != 2 || !strings.HasPrefix(text(older[0]), "[4] 2024-04-11") || !strings.HasPrefix(text(older[1]), "[5] 2023-09-14") {
-		t.Fatalf("older dots = %d, want those of [4] and [5]", len(older))
+	if len(older) != 2 || !strings.HasPrefix(text(older[0]), "[3] 2023-09-14") || !strings.HasPrefix(text(older[1]), "[4] 2024-04-11") {
+		t.Fatalf("older dots = %d, want those of [3] and [4] (the numbers the summary shows)", len(older))
 	}
 	if len(findAll(ecbChart, "text", func(n *html.Node) bool { return text(n) == "older" })) != 1 {
 		t.Error("ECB chart does not label its older zone")
@@ -197,8 +198,9 @@ func TestWriteHTMLCitations(t *testing.T) {
 				t.Errorf("citation %s of card %d leads out of its card", text(a), i)
 			}
 		}
+		num := render.NumberingOf(d.Topics[i].Brief)
 		for _, s := range d.Topics[i].Sources {
-			li := byID(t, doc, attr(c, "id")+"-src-"+strconv.Itoa(s.N))
+			li := byID(t, doc, attr(c, "id")+"-src-"+strconv.Itoa(num.Of(s.N)))
 			links := findAll(li, "a", nil)
 			if len(links) != 1 {
 				t.Errorf("source [%d] has %d links, want 1", s.N, len(links))
@@ -219,9 +221,10 @@ func TestWriteHTMLCitations(t *testing.T) {
 			t.Fatal("cite [9] links to a missing source")
 		}
 	}
-	plain := findAll(doc, "span", func(n *html.Node) bool { return hasClass(n, "cite") && text(n) == "[9]" })
+	nine := fmt.Sprintf("[%d]", render.NumberingOf(d.Topics[0].Brief).Of(9))
+	plain := findAll(doc, "span", func(n *html.Node) bool { return hasClass(n, "cite") && text(n) == nine })
 	if len(plain) != 1 {
-		t.Errorf("cite [9] shown %d times as plain text, want 1", len(plain))
+		t.Errorf("cite [9] (shown as %s) shown %d times as plain text, want 1", nine, len(plain))
 	}
 }
 
@@ -270,7 +273,8 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 	}
 	// The unlinkable addresses are still shown, as text.
 	for _, s := range []string{"javascript:alert(1)", "ftp://example.com/file"} {
-		li := byID(t, doc, "topic-1-src-"+map[string]string{"javascript:alert(1)": "2", "ftp://example.com/file": "3"}[s])
+		num := render.NumberingOf(d.Topics[0].Brief)
+		li := byID(t, doc, "topic-1-src-"+strconv.Itoa(num.Of(map[string]int{"javascript:alert(1)": d.Topics[0].Sources[1].N, "ftp://example.com/file": d.Topics[0].Sources[2].N}[s])))
 		if !strings.Contains(text(li), "("+s+")") || len(findAll(li, "a", nil)) != 0 {
 			t.Errorf("source with URL %q renders as %q", s, text(li))
 		}
@@ -301,7 +305,7 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	if got := text(findAll(cs[0], "h2", nil)[0]); got != "1. "+evil {
 		t.Errorf("card heading = %q", got)
 	}
-	li := byID(t, doc, "topic-1-src-1")
+	li := byID(t, doc, "topic-1-src-"+strconv.Itoa(render.NumberingOf(tp.Brief).Of(tp.Sources[0].N)))
 	if a := findAll(li, "a", nil); len(a) != 1 || text(a[0]) != evil || attr(a[0], "title") != `"><img src=x onerror=alert(1)>` {
 		t.Errorf("source [1] renders as %q", text(li))
 	}

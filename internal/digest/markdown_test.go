@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -29,9 +30,10 @@ func topicSection(t *testing.T, md string, i int, name string) string {
 	return rest
 }
 
-func claimLine(c schemas.Claim) string {
+// claimLine is c's line, its cites numbered as the summary shows them (num).
+func claimLine(c schemas.Claim, num render.Numbering) string {
 	var cites strings.Builder
-	for _, n := range c.Cites {
+	for _, n := range num.Shown(c.Cites) {
 		fmt.Fprintf(&cites, "[%d]", n)
 	}
 	return fmt.Sprintf("- %s — %s %s\n", c.Date.Format("2006-01-02"), c.Text, cites.String())
@@ -53,12 +55,20 @@ func TestMarkdownClaimsAndSources(t *testing.T) {
 		sec := topicSection(t, md, i+1, tp.Name)
 		b := tp.Brief
 		for _, c := range append(append(append(append([]schemas.Claim(nil), b.New...), b.Timeline...), b.Then...), b.Now...) {
-			if line := claimLine(c); !strings.Contains(sec, line) {
+			if line := claimLine(c, render.NumberingOf(b)); !strings.Contains(sec, line) {
 				t.Errorf("topic %q lacks the claim line %q", tp.Name, line)
 			}
 		}
+		_, list, _ := strings.Cut(sec, "### Sources\n")
+		for k, at := 1, 0; k <= len(tp.Sources); k++ { // numbered 1..n in the order listed
+			i := strings.Index(list, fmt.Sprintf("- [%d] ", k))
+			if i < at {
+				t.Errorf("topic %q does not list [%d] after [%d]:\n%s", tp.Name, k, k-1, list)
+			}
+			at = i
+		}
 		for _, s := range tp.Sources {
-			line := fmt.Sprintf("- [%d] %s · %s · %s · %s\n", s.N, s.PublishedAt.Format("2006-01-02"), strings.Join(s.Sources, ", "), s.Title, s.URL)
+			line := fmt.Sprintf("- [%d] %s · %s · %s · %s\n", render.NumberingOf(b).Of(s.N), s.PublishedAt.Format("2006-01-02"), strings.Join(s.Sources, ", "), s.Title, s.URL)
 			if !strings.Contains(sec, line) {
 				t.Errorf("topic %q lacks the source line %q", tp.Name, line)
 			}
@@ -134,7 +144,7 @@ func TestMarkdownTopics(t *testing.T) {
 		hasNot []string
 	}{
 		{name: "nothing new", edit: func(tp *schemas.DigestTopic) { tp.Brief.New = nil },
-			has: []string{"### New in the last 7 days\n- Nothing new in the last 7 days.\n\n### Latest\n- 2024-06-06", "### Timeline\n- 2023-09-14"}},
+			has: []string{"### New in the last 7 days\n_Nothing new in the last 7 days._\n\n### Latest\n- 2024-06-06", "### Timeline\n- 2023-09-14"}},
 		{name: "not enough", edit: func(tp *schemas.DigestTopic) {
 			tp.Brief = schemas.Brief{Method: "extractive", NotEnough: true}
 			tp.Sources, tp.Freshness = nil, Freshness(nil, anchor)
@@ -144,7 +154,7 @@ func TestMarkdownTopics(t *testing.T) {
 		{name: "one-day window", edit: func(tp *schemas.DigestTopic) { tp.Brief.NewDays = 1 },
 			has: []string{"### New in the last day\n- 2024-06-29"}},
 		{name: "a source without a title is named by its snippet, never its id", edit: func(tp *schemas.DigestTopic) { tp.Sources[0].Title = "" },
-			has:    []string{"- [1] 2024-06-28 · reuters, ft · The European Central Bank kept its deposit rate at 3.75% on Thursday. · https://"},
+			has:    []string{"- [2] 2024-06-28 · reuters, ft · The European Central Bank kept its deposit rate at 3.75% on Thursday. · https://"},
 			hasNot: []string{"reuters-20240628-ecb"}},
 		{name: "message", edit: func(tp *schemas.DigestTopic) { tp.Message = "no documents in that\nperiod" },
 			has: []string{"Read as: recency (no date in query)\n\nMessage: no documents in that period\n"}},
@@ -156,7 +166,7 @@ func TestMarkdownTopics(t *testing.T) {
 		},
 			has: []string{"### Timeline\n- 2023-09-14 — The ECB raised"}},
 		{name: "cite without a source", edit: func(tp *schemas.DigestTopic) { tp.Brief.New[0].Cites = []int{3, 9} },
-			has: []string{"- 2024-06-29 — Lagarde said the ECB is in no rush to lower borrowing costs further. [3][9]\n"}},
+			has: []string{"- 2024-06-29 — Lagarde said the ECB is in no rush to lower borrowing costs further. [1][2]\n"}},
 		{name: "no name", edit: func(tp *schemas.DigestTopic) { tp.Name = "" },
 			has: []string{"\n## 1. what did the ECB decide on interest rates\n"}},
 		{name: "judge off, no url, no sources", edit: func(tp *schemas.DigestTopic) {
@@ -164,7 +174,7 @@ func TestMarkdownTopics(t *testing.T) {
 			tp.Sources = tp.Sources[:1]
 			tp.Sources[0].URL, tp.Sources[0].Sources = "", nil
 		},
-			has: []string{"Judge: off\n", "- [1] 2024-06-28 · ECB holds rates, signals patience\n"}},
+			has: []string{"Judge: off\n", "- [2] 2024-06-28 · ECB holds rates, signals patience\n"}},
 		{name: "escape sequences in a stored name and query", edit: func(tp *schemas.DigestTopic) {
 			tp.Name, tp.Query = "Rates\x1b[2J\u009b31m", "key rate \x1b]0;TITLE\x07 via api\u202e"
 		},

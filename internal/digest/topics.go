@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/asofrag/asof/internal/querycap"
+	"github.com/asofrag/asof/internal/suggest"
 	"github.com/asofrag/asof/internal/textnorm"
 )
 
@@ -50,6 +51,13 @@ var (
 	ErrUnknownMode = errors.New("unknown mode")
 )
 
+// syntaxError is an error of the file's shape worded whole (an unknown key with its line):
+// it is ErrSyntax without saying so.
+type syntaxError struct{ err error }
+
+func (e syntaxError) Error() string   { return e.err.Error() }
+func (e syntaxError) Unwrap() []error { return []error{ErrSyntax, e.err} }
+
 // Topic is one entry of a topics file.
 type Topic struct {
 	// Name heads the topic in the digest; it defaults to the query cut to 60 runes.
@@ -79,7 +87,8 @@ type topicsFile struct {
 // collapsed) cut to 60 runes, a missing mode to "auto". Keys other than
 // topics, name, query and mode are errors, as are an empty file, no topics, more than
 // MaxTopics, an empty query, two names equal but for case and a mode not in Modes. Errors
-// wrap the sentinels above and name the entry and its line.
+// wrap the sentinels above and name the entry and its line; an unknown key reads
+// "line 3: unknown key `qeury` (did you mean `query`?)" (a *suggest.UnknownKeyError).
 func ParseTopics(r io.Reader) ([]Topic, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxTopicsFileBytes+1))
 	if err != nil {
@@ -95,6 +104,10 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, ErrEmptyFile
+		}
+		var uk *suggest.UnknownKeyError
+		if err := suggest.YAMLKeys(err, Topic{}, topicsFile{}); errors.As(err, &uk) {
+			return nil, syntaxError{err} // "line 3: unknown key `qeury` (did you mean `query`?)"
 		}
 		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}

@@ -17,7 +17,8 @@ func TestParseTopics(t *testing.T) {
 		in      string
 		want    []Topic
 		wantErr error
-		// msg is a part the error message must hold (the entry and its line).
+		// msg is a part the error message must hold (the entry and its line); "=" + text:
+		// the message is text.
 		msg string
 	}{
 		{
@@ -78,8 +79,9 @@ topics:
 		{name: "empty list", in: "topics: []\n", wantErr: ErrNoTopics},
 		{name: "not yaml", in: "topics: [a: b: c\n", wantErr: ErrSyntax},
 		{name: "topics not a list", in: "topics: {query: x}\n", wantErr: ErrSyntax, msg: "line 1"},
-		{name: "unknown top-level key", in: "title: morning\ntopics:\n  - query: x\n", wantErr: ErrSyntax, msg: "line 1: field title not found"},
-		{name: "unknown topic key", in: "topics:\n  - query: x\n  - query: y\n    k: 5\n", wantErr: ErrSyntax, msg: "line 4: field k not found"},
+		{name: "unknown top-level key", in: "title: morning\ntopics:\n  - query: x\n", wantErr: ErrSyntax, msg: "=line 1: unknown key `title`"},
+		{name: "unknown topic key", in: "topics:\n  - query: x\n  - query: y\n    k: 5\n", wantErr: ErrSyntax, msg: "line 4: unknown key `k`"},
+		{name: "a key mistyped", in: "topics:\n  - name: Rate\n    qeury: key rate\n", wantErr: ErrSyntax, msg: "=line 3: unknown key `qeury` (did you mean `query`?)"},
 		{name: "two documents", in: "topics:\n  - query: x\n---\ntopics:\n  - query: y\n", wantErr: ErrSyntax, msg: "more than one"},
 		{name: "empty query", in: "topics:\n  - query: x\n  - name: blank\n    query: \"   \"\n", wantErr: ErrEmptyQuery, msg: "entry 2 (line 3)"},
 		{name: "missing query", in: "topics:\n  - query: x\n  - query: y\n  - name: z\n", wantErr: ErrEmptyQuery, msg: "entry 3 (line 4)"},
@@ -103,7 +105,10 @@ topics:
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("ParseTopics error = %v, want %v", err, tt.wantErr)
 				}
-				if !strings.Contains(err.Error(), tt.msg) {
+				if whole, ok := strings.CutPrefix(tt.msg, "="); ok && err.Error() != whole {
+					t.Errorf("error %q, want %q", err, whole)
+				}
+				if !strings.Contains(err.Error(), strings.TrimPrefix(tt.msg, "=")) {
 					t.Errorf("error %q does not say %q", err, tt.msg)
 				}
 				if got != nil {

@@ -131,7 +131,7 @@ func buildTopic(num int, t schemas.DigestTopic, asOf time.Time) topicView {
 	default:
 		tv.Status, tv.StatusClass = "freshest "+days(f.FreshestDays)+" old", ageClass(f.FreshestDays)
 	}
-	tv.Chart = buildTimeChart(tv.ID, t.Sources, asOf)
+	tv.Chart = buildTimeChart(tv.ID, t.Sources, render.NumberingOf(b), asOf)
 	return tv
 }
 
@@ -257,10 +257,11 @@ func dayX(age float64) float64 {
 }
 
 // buildTimeChart charts a topic's sources (the blocks its brief cites, or all its blocks when
-// it cites none), one dot per number, in number order; nil when there are none.
-func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Time) *timeChart {
+// it cites none), one dot per number, in the order and by the numbers the summary shows them
+// (num); nil when there are none.
+func buildTimeChart(topicID string, sources []schemas.ContextBlock, num render.Numbering, asOf time.Time) *timeChart {
 	sources = slices.Clone(sources)
-	slices.SortStableFunc(sources, func(a, b schemas.ContextBlock) int { return cmp.Compare(a.N, b.N) })
+	slices.SortStableFunc(sources, func(a, b schemas.ContextBlock) int { return cmp.Compare(num.Of(a.N), num.Of(b.N)) })
 	sources = slices.CompactFunc(sources, func(a, b schemas.ContextBlock) bool { return a.N == b.N })
 	if len(sources) == 0 {
 		return nil
@@ -319,7 +320,7 @@ func buildTimeChart(topicID string, sources []schemas.ContextBlock, asOf time.Ti
 				Class: class,
 				CX:    render.Coord(x),
 				CY:    render.Coord(axisY - timeDotGap/2 - timeDotR - float64(i)*timeDotStep),
-				Title: fmt.Sprintf("[%d] %s · %s old · %s", s.N, formatDay(s.PublishedAt), days(max(ageDays(s.PublishedAt, asOf), 0)), render.SourceTitle(s)),
+				Title: fmt.Sprintf("[%d] %s · %s old · %s", num.Of(s.N), formatDay(s.PublishedAt), days(max(ageDays(s.PublishedAt, asOf), 0)), render.SourceTitle(s)),
 			})
 		}
 		if len(list) > maxStack {

@@ -1,6 +1,9 @@
 package indexplan
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/asofrag/asof/internal/corpus"
@@ -25,6 +28,29 @@ func LoaderOptions(mapping map[string]string, from, to time.Time, existing map[s
 		o.Now = time.Time{}
 	}
 	return o
+}
+
+// ErrNoDocuments is the error of a build whose input files hold no rows at all: an empty
+// input is not an index, so nothing is published.
+var ErrNoDocuments = errors.New("no documents to index")
+
+// CheckRows refuses a build whose files (their names) hold rows rows in all: none is
+// ErrNoDocuments. Rows that are read and then quarantined or skipped are rows: the build goes
+// on and its report says why nothing was indexed.
+func CheckRows(files []string, rows int64) error {
+	if rows > 0 {
+		return nil
+	}
+	what := "the input files hold no rows"
+	switch {
+	case len(files) == 1:
+		what = files[0] + " holds no rows"
+	case len(files) > 1 && len(files) <= 5:
+		what = strings.Join(files, ", ") + " hold no rows"
+	case len(files) > 5:
+		what = fmt.Sprintf("the %d input files (%s, …) hold no rows", len(files), strings.Join(files[:3], ", "))
+	}
+	return fmt.Errorf("%w: %s (an empty input is not an index)", ErrNoDocuments, what)
 }
 
 // FileCounts reconcile one input file.

@@ -3,6 +3,7 @@ package indexplan_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -158,5 +159,26 @@ func TestLoaderOptions(t *testing.T) {
 				t.Fatalf("LoaderOptions = %+v", o)
 			}
 		})
+	}
+}
+
+// TestCheckRows: an input of no rows at all is ErrNoDocuments, naming the files; one row
+// (even one quarantined later) is an input.
+func TestCheckRows(t *testing.T) {
+	if err := indexplan.CheckRows([]string{"a.parquet"}, 1); err != nil {
+		t.Errorf("one row: %v", err)
+	}
+	for _, tt := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"a.parquet"}, "no documents to index: a.parquet holds no rows (an empty input is not an index)"},
+		{[]string{"a.parquet", "b.parquet"}, "no documents to index: a.parquet, b.parquet hold no rows (an empty input is not an index)"},
+		{[]string{"1", "2", "3", "4", "5", "6"}, "no documents to index: the 6 input files (1, 2, 3, …) hold no rows (an empty input is not an index)"},
+		{nil, "no documents to index: the input files hold no rows (an empty input is not an index)"},
+	} {
+		if err := indexplan.CheckRows(tt.files, 0); !errors.Is(err, indexplan.ErrNoDocuments) || err.Error() != tt.want {
+			t.Errorf("CheckRows(%v, 0) = %v, want %q", tt.files, err, tt.want)
+		}
 	}
 }

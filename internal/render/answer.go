@@ -12,9 +12,9 @@ import (
 // AnswerMarkdown renders a whole answer as Markdown, as `asof ask` prints it and `asof
 // answers get` prints a stored one: the query, the as-of day and how the query was read, the
 // documents allowed, the ranked results, the summary (the answer's own, rendered from its
-// brief by Markdown), the judge and the counts. It uses one numbering, the context's: the
-// summary cites [n], and the results table marks each result that is in the context with its
-// [n]. took is the answer's wall time when it was just asked (0 for a stored answer: not
+// brief by Markdown), the judge and the counts. It uses one numbering, the summary's: the
+// summary cites [n] (1..n, Numbering), and the results table marks each result the summary
+// cites with its [n] and one in the context it does not cite with "·". took is the answer's wall time when it was just asked (0 for a stored answer: not
 // shown). Every text from a document, a model or a person goes through MarkdownText, and a
 // "|" cannot break the table.
 func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
@@ -39,8 +39,23 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 			inContext[b.DocID] = b.N
 		}
 	}
+	// A brief's summary numbers what it cites 1..n (Numbering); the table marks a result by
+	// that number, and one in the context that the summary does not cite with "·". An answer
+	// stored without a brief keeps the context's numbers, as its summary does.
+	var num Numbering
+	citedAs := map[string]int{} // doc id → the number the summary cites it by
+	legend := "[n] is the result's number in the context, which the summary cites (–: not in the context)"
+	if ans.Brief != nil {
+		num = NumberingOf(*ans.Brief)
+		for _, b := range ans.Blocks { // a document cited by several of its blocks: the first shown
+			if shown, cited := num[b.N]; cited && (citedAs[b.DocID] == 0 || shown < citedAs[b.DocID]) {
+				citedAs[b.DocID] = shown
+			}
+		}
+		legend = "[n] is the number the summary cites the result by (·: in the context, not cited; –: not in the context)"
+	}
 	if len(ans.Results) > 0 {
-		printf("## Results\n\nIn ranked order; [n] is the result's number in the context, which the summary cites (–: not in the context).\n\n")
+		printf("## Results\n\nIn ranked order; %s.\n\n", legend)
 		printf("| # | date | source | title | score | dense | bm25 | time | dups | judge |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		rank := func(n int) string {
 			if n == 0 {
@@ -57,6 +72,12 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 			label := "–"
 			if n, ok := inContext[r.DocID]; ok {
 				label = fmt.Sprintf("[%d]", n)
+				if num != nil {
+					label = "·"
+					if shown, cited := citedAs[r.DocID]; cited {
+						label = fmt.Sprintf("[%d]", shown)
+					}
+				}
 			}
 			if r.Group != "" {
 				label += " " + r.Group

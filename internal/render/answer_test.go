@@ -8,10 +8,11 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// TestAnswerMarkdownUsesTheContextNumbering: the results table marks a result in the context with
-// its [n] (the number the summary cites) and one outside it with "–"; the summary is the
-// answer's own, its note shown once; the sources resolve every cited number.
-func TestAnswerMarkdownUsesTheContextNumbering(t *testing.T) {
+// TestAnswerMarkdownUsesTheSummarysNumbering: the summary and its sources are numbered 1..n in
+// the order shown (the context's blocks 2, 1 and 9 read [1], [2], [3]); the results table marks
+// a result the summary cites with that [n] and one outside the context with "–"; the summary
+// is the answer's own, its note shown once.
+func TestAnswerMarkdownUsesTheSummarysNumbering(t *testing.T) {
 	two := 2
 	ans := schemas.Answer{
 		Query: "key rate", Index: "news", AsOf: at("2026-04-01"), To: at("2026-04-01"), Interpretation: "recency",
@@ -36,14 +37,15 @@ func TestAnswerMarkdownUsesTheContextNumbering(t *testing.T) {
 	tests := []struct {
 		name, want string
 	}{
-		{"a result in the context has its [n]", "| [2] | 2026-03-20 | bank, wire | Bank raises rate | 0.0000 | – | – | – | 0 | 2 |\n"},
-		{"so does a lower one", "| [1] | 2026-01-10 | wire | Bank holds rate |"},
+		{"a result the summary cites has its [n], the number it is shown by", "| [1] | 2026-03-20 | bank, wire | Bank raises rate | 0.0000 | – | – | – | 0 | 2 |\n"},
+		{"so does a lower one", "| [2] | 2026-01-10 | wire | Bank holds rate |"},
 		{"one outside the context has none", "| – | 2026-03-01 | city | Bridge \\| delayed |"},
-		{"the summary is the answer's, note first", "## Summary (extractive)\n\n_Weak match._\n\n### New in the last 7 days\n- 2026-03-20 — The bank raised the rate. [2]\n"},
-		{"the sources resolve every cited number", "### Sources\n" +
-			"- [1] 2026-01-10 · wire · Bank holds rate\n" +
-			"- [2] 2026-03-20 · bank, wire · Bank raises rate · https://bank.example/rate\n" +
-			"- [9] 2026-02-02 · farm · The drought cut the harvest forecast\n\n"},
+		{"the summary is the answer's, note first, numbered from 1", "## Summary (extractive)\n\n_Weak match._\n\n### New in the last 7 days\n- 2026-03-20 — The bank raised the rate. [1]\n\n" +
+			"### Timeline\n- 2026-01-10 — It held. [1][2]\n- 2026-02-02 — A drought. [3]\n"},
+		{"the sources resolve every cited number, 1..n in the order shown", "### Sources\n" +
+			"- [1] 2026-03-20 · bank, wire · Bank raises rate · https://bank.example/rate\n" +
+			"- [2] 2026-01-10 · wire · Bank holds rate\n" +
+			"- [3] 2026-02-02 · farm · The drought cut the harvest forecast\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

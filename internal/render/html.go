@@ -2,11 +2,13 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,22 +57,23 @@ type htmlSource struct {
 	Snippet string
 }
 
-// SourceID is the HTML id of source n in a fragment written with id prefix prefix:
-// "<prefix>-src-<n>".
+// SourceID is the HTML id of source n (the number it is shown by, Numbering) in a fragment
+// written with id prefix prefix: "<prefix>-src-<n>".
 func SourceID(prefix string, n int) string { return prefix + "-src-" + strconv.Itoa(n) }
 
 // HTML renders b, with the blocks its claims cite, as an HTML fragment for a page that styles
-// it (internal/digest's): the same view as Markdown, with each source in an <li> whose id is
-// SourceID(prefix, n) and each citation [n] a link to it (plain text when no source n is
+// it (internal/digest's): the same view as Markdown, numbered the same (Numbering), with each
+// source in an <li> whose id is SourceID(prefix, n) and each citation [n] a link to it (plain text when no source n is
 // listed). A source's title links to its URL when that is an http(s) address, and carries its
 // snippet as a tooltip. Every string reaches the fragment through html/template, which escapes
 // it for its context.
 func HTML(b schemas.Brief, blocks []schemas.ContextBlock, prefix string) (template.HTML, error) {
 	v := ViewOf(b)
+	num := v.numbering()
 	hv := htmlView{Note: v.Note, NotEnough: v.NotEnough}
 	listed := map[int]string{}
 	for _, bl := range Cited(b, blocks) {
-		s := htmlSource{ID: SourceID(prefix, bl.N), N: bl.N, Date: Day(bl.PublishedAt), Names: SourceNames(bl),
+		s := htmlSource{ID: SourceID(prefix, num.Of(bl.N)), N: num.Of(bl.N), Date: Day(bl.PublishedAt), Names: SourceNames(bl),
 			Title: SourceTitle(bl), URL: OneLine(bl.URL), Snippet: OneLine(bl.Snippet)}
 		if u, err := url.Parse(s.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
 			s.Link = s.URL
@@ -85,8 +88,8 @@ func HTML(b schemas.Brief, blocks []schemas.ContextBlock, prefix string) (templa
 			if !c.Date.IsZero() {
 				hc.Date = Day(c.Date)
 			}
-			for _, n := range c.Cites {
-				hc.Cites = append(hc.Cites, htmlCite{N: n, Href: listed[n]})
+			for _, n := range shownOrder(c.Cites, num) {
+				hc.Cites = append(hc.Cites, htmlCite{N: num.Of(n), Href: listed[n]})
 			}
 			hs.Claims = append(hs.Claims, hc)
 		}
@@ -116,4 +119,12 @@ func Label(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// shownOrder are a claim's cites (block numbers), each once, in the order of the numbers they
+// are shown by.
+func shownOrder(cites []int, num Numbering) []int {
+	out := slices.Clone(cites)
+	slices.SortFunc(out, func(x, y int) int { return cmp.Compare(num.Of(x), num.Of(y)) })
+	return slices.Compact(out)
 }

@@ -32,7 +32,9 @@
 //     the same day most of the same terms, textnorm.RepeatsTitle) is left out, so the new
 //     claims an extractive timeline also holds are not listed again, and a section left with
 //     nothing that was not shown above is left out;
-//   - the sources: the blocks the claims cite, by number.
+//   - the sources: the blocks the claims cite, numbered 1..n in the order the view first cites
+//     them (Numbering): the numbers a reader sees are those, not the context's, so they never
+//     skip.
 //
 // Each section other than "new" is put in its order by date (a stable sort: the writers' order
 // stands among claims of one date), whatever order a stored brief has; a claim's text is put on one line.
@@ -239,16 +241,57 @@ func Cites(b schemas.Brief) []int {
 	return slices.Compact(out)
 }
 
-// Cited are the blocks b cites, by number (the first block of each number), ascending.
+// Numbering maps the block numbers a view cites to the numbers a reader sees: 1..n in the
+// order the view first cites them (section by section, claim by claim, a claim's cites in
+// their order), so the summary and its Sources read [1], [2], [3] … without gaps, whatever
+// blocks of the context the writer cited. A block the view does not cite keeps its number.
+type Numbering map[int]int
+
+// Of is the number block n is shown by.
+func (m Numbering) Of(n int) int {
+	if s, ok := m[n]; ok {
+		return s
+	}
+	return n
+}
+
+// Shown are a claim's cites as shown: their numbers, ascending, each once.
+func (m Numbering) Shown(cites []int) []int {
+	out := make([]int, 0, len(cites))
+	for _, n := range cites {
+		out = append(out, m.Of(n))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// NumberingOf is the numbering of b's view (ViewOf).
+func NumberingOf(b schemas.Brief) Numbering { return ViewOf(b).numbering() }
+
+func (v View) numbering() Numbering {
+	m := Numbering{}
+	for _, c := range v.Claims() {
+		for _, n := range c.Cites {
+			if _, ok := m[n]; !ok {
+				m[n] = len(m) + 1
+			}
+		}
+	}
+	return m
+}
+
+// Cited are the blocks b cites (the first block of each number), in the order they are shown
+// (NumberingOf).
 func Cited(b schemas.Brief, blocks []schemas.ContextBlock) []schemas.ContextBlock {
 	cites := Cites(b)
+	num := NumberingOf(b)
 	var out []schemas.ContextBlock
 	for _, bl := range blocks {
 		if _, ok := slices.BinarySearch(cites, bl.N); ok && !slices.ContainsFunc(out, func(o schemas.ContextBlock) bool { return o.N == bl.N }) {
 			out = append(out, bl)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y schemas.ContextBlock) int { return cmp.Compare(x.N, y.N) })
+	slices.SortStableFunc(out, func(x, y schemas.ContextBlock) int { return cmp.Compare(num.Of(x.N), num.Of(y.N)) })
 	return out
 }
 

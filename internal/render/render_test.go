@@ -40,6 +40,8 @@ var blocks = []schemas.ContextBlock{
 	{N: 5, PublishedAt: at("2022-09-16"), Title: "Cut", URL: "tg://channel/5"},
 }
 
+// TestMarkdown: each view as Markdown; the citations and the sources are numbered 1..n in
+// the order they are shown, whatever blocks of the context they are (no [2], [4], [22]).
 func TestMarkdown(t *testing.T) {
 	digest := schemas.Brief{Method: "llm:m", AsOf: asOf, NewDays: 7,
 		New: []schemas.Claim{raised}, Earlier: []schemas.Claim{held}, Timeline: []schemas.Claim{held, raised}}
@@ -52,24 +54,24 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "digest: new, then the timeline; earlier is in the timeline already, new is not shown again", b: digest,
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [3]\n",
 		},
 		{
 			name: "with the sources it cites, by number, titles never a bare id", b: digest, blocks: blocks,
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [3]\n\n" +
 				"### Sources\n" +
 				"- [1] 2024-06-28 · tass, rbc · Key rate raised · https://example.com/a\n" +
 				"- [2] 2024-06-27 · A post without a title, whose first words name it in the list of sources.\n" +
-				"- [4] 2023-12-15 · untitled\n",
+				"- [3] 2023-12-15 · untitled\n",
 		},
 		{
 			name: "one-day window, nothing new", b: schemas.Brief{AsOf: asOf, NewDays: 1, Timeline: []schemas.Claim{held}},
-			want: "### New in the last day\n- Nothing new in the last day.\n\n### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
+			want: "### New in the last day\n_Nothing new in the last day._\n\n### Timeline\n- 2023-12-15 — Raised to 16%. [1]\n",
 		},
 		{
 			name: "no window", b: schemas.Brief{AsOf: asOf, Earlier: []schemas.Claim{held}, Timeline: []schemas.Claim{held}},
-			want: "### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
+			want: "### Timeline\n- 2023-12-15 — Raised to 16%. [1]\n",
 		},
 		{
 			name: "stored before new_days: the default window; a timeline of shown claims only is left out", b: schemas.Brief{New: []schemas.Claim{raised}, Timeline: []schemas.Claim{raised}},
@@ -86,42 +88,42 @@ func TestMarkdown(t *testing.T) {
 		{
 			name: "not enough with partial claims and a note", b: schemas.Brief{AsOf: asOf, NotEnough: true, Note: "LLM summary\nreplaced.", Timeline: []schemas.Claim{held}},
 			want: "_LLM summary replaced._\n\nNot enough information in the documents up to 2024-06-30 to answer.\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [1]\n",
 		},
 		{
 			name: "evolution: then oldest first, now freshest first, no window", b: schemas.Brief{AsOf: asOf, NewDays: 7,
 				Then: []schemas.Claim{held, cut}, Now: []schemas.Claim{claim("2024-06-01", "Held at 16%.", 3), raised}},
-			want: "### Then\n- 2022-09-16 — Cut to 7.5%. [5]\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
-				"### Now\n- 2024-06-28 — Raised to 18%. [1][2]\n- 2024-06-01 — Held at 16%. [3]\n",
+			want: "### Then\n- 2022-09-16 — Cut to 7.5%. [1]\n- 2023-12-15 — Raised to 16%. [2]\n\n" +
+				"### Now\n- 2024-06-28 — Raised to 18%. [3][4]\n- 2024-06-01 — Held at 16%. [5]\n",
 		},
 		{
 			name: "evolution with an empty side", b: schemas.Brief{AsOf: asOf, Then: []schemas.Claim{held}, Now: []schemas.Claim{}},
-			want: "### Then\n- 2023-12-15 — Raised to 16%. [4]\n\n### Now\n- None.\n",
+			want: "### Then\n- 2023-12-15 — Raised to 16%. [1]\n\n### Now\n_None._\n",
 		},
 		{
 			name: "a claim without date or cites", b: schemas.Brief{Now: []schemas.Claim{{Text: "Undated."}}},
-			want: "### Then\n- None.\n\n### Now\n- Undated.\n",
+			want: "### Then\n_None._\n\n### Now\n- Undated.\n",
 		},
 		{
 			name: "a timeline made of new and earlier when it is empty", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{raised}, Earlier: []schemas.Claim{held}},
 			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n" +
-				"### Timeline\n- 2023-12-15 — Raised to 16%. [4]\n",
+				"### Timeline\n- 2023-12-15 — Raised to 16%. [3]\n",
 		},
 		{
 			name: "sections are put in order: the writer's lead first, the other new claims freshest first", b: schemas.Brief{AsOf: asOf, NewDays: 3000,
 				New: []schemas.Claim{cut, held, raised}, Timeline: []schemas.Claim{raised, cut, held}},
-			want: "### New in the last 3000 days\n- 2022-09-16 — Cut to 7.5%. [5]\n- 2024-06-28 — Raised to 18%. [1][2]\n- 2023-12-15 — Raised to 16%. [4]\n",
+			want: "### New in the last 3000 days\n- 2022-09-16 — Cut to 7.5%. [1]\n- 2024-06-28 — Raised to 18%. [2][3]\n- 2023-12-15 — Raised to 16%. [4]\n",
 		},
 		{
 			name: "nothing new: the writer's latest earlier claim leads, the timeline holds the rest", b: schemas.Brief{AsOf: asOf, NewDays: 7, New: []schemas.Claim{},
 				Earlier: []schemas.Claim{held, cut}, Timeline: []schemas.Claim{cut, held}},
-			want: "### New in the last 7 days\n- Nothing new in the last 7 days.\n\n### Latest\n- 2023-12-15 — Raised to 16%. [4]\n\n" +
-				"### Timeline\n- 2022-09-16 — Cut to 7.5%. [5]\n",
+			want: "### New in the last 7 days\n_Nothing new in the last 7 days._\n\n### Latest\n- 2023-12-15 — Raised to 16%. [1]\n\n" +
+				"### Timeline\n- 2022-09-16 — Cut to 7.5%. [2]\n",
 		},
 		{
 			name: "a repeat of a claim shown, on the same day, is left out", b: schemas.Brief{AsOf: asOf, NewDays: 7,
 				New: []schemas.Claim{raised, claim("2024-06-28", "BREAKING: raised to 18%", 3)}, Timeline: []schemas.Claim{cut}},
-			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n### Timeline\n- 2022-09-16 — Cut to 7.5%. [5]\n",
+			want: "### New in the last 7 days\n- 2024-06-28 — Raised to 18%. [1][2]\n\n### Timeline\n- 2022-09-16 — Cut to 7.5%. [3]\n",
 		},
 	}
 	for _, tt := range tests {
@@ -169,5 +171,23 @@ func TestCited(t *testing.T) {
 	}
 	if Cited(schemas.Brief{NotEnough: true}, blocks) != nil {
 		t.Error("a brief that cites nothing lists sources")
+	}
+}
+
+// TestEveryBulletCites: in Markdown every bullet is a claim with its citation; an empty
+// section ("Nothing new in the last 7 days.", "None.") says so on a line of its own, not as a
+// bullet a reader takes for an uncited claim (the demo digest's "New" sections).
+func TestEveryBulletCites(t *testing.T) {
+	for _, b := range []schemas.Brief{
+		{AsOf: asOf, NewDays: 7, New: []schemas.Claim{}, Earlier: []schemas.Claim{held, cut}, Timeline: []schemas.Claim{cut, held}},
+		{AsOf: asOf, Then: []schemas.Claim{held}, Now: []schemas.Claim{}},
+	} {
+		md := Markdown(b, blocks)
+		claims, _, _ := strings.Cut(md, "### Sources")
+		for line := range strings.Lines(claims) {
+			if strings.HasPrefix(line, "- ") && !strings.HasSuffix(strings.TrimSpace(line), "]") {
+				t.Errorf("a bullet without a citation: %q in\n%s", line, md)
+			}
+		}
 	}
 }

@@ -90,17 +90,15 @@ func readMarkdown(t *testing.T, md string) (note, notEnough string, sections []s
 			sources = append(sources, n)
 		case strings.HasPrefix(line, "### "):
 			sections = append(sections, section{title: strings.TrimPrefix(line, "### ")})
+		case strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_") && len(sections) > 0: // an empty section's line
+			sections[len(sections)-1].empty = strings.Trim(line, "_")
 		case strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_"):
 			note = mdUnescape(strings.Trim(line, "_"))
 		case strings.HasPrefix(line, "Not enough information"):
 			notEnough = line
 		case strings.HasPrefix(line, "- ") && len(sections) > 0:
 			s := &sections[len(sections)-1]
-			m := mdClaim.FindStringSubmatch(strings.TrimPrefix(line, "- "))
-			if m[1] == "" && m[3] == "" {
-				s.empty = m[2]
-				continue
-			}
+			m := mdClaim.FindStringSubmatch(strings.TrimPrefix(line, "- ")) // every bullet is a claim
 			c := claimSeen{date: m[1], text: mdUnescape(m[2])}
 			for _, n := range regexp.MustCompile(`\d+`).FindAllString(m[3], -1) {
 				k, _ := strconv.Atoi(n)
@@ -128,13 +126,14 @@ type claimSeen struct {
 // want is what a reader must find of b: its view, claim by claim, and the blocks it cites.
 func want(b schemas.Brief, blocks []schemas.ContextBlock) (note, notEnough string, sections []section, sources []int) {
 	v := ViewOf(b)
+	num := NumberingOf(b)
 	for _, s := range v.Sections {
 		sec := section{title: s.Title}
 		if len(s.Claims) == 0 {
 			sec.empty = s.Empty
 		}
 		for _, c := range s.Claims {
-			cs := claimSeen{text: OneLine(c.Text), cites: c.Cites}
+			cs := claimSeen{text: OneLine(c.Text), cites: num.Shown(c.Cites)}
 			if !c.Date.IsZero() {
 				cs.date = Day(c.Date)
 			}
@@ -146,7 +145,7 @@ func want(b schemas.Brief, blocks []schemas.ContextBlock) (note, notEnough strin
 		sections = append(sections, sec)
 	}
 	for _, bl := range Cited(b, blocks) {
-		sources = append(sources, bl.N)
+		sources = append(sources, num.Of(bl.N))
 	}
 	return v.Note, v.NotEnough, sections, sources
 }
@@ -159,6 +158,11 @@ func TestRoundTrip(t *testing.T) {
 	for name, b := range briefs(t) {
 		t.Run(name, func(t *testing.T) {
 			wNote, wNE, wSections, wSources := want(b, blocks)
+			for i, n := range wSources { // the numbers a reader sees: 1..n, in order
+				if n != i+1 {
+					t.Fatalf("sources shown as %v, want 1..%d", wSources, len(wSources))
+				}
+			}
 			if len(wSections) == 0 && !b.NotEnough {
 				t.Fatalf("a brief with nothing to show: %+v", b)
 			}

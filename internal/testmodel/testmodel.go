@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/schemas"
 )
@@ -32,11 +33,21 @@ var repoData = func() string {
 	}
 }()
 
+// modelsDir is ASOF_MODEL_DIR, else the repository's .asof/models when it holds the test
+// model, else the shared cache `make setup` pulls into (config.SharedModelsDir) when that does.
 var modelsDir = func() string {
 	if d := os.Getenv("ASOF_MODEL_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join(repoData, "models")
+	own := filepath.Join(repoData, "models")
+	if _, err := os.Stat(filepath.Join(own, ID, "model.onnx")); err != nil {
+		if shared := config.SharedModelsDir(); shared != "" {
+			if _, err := os.Stat(filepath.Join(shared, ID, "model.onnx")); err == nil {
+				return shared
+			}
+		}
+	}
+	return own
 }()
 
 // ortDir is where binaries built with -tags ORT find libonnxruntime.so in tests.
