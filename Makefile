@@ -154,13 +154,17 @@ bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25
 bench-go: ## run every Go benchmark once
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -run '^$$' -bench . -benchtime 1x ./...
 
+# The models the Python peers read: the repository copy when it is there, else the shared
+# cache `asof models pull` fills by default (internal/config.SharedModelsDir).
+MODELS ?= $(if $(wildcard .asof/models/e5-small-v2),.asof/models,$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/asof/models)
+
 bench-embed: ## embedding passages/s: pure Go vs ONNX Runtime (Go) vs ONNX Runtime (Python) on one passage, then 512 realtimeqa articles per model and batching, asof and Python side by side, one run
 	@test -x .asof/bench-venv/bin/python || { python3 -m venv .asof/bench-venv && .asof/bench-venv/bin/pip install -q -r bench/requirements.txt; }
 	$(GO) test -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark|passages' | sed 's/^/pure Go:       /'
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedPassages -benchtime 20s ./internal/embed | grep -E 'Benchmark' | sed 's/^/ONNX Runtime:  /'
-	.asof/bench-venv/bin/python bench/embed_peer.py .asof/models/e5-small-v2 --seconds 20 | sed 's/^/Python ORT:    /'
+	.asof/bench-venv/bin/python bench/embed_peer.py $(MODELS)/e5-small-v2 --seconds 20 | sed 's/^/Python ORT:    /'
 	ASOF_BENCH_GRID=16/16/0,128/16/2048 ASOF_BENCH_TEXTS=$(CURDIR)/.asof/bench-rtqa512.json $(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -run '^$$' -bench EmbedRealtimeQA -benchtime 1x ./internal/embed | grep -E '^Benchmark' | sed 's/^/asof:          /'
-	for m in e5-small-v2 e5-small-v2-q; do .asof/bench-venv/bin/python bench/embed_peer.py .asof/models/$$m --texts .asof/bench-rtqa512.json --batch 16 --batch-tokens 2048 | sed 's/^/Python ORT:    /'; done
+	for m in e5-small-v2 e5-small-v2-q; do .asof/bench-venv/bin/python bench/embed_peer.py $(MODELS)/$$m --texts .asof/bench-rtqa512.json --batch 16 --batch-tokens 2048 | sed 's/^/Python ORT:    /'; done
 
 bench-search: ## flat search ms/query: asof's kernel vs FAISS IndexFlatIP on the same 100k x 384 vectors, the read bound (a read-only kernel) and a memcpy
 	@test -x .asof/bench-venv/bin/python || python3 -m venv .asof/bench-venv

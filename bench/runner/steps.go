@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/vecindex"
 )
 
@@ -184,13 +185,22 @@ func (r *runner) bm25(ctx context.Context) []row {
 	return []row{newRow("BM25 query, top 10", "ms/query", lower, a, aw, version(bs, "bm25s", "bm25s")+" (numpy backend): tokenize + retrieve", p, pw, notes)}
 }
 
-// modelDir is the folder of model id as the Go tests find it (ASOF_MODEL_DIR or .asof/models).
+// modelDir is the folder of model id as the Go tests find it (internal/testmodel):
+// ASOF_MODEL_DIR, else .asof/models, else the shared model cache (config.SharedModelsDir, where
+// `make setup` pulls) when the model is there and not in .asof/models.
 func (r *runner) modelDir(id string) string {
-	dir := os.Getenv("ASOF_MODEL_DIR")
-	if dir == "" {
-		dir = filepath.Join(r.root, ".asof", "models")
+	if dir := os.Getenv("ASOF_MODEL_DIR"); dir != "" {
+		return filepath.Join(dir, id)
 	}
-	return filepath.Join(dir, id)
+	repo := filepath.Join(r.root, ".asof", "models", id)
+	if _, err := os.Stat(repo); err != nil {
+		if shared := config.SharedModelsDir(); shared != "" {
+			if _, err := os.Stat(filepath.Join(shared, id)); err == nil {
+				return filepath.Join(shared, id)
+			}
+		}
+	}
+	return repo
 }
 
 // indexModel is the model the index build is measured with: asof's default for new indexes,
