@@ -88,6 +88,9 @@ type ContextBlock struct {
 	// Folded are the documents folded into this one as near-duplicates (reposts, other
 	// outlets' copies), for evaluation's group credit.
 	Folded []string `json:"folded,omitempty"`
+	// Shown is the number the summary cites this block by: the summary numbers what it cites
+	// 1..n in the order it shows them (render.NumberingOf), not by N; 0 when it does not cite it.
+	Shown int `json:"shown,omitempty"`
 }
 
 // AnswerCounts say how much evidence was looked at.

@@ -201,6 +201,7 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 		case !sum.Skipped:
 			b := sum.Brief
 			ans.Brief, ans.Summary, ans.SummaryMethod = &b, sum.Markdown, b.Method
+			render.MarkShown(b, ans.Blocks) // pure: the numbers the LLM summary is shown with
 		}
 	}
 	if err := maybeLocal(quick, local, a.SaveAnswer, ans).Get(ctx, nil); err != nil {

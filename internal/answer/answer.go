@@ -792,6 +792,7 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 			return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 		}
 		out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
+		render.MarkShown(b, out.Blocks)
 		return out, nil
 	}
 	b, err := summarize.Brief(in.topic(), cx.Blocks, in.AsOf, in.Summary)
@@ -799,6 +800,7 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 		return Composed{}, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
+	render.MarkShown(b, out.Blocks)
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,23 @@ func TestAnswerMarkdownUsesTheSummarysNumbering(t *testing.T) {
 // TestAnswerMarkdownEscapes: the query, the reading, the message, result titles and
 // sources printed by `asof ask` and `asof answers get` hold no raw HTML and no non-http(s) link (the summary is
 // escaped by render.Markdown); a "|" in a source cannot break the table.
+// TestMarkShown: the blocks carry the numbers the summary shows them by (for the page at /,
+// which lists the context beside the summary), 0 for a block it does not cite.
+func TestMarkShown(t *testing.T) {
+	b := schemas.Brief{Method: "extractive",
+		New:      []schemas.Claim{{Text: "Raised.", Cites: []int{2}}},
+		Timeline: []schemas.Claim{{Text: "Held.", Cites: []int{1, 2}}, {Text: "A drought.", Cites: []int{9}}}}
+	blocks := []schemas.ContextBlock{{N: 1}, {N: 2}, {N: 5, Shown: 4}, {N: 9}}
+	MarkShown(b, blocks)
+	got := []int{}
+	for _, bl := range blocks {
+		got = append(got, bl.Shown)
+	}
+	if want := []int{2, 1, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("shown %v, want %v", got, want)
+	}
+}
+
 func TestAnswerMarkdownEscapes(t *testing.T) {
 	const evil = "<script>alert(1)</script> [x](javascript:alert(1))"
 	ans := schemas.Answer{

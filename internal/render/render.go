@@ -280,6 +280,18 @@ func (v View) numbering() Numbering {
 	return m
 }
 
+// MarkShown sets each block's Shown to the number b's rendering cites it by (0 when b does
+// not cite it), for the views that list the context beside the summary (the page at /).
+func MarkShown(b schemas.Brief, blocks []schemas.ContextBlock) {
+	num := NumberingOf(b)
+	for i := range blocks {
+		blocks[i].Shown = 0
+		if s, ok := num[blocks[i].N]; ok {
+			blocks[i].Shown = s
+		}
+	}
+}
+
 // Cited are the blocks b cites (the first block of each number), in the order they are shown
 // (NumberingOf).
 func Cited(b schemas.Brief, blocks []schemas.ContextBlock) []schemas.ContextBlock {
