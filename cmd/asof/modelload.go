@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/infra/llmserver"
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
@@ -54,6 +57,76 @@ func rerankerLine(deps worker.Deps) string {
 // shards by it) and, when the worker serves the embed queue, the loaded embedder; and, when it
 // serves the LLM queue and llm.base_url is set, the LLM client.
 func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+	stopLLM := func() {}
+	if cfg.LLM.Local != "" && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
+		var err error
+		if cfg, stopLLM, err = startLocalLLM(cfg); err != nil {
+			return deps, func() {}, err
+		}
+	}
+	deps, release, err := withModelAndEndpoint(cfg, deps)
+	if err != nil {
+		stopLLM()
+		return deps, func() {}, err
+	}
+	return deps, func() { release(); stopLLM() }, nil
+}
+
+// startLocalLLM starts llama.cpp's server for llm.local (infra/llmserver) and returns cfg with
+// llm.base_url and llm.model pointing at it, and how to stop it. The server's own log goes to
+// <data-dir>/llm-server.log.
+func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
+	id := cfg.LLM.Local
+	if id == config.LocalDefault {
+		id = models.DefaultLLM
+	}
+	var file string
+	switch {
+	case strings.HasSuffix(id, ".gguf"): // any GGUF file, served under its base name
+		abs, err := filepath.Abs(id)
+		if err != nil {
+			return cfg, nil, err
+		}
+		file, id = abs, strings.TrimSuffix(filepath.Base(abs), ".gguf")
+	case models.IsLLM(id):
+		dir := cfg.ModelsDirFor(id)
+		if err := models.CheckLLM(dir, id); err != nil {
+			return cfg, nil, fmt.Errorf("--llm local: %w", err)
+		}
+		file = models.LLMPath(dir, id)
+	default:
+		return cfg, nil, fmt.Errorf("--llm local:%s: not a catalogue language model (%s; asof models list) nor a .gguf file", id, strings.Join(models.KnownLLMIDs(), ", "))
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return cfg, nil, err
+	}
+	logPath := filepath.Join(cfg.DataDir, "llm-server.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return cfg, nil, err
+	}
+	srv, err := llmserver.Start(context.Background(), llmserver.Options{Dir: cfg.LLM.RuntimeDir, Model: file, Alias: id, Ctx: localLLMContext, Log: logf})
+	if err != nil {
+		logf.Close()
+		return cfg, nil, fmt.Errorf("--llm local: %w (its log: %s)", err, logPath)
+	}
+	cfg.LLM.BaseURL, cfg.LLM.Model, cfg.LLM.Local = srv.BaseURL, id, ""
+	if cfg.LLM.Timeout == 0 {
+		cfg.LLM.Timeout = localLLMTimeout
+	}
+	return cfg, func() { srv.Close(); logf.Close() }, nil
+}
+
+// A local model on a few CPU cores reads a prompt at tens of tokens a second: the summary's
+// prompt (~6,000 tokens for a 20-block context) needs a context of 8,192 and minutes, not the
+// 60 s an endpoint gets by default (llm.timeout still wins).
+const (
+	localLLMContext = 8192
+	localLLMTimeout = 5 * time.Minute
+)
+
+// withModelAndEndpoint is withModel once the LLM, if any, has an endpoint.
+func withModelAndEndpoint(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
 	if cfg.LLM.Enabled() && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
 		c, err := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKeyEnv: cfg.LLM.APIKeyEnv,
 			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens, JSON: !cfg.LLM.NoJSONMode})

@@ -254,6 +254,7 @@ func (a *app) embeddedFlags(cmd *cobra.Command, ui bool) {
 func (a *app) embedFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	a.modelFlag(cmd)
+	a.llmFlag(cmd)
 	a.str(fs, "embed-backend", "auto", "embedding backend: auto (ONNX Runtime when built in and loadable, else pure Go), go, ort, or openai (a server at embed.base_url / ASOF_EMBED_BASE_URL)", func(c *config.Config, v string) { c.Embed.Backend = v })
 	a.str(fs, "embed-device", "cpu", "embedding device: cpu, or cuda (ONNX Runtime's CUDA provider, after make setup-ort-gpu)", func(c *config.Config, v string) { c.Embed.Device = v })
 	a.num(fs, "embed-threads", 0, "ONNX Runtime threads per model call (0: 1; calls at once = cores/threads, and one command spreads its batches over them)", func(c *config.Config, v int) { c.Embed.Threads = v })
@@ -275,6 +276,22 @@ func (a *app) rerankFlags(cmd *cobra.Command) {
 // modelFlag adds --embed-model to cmd.
 func (a *app) modelFlag(cmd *cobra.Command) {
 	a.str(cmd.Flags(), "embed-model", "", "embedding model: a catalogue id (asof models list), a model folder, or with --embed-backend openai the server's model name (default: the model an existing index was built with; for a new index "+models.DefaultID+" on ONNX Runtime, "+models.FloatDefaultID+" on pure Go)", func(c *config.Config, v string) { c.Embed.Model = v })
+}
+
+// llmFlag adds --llm local[:MODEL]: the worker this command runs (or is) judges and writes
+// with a local model, llama.cpp's server started as its child (llm.local).
+func (a *app) llmFlag(cmd *cobra.Command) {
+	cmd.Flags().String("llm", "", "judge and write with a local language model: local (the default, "+models.DefaultLLM+") or local:MODEL (asof models list); after make setup-llm. An OpenAI-compatible endpoint is llm.base_url instead")
+	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
+		if fl := f.Lookup("llm"); fl != nil && fl.Changed {
+			v, err := config.ParseLLMFlag(fl.Value.String())
+			if err != nil {
+				return err
+			}
+			c.LLM.Local = v
+		}
+		return nil
+	})
 }
 
 // workerFlags adds worker settings to cmd.

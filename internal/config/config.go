@@ -180,9 +180,32 @@ type LLM struct {
 	// NoJSONMode stops asking for response_format json_object (for a server that rejects it);
 	// by default the judge and the summarizer ask for JSON, which constrains small models.
 	NoJSONMode bool `yaml:"no_json_mode"`
+	// Local runs a local model instead of an endpoint (--llm local[:MODEL]): a catalogue
+	// language model's id, or LocalDefault for the catalogue's default. The process that
+	// serves the asof-llm queue starts llama.cpp's server for it (infra/llmserver).
+	Local string `yaml:"local"`
+	// RuntimeDir is the folder with llama.cpp's server runtime (venv/, serve.py) that
+	// `make setup-llm` fills; empty: the one the build names.
+	RuntimeDir string `yaml:"runtime_dir"`
 }
 
-// Enabled reports whether an LLM endpoint is configured.
+// LocalDefault in LLM.Local names the catalogue's default local model.
+const LocalDefault = "default"
+
+// ParseLLMFlag reads --llm: "local" (the default local model) or "local:MODEL"; it returns
+// LLM.Local's value.
+func ParseLLMFlag(v string) (string, error) {
+	switch name, model, _ := strings.Cut(strings.TrimSpace(v), ":"); {
+	case name == "local" && model == "":
+		return LocalDefault, nil
+	case name == "local":
+		return model, nil
+	}
+	return "", fmt.Errorf("--llm %q: use local (the default local model) or local:MODEL; an OpenAI-compatible endpoint is llm.base_url (ASOF_LLM_BASE_URL) with llm.model", v)
+}
+
+// Enabled reports whether an LLM endpoint is configured (a local model's is set once its
+// server runs).
 func (l LLM) Enabled() bool { return strings.TrimSpace(l.BaseURL) != "" }
 
 // Rerank configures the reranker (docs/retrieval.md, "Reranking"): a server speaking the
@@ -326,6 +349,9 @@ func (c Config) Validate() error {
 	if c.Embed.Threads < 0 {
 		errs = append(errs, fmt.Errorf("embed.threads (--embed-threads) %d must be ≥ 0 (0: 1)", c.Embed.Threads))
 	}
+	if c.LLM.Local != "" && c.LLM.Enabled() {
+		errs = append(errs, errors.New("llm.local (--llm local) and llm.base_url (ASOF_LLM_BASE_URL) both name the LLM: give one"))
+	}
 	if c.LLM.Enabled() && strings.TrimSpace(c.LLM.Model) == "" {
 		errs = append(errs, errors.New("llm.model (ASOF_LLM_MODEL) must be set with llm.base_url"))
 	}
@@ -467,6 +493,8 @@ func EnvVars() []Env {
 		{"ASOF_EMBED_PASSAGE_INPUT_TYPE", "embed.passage_input_type", str(func(c *Config) *string { return &c.Embed.PassageInputType })},
 		{"ASOF_LLM_BASE_URL", "llm.base_url", str(func(c *Config) *string { return &c.LLM.BaseURL })},
 		{"ASOF_LLM_MODEL", "llm.model", str(func(c *Config) *string { return &c.LLM.Model })},
+		{"ASOF_LLM_LOCAL", "llm.local", str(func(c *Config) *string { return &c.LLM.Local })},
+		{"ASOF_LLM_RUNTIME_DIR", "llm.runtime_dir", str(func(c *Config) *string { return &c.LLM.RuntimeDir })},
 		{"ASOF_LLM_API_KEY_ENV", "llm.api_key_env", str(func(c *Config) *string { return &c.LLM.APIKeyEnv })},
 		{"ASOF_LLM_TIMEOUT", "llm.timeout", dur(func(c *Config) *time.Duration { return &c.LLM.Timeout })},
 		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
