@@ -24,10 +24,10 @@ func TestIndexCtrlCWithModel(t *testing.T) {
 	}
 	modelDir := testmodel.ModelsDir(t)
 	dir := t.TempDir()
-	const docs = 12
+	const docs = 40 // enough parts that the build is still embedding when Ctrl-C comes
 	var rows []newsRow
 	for i := range docs {
-		rows = append(rows, newsRow{fmt.Sprint("n", i), fmt.Sprintf("2024-05-%02d", i+1), fmt.Sprintf("Report %d: the central bank kept the key rate unchanged and signalled caution.", i)})
+		rows = append(rows, newsRow{fmt.Sprint("n", i), time.Date(2024, 5, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), fmt.Sprintf("Report %d: the central bank kept the key rate unchanged and signalled caution.", i)})
 	}
 	file := writeParquetFile(t, dir, "news.parquet", rows)
 	data := filepath.Join(dir, "data")
