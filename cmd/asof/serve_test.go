@@ -171,11 +171,25 @@ func TestServeAPI(t *testing.T) {
 		}
 	}
 	first := ans
+
 	c.json("POST", "/v1/ask", `{"index":"news","today":true,"query":"Brexit deal","mode":"window","year":2015,"k":1}`, &ans)
 	if len(ans.Results) != 1 || ans.Results[0].DocID != "election-2015" {
 		t.Fatalf("ask in 2015: %v", docIDs(ans))
 	}
 	checkStoredAnswers(t, c, first, ans, []string{"--data-dir", filepath.Join(dir, "data-cli"), "--store", "file://" + filepath.Join(dir, "store")})
+
+	// A question with escape sequences (clear the screen, set the window title), a C1 CSI and a
+	// bidi override reaches the Ask workflow, and so the stored answer, without them.
+	var esc schemas.Answer
+	c.json("POST", "/v1/ask", `{"index":"news","as_of":"2023-03-03","query":"Brexit \u001b[2J\u001b]0;API-TITLE\u0007 deal\tnow \u009b31m\u202e"}`, &esc)
+	if want := "Brexit [2J]0;API-TITLE deal now 31m"; esc.Query != want {
+		t.Errorf("the answer's query is %q, want %q", esc.Query, want)
+	}
+	var stored schemas.Answer
+	c.json("GET", "/v1/answers/"+esc.RunID, nil, &stored)
+	if stored.Query != esc.Query {
+		t.Errorf("the stored answer's query is %q, want %q", stored.Query, esc.Query)
+	}
 
 	// Bad input: each a 4xx with its reason, never a 500.
 	c.wantError("POST", "/v1/ask", `{"index":"news","query":"x"}`, 400, "as_of is required")
@@ -199,7 +213,8 @@ func TestServeAPI(t *testing.T) {
 	c.wantError("POST", "/v1/digests", apispec.DigestRequest{Name: "brexit", Index: "news", AsOf: "2023-03-03"}, 400, "topics")
 	var started apispec.Started
 	c.json("POST", "/v1/digests", apispec.DigestRequest{Name: "brexit", Index: "news", AsOf: "2023-03-03",
-		Topics: []digest.Topic{{Name: "Brexit", Query: "Brexit deal for Northern Ireland"}}}, &started)
+		// Terminal escape sequences, a C1 CSI and a BEL in the topic: the workflow gets it without them.
+		Topics: []digest.Topic{{Name: "Brexit\u001b[2J\u009b", Query: "Brexit deal\u001b]0;T\u0007 for Northern Ireland"}}}, &started)
 	if !strings.HasPrefix(started.WorkflowID, "asof-digest-brexit-") {
 		t.Fatalf("started %+v", started)
 	}
@@ -232,6 +247,9 @@ func TestServeAPI(t *testing.T) {
 	c.json("GET", "/v1/digests/brexit/latest", nil, &dg)
 	if len(dg.Topics) != 1 || dg.Index != "news" {
 		t.Fatalf("digest: %+v", dg)
+	}
+	if tp := dg.Topics[0]; tp.Name != "Brexit[2J" || tp.Query != "Brexit deal]0;T for Northern Ireland" {
+		t.Errorf("the digest's topic kept control characters: %q, %q", tp.Name, tp.Query)
 	}
 	for format, want := range map[string]string{"md": "Brexit", "html": "<html"} {
 		if code, data := c.do("GET", "/v1/digests/brexit/2023-03-03?format="+format, nil); code != 200 || !bytes.Contains(data, []byte(want)) {
