@@ -17,9 +17,9 @@ import (
 // The multilingual model runs on ONNX Runtime only (the pure-Go backend cannot tokenize XLM-R).
 func (r *runner) multilingualPair() (me5, english string) {
 	if r.ort {
-		return "multilingual-e5-small", "e5-small-v2-q"
+		return models.DefaultID, "e5-small-v2-q"
 	}
-	return "multilingual-e5-small", "e5-small-v2"
+	return models.DefaultID, "e5-small-v2"
 }
 
 // pull makes catalogue model id present in the models folder the Go benchmarks read (pulling

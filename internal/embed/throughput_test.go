@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/testmodel"
 )
@@ -44,14 +45,14 @@ func tgTexts(b testing.TB, n int) []string {
 }
 
 // throughputModels are the models BenchmarkIndexThroughput compares: ASOF_BENCH_MODELS, else
-// the multilingual model and the English default this test binary runs (int8 on ONNX Runtime,
-// fp32 on pure Go).
+// the default model this test binary runs and the English model of the same kind (int8 on ONNX
+// Runtime, fp32 on pure Go).
 func throughputModels() []string {
 	if v := os.Getenv("ASOF_BENCH_MODELS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	if testmodel.BenchID() == "e5-small-v2-q" {
-		return []string{"multilingual-e5-small", "e5-small-v2-q"}
+	if id := testmodel.BenchID(); id != models.FloatDefaultID {
+		return []string{id, "e5-small-v2-q"}
 	}
 	return []string{"multilingual-e5-small-f32", "e5-small-v2"}
 }

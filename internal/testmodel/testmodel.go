@@ -115,9 +115,9 @@ func E5(t testing.TB) *embed.Hugot {
 }
 
 // ModelsDir returns the models folder for tests that run the CLI on its default model, which
-// is multilingual-e5-small on ONNX Runtime and e5-small-v2 on pure Go, and on E5-small-v2 (ID)
+// is models.DefaultID (multilingual) on ONNX Runtime and e5-small-v2 on pure Go, and on E5-small-v2 (ID)
 // by name: it skips t unless both are pulled (`make setup` pulls the default; `asof models
-// pull e5-small-v2 multilingual-e5-small` both).
+// pull e5-small-v2 multilingual-e5-small-fused` both).
 func ModelsDir(t testing.TB) string {
 	t.Helper()
 	for _, id := range []string{ID, models.DefaultID, models.FloatDefaultID} {

@@ -268,23 +268,34 @@ func TestONNX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lin := range []Linear{LinearInt8, LinearF32} {
-		a, err := m.ONNX(lin)
+	for _, tc := range []struct {
+		lin       Linear
+		has, hasn []string
+	}{
+		{LinearInt8, []string{"Erf", "MatMulInteger", "QuantizeLinear"}, []string{"com.microsoft", "Gelu"}},
+		{LinearF32, []string{"Erf"}, []string{"MatMulInteger", "QuantizeLinear", "com.microsoft", "Gelu"}},
+		// The fused layout: no Erf pattern, no Cast of an int32 product, no bias Add before the
+		// residual; K's bias gone, V's folded into the output projection's.
+		{LinearInt8Fused, []string{"com.microsoft", "MatMulIntegerToFloat", "SkipLayerNormalization", "Gelu", "QuantizeLinear", "ReduceMin", "ao.b.folded"},
+			[]string{"Erf", "Abs", "k.b", "v.b"}},
+	} {
+		a, err := m.ONNX(tc.lin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := m.ONNX(lin)
+		b, _ := m.ONNX(tc.lin)
 		if !bytes.Equal(a, b) {
-			t.Errorf("%s: two conversions differ", lin)
+			t.Errorf("%s: two conversions differ", tc.lin)
 		}
-		for _, want := range []string{"input_ids", "attention_mask", "last_hidden_state", "LayerNormalization", "Erf"} {
+		for _, want := range append([]string{"input_ids", "attention_mask", "last_hidden_state", "LayerNormalization"}, tc.has...) {
 			if !bytes.Contains(a, []byte(want)) {
-				t.Errorf("%s: the graph has no %s", lin, want)
+				t.Errorf("%s: the graph has no %s", tc.lin, want)
 			}
 		}
-		quant := bytes.Contains(a, []byte("MatMulInteger"))
-		if quant != (lin == LinearInt8) {
-			t.Errorf("%s: MatMulInteger present = %v", lin, quant)
+		for _, not := range tc.hasn {
+			if bytes.Contains(a, []byte(not)) {
+				t.Errorf("%s: the graph has %s", tc.lin, not)
+			}
 		}
 	}
 	if _, err := m.ONNX("q2"); err == nil {

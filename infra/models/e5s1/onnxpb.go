@@ -16,6 +16,7 @@ const (
 	dtFloat = 1
 	dtUint8 = 2
 	dtInt8  = 3
+	dtInt32 = 6
 	dtInt64 = 7
 )
 
