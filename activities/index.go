@@ -110,6 +110,17 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if err := indexplan.CheckRows(inputNames(inputs), res.Counts.Read); err != nil {
 		return PlanIndexResult{}, invalid(err) // nothing to publish: the build fails, not retried
 	}
+	if len(rejects) > 0 { // kept first, so a build refused below still shows why
+		res.QuarantineKey = layout.QuarantineKey(in.RunID)
+		if err := storeio.PutParquet(ctx, a.Bucket, res.QuarantineKey, rejects); err != nil {
+			return PlanIndexResult{}, err
+		}
+	}
+	if !in.Append {
+		if err := indexplan.CheckIndexable(inputNames(inputs), res.Counts, res.QuarantineKey); err != nil {
+			return PlanIndexResult{}, invalid(err) // an index of nothing: the build fails, not retried
+		}
+	}
 	periods, groups := shard.Group(docs, in.Period)
 	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
 	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
@@ -117,12 +128,6 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	}
 	if !in.Append && !in.Replace {
 		if err := a.checkNothingDropped(ctx, in.Index, ids, docs); err != nil {
-			return PlanIndexResult{}, err
-		}
-	}
-	if len(rejects) > 0 {
-		res.QuarantineKey = layout.QuarantineKey(in.RunID)
-		if err := storeio.PutParquet(ctx, a.Bucket, res.QuarantineKey, rejects); err != nil {
 			return PlanIndexResult{}, err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/internal/embed/embedtest"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )
@@ -211,10 +212,29 @@ func TestPlanIndexRejectsBadInput(t *testing.T) {
 		!strings.Contains(err.Error(), "no documents to index: exports/empty.parquet holds no rows (an empty input is not an index)") {
 		t.Errorf("an empty input: err = %v, want a non-retryable \"no documents to index\"", err)
 	}
+	// An input whose every row is quarantined is refused too, its rows kept with their reasons.
+	var bad bytes.Buffer
+	if err := parquet.Write(&bad, []struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		Text        string `parquet:"text"`
+	}{{"a", "2024-01-01", ""}, {"b", "", "no date"}, {"c", "2024-02-01", "   "}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Put(context.Background(), "bad.parquet", &bad)
+	_, err = env.ExecuteActivity(a.PlanIndex, activities.PlanIndexInput{Index: "ok", Period: "month", RunID: "run2",
+		Inputs: []activities.InputFile{{Key: "bad.parquet", Name: "exports/bad.parquet"}}})
+	want := "no documents to index: none of the 3 rows of exports/bad.parquet can be indexed (1 " + schemas.ReasonBadDate + ", 2 " + schemas.ReasonEmptyText + "); the quarantined rows and their reasons are in " + layout.QuarantineKey("run2")
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != activities.ErrTypeInvalidInput || !strings.Contains(err.Error(), want) {
+		t.Errorf("an all-quarantined input: err = %v, want a non-retryable %q", err, want)
+	}
+	if rows, err := storeio.GetParquet[schemas.QuarantineRow](context.Background(), b, layout.QuarantineKey("run2")); err != nil || len(rows) != 3 {
+		t.Errorf("the quarantined rows: %d, %v; want the 3 rows", len(rows), err)
+	}
 	var keys []string
 	b.Iter(context.Background(), "indexes/", func(o blob.ObjectInfo) error { keys = append(keys, o.Key); return nil })
 	if len(keys) > 0 {
-		t.Errorf("an empty input staged %v", keys)
+		t.Errorf("an empty or all-quarantined input staged %v", keys)
 	}
 }
 

@@ -3,6 +3,7 @@ package indexplan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,13 +31,13 @@ func LoaderOptions(mapping map[string]string, from, to time.Time, existing map[s
 	return o
 }
 
-// ErrNoDocuments is the error of a build whose input files hold no rows at all: an empty
-// input is not an index, so nothing is published.
+// ErrNoDocuments is the error of a build that would index nothing: input files holding no
+// rows at all (CheckRows), or a new build none of whose rows can be indexed (CheckIndexable).
+// Nothing is published.
 var ErrNoDocuments = errors.New("no documents to index")
 
 // CheckRows refuses a build whose files (their names) hold rows rows in all: none is
-// ErrNoDocuments. Rows that are read and then quarantined or skipped are rows: the build goes
-// on and its report says why nothing was indexed.
+// ErrNoDocuments. Rows that are read and then quarantined or skipped are CheckIndexable's.
 func CheckRows(files []string, rows int64) error {
 	if rows > 0 {
 		return nil
@@ -51,6 +52,38 @@ func CheckRows(files []string, rows int64) error {
 		what = fmt.Sprintf("the %d input files (%s, …) hold no rows", len(files), strings.Join(files[:3], ", "))
 	}
 	return fmt.Errorf("%w: %s (an empty input is not an index)", ErrNoDocuments, what)
+}
+
+// CheckIndexable refuses a new build none of whose rows can be indexed: every row read was
+// quarantined or fell outside --from/--to, so publishing would make an index of nothing. The
+// error says how many rows went where, by reason, and where the quarantined rows are kept
+// (quarantineKey, "" when none were). An append may add nothing (its rows may all be there
+// already); it is not refused.
+func CheckIndexable(files []string, c schemas.IndexCounts, quarantineKey string) error {
+	if c.Read == 0 || c.Indexed > 0 {
+		return nil
+	}
+	what := "the input"
+	if len(files) == 1 {
+		what = files[0]
+	}
+	var parts []string
+	reasons := make([]string, 0, len(c.Quarantined))
+	for k := range c.Quarantined {
+		reasons = append(reasons, k)
+	}
+	slices.Sort(reasons)
+	for _, k := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", c.Quarantined[k], k))
+	}
+	if c.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d outside --from/--to", c.Skipped))
+	}
+	where := ""
+	if quarantineKey != "" {
+		where = "; the quarantined rows and their reasons are in " + quarantineKey
+	}
+	return fmt.Errorf("%w: none of the %d rows of %s can be indexed (%s)%s", ErrNoDocuments, c.Read, what, strings.Join(parts, ", "), where)
 }
 
 // FileCounts reconcile one input file.

@@ -182,3 +182,31 @@ func TestCheckRows(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckIndexable(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files []string
+		c     schemas.IndexCounts
+		key   string
+		want  string // "" for no error
+	}{
+		{"one indexed", []string{"a.parquet"}, schemas.IndexCounts{Read: 3, Indexed: 1, Quarantined: map[string]int64{"empty_text": 2}}, "q", ""},
+		{"nothing read (CheckRows says it)", []string{"a.parquet"}, schemas.IndexCounts{}, "", ""},
+		{"all quarantined", []string{"exports/a.parquet"},
+			schemas.IndexCounts{Read: 5, Quarantined: map[string]int64{"missing_date": 2, "empty_text": 3}}, "quarantine/run1.parquet",
+			"no documents to index: none of the 5 rows of exports/a.parquet can be indexed (3 empty_text, 2 missing_date); the quarantined rows and their reasons are in quarantine/run1.parquet"},
+		{"all outside the dates", []string{"a.parquet", "b.parquet"}, schemas.IndexCounts{Read: 4, Skipped: 4}, "",
+			"no documents to index: none of the 4 rows of the input can be indexed (4 outside --from/--to)"},
+		{"both", []string{"a.parquet"}, schemas.IndexCounts{Read: 4, Skipped: 1, Quarantined: map[string]int64{"future_date": 3}}, "q.parquet",
+			"no documents to index: none of the 4 rows of a.parquet can be indexed (3 future_date, 1 outside --from/--to); the quarantined rows and their reasons are in q.parquet"},
+	} {
+		err := indexplan.CheckIndexable(tt.files, tt.c, tt.key)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (!errors.Is(err, indexplan.ErrNoDocuments) || err.Error() != tt.want):
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
