@@ -149,4 +149,5 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(docs)*b.N)/elapsed.Seconds(), "docs/s")
 	b.ReportMetric(float64(chunks)/elapsed.Seconds(), "chunks/s")
+	b.ReportMetric(float64(len(docs)), "docs") // for the Python peer: its chunks/s → docs/s
 }

@@ -46,6 +46,10 @@ type options struct {
 	Only string
 	// DenseRounds is how many times the dense step runs asof's benchmarks and FAISS in turn.
 	DenseRounds int
+	// The backfill step (opt-in): articles, first day, and the model asof embeds with.
+	BackfillDocs  int
+	BackfillFrom  string
+	BackfillModel string
 }
 
 func main() {
@@ -60,7 +64,10 @@ func main() {
 	flag.IntVar(&o.PureGoBatches, "purego-batches", 2, "batches of 8 passages for the pure-Go embedder (~0.8 passages/s)")
 	flag.IntVar(&o.MultilingualTexts, "multilingual-texts", 0, "texts a language for the index-throughput rows, multilingual vs English model (default 256 on ONNX Runtime, 24 on pure Go)")
 	flag.IntVar(&o.DenseRounds, "dense-rounds", 3, "rounds of the dense step, asof's benchmarks and FAISS in turn (each ratio is the median of the rounds')")
-	flag.StringVar(&o.Only, "only", "", "comma-separated steps to run: dense, bm25, embed, index, multilingual, overhead (default all)")
+	flag.StringVar(&o.Only, "only", "", "comma-separated steps to run: dense, bm25, embed, index, multilingual, overhead (default all), and backfill (only when named)")
+	flag.IntVar(&o.BackfillDocs, "backfill-docs", 9508, "articles for the backfill step (the 9,508 realtimeqa articles of 2023 by default)")
+	flag.StringVar(&o.BackfillFrom, "backfill-from", "2023-01-01", "the backfill step takes the articles published on or after this day")
+	flag.StringVar(&o.BackfillModel, "backfill-model", "e5-small-v2-q", "the model asof embeds with in the backfill step: the one asof index takes for this English corpus")
 	flag.Parse()
 	if err := run(context.Background(), o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -94,13 +101,13 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 			o.Docs = 300
 		}
 	}
-	steps := map[string]bool{"dense": true, "bm25": true, "embed": true, "index": true, "multilingual": true, "overhead": true}
+	steps := map[string]bool{"dense": true, "bm25": true, "embed": true, "index": true, "multilingual": true, "overhead": true, "backfill": true}
 	var only []string
 	if o.Only != "" {
 		only = strings.Split(o.Only, ",")
 		for _, s := range only {
 			if !steps[s] {
-				return fmt.Errorf("-only %s: no such step (dense, bm25, embed, index, multilingual, overhead)", s)
+				return fmt.Errorf("-only %s: no such step (dense, bm25, embed, index, multilingual, overhead, backfill)", s)
 			}
 		}
 	}
@@ -126,8 +133,8 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	for _, s := range []struct {
 		name string
 		run  func(context.Context) []row
-	}{{"dense", r.dense}, {"bm25", r.bm25}, {"embed", r.embedding}, {"index", r.indexAndAnswer}, {"multilingual", r.multilingual}, {"overhead", r.overhead}} {
-		if only == nil || slices.Contains(only, s.name) {
+	}{{"dense", r.dense}, {"bm25", r.bm25}, {"embed", r.embedding}, {"index", r.indexAndAnswer}, {"multilingual", r.multilingual}, {"overhead", r.overhead}, {"backfill", r.backfill}} {
+		if (only == nil && s.name != "backfill") || slices.Contains(only, s.name) {
 			rows = append(rows, s.run(ctx)...)
 		}
 	}
