@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -54,6 +55,21 @@ const (
 // would index), English of them in English.
 type Sample struct {
 	Docs, English int64
+}
+
+// SampleOf counts sampled documents: Docs all of them, English those Count counts as English
+// (the lang column's primary code, else the language detected from title and text) whose
+// title and text also read as English words (textnorm.LooksEnglish): detection counts every
+// Latin-script text as English, and a French or German corpus must not get an English-only
+// model for it.
+func SampleOf(docs []schemas.Document) Sample {
+	s := Sample{Docs: int64(len(docs))}
+	for _, d := range docs {
+		if Base(d.Lang) == "en" && textnorm.LooksEnglish(d.Title+" "+d.Text) {
+			s.English++
+		}
+	}
+	return s
 }
 
 // IsEnglish reports whether the sample shows an English corpus: at least MinSample documents,

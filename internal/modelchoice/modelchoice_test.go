@@ -94,6 +94,26 @@ func TestChooseByCorpus(t *testing.T) {
 	}
 }
 
+func TestSampleOf(t *testing.T) {
+	english := "The central bank raised its key rate again on Thursday, and said that inflation has been higher than it expected for most of the year, which would keep rates high."
+	french := "La banque centrale a relevé jeudi son taux directeur, une décision attendue par les marchés, et a déclaré que l'inflation restait trop élevée pour le moment selon elle."
+	docs := []schemas.Document{
+		{Lang: "en", Text: english},
+		{Lang: "en-US", Text: english},
+		{Lang: "en", Title: "Rates", Text: "Key rate raised."}, // too short to tell: the script decides
+		{Lang: "en", Text: french},                             // Latin script, detected as English, is not
+		{Lang: "fr", Text: french},
+		{Lang: "ru", Text: "Банк России повысил ключевую ставку."},
+		{Lang: "", Text: english}, // no language: undetermined
+	}
+	if got, want := modelchoice.SampleOf(docs), (modelchoice.Sample{Docs: 7, English: 3}); got != want {
+		t.Fatalf("SampleOf = %+v, want %+v", got, want)
+	}
+	if got := modelchoice.SampleOf(nil); got != (modelchoice.Sample{}) {
+		t.Fatalf("SampleOf(nil) = %+v", got)
+	}
+}
+
 func TestEnglishCorpusLines(t *testing.T) {
 	c := modelchoice.Choose(modelchoice.Input{Default: "multilingual-e5-small", English: "e5-small-v2-q", Gain: "~1.3x faster than multilingual-e5-small on English",
 		Corpus: &modelchoice.Sample{Docs: 2000, English: 1998}})
