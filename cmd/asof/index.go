@@ -71,7 +71,7 @@ uploaded or started for a file that fails.
 The model: --embed-model (embed.model, ASOF_EMBED_MODEL) when set, else the model the index was
 built with (an index keeps its model: a rerun or an --append embeds as the build did), else, for a
 new index on ONNX Runtime whose corpus is English (98% or more of at least 50 documents in a sample
-of up to 2,000 rows spread over the files), the English e5-small-v2-q, ~1.3x faster than the
+of up to 2,000 rows spread over the files and --from/--to), the English e5-small-v2-q, ~1.3x faster than the
 multilingual default on English (pulled when it is not here; the default when it cannot be), else
 the default for new indexes; the first line says which and why. The result counts the indexed
 documents per language (the lang column, else detected), and as soon as the plan is made a model

@@ -51,36 +51,71 @@ const corpusSampleRows = 2000
 
 // sampleCorpus reads up to limit rows spread evenly over files (rows: each file's, from
 // checkCorpusFiles) with a loader of opts, as the build will read them (corpus.Loader.Sample),
-// and returns the documents among them the build would index.
+// and returns the documents among them the build would index. When opts keeps only some days
+// (--from, --to), the rows are spread over those dated in them (corpus.Loader.RowsInRange), so
+// that a few days of a large file are sampled as well as the whole of a small one.
 func sampleCorpus(ctx context.Context, files []string, rows []int64, opts corpus.Options, limit int) ([]schemas.Document, error) {
-	var total int64
-	for _, n := range rows {
-		total += n
-	}
-	// Row k*total/limit for k = 0..limit-1 of the files laid end to end: every row when they
-	// hold no more than limit.
-	picked := func(g int64) bool {
-		if total <= int64(limit) {
-			return true
-		}
-		k := (g*int64(limit) + total - 1) / total // the first k whose row is at or after g
-		return k < int64(limit) && k*total/int64(limit) == g
-	}
 	l := corpus.NewLoader(opts)
 	names := corpus.UniqueNames(files)
+	// The candidates: every row of each file, or the rows dated in range.
+	ranged := !opts.From.IsZero() || !opts.To.IsZero()
+	inRange := make([][]int64, len(files))
+	count := append([]int64(nil), rows...)
+	if ranged {
+		for i, p := range files {
+			err := withFile(p, func(f *os.File, size int64) (err error) {
+				inRange[i], err = l.RowsInRange(ctx, f, size, names[i])
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			count[i] = int64(len(inRange[i]))
+		}
+	}
+	var total int64
+	for _, n := range count {
+		total += n
+	}
+	// Candidate k*total/limit for k = 0..limit-1 of the files laid end to end: every one when
+	// there are no more than limit.
+	keep := make([]map[int64]bool, len(files))
+	for i := range keep {
+		keep[i] = map[int64]bool{}
+	}
+	take := func(j int64) { // the j-th candidate
+		i := 0
+		for j >= count[i] {
+			j -= count[i]
+			i++
+		}
+		if ranged {
+			j = inRange[i][j]
+		}
+		keep[i][j] = true
+	}
+	if total <= int64(limit) {
+		for j := range total {
+			take(j)
+		}
+	} else {
+		for k := range int64(limit) {
+			take(k * total / int64(limit))
+		}
+	}
 	var docs []schemas.Document
-	var offset int64
 	for i, p := range files {
-		first := offset
+		if len(keep[i]) == 0 {
+			continue
+		}
 		err := withFile(p, func(f *os.File, size int64) error {
-			d, err := l.Sample(ctx, f, size, names[i], func(row int64) bool { return picked(first + row) })
+			d, err := l.Sample(ctx, f, size, names[i], func(row int64) bool { return keep[i][row] })
 			docs = append(docs, d...)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		offset += rows[i]
 	}
 	return docs, nil
 }

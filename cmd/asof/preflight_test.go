@@ -119,8 +119,8 @@ func TestCheckIndexExists(t *testing.T) {
 }
 
 // TestSampleCorpusSpreadsRows: the sample takes rows evenly over the files laid end to end,
-// at most the limit, every row when they hold fewer, and only the documents the build would
-// index (a row out of --from/--to is not one).
+// at most the limit, every row when they hold fewer; with --from/--to, evenly over the rows
+// dated in range.
 func TestSampleCorpusSpreadsRows(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -154,9 +154,17 @@ func TestSampleCorpusSpreadsRows(t *testing.T) {
 	if err != nil || len(all) != 400 {
 		t.Fatalf("a limit above the rows: %d documents, %v", len(all), err)
 	}
-	// englishDocs date two a day from 2024-01-01: up to 2024-01-05 are 10 rows of each file.
+	// englishDocs date two a day from 2024-01-01: up to 2024-01-05 are the first 10 rows of each
+	// file, and the sample is spread over those 30 (every row of all 400 would find 4 of them).
 	ranged, err := sampleCorpus(context.Background(), files, rows, corpus.Options{To: day("2024-01-05")}, 1000)
 	if got, want := perFile(ranged), map[string]int{"f0": 10, "f1": 10, "f2": 10}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("--to 2024-01-05: %v, want %v (%v)", got, want, err)
+	}
+	ranged, err = sampleCorpus(context.Background(), files, rows, corpus.Options{To: day("2024-01-05")}, 15)
+	if got, want := perFile(ranged), map[string]int{"f0": 5, "f1": 5, "f2": 5}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("--to 2024-01-05, 15 rows: %v, want %v (%v)", got, want, err)
+	}
+	if ranged[0].DocID != "f0-000" || ranged[1].DocID != "f0-002" {
+		t.Fatalf("not every other row in range: %s, %s", ranged[0].DocID, ranged[1].DocID)
 	}
 }

@@ -390,6 +390,44 @@ func footerLearner(footers *textnorm.Footers, cols []column) func(row parquet.Ro
 	}
 }
 
+// RowsInRange returns the 0-based numbers of the rows of one file whose published_at falls in
+// the loader's From..To, reading no other column's value; a row whose date is missing or
+// unreadable is not one (ReadFile quarantines it). A caller samples the documents of a build
+// limited to some days among these rows.
+func (l *Loader) RowsInRange(ctx context.Context, r io.ReaderAt, size int64, name string) ([]int64, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return nil, np
+		}
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
+	}
+	cols, err := l.columns(f.Schema(), name)
+	if err != nil {
+		return nil, err
+	}
+	var date column
+	for _, c := range cols {
+		if c.canon == "published_at" {
+			date = c
+		}
+	}
+	var out []int64
+	err = readRows(ctx, f, name, make([]parquet.Row, l.opts.BatchRows), func(row parquet.Row, rowNum int64) error {
+		for _, v := range row {
+			if v.Column() != date.index || v.IsNull() {
+				continue
+			}
+			if t, _, err := decodeTime(v, date); err == nil && t.Year() >= minYear && t.Year() <= maxYear && l.inRange(t) {
+				out = append(out, rowNum)
+			}
+			break
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Sample returns the documents among the rows of one file whose 0-based numbers keep accepts,
 // as ReadFile would emit them: the same mapping, checks (a row ReadFile would quarantine,
 // skip or count as a duplicate is left out), cleaning and language (the lang column, else

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -459,6 +460,11 @@ func TestSampleReadsRowsAsReadFile(t *testing.T) {
 	}
 	if want := "a:en,b:ru,d:de-de,f:zh,g:en"; strings.Join(got, ",") != want {
 		t.Fatalf("Sample = %s, want %s", strings.Join(got, ","), want)
+	}
+	// The rows in range by their date alone: not row 2 (no date) nor row 4 (2023), but the
+	// duplicate, row 6, which only ReadFile and Sample tell apart.
+	if in, err := NewLoader(opts).RowsInRange(context.Background(), r, r.Size(), "m.parquet"); err != nil || fmt.Sprint(in) != "[0 1 3 5 6 7]" {
+		t.Fatalf("RowsInRange = %v, %v; want [0 1 3 5 6 7]", in, err)
 	}
 	odd, err := NewLoader(opts).Sample(context.Background(), r, r.Size(), "m.parquet", func(n int64) bool { return n%2 == 1 })
 	if err != nil {
