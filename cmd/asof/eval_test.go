@@ -81,7 +81,8 @@ func smallRealtimeQA(t *testing.T, dir string, from, to time.Time) (docs, questi
 }
 
 // TestEvalCommandWithModel is CI's small evaluation on real data: a few hundred realtimeqa
-// articles and the judged questions of three weeks, every system. It fails if any masked
+// articles and the judged questions of three weeks, every system (embedded with e5-small-v2-q,
+// the model a new English index takes, where it is pulled; else the default). It fails if any masked
 // system leaks a document published after a question's date, and checks that the unmasked
 // baselines do (so the leak check can fail) and that the report is written.
 func TestEvalCommandWithModel(t *testing.T) {

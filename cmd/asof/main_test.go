@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/infra/s3gw"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/workflows"
@@ -29,6 +30,12 @@ import (
 // The test binary doubles as the asof binary: with ASOF_TEST_MAIN=1 it runs main, so the
 // multi-process tests exercise exactly the code under test without a separate build.
 func TestMain(m *testing.M) {
+	// No test downloads a model: a new English index whose English model is not pulled takes
+	// the default, as it does offline (TestIndexChoosesTheModelByTheCorpusWithModel pulls
+	// through its own stand-in).
+	pullModel = func(_ context.Context, id, _ string, _ io.Writer) (models.Model, error) {
+		return models.Model{}, fmt.Errorf("tests do not download models (%s)", id)
+	}
 	if os.Getenv("ASOF_TEST_CHATTER") == "1" { // a child that talks, then hangs (TestBrokenChildNamesItsTest)
 		for i := 1; i <= 3; i++ {
 			fmt.Printf("chatter line %d\n", i)

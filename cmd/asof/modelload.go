@@ -231,11 +231,28 @@ type servedModel struct {
 // InProcess reports whether this process's worker embeds, with Choice.Model.
 func (s servedModel) InProcess() bool { return s.Choice.Model != "" }
 
+// corpusLook lets chooseModel choose a new index's model by its corpus
+// (modelchoice.EnglishCorpus): sample reads the corpus the build is about to index; log is
+// told when the English model is pulled for it, or why it cannot be.
+type corpusLook struct {
+	sample func(context.Context) ([]schemas.Document, error)
+	log    io.Writer
+}
+
+// pullModel fetches a catalogue model (models.Pull); tests replace it, so that they never
+// download.
+var pullModel = models.Pull
+
+// englishPullTimeout bounds the pull of the English model for an English corpus (34 MB): past
+// it, or offline, the index takes the default instead.
+const englishPullTimeout = 3 * time.Minute
+
 // chooseModel reads the live manifest of index (when named) and, when this process runs the
 // worker (the embedded server), decides its model (modelchoice.Choose): the configured one,
-// else the index's, else the default, and sets it in st.Config for the worker. An index model
-// this machine cannot load is an error that names the index and the way out.
-func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (servedModel, error) {
+// else the index's, else, for a new index on ONNX Runtime whose corpus (look, when set) is
+// English, models.EnglishID, else the default, and sets it in st.Config for the worker. An
+// index model this machine cannot load is an error that names the index and the way out.
+func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string, look *corpusLook) (servedModel, error) {
 	var s servedModel
 	if index != "" {
 		m, err := liveManifest(ctx, st.Bucket, index)
@@ -253,6 +270,9 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 		in.Index = &s.Live.Model
 	}
 	s.Choice = modelchoice.Choose(in)
+	if s.Choice.Reason == modelchoice.Default && look != nil && !cfg.Embed.Remote() && !pureGo(cfg) {
+		s.Choice = chooseByCorpus(ctx, cfg, in, look)
+	}
 	st.Config.Embed.Model = s.Choice.Model
 	if cfg.Embed.Remote() {
 		return s, nil
@@ -266,6 +286,38 @@ func chooseModel(ctx context.Context, a *app, st *infra.Stack, index string) (se
 	}
 	s.Languages = m.Spec.Languages
 	return s, nil
+}
+
+// chooseByCorpus is the choice for a new index on a local ONNX Runtime backend with no model
+// configured: models.EnglishID when a sample of the corpus is English, pulled if it is not
+// here yet; else, or when the corpus cannot be read or the model cannot be pulled, the
+// default (the last said in one line on look.log).
+func chooseByCorpus(ctx context.Context, cfg config.Config, in modelchoice.Input, look *corpusLook) modelchoice.Choice {
+	docs, err := look.sample(ctx)
+	if err != nil { // the build reads the files again and reports what is wrong with them
+		return modelchoice.Choose(in)
+	}
+	sample := modelchoice.SampleOf(docs)
+	in.English, in.Gain, in.Corpus = models.EnglishID, models.EnglishGain, &sample
+	c := modelchoice.Choose(in)
+	if c.Reason != modelchoice.EnglishCorpus {
+		return c
+	}
+	dir := cfg.ModelsDirFor(c.Model)
+	_, err = models.Resolve(c.Model, dir)
+	if errors.Is(err, models.ErrNotPulled) {
+		printf(look.log, "the corpus is English (%d of %d sampled documents): pulling %s for it\n", sample.English, sample.Docs, c.Model)
+		pctx, cancel := context.WithTimeout(ctx, englishPullTimeout)
+		_, err = pullModel(pctx, c.Model, dir, look.log)
+		cancel()
+	}
+	if err != nil {
+		printf(look.log, "the corpus is English (%d of %d sampled documents), but %s cannot be loaded here (%s): the default instead\n",
+			sample.English, sample.Docs, c.Model, firstLine(err.Error()))
+		in.Corpus = nil
+		return modelchoice.Choose(in)
+	}
+	return c
 }
 
 // liveManifest reads the manifest CURRENT names for index; nil when the index has none yet.
@@ -340,16 +392,25 @@ func serveInProcess(ctx context.Context, a *app, st *infra.Stack, announce io.Wr
 // command works on; "" for none); stop ends both. announce, when set, is told which model
 // embeds and why, and on which backend.
 func startServing(ctx context.Context, a *app, index string, announce io.Writer) (st *infra.Stack, served servedModel, stop func(), err error) {
+	return startServingCorpus(ctx, a, index, nil, announce)
+}
+
+// startServingCorpus is startServing for a command about to build index from a corpus (look):
+// a new index with no model configured takes its model by the corpus (chooseByCorpus).
+func startServingCorpus(ctx context.Context, a *app, index string, look *corpusLook, announce io.Writer) (st *infra.Stack, served servedModel, stop func(), err error) {
 	st, err = infra.Start(ctx, a.cfg, infra.StartOptions{})
 	if err != nil {
 		return nil, served, func() {}, portClash(err, false)
 	}
-	if served, err = chooseModel(ctx, a, st, index); err != nil {
+	if served, err = chooseModel(ctx, a, st, index, look); err != nil {
 		st.Close()
 		return nil, served, func() {}, err
 	}
 	if announce != nil && served.InProcess() {
 		printf(announce, "%s\n", served.Choice.Line(served.Languages))
+		if h := served.Choice.Hint(); h != "" {
+			printf(announce, "%s\n", h)
+		}
 	}
 	stopWorker, err := serveInProcess(ctx, a, st, announce)
 	if err != nil {

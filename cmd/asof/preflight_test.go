@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -112,5 +115,56 @@ func TestCheckIndexExists(t *testing.T) {
 				t.Fatalf("checkIndexExists(%q) = %v, want %q", tt.index, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSampleCorpusSpreadsRows: the sample takes rows evenly over the files laid end to end,
+// at most the limit, every row when they hold fewer; with --from/--to, evenly over the rows
+// dated in range.
+func TestSampleCorpusSpreadsRows(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	var rows []int64
+	for i, n := range []int{10, 300, 90} {
+		docs := englishDocs(n)
+		for j := range docs {
+			docs[j].DocID = fmt.Sprintf("f%d-%03d", i, j)
+		}
+		files = append(files, writeParquetFile(t, dir, fmt.Sprintf("f%d.parquet", i), docs))
+		rows = append(rows, int64(n))
+	}
+	perFile := func(docs []schemas.Document) map[string]int {
+		m := map[string]int{}
+		for _, d := range docs {
+			m[d.DocID[:2]]++
+		}
+		return m
+	}
+	docs, err := sampleCorpus(context.Background(), files, rows, corpus.Options{}, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := perFile(docs), map[string]int{"f0": 1, "f1": 30, "f2": 9}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("40 of 400 rows: %v, want %v", got, want)
+	}
+	if docs[0].DocID != "f0-000" || docs[1].DocID != "f1-000" || docs[2].DocID != "f1-010" {
+		t.Fatalf("not every 10th row: %s, %s, %s", docs[0].DocID, docs[1].DocID, docs[2].DocID)
+	}
+	all, err := sampleCorpus(context.Background(), files, rows, corpus.Options{}, 1000)
+	if err != nil || len(all) != 400 {
+		t.Fatalf("a limit above the rows: %d documents, %v", len(all), err)
+	}
+	// englishDocs date two a day from 2024-01-01: up to 2024-01-05 are the first 10 rows of each
+	// file, and the sample is spread over those 30 (every row of all 400 would find 4 of them).
+	ranged, err := sampleCorpus(context.Background(), files, rows, corpus.Options{To: day("2024-01-05")}, 1000)
+	if got, want := perFile(ranged), map[string]int{"f0": 10, "f1": 10, "f2": 10}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("--to 2024-01-05: %v, want %v (%v)", got, want, err)
+	}
+	ranged, err = sampleCorpus(context.Background(), files, rows, corpus.Options{To: day("2024-01-05")}, 15)
+	if got, want := perFile(ranged), map[string]int{"f0": 5, "f1": 5, "f2": 5}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("--to 2024-01-05, 15 rows: %v, want %v (%v)", got, want, err)
+	}
+	if ranged[0].DocID != "f0-000" || ranged[1].DocID != "f0-002" {
+		t.Fatalf("not every other row in range: %s, %s", ranged[0].DocID, ranged[1].DocID)
 	}
 }

@@ -242,7 +242,7 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				stopWorker := func() {}
 				if wait {
 					// The digest embeds its topics with the model of the index it reads.
-					if _, err := chooseModel(ctx, a, st, scheduleIndex(before)); err != nil {
+					if _, err := chooseModel(ctx, a, st, scheduleIndex(before), nil); err != nil {
 						return err
 					}
 					if stopWorker, err = serveInProcess(ctx, a, st, nil); err != nil {

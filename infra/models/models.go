@@ -75,6 +75,19 @@ const (
 // the default before).
 const DefaultID = "multilingual-e5-small-fused"
 
+// EnglishID is the model a new index embeds with instead of DefaultID when none is
+// configured, ONNX Runtime runs it and a sample of the corpus is English (`asof index`,
+// modelchoice.EnglishCorpus): E5-small-v2 in int8 indexes English text ~1.3× faster
+// (EnglishGain; 22.95 against 17.8 texts/s on 2 cores; 97.0 against 122.7 CPU ms a realtimeqa
+// article in BenchmarkIndexThroughput, contended: XLM-R spends 12% more tokens on English, 297
+// against 265) and ranks realtimeqa at least as well (temporal_rrf nDCG@10 0.787 against
+// 0.779, BENCHMARKS.md session 8).
+const EnglishID = "e5-small-v2-q"
+
+// EnglishGain is what EnglishID buys over DefaultID on an English corpus, as `asof index`
+// says it.
+const EnglishGain = "~1.3x faster than " + DefaultID + " on English"
+
 // FloatDefaultID is the default on hugot's pure-Go backend, which can run neither int8
 // operators nor XLM-R's SentencePiece tokenizer: the English E5-small-v2 in fp32 (`asof index`
 // warns when a corpus is not English).

@@ -354,6 +354,16 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 		return nil, err
 	}
 	footers := textnorm.NewFooters(o)
+	learn := footerLearner(footers, cols)
+	err := readRows(ctx, f, name, buf, func(row parquet.Row, _ int64) error { learn(row); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return footers, nil
+}
+
+// footerLearner returns what adds a row's text and source to footers.
+func footerLearner(footers *textnorm.Footers, cols []column) func(row parquet.Row) {
 	textCol, sourceCol := -1, -1
 	for _, c := range cols {
 		switch c.canon {
@@ -363,7 +373,7 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 			sourceCol = c.index
 		}
 	}
-	err := readRows(ctx, f, name, buf, func(row parquet.Row, _ int64) error {
+	return func(row parquet.Row) {
 		var text, source string
 		for _, v := range row {
 			switch c := v.Column(); {
@@ -377,12 +387,110 @@ func (l *Loader) learn(ctx context.Context, f *parquet.File, cols []column, name
 		if textnorm.ValidUTF8(text) && textnorm.ValidUTF8(source) {
 			footers.Add(source, text)
 		}
+	}
+}
+
+// RowsInRange returns the 0-based numbers of the rows of one file whose published_at falls in
+// the loader's From..To, reading no other column's value; a row whose date is missing or
+// unreadable is not one (ReadFile quarantines it). A caller samples the documents of a build
+// limited to some days among these rows.
+func (l *Loader) RowsInRange(ctx context.Context, r io.ReaderAt, size int64, name string) ([]int64, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return nil, np
+		}
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
+	}
+	cols, err := l.columns(f.Schema(), name)
+	if err != nil {
+		return nil, err
+	}
+	var date column
+	for _, c := range cols {
+		if c.canon == "published_at" {
+			date = c
+		}
+	}
+	var out []int64
+	err = readRows(ctx, f, name, make([]parquet.Row, l.opts.BatchRows), func(row parquet.Row, rowNum int64) error {
+		for _, v := range row {
+			if v.Column() != date.index || v.IsNull() {
+				continue
+			}
+			if t, _, err := decodeTime(v, date); err == nil && t.Year() >= minYear && t.Year() <= maxYear && l.inRange(t) {
+				out = append(out, rowNum)
+			}
+			break
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Sample returns the documents among the rows of one file whose 0-based numbers keep accepts,
+// as ReadFile would emit them: the same mapping, checks (a row ReadFile would quarantine,
+// skip or count as a duplicate is left out), cleaning and language (the lang column, else
+// detected from the title and cleaned text). It reads the file once and decodes only the kept
+// rows; the channel footers it removes are learned from the kept rows alone (ReadFile learns
+// them from every row), which changes only what a footer many posts share is cut from. It
+// counts nothing in Stats: a caller samples a corpus with it before building.
+func (l *Loader) Sample(ctx context.Context, r io.ReaderAt, size int64, name string, keep func(row int64) bool) ([]schemas.Document, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return nil, np
+		}
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
+	}
+	cols, err := l.columns(f.Schema(), name)
+	if err != nil {
+		return nil, err
+	}
+	var rows []parquet.Row
+	var nums []int64
+	err = readRows(ctx, f, name, make([]parquet.Row, l.opts.BatchRows), func(row parquet.Row, rowNum int64) error {
+		if keep(rowNum) {
+			rows, nums = append(rows, row.Clone()), append(nums, rowNum)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return footers, nil
+	o := l.opts.Footers
+	if o == (textnorm.FooterOptions{}) {
+		o = textnorm.DefaultFooterOptions()
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	footers := textnorm.NewFooters(o)
+	learn := footerLearner(footers, cols)
+	for _, row := range rows {
+		learn(row)
+	}
+	st := &Stats{Quarantined: map[string]int64{}} // not kept: sampling counts nothing
+	byCol := make([]parquet.Value, len(f.Schema().Columns()))
+	var docs []schemas.Document
+	for i, row := range rows {
+		doc, q := l.decode(row, byCol, cols, name, nums[i])
+		if q == nil {
+			q = l.tidy(&doc, footers, st, name, nums[i])
+		}
+		if q == nil {
+			q = l.future(doc, name, nums[i])
+		}
+		if q != nil || !l.inRange(doc.PublishedAt) {
+			continue
+		}
+		if _, dup := l.seen[doc.DocID]; dup {
+			continue
+		}
+		l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, nums[i])
+		docs = append(docs, doc)
+	}
+	return docs, nil
 }
 
 // tidy removes doc's boilerplate (textnorm.Tidy with footers), counts it in st, and detects

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -410,5 +411,70 @@ func TestCheckFile(t *testing.T) {
 				t.Fatalf("CheckFile = %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSampleReadsRowsAsReadFile: the documents Sample returns for the rows it keeps are those
+// ReadFile emits for the same rows, with the same cleaning and language (a lang column's code,
+// else detected); rows ReadFile quarantines or skips are left out, and a mapped column is
+// honoured.
+func TestSampleReadsRowsAsReadFile(t *testing.T) {
+	type mapped struct {
+		ID       string  `parquet:"id"`
+		Date     *string `parquet:"published_at,optional"`
+		Headline string  `parquet:"title"`
+		Body     string  `parquet:"body"`
+		Lang     string  `parquet:"lang"`
+	}
+	rows := []mapped{
+		{"a", ptr("2024-03-01"), "Rate", "The key rate was raised.", ""},
+		{"b", ptr("2024-03-02"), "", "Ставка повышена до 16%.", ""},
+		{"c", nil, "", "no date", ""},
+		{"d", ptr("2024-03-03"), "", "Der Leitzins steigt.", "de-DE"},
+		{"e", ptr("2023-12-31"), "", "before the range", ""},
+		{"f", ptr("2024-03-04"), "", "央行上调利率。", ""},
+		{"a", ptr("2024-03-05"), "", "a duplicate id", ""},
+		{"g", ptr("2024-03-06"), "", "Inflation slowed in February.", "EN"},
+	}
+	opts := Options{Mapping: Mapping{"doc_id": "id", "text": "body"}, From: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+	full, err := load(t, NewLoader(opts), writeParquet(t, rows), "m.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := writeParquet(t, rows)
+	all, err := NewLoader(opts).Sample(context.Background(), r, r.Size(), "m.parquet", func(int64) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(full.docs) {
+		t.Fatalf("Sample of every row: %d documents, ReadFile %d", len(all), len(full.docs))
+	}
+	for i := range all {
+		if all[i].DocID != full.docs[i].DocID || all[i].Lang != full.docs[i].Lang || all[i].Text != full.docs[i].Text {
+			t.Fatalf("document %d: Sample %+v, ReadFile %+v", i, all[i], full.docs[i])
+		}
+	}
+	var got []string
+	for _, d := range all {
+		got = append(got, d.DocID+":"+d.Lang)
+	}
+	if want := "a:en,b:ru,d:de-de,f:zh,g:en"; strings.Join(got, ",") != want {
+		t.Fatalf("Sample = %s, want %s", strings.Join(got, ","), want)
+	}
+	// The rows in range by their date alone: not row 2 (no date) nor row 4 (2023), but the
+	// duplicate, row 6, which only ReadFile and Sample tell apart.
+	if in, err := NewLoader(opts).RowsInRange(context.Background(), r, r.Size(), "m.parquet"); err != nil || fmt.Sprint(in) != "[0 1 3 5 6 7]" {
+		t.Fatalf("RowsInRange = %v, %v; want [0 1 3 5 6 7]", in, err)
+	}
+	odd, err := NewLoader(opts).Sample(context.Background(), r, r.Size(), "m.parquet", func(n int64) bool { return n%2 == 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, d := range odd {
+		got = append(got, d.DocID)
+	}
+	if want := "b,d,f,g"; strings.Join(got, ",") != want { // rows 1, 3, 5, 7
+		t.Fatalf("Sample of odd rows = %s, want %s", strings.Join(got, ","), want)
 	}
 }

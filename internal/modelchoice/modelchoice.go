@@ -4,9 +4,10 @@
 //
 // The rules, in order: a model the user configured (--embed-model, embed.model,
 // ASOF_EMBED_MODEL) is used; else a command on an existing index embeds with the model the
-// index's manifest records (an index keeps its model); else, for a new index, the catalogue
-// default for the backend. It knows nothing of model files or Temporal: the caller reads the
-// manifest and the model's languages and passes them in.
+// index's manifest records (an index keeps its model); else, for a new index whose corpus a
+// sample shows to be English, the English model the caller names (EnglishCorpus); else the
+// catalogue default for the backend. It knows nothing of model files, corpora or Temporal:
+// the caller reads the manifest, samples the corpus and passes the counts in.
 package modelchoice
 
 import (
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -33,7 +35,48 @@ const (
 	// Workers: the command does not embed itself (an external Temporal cluster); the workers
 	// that serve the embedding queue embed with their own model.
 	Workers
+	// EnglishCorpus: no model is configured, the index is new, and a sample of its corpus is
+	// English (EnglishPercent or more of at least MinSample documents): the English model,
+	// faster than the multilingual default on English text.
+	EnglishCorpus
 )
+
+// The English rule's thresholds: a sample of at least MinSample documents of which
+// EnglishPercent or more are English. 98% lets an English archive hold a few foreign posts
+// (they lose their dense match, as they would in any English-only index) and keeps a corpus
+// with a real share of other languages on the multilingual default; below 50 documents a
+// sample says too little, and a build that small costs seconds either way.
+const (
+	EnglishPercent = 98
+	MinSample      = 50
+)
+
+// Sample is what a look at a new index's corpus found: Docs documents sampled (those the build
+// would index), English of them in English.
+type Sample struct {
+	Docs, English int64
+}
+
+// SampleOf counts sampled documents: Docs all of them, English those Count counts as English
+// (the lang column's primary code, else the language detected from title and text) whose
+// title and text also read as English words (textnorm.LooksEnglish): detection counts every
+// Latin-script text as English, and a French or German corpus must not get an English-only
+// model for it.
+func SampleOf(docs []schemas.Document) Sample {
+	s := Sample{Docs: int64(len(docs))}
+	for _, d := range docs {
+		if Base(d.Lang) == "en" && textnorm.LooksEnglish(d.Title+" "+d.Text) {
+			s.English++
+		}
+	}
+	return s
+}
+
+// IsEnglish reports whether the sample shows an English corpus: at least MinSample documents,
+// EnglishPercent or more of them English.
+func (s Sample) IsEnglish() bool {
+	return s.Docs >= MinSample && s.English*100 >= s.Docs*EnglishPercent
+}
 
 // Input is what the choice is made from.
 type Input struct {
@@ -48,6 +91,14 @@ type Input struct {
 	Remote bool
 	// Default is the catalogue default for the backend that will run the model.
 	Default string
+	// English is the model a new index of an English corpus embeds with instead of Default
+	// ("" where there is none: the pure-Go backend, whose default is English already, or an
+	// embeddings server, whose models are its own); Gain says what it buys, e.g. "~1.3x faster
+	// than multilingual-e5-small on English".
+	English, Gain string
+	// Corpus is the sample of a new index's corpus; nil when the command builds no new index
+	// or its corpus could not be read here.
+	Corpus *Sample
 }
 
 // Choice is the model a command embeds with, and why.
@@ -56,12 +107,18 @@ type Choice struct {
 	Reason Reason
 	// Source is Input.Source for Configured.
 	Source string
+	// Sample and Gain are Input.Corpus and Input.Gain for EnglishCorpus; Instead is the default
+	// it replaces.
+	Sample  Sample
+	Gain    string
+	Instead string
 }
 
 // Choose picks the model: the configured one; else the index's, unless the index was built
 // through an embeddings server and this command embeds locally (the index's model name is
 // then a server's, which no local backend runs: the query-time model check names the settings
-// to pass); else the default.
+// to pass); else, for a local backend with an English model and an English sample of the
+// corpus, the English model; else the default.
 func Choose(in Input) Choice {
 	if in.Configured != "" {
 		return Choice{Model: in.Configured, Reason: Configured, Source: in.Source}
@@ -71,6 +128,9 @@ func Choose(in Input) Choice {
 		if served == in.Remote {
 			return Choice{Model: in.Index.ID, Reason: Index}
 		}
+	}
+	if in.English != "" && in.English != in.Default && !in.Remote && in.Corpus != nil && in.Corpus.IsEnglish() {
+		return Choice{Model: in.English, Reason: EnglishCorpus, Sample: *in.Corpus, Gain: in.Gain, Instead: in.Default}
 	}
 	return Choice{Model: in.Default, Reason: Default}
 }
@@ -87,18 +147,38 @@ func (c Choice) Why() string {
 		return "the index's model: it was built with it"
 	case Workers:
 		return "the model of the workers serving the embedding queue"
+	case EnglishCorpus:
+		return fmt.Sprintf("the corpus is English: %d of %d sampled documents", c.Sample.English, c.Sample.Docs)
 	}
 	return "the default for new indexes"
 }
 
-// Line is what a command prints about its model: "embedding model: ID (why; what it reads)".
-// langs are the model's languages as models.Spec lists them (nil when unknown).
+// Line is what a command prints about its model: "embedding model: ID (why; what it reads)",
+// and for EnglishCorpus what the English model buys: "(why; English only, ~1.3x faster than
+// multilingual-e5-small on English)". langs are the model's languages as models.Spec lists
+// them (nil when unknown).
 func (c Choice) Line(langs []string) string {
 	why := c.Why()
-	if r := Reads(langs); r != "" {
+	r := Reads(langs)
+	if c.Reason == EnglishCorpus && c.Gain != "" {
+		r = strings.TrimPrefix(r+", "+c.Gain, ", ")
+	}
+	if r != "" {
 		why += "; " + r
 	}
 	return fmt.Sprintf("embedding model: %s (%s)", c.Model, why)
+}
+
+// Hint is the line that follows Line for a model chosen by the corpus: how to build the index
+// with the default instead, and that a long-running process, which embeds every index's
+// queries with one model, must be started with this one to answer it; "" for the other
+// reasons.
+func (c Choice) Hint() string {
+	if c.Reason != EnglishCorpus || c.Instead == "" {
+		return ""
+	}
+	return fmt.Sprintf("for a multilingual index pass --embed-model %s; asof dev, serve and worker answer this index only when started with --embed-model %s",
+		c.Instead, c.Model)
 }
 
 // Any in a model's languages marks a multilingual model (models.LanguagesAny).

@@ -48,6 +48,95 @@ func TestChoose(t *testing.T) {
 	}
 }
 
+// TestChooseByCorpus: a new index on a local ONNX Runtime backend takes the English model when
+// a sample of at least 50 of its documents is 98% English or more; a configured model, the
+// index's model, the pure-Go backend (no English model to switch to) and an embeddings server
+// are not moved by the corpus.
+func TestChooseByCorpus(t *testing.T) {
+	const def, english, gain = "multilingual-e5-small", "e5-small-v2-q", "~1.3x faster than multilingual-e5-small on English"
+	local := &schemas.ModelRef{ID: "multilingual-e5-small", SHA256: "9f1c", Dim: 384}
+	sample := func(docs, en int64) *modelchoice.Sample { return &modelchoice.Sample{Docs: docs, English: en} }
+	picked := func(s *modelchoice.Sample) modelchoice.Choice {
+		return modelchoice.Choice{Model: english, Reason: modelchoice.EnglishCorpus, Sample: *s, Gain: gain, Instead: def}
+	}
+	kept := modelchoice.Choice{Model: def, Reason: modelchoice.Default}
+	for _, tc := range []struct {
+		name string
+		in   modelchoice.Input
+		want modelchoice.Choice
+	}{
+		{"all English", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(2000, 2000)}, picked(sample(2000, 2000))},
+		{"98% English", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(1000, 980)}, picked(sample(1000, 980))},
+		{"97.9% English keeps the default", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(1000, 979)}, kept},
+		{"a mixed corpus keeps the default", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(127, 73)}, kept},
+		{"a Russian corpus keeps the default", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(1219, 1)}, kept},
+		{"50 documents are enough", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(50, 50)}, picked(sample(50, 50))},
+		{"49 are too few", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(49, 49)}, kept},
+		{"no sample", modelchoice.Input{Default: def, English: english, Gain: gain}, kept},
+		{"an empty sample", modelchoice.Input{Default: def, English: english, Gain: gain, Corpus: sample(0, 0)}, kept},
+		{"the configured model wins", modelchoice.Input{Configured: def, Source: "--embed-model", Default: def, English: english, Corpus: sample(2000, 2000)},
+			modelchoice.Choice{Model: def, Reason: modelchoice.Configured, Source: "--embed-model"}},
+		{"the environment wins too", modelchoice.Input{Configured: "e5-small-v2", Source: "ASOF_EMBED_MODEL", Default: def, English: english, Corpus: sample(2000, 2000)},
+			modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Configured, Source: "ASOF_EMBED_MODEL"}},
+		{"an existing index keeps its model", modelchoice.Input{Default: def, English: english, Index: local, Corpus: sample(2000, 2000)},
+			modelchoice.Choice{Model: def, Reason: modelchoice.Index}},
+		{"pure Go: no English model to switch to", modelchoice.Input{Default: "e5-small-v2", Corpus: sample(2000, 2000)},
+			modelchoice.Choice{Model: "e5-small-v2", Reason: modelchoice.Default}},
+		{"an embeddings server is not moved", modelchoice.Input{Default: def, English: english, Remote: true, Corpus: sample(2000, 2000)}, kept},
+		{"the English model is the default", modelchoice.Input{Default: english, English: english, Corpus: sample(2000, 2000)},
+			modelchoice.Choice{Model: english, Reason: modelchoice.Default}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := modelchoice.Choose(tc.in); got != tc.want {
+				t.Fatalf("Choose = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSampleOf(t *testing.T) {
+	english := "The central bank raised its key rate again on Thursday, and said that inflation has been higher than it expected for most of the year, which would keep rates high."
+	french := "La banque centrale a relevé jeudi son taux directeur, une décision attendue par les marchés, et a déclaré que l'inflation restait trop élevée pour le moment selon elle."
+	docs := []schemas.Document{
+		{Lang: "en", Text: english},
+		{Lang: "en-US", Text: english},
+		{Lang: "en", Title: "Rates", Text: "Key rate raised."}, // too short to tell: the script decides
+		{Lang: "en", Text: french},                             // Latin script, detected as English, is not
+		{Lang: "fr", Text: french},
+		{Lang: "ru", Text: "Банк России повысил ключевую ставку."},
+		{Lang: "", Text: english}, // no language: undetermined
+	}
+	if got, want := modelchoice.SampleOf(docs), (modelchoice.Sample{Docs: 7, English: 3}); got != want {
+		t.Fatalf("SampleOf = %+v, want %+v", got, want)
+	}
+	if got := modelchoice.SampleOf(nil); got != (modelchoice.Sample{}) {
+		t.Fatalf("SampleOf(nil) = %+v", got)
+	}
+}
+
+func TestEnglishCorpusLines(t *testing.T) {
+	c := modelchoice.Choose(modelchoice.Input{Default: "multilingual-e5-small", English: "e5-small-v2-q", Gain: "~1.3x faster than multilingual-e5-small on English",
+		Corpus: &modelchoice.Sample{Docs: 2000, English: 1998}})
+	if got, want := c.Why(), "the corpus is English: 1998 of 2000 sampled documents"; got != want {
+		t.Fatalf("Why = %q, want %q", got, want)
+	}
+	if got, want := c.Line(models.Known["e5-small-v2-q"].Languages),
+		"embedding model: e5-small-v2-q (the corpus is English: 1998 of 2000 sampled documents; English only, ~1.3x faster than multilingual-e5-small on English)"; got != want {
+		t.Fatalf("Line =\n%s\nwant\n%s", got, want)
+	}
+	if got, want := c.Line(nil), "embedding model: e5-small-v2-q (the corpus is English: 1998 of 2000 sampled documents; ~1.3x faster than multilingual-e5-small on English)"; got != want {
+		t.Fatalf("Line without languages =\n%s\nwant\n%s", got, want)
+	}
+	if got, want := c.Hint(), "for a multilingual index pass --embed-model multilingual-e5-small; asof dev, serve and worker answer this index only when started with --embed-model e5-small-v2-q"; got != want {
+		t.Fatalf("Hint =\n%s\nwant\n%s", got, want)
+	}
+	for _, other := range []modelchoice.Choice{{Model: "multilingual-e5-small", Reason: modelchoice.Default}, {Model: "e5-small-v2-q", Reason: modelchoice.Configured, Source: "--embed-model"}} {
+		if h := other.Hint(); h != "" {
+			t.Fatalf("%v: Hint = %q, want none", other.Reason, h)
+		}
+	}
+}
+
 func TestLine(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -144,6 +144,40 @@ func Lang(s string) string {
 	}
 }
 
+// LooksEnglish reports whether s, which Lang reads as English, reads as English words: Lang
+// counts every Latin-script text as English, so French, German or Spanish does too. s looks
+// English when at least EnglishWordsPercent of its words are English function words that
+// other Latin-script languages do not spell alike (the, and, that, with, …; not "a", "in",
+// "is", "of", "on", "to" or "was", which French, German, Dutch, Spanish or Polish write too),
+// or when it has fewer than EnglishWordsMin words: too short to tell, the script decides. On
+// realtimeqa's 26,776 English news articles the share is 17% at the median and 6.6% at the
+// 0.1th percentile; 5 articles fall under 4% (event listings, a subscription blurb). On a
+// paragraph of French, German, Spanish or Dutch news it is 0.
+func LooksEnglish(s string) bool {
+	hits, words := 0, 0
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		words++
+		if englishWords[strings.ToLower(w)] {
+			hits++
+		}
+	}
+	return words < EnglishWordsMin || hits*100 >= words*EnglishWordsPercent
+}
+
+// LooksEnglish's thresholds.
+const (
+	EnglishWordsPercent = 4
+	EnglishWordsMin     = 20
+)
+
+var englishWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("the and that with this are were have has had been from which would they their she his said who not but it its there what about than you") {
+		m[w] = true
+	}
+	return m
+}()
+
 // CJK reports whether lang (an ISO 639-1 code, optionally with a region or script:
 // "zh-Hant", "ja_JP") is Chinese, Japanese or Korean: languages written without spaces between
 // words, which BM25 indexes as character bigrams.

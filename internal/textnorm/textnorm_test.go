@@ -184,3 +184,24 @@ func TestField(t *testing.T) {
 		})
 	}
 }
+
+func TestLooksEnglish(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"English news", "The European Central Bank raised its key interest rates by 25 basis points on Thursday, a decision markets had expected. The ECB president said inflation remained too high and that the governing council was ready to act again if needed.", true},
+		{"French news", "La Banque centrale européenne a relevé jeudi ses taux directeurs de 25 points de base, une décision attendue par les marchés. La présidente de la BCE a déclaré que l'inflation restait trop élevée et que le conseil des gouverneurs était prêt à agir de nouveau si nécessaire.", false},
+		{"German news", "Die Europäische Zentralbank hat am Donnerstag die Leitzinsen um 25 Basispunkte angehoben, eine Entscheidung, die von den Märkten erwartet worden war. Die Präsidentin der EZB sagte, die Inflation sei weiterhin zu hoch und der Rat sei bereit, erneut zu handeln, falls es nötig sei.", false},
+		{"Spanish news", "El Banco Central Europeo elevó el jueves sus tipos de interés en 25 puntos básicos, una decisión que los mercados esperaban. La presidenta del BCE dijo que la inflación sigue siendo demasiado alta y que el consejo está dispuesto a actuar de nuevo si es necesario.", false},
+		{"Dutch news", "De Europese Centrale Bank heeft donderdag de rente met 25 basispunten verhoogd, een besluit dat door de markten werd verwacht. De president van de ECB zei dat de inflatie te hoog blijft en dat de raad bereid is opnieuw in te grijpen als het nodig is.", false},
+		{"a headline is too short to tell", "Banque centrale: les taux relevés de 25 points", true},
+		{"empty", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LooksEnglish(tc.in); got != tc.want {
+				t.Fatalf("LooksEnglish = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
