@@ -155,7 +155,7 @@ $(TOOLS)/workflowcheck:
 bench: ## the side-by-side table: asof's benchmarks and their peers (FAISS, bm25s, ONNX Runtime from Python, memcpy, direct calls; the multilingual model against the English one, pulling both), one run; also .asof/bench/last.json
 	$(GO) run ./bench/runner -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)"
 
-bench-backfill: ## issue 38's backfill: the index activities over the 9,508 realtimeqa articles of 2023 with the model asof index takes for them, against E5-small-v2 fp32 from Python on the same chunk texts (~30 min on 2 cores)
+bench-backfill: ## issue 38's backfill: the index activities over the 9,508 realtimeqa articles of 2023 with the model asof index takes for them, against E5-small-v2 fp32 from Python on the same chunk texts (~13 min on 2 cores; the peer embeds every 3rd chunk text)
 	$(GO) run ./bench/runner -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -only backfill -out .asof/bench-backfill
 
 bench-go: ## run every Go benchmark once

@@ -65,10 +65,18 @@ func (r *runner) setupPython(ctx context.Context) python {
 
 // peer runs a Python peer script (bench/NAME) and returns its JSON line, or why there is none.
 func (r *runner) peer(ctx context.Context, needs, log, script string, args ...string) (map[string]any, string) {
+	return r.peerFor(ctx, peerTimeout, needs, log, script, args...)
+}
+
+// peerTimeout bounds a peer's run: a hung peer costs its row, not the run.
+const peerTimeout = 10 * time.Minute
+
+// peerFor is peer with its own time limit.
+func (r *runner) peerFor(ctx context.Context, limit time.Duration, needs, log, script string, args ...string) (map[string]any, string) {
 	if why, ok := r.py.Missing[needs]; ok {
 		return nil, needs + " " + why
 	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, r.py.Bin, append([]string{filepath.Join("bench", script)}, args...)...)
 	raw, err := cmd.CombinedOutput()

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
@@ -216,12 +217,17 @@ func (r *runner) indexModel() string {
 // embedPeer runs the Python ONNX Runtime embedder (bench/embed_peer.py) on model id, laid out
 // as asof runs it: one thread per call, as many calls at once as cores.
 func (r *runner) embedPeer(ctx context.Context, log, id string, args ...string) (map[string]any, string) {
+	return r.embedPeerFor(ctx, peerTimeout, log, id, args...)
+}
+
+// embedPeerFor is embedPeer with a time limit of its own (a backfill's peer runs longer).
+func (r *runner) embedPeerFor(ctx context.Context, limit time.Duration, log, id string, args ...string) (map[string]any, string) {
 	dir := r.modelDir(id)
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
 		return nil, "model " + id + " absent (asof models pull " + id + ")"
 	}
 	args = append([]string{dir, "--threads", "1", "--workers", strconv.Itoa(runtime.NumCPU())}, args...)
-	return r.peer(ctx, "onnxruntime", log, "embed_peer.py", args...)
+	return r.peerFor(ctx, limit, "onnxruntime", log, "embed_peer.py", args...)
 }
 
 // embedding: passages/s of asof's backends vs ONNX Runtime from Python, same model and texts.
