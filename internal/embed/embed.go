@@ -98,6 +98,8 @@ var (
 	// such a vocabulary as the model was trained (it caps pieces at 20 bytes, keeps runs of
 	// spaces, and fails on decomposed accents), so its vectors would be wrong.
 	ErrUnigramOnGo = errors.New("embed: the pure-Go backend cannot tokenize SentencePiece Unigram (XLM-R) models correctly")
+	// ErrClosed means the embedder was closed: a call made after Close.
+	ErrClosed = errors.New("embed: the embedder is closed")
 )
 
 // DefaultORTDir is the folder where libonnxruntime.so is looked for when Config.ORTDir is
@@ -125,11 +127,15 @@ type Hugot struct {
 	name    string
 	prep    func(string) string // text preparation shared by both backends (see prepFor)
 	slots   chan struct{}       // bounds concurrent model calls
-	cpuOp   string              // on CUDA: a quantized operator the GPU does not run (int8 models)
-	tokMu   sync.Mutex          // the pure-Go tokenizer is not known to be safe for concurrent use
-	dimMu   sync.Mutex
-	dim     int
-	stats   struct{ texts, tokens, padded, calls atomic.Int64 }
+	// life is held shared by every embedding call and exclusively by Close, so the model and
+	// its tokenizer are never freed under a call still inside ONNX Runtime (a worker stopped by
+	// Ctrl-C closes its embedder while an activity may still be embedding).
+	life  sync.RWMutex
+	cpuOp string     // on CUDA: a quantized operator the GPU does not run (int8 models)
+	tokMu sync.Mutex // the pure-Go tokenizer is not known to be safe for concurrent use
+	dimMu sync.Mutex
+	dim   int
+	stats struct{ texts, tokens, padded, calls atomic.Int64 }
 }
 
 // Stats counts an embedder's work since it was made.
@@ -359,6 +365,11 @@ func (h *Hugot) embed(ctx context.Context, prefix string, texts []string, perCal
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
+	h.life.RLock()
+	defer h.life.RUnlock()
+	if h.session == nil {
+		return nil, ErrClosed
+	}
 	prepped := make([]string, len(texts))
 	for i, t := range texts {
 		prepped[i] = h.prep(prefix + t)
@@ -557,8 +568,11 @@ func (h *Hugot) checkDim(n int) error {
 	return nil
 }
 
-// Close implements Embedder.
+// Close implements Embedder. It waits for the calls in flight to finish, then frees the
+// model; later calls fail with ErrClosed.
 func (h *Hugot) Close() error {
+	h.life.Lock() // waits for the calls in flight
+	defer h.life.Unlock()
 	if h.session == nil {
 		return errors.New("embed: closed twice")
 	}

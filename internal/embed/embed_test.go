@@ -376,3 +376,49 @@ func BenchmarkEmbedRealtimeQA(b *testing.B) {
 		}
 	}
 }
+
+// TestCloseWaitsForCallsInFlightWithModel: a worker stopped by Ctrl-C closes its embedder while
+// an activity may still be inside ONNX Runtime; freeing the model under that call crashed the
+// process (SIGSEGV during cgo execution, after `asof index` had printed that it stopped). Close
+// must wait for the call, and a call after Close must fail with ErrClosed, not crash.
+func TestCloseWaitsForCallsInFlightWithModel(t *testing.T) {
+	h, err := embed.NewHugot(testmodel.Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("The central bank raised its key rate again to fight inflation. ", 20)
+	n := 64 // ~4 s of ONNX Runtime on 2 cores
+	if h.Backend() == embed.BackendGo {
+		n = 4 // the pure-Go backend is ~20× slower: a few texts keep it busy as long
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("%d. %s", i, text)
+	}
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		close(started)
+		vecs, err := h.EmbedPassages(context.Background(), texts)
+		if err == nil && len(vecs) != len(texts) {
+			err = fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+		}
+		done <- err
+	}()
+	<-started
+	time.Sleep(50 * time.Millisecond) // the call is tokenizing or inside the model by now
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, embed.ErrClosed) {
+			t.Errorf("the call in flight: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the call in flight never returned")
+	}
+	if _, err := h.EmbedQueries(context.Background(), []string{"key rate"}); !errors.Is(err, embed.ErrClosed) {
+		t.Errorf("a call after Close: err = %v, want ErrClosed", err)
+	}
+}
