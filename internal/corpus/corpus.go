@@ -199,31 +199,35 @@ func (l *Loader) CheckFile(r io.ReaderAt, size int64, name string) error {
 
 // CheckFileRows is CheckFile that also returns the file's row count, from its footer.
 func (l *Loader) CheckFileRows(r io.ReaderAt, size int64, name string) (rows int64, err error) {
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	f, _, err := l.open(r, size, name)
 	if err != nil {
-		if np := NotParquet(r, size, name); np != nil {
-			return 0, np
-		}
-		return 0, fmt.Errorf("%s: %w: %v", name, ErrBadFile, err)
-	}
-	if _, err = l.columns(f.Schema(), name); err != nil {
 		return 0, err
 	}
 	return f.NumRows(), nil
+}
+
+// open opens one Parquet file and maps its columns (l.columns): a file that is not Parquet
+// says what it is instead (NotParquet), one the reader refuses is ErrBadFile.
+func (l *Loader) open(r io.ReaderAt, size int64, name string) (*parquet.File, []column, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		if np := NotParquet(r, size, name); np != nil {
+			return nil, nil, np
+		}
+		return nil, nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
+	}
+	cols, err := l.columns(f.Schema(), name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, cols, nil
 }
 
 // ReadFile streams the documents of one Parquet file (name identifies it in errors, quarantine
 // rows and Stats; a name already read gets a number, "news.parquet (2)"). emit receives each
 // valid document in range; reject each quarantined row.
 func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name string, emit func(schemas.Document) error, reject func(schemas.QuarantineRow) error) error {
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		if np := NotParquet(r, size, name); np != nil {
-			return np
-		}
-		return fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
-	}
-	cols, err := l.columns(f.Schema(), name)
+	f, cols, err := l.open(r, size, name)
 	if err != nil {
 		return err
 	}
@@ -395,14 +399,7 @@ func footerLearner(footers *textnorm.Footers, cols []column) func(row parquet.Ro
 // unreadable is not one (ReadFile quarantines it). A caller samples the documents of a build
 // limited to some days among these rows.
 func (l *Loader) RowsInRange(ctx context.Context, r io.ReaderAt, size int64, name string) ([]int64, error) {
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		if np := NotParquet(r, size, name); np != nil {
-			return nil, np
-		}
-		return nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
-	}
-	cols, err := l.columns(f.Schema(), name)
+	f, cols, err := l.open(r, size, name)
 	if err != nil {
 		return nil, err
 	}
@@ -436,14 +433,7 @@ func (l *Loader) RowsInRange(ctx context.Context, r io.ReaderAt, size int64, nam
 // them from every row), which changes only what a footer many posts share is cut from. It
 // counts nothing in Stats: a caller samples a corpus with it before building.
 func (l *Loader) Sample(ctx context.Context, r io.ReaderAt, size int64, name string, keep func(row int64) bool) ([]schemas.Document, error) {
-	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		if np := NotParquet(r, size, name); np != nil {
-			return nil, np
-		}
-		return nil, fmt.Errorf("%s: %w: %w", name, ErrBadFile, err)
-	}
-	cols, err := l.columns(f.Schema(), name)
+	f, cols, err := l.open(r, size, name)
 	if err != nil {
 		return nil, err
 	}
