@@ -112,6 +112,7 @@ func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
 		return cfg, nil, fmt.Errorf("--llm local: %w (its log: %s)", err, logPath)
 	}
 	cfg.LLM.BaseURL, cfg.LLM.Model, cfg.LLM.Local = srv.BaseURL, id, ""
+	cfg.LLM.JSONSchema = true // llama.cpp compiles the schemas into grammars
 	if cfg.LLM.Timeout == 0 {
 		cfg.LLM.Timeout = localLLMTimeout
 	}
@@ -132,7 +133,7 @@ const (
 func withModelAndEndpoint(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
 	if cfg.LLM.Enabled() && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
 		c, err := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKeyEnv: cfg.LLM.APIKeyEnv,
-			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens, JSON: !cfg.LLM.NoJSONMode})
+			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens, JSON: !cfg.LLM.NoJSONMode, Schemas: cfg.LLM.JSONSchema && !cfg.LLM.NoJSONMode})
 		if err != nil {
 			return deps, func() {}, err
 		}

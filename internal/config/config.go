@@ -180,6 +180,11 @@ type LLM struct {
 	// NoJSONMode stops asking for response_format json_object (for a server that rejects it);
 	// by default the judge and the summarizer ask for JSON, which constrains small models.
 	NoJSONMode bool `yaml:"no_json_mode"`
+	// JSONSchema sends the exact shape of each reply asof wants (response_format json_schema),
+	// which llama.cpp and vLLM compile into a grammar: a small model then only chooses the
+	// grades. Off by default for an endpoint (a hosted API's strict mode may refuse the
+	// schema's keywords); --llm local turns it on. no_json_mode turns it off.
+	JSONSchema bool `yaml:"json_schema"`
 	// Local runs a local model instead of an endpoint (--llm local[:MODEL]): a catalogue
 	// language model's id, or LocalDefault for the catalogue's default. The process that
 	// serves the asof-llm queue starts llama.cpp's server for it (infra/llmserver).
@@ -440,6 +445,16 @@ func EnvVars() []Env {
 			return nil
 		}
 	}
+	boolean := func(f func(c *Config) *bool) func(*Config, string) error {
+		return func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("not a boolean: %q", v)
+			}
+			*f(c) = b
+			return nil
+		}
+	}
 	float := func(f func(c *Config) *float64) func(*Config, string) error {
 		return func(c *Config, v string) error {
 			x, err := strconv.ParseFloat(v, 64)
@@ -459,14 +474,7 @@ func EnvVars() []Env {
 		{"ASOF_STORE", "store.url", str(func(c *Config) *string { return &c.Store.URL })},
 		{"ASOF_S3_ENDPOINT", "store.endpoint", str(func(c *Config) *string { return &c.Store.Endpoint })},
 		{"ASOF_S3_REGION", "store.region", str(func(c *Config) *string { return &c.Store.Region })},
-		{"ASOF_S3_PATH_STYLE", "store.path_style", func(c *Config, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("not a boolean: %q", v)
-			}
-			c.Store.PathStyle = b
-			return nil
-		}},
+		{"ASOF_S3_PATH_STYLE", "store.path_style", boolean(func(c *Config) *bool { return &c.Store.PathStyle })},
 		{"ASOF_S3_ACCESS_KEY_ID", "store.access_key_id", str(func(c *Config) *string { return &c.Store.AccessKeyID })},
 		{"ASOF_S3_SECRET_ACCESS_KEY", "store.secret_access_key", str(func(c *Config) *string { return &c.Store.SecretAccessKey })},
 		{"ASOF_S3_PORT", "store.gateway_port", num(func(c *Config) *int { return &c.Store.GatewayPort })},
@@ -498,14 +506,8 @@ func EnvVars() []Env {
 		{"ASOF_LLM_API_KEY_ENV", "llm.api_key_env", str(func(c *Config) *string { return &c.LLM.APIKeyEnv })},
 		{"ASOF_LLM_TIMEOUT", "llm.timeout", dur(func(c *Config) *time.Duration { return &c.LLM.Timeout })},
 		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
-		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", func(c *Config, v string) error {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return fmt.Errorf("not a boolean: %q", v)
-			}
-			c.LLM.NoJSONMode = b
-			return nil
-		}},
+		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", boolean(func(c *Config) *bool { return &c.LLM.NoJSONMode })},
+		{"ASOF_LLM_JSON_SCHEMA", "llm.json_schema", boolean(func(c *Config) *bool { return &c.LLM.JSONSchema })},
 		{"ASOF_RERANK_BASE_URL", "rerank.base_url", str(func(c *Config) *string { return &c.Rerank.BaseURL })},
 		{"ASOF_RERANK_API", "rerank.api", str(func(c *Config) *string { return &c.Rerank.API })},
 		{"ASOF_RERANK_MODEL", "rerank.model", str(func(c *Config) *string { return &c.Rerank.Model })},

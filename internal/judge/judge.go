@@ -197,6 +197,44 @@ type Chatter interface {
 	Chat(ctx context.Context, msgs []llm.Message) (string, llm.Usage, error)
 }
 
+// SchemaChatter is a [Chatter] that can hold a reply to a JSON schema. *llm.Client
+// satisfies it: with llm.Config.Schemas it sends [Schema] as response_format json_schema,
+// which llama.cpp compiles into a grammar, so the model writes only the grades.
+type SchemaChatter interface {
+	Chatter
+	ChatSchema(ctx context.Context, msgs []llm.Message, s llm.Schema) (string, llm.Usage, error)
+}
+
+// Schema is the JSON schema of the reply for documents numbered 1..n: the object
+// {"verdicts":[...]} with exactly n verdicts, the i-th {"id":i,"relevance":0|1|2}, keys in
+// that order and no others. Under a grammar the ids, keys and punctuation are forced, so a
+// model can neither skip, repeat nor misnumber a document: it chooses the n grades only.
+func Schema(n int) llm.Schema {
+	type prop struct {
+		Const *int  `json:"const,omitempty"`
+		Enum  []int `json:"enum,omitempty"`
+	}
+	type verdict struct {
+		Type       string          `json:"type"`
+		Properties map[string]prop `json:"properties"`
+		Required   []string        `json:"required"`
+		Additional bool            `json:"additionalProperties"`
+	}
+	items := make([]verdict, n)
+	for i := range items {
+		id := i + 1
+		items[i] = verdict{Type: "object", Properties: map[string]prop{"id": {Const: &id}, "relevance": {Enum: []int{0, 1, 2}}},
+			Required: []string{"id", "relevance"}}
+	}
+	return llm.Schema{Name: "verdicts", Doc: map[string]any{
+		"type": "object",
+		"properties": map[string]any{"verdicts": map[string]any{
+			"type": "array", "prefixItems": items, "minItems": n, "maxItems": n}},
+		"required":             []string{"verdicts"},
+		"additionalProperties": false,
+	}}
+}
+
 var systemPrompt = `You are a relevance judge for a news search system. For each document, decide how relevant it is to the user's query as of the given date, and grade it:
 2 = directly answers the query or is about the query's subject, and is current as of the date;
 1 = related background: the same or a neighbouring subject, but it does not answer the query, or it is outdated as of the date;
@@ -499,7 +537,14 @@ func LLM(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Do
 func llmLocal(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Doc) ([]Verdict, error) {
 	want := ids(docs)
 	msgs := Prompt(query, asOf, docs)
-	reply, _, err := c.Chat(ctx, msgs)
+	chat := c.Chat
+	if sc, ok := c.(SchemaChatter); ok {
+		s := Schema(len(docs))
+		chat = func(ctx context.Context, msgs []llm.Message) (string, llm.Usage, error) {
+			return sc.ChatSchema(ctx, msgs, s)
+		}
+	}
+	reply, _, err := chat(ctx, msgs)
 	if err != nil {
 		return nil, fmt.Errorf("judge: %w", err)
 	}
@@ -511,7 +556,7 @@ func llmLocal(ctx context.Context, c Chatter, query string, asOf time.Time, docs
 		llm.Message{Role: "assistant", Content: reply},
 		llm.Message{Role: "user", Content: repairPrompt(perr, want)},
 	)
-	reply, _, err = c.Chat(ctx, msgs)
+	reply, _, err = chat(ctx, msgs)
 	if err != nil {
 		return nil, fmt.Errorf("judge: repair: %w", err)
 	}

@@ -2,6 +2,7 @@ package judge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -425,5 +426,57 @@ func TestLLMNumbersTheBatchFromOne(t *testing.T) {
 	}
 	if !strings.Contains(prompt, "<<<DOC 1 ") || strings.Contains(prompt, "<<<DOC 17 ") {
 		t.Fatalf("the prompt should number the batch 1..3:\n%s", prompt)
+	}
+}
+
+// schemaChat is a judge.SchemaChatter: Chat fails the test, ChatSchema records the schemas.
+type schemaChat struct {
+	t       *testing.T
+	schemas []llm.Schema
+	replies []string
+}
+
+func (c *schemaChat) Chat(context.Context, []llm.Message) (string, llm.Usage, error) {
+	c.t.Error("Chat called on a SchemaChatter: every call should carry the schema")
+	return "", llm.Usage{}, errors.New("no")
+}
+
+func (c *schemaChat) ChatSchema(_ context.Context, _ []llm.Message, s llm.Schema) (string, llm.Usage, error) {
+	c.schemas = append(c.schemas, s)
+	r := c.replies[0]
+	c.replies = c.replies[1:]
+	return r, llm.Usage{}, nil
+}
+
+// TestLLMSendsTheSchema: with a SchemaChatter both the call and its repair carry judge.Schema
+// of the batch's size, whose verdicts are the ids 1..n in order, relevance 0, 1 or 2, nothing
+// else allowed.
+func TestLLMSendsTheSchema(t *testing.T) {
+	c := &schemaChat{t: t, replies: []string{`{"verdicts":[]}`, `{"verdicts":[{"id":1,"relevance":2},{"id":2,"relevance":0},{"id":3,"relevance":1}]}`}}
+	docs := sampleDocs()
+	for i := range docs {
+		docs[i].ID = 17 + i
+	}
+	got, err := judge.LLM(context.Background(), c, "ECB interest rate decision", asOf, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []judge.Verdict{{ID: 17, Relevance: 2}, {ID: 18, Relevance: 0}, {ID: 19, Relevance: 1}}; !slices.Equal(got, want) {
+		t.Fatalf("verdicts %v, want %v", got, want)
+	}
+	if len(c.schemas) != 2 {
+		t.Fatalf("%d calls with a schema, want the call and its repair", len(c.schemas))
+	}
+	doc, err := json.Marshal(c.schemas[1].Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"additionalProperties":false,"properties":{"verdicts":{"maxItems":3,"minItems":3,"prefixItems":[` +
+		`{"type":"object","properties":{"id":{"const":1},"relevance":{"enum":[0,1,2]}},"required":["id","relevance"],"additionalProperties":false},` +
+		`{"type":"object","properties":{"id":{"const":2},"relevance":{"enum":[0,1,2]}},"required":["id","relevance"],"additionalProperties":false},` +
+		`{"type":"object","properties":{"id":{"const":3},"relevance":{"enum":[0,1,2]}},"required":["id","relevance"],"additionalProperties":false}` +
+		`],"type":"array"}},"required":["verdicts"],"type":"object"}`
+	if c.schemas[1].Name != "verdicts" || string(doc) != want {
+		t.Fatalf("schema %s:\n%s\nwant\n%s", c.schemas[1].Name, doc, want)
 	}
 }

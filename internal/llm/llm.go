@@ -94,6 +94,12 @@ type Config struct {
 	// llama.cpp and Ollama constrain the output to valid JSON). The judge and the summarizer
 	// want JSON; small models keep to it only when constrained.
 	JSON bool
+	// Schemas sends the JSON schema a call carries ([Client.ChatSchema]) as response_format
+	// json_schema: llama.cpp (and vLLM) compile it into a grammar, so even a small model can
+	// only write a reply of that exact shape. Off, such a call is sent as [Client.Chat] sends
+	// it (a JSON object when JSON is set): a hosted endpoint may refuse keywords a grammar
+	// takes (prefixItems, const) in its strict mode.
+	Schemas bool
 }
 
 // DefaultConfig returns a Config with every default filled in; BaseURL and
@@ -208,10 +214,35 @@ func (c *Client) GoString() string { return c.String() }
 // Config returns the client's configuration with defaults applied.
 func (c *Client) Config() Config { return c.cfg }
 
+// Schema is a JSON schema a reply must follow, named (a-z, A-Z, 0-9, _ and -, at most 64).
+type Schema struct {
+	Name string
+	// Doc is the schema document; it is marshalled with encoding/json, so a struct type
+	// keeps its properties in the order the model is to write them.
+	Doc any
+}
+
 // Chat sends msgs in order and returns the first choice's content and the
 // token usage. Errors wrap one of the package sentinels, except when ctx
 // itself is done, in which case the error wraps ctx.Err().
 func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error) {
+	return c.chat(ctx, msgs, nil)
+}
+
+// ChatSchema is [Client.Chat] for a reply that must follow s: with Config.Schemas the server
+// is asked for exactly that shape (response_format json_schema, strict), else the call is
+// Chat's.
+func (c *Client) ChatSchema(ctx context.Context, msgs []Message, s Schema) (string, Usage, error) {
+	if !c.cfg.Schemas {
+		return c.chat(ctx, msgs, nil)
+	}
+	if s.Name == "" || s.Doc == nil {
+		return "", Usage{}, fmt.Errorf("%w: a schema needs a name and a document", ErrConfig)
+	}
+	return c.chat(ctx, msgs, &s)
+}
+
+func (c *Client) chat(ctx context.Context, msgs []Message, schema *Schema) (string, Usage, error) {
 	if len(msgs) == 0 {
 		return "", Usage{}, fmt.Errorf("%w: no messages", ErrConfig)
 	}
@@ -221,7 +252,11 @@ func (c *Client) Chat(ctx context.Context, msgs []Message) (string, Usage, error
 		MaxTokens:   openai.Int(int64(c.cfg.MaxTokens)),
 		Temperature: openai.Float(c.cfg.Temperature),
 	}
-	if c.cfg.JSON {
+	switch {
+	case schema != nil:
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: schema.Name, Schema: schema.Doc, Strict: openai.Bool(true)}}}
+	case c.cfg.JSON:
 		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
 	}
 	for i, m := range msgs {

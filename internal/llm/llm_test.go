@@ -106,6 +106,48 @@ func TestChatSuccess(t *testing.T) {
 	}
 }
 
+// TestChatSchema: with Config.Schemas a call's schema goes out as response_format json_schema
+// (strict, named, the document as given); without, the call is Chat's (a JSON object when JSON
+// is set, else no response_format); a schema without a name is a configuration error.
+func TestChatSchema(t *testing.T) {
+	type item struct {
+		Const int `json:"const"`
+	}
+	schema := llm.Schema{Name: "verdicts", Doc: map[string]any{"type": "array", "prefixItems": []item{{1}, {2}}}}
+	tests := []struct {
+		name string
+		mod  func(*llm.Config)
+		want string // in the body; "" for no response_format at all
+	}{
+		{name: "schemas", mod: func(c *llm.Config) { c.Schemas, c.JSON = true, true },
+			want: `"response_format":{"json_schema":{"name":"verdicts","strict":true,"schema":{"prefixItems":[{"const":1},{"const":2}],"type":"array"}},"type":"json_schema"}`},
+		{name: "json only", mod: func(c *llm.Config) { c.JSON = true }, want: `"response_format":{"type":"json_object"}`},
+		{name: "neither"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.Start(t, llmtest.Text(`{"ok":1}`), llmtest.WithAPIKey(testKey))
+			c := newClient(t, srv.URL(), tt.mod)
+			got, _, err := c.ChatSchema(context.Background(), []llm.Message{{Role: "user", Content: "judge"}}, schema)
+			if err != nil || got != `{"ok":1}` {
+				t.Fatalf("ChatSchema = %q, %v", got, err)
+			}
+			body := string(srv.Requests()[0].Body)
+			if tt.want == "" {
+				if strings.Contains(body, "response_format") {
+					t.Errorf("response_format sent: %s", body)
+				}
+			} else if !strings.Contains(body, tt.want) {
+				t.Errorf("body lacks %s:\n%s", tt.want, body)
+			}
+		})
+	}
+	c := newClient(t, "http://127.0.0.1:1/v1", func(c *llm.Config) { c.Schemas = true })
+	if _, _, err := c.ChatSchema(context.Background(), []llm.Message{{Role: "user", Content: "x"}}, llm.Schema{Doc: map[string]any{}}); !errors.Is(err, llm.ErrConfig) {
+		t.Errorf("a schema with no name: %v, want ErrConfig", err)
+	}
+}
+
 func TestChatFaults(t *testing.T) {
 	tests := []struct {
 		name      string
