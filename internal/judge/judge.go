@@ -44,6 +44,12 @@
 // A key repeated inside one object is not detected; encoding/json keeps the
 // last value.
 //
+// A [Chatter] that is also a [SchemaChatter] (an *llm.Client with
+// llm.Config.Schemas, which `--llm local` sets) is sent [Schema] with every
+// call: the reply's exact shape, ids 1..n in order, which llama.cpp compiles
+// into a grammar. The model then writes nothing but the n grades; Parse checks
+// the reply all the same.
+//
 // Errors wrap [ErrMalformed] and say what was wrong, e.g. "verdict for id 7
 // missing".
 //
