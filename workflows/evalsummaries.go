@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -14,13 +15,15 @@ import (
 )
 
 // SummariesAskInput is the Ask a summaries evaluation runs for one query: what `asof ask`
-// serves with default options, the heuristic judge and the extractive summary.
-func SummariesAskInput(index string, q sumeval.Query) AskInput {
+// serves with default options, the heuristic judge and the summarizer named ("": extractive;
+// auto: the LLM's brief where the asof-llm worker has one). The judge stays the heuristic
+// either way, so two writers are measured on the same contexts.
+func SummariesAskInput(index string, q sumeval.Query, summarizer string) AskInput {
 	jo := DefaultJudgeOptions()
 	jo.Mode = judge.ModeHeuristic
 	// Quiet: the answer is read back from the store, and 200 whole answers returned into this
 	// workflow's history made it 8–10 MB, near Temporal's limits.
-	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: "extractive", Quiet: true}
+	return AskInput{Index: index, Query: q.Query, AsOf: q.AnchorDate, Judge: &jo, Summarizer: cmp.Or(summarizer, "extractive"), Quiet: true}
 }
 
 // EvalSummaries plans the queries, answers each one not answered yet with a child Ask
@@ -62,7 +65,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 		q := plan.Queries[i]
 		if !q.Done {
 			cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: q.RunID, TaskQueue: TaskQueue})
-			if err := workflow.ExecuteChildWorkflow(cctx, Ask, SummariesAskInput(in.Index, q)).Get(ctx, nil); err != nil {
+			if err := workflow.ExecuteChildWorkflow(cctx, Ask, SummariesAskInput(in.Index, q, in.Summarizer)).Get(ctx, nil); err != nil {
 				return done{err: "ask: " + rootMessage(err)}, nil // reported in its row; no job fails
 			}
 		}

@@ -135,3 +135,15 @@ func TestEvalSummariesRubric(t *testing.T) {
 		}
 	}
 }
+
+// TestSummariesAskInputSummarizer: the evaluation's summarizer reaches each Ask ("" stays
+// extractive, auto lets the LLM write), and the judge is the heuristic either way.
+func TestSummariesAskInputSummarizer(t *testing.T) {
+	q := sumeval.Query{QueryID: "q1", Query: "ставка", AnchorDate: time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC)}
+	for _, tt := range []struct{ in, want string }{{"", "extractive"}, {"extractive", "extractive"}, {"auto", "auto"}} {
+		got := SummariesAskInput("tg", q, tt.in)
+		if got.Summarizer != tt.want || got.Judge == nil || got.Judge.Mode != judge.ModeHeuristic || !got.Quiet {
+			t.Errorf("summarizer %q: %+v (judge %+v), want summarizer %q, heuristic judge, quiet", tt.in, got, got.Judge, tt.want)
+		}
+	}
+}

@@ -20,9 +20,10 @@ import (
 
 // summariesFlags are eval's flags of the summaries mode.
 type summariesFlags struct {
-	on     bool
-	study  string
-	rubric string
+	on         bool
+	study      string
+	rubric     string
+	summarizer string
 }
 
 // addSummariesFlags adds the summaries mode's flags to eval.
@@ -30,6 +31,7 @@ func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
 	var s summariesFlags
 	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries (or judged --questions with --qrels) as \"asof ask\" does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), against the judgements (summary lead, support, noise), beside --study's answers")
 	fs.StringVar(&s.study, "study", "", "with --summaries: the study's answers Parquet (tg-finance-ru study-answers.parquet) to compare with")
+	fs.StringVar(&s.summarizer, "summarizer", "extractive", "with --summaries: who writes the summaries, extractive or auto (the LLM's brief, checked, with --llm or llm.base_url); the judge is the heuristic either way, so both writers read the same contexts")
 	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries on the study's five 1-5 criteria) or none (\"not judged\")")
 	return &s
 }
@@ -67,6 +69,8 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return errors.New("--summaries needs --queries (query_id, query, anchor_date) or --questions with --qrels")
 	case s.rubric != "none" && s.rubric != workflows.RubricLLM:
 		return fmt.Errorf("--rubric %q: use llm or none", s.rubric)
+	case s.summarizer != "extractive" && s.summarizer != "auto":
+		return fmt.Errorf("--summarizer %q: use extractive or auto", s.summarizer)
 	}
 	from, to, err := evalSpan(f)
 	if err != nil {
@@ -123,6 +127,9 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return err
 	}
 	in := workflows.EvalSummariesInput{Index: f.index, Limit: f.limit, Concurrency: f.concurrency}
+	if s.summarizer == "auto" {
+		in.Summarizer = "auto" // part of the id: the LLM's summaries are another evaluation
+	}
 	if judged {
 		in.QuestionsKey, in.QrelsKey, in.From, in.To = inputs[0].Key, inputs[1].Key, from, to
 	} else {
