@@ -41,6 +41,10 @@ type Deps struct {
 	Embedder embed.Embedder
 	// Model identifies the embedding model (id, ONNX sha256, dim) for shard ids and manifests.
 	Model schemas.ModelRef
+	// QueryModels, when set, loads the models of indexes built with another model than
+	// Model, so that queries on them are embedded with the index's own (queryEmbedder); nil:
+	// every query is embedded with Embedder (an embeddings server: its one model).
+	QueryModels QueryModels
 	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge, extractive summary.
 	LLM *llm.Client
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
@@ -51,6 +55,13 @@ type Deps struct {
 	Identity string
 	// Metrics records asof's own counters and timings (docs/metrics.md); nil records nothing.
 	Metrics *metrics.Metrics
+}
+
+// QueryModels loads embedding models on demand, by id (modelcache.Cache, over the worker's
+// models folder and backend).
+type QueryModels interface {
+	// Acquire returns the embedder of model id and its reference; release it when done.
+	Acquire(ctx context.Context, id string) (e embed.Embedder, ref schemas.ModelRef, release func(), err error)
 }
 
 // Activities holds the dependencies every activity uses, and what activities share in one

@@ -45,6 +45,10 @@ func (a *Activities) ReadQuery(_ context.Context, in ReadQueryInput) (ReadQueryR
 // EmbedQueryInput is a query to embed.
 type EmbedQueryInput struct {
 	Text string `json:"text"`
+	// Index, when set, is the index the query searches: it is embedded with the model that
+	// index was built with (queryEmbedder). Empty (workflows started before the field): with
+	// the worker's own model.
+	Index string `json:"index,omitempty"`
 }
 
 // EmbedQueryResult is the query's vector and the model that made it.
@@ -53,16 +57,19 @@ type EmbedQueryResult struct {
 	Model  schemas.ModelRef `json:"model"`
 }
 
-// EmbedQuery embeds a search query (E5's "query: " prefix) on the asof-embed queue.
+// EmbedQuery embeds a search query (E5's "query: " prefix) on the asof-embed queue, with the
+// model in.Index was built with where this worker can load it (queryEmbedder).
 func (a *Activities) EmbedQuery(ctx context.Context, in EmbedQueryInput) (EmbedQueryResult, error) {
-	if a.Embedder == nil {
-		return EmbedQueryResult{}, noModel()
+	e, model, release, err := a.queryEmbedder(ctx, in.Index)
+	if err != nil {
+		return EmbedQueryResult{}, err
 	}
-	v, err := a.Embedder.EmbedQueries(ctx, []string{in.Text})
+	defer release()
+	v, err := e.EmbedQueries(ctx, []string{in.Text})
 	if err != nil {
 		return EmbedQueryResult{}, embedFailed("", err)
 	}
-	return EmbedQueryResult{Vector: v[0], Model: a.Model}, nil
+	return EmbedQueryResult{Vector: v[0], Model: model}, nil
 }
 
 // embedFailed classifies a failed query embedding. A server that refuses the request or serves
@@ -124,6 +131,9 @@ func (a *Activities) ExpandQuery(ctx context.Context, in ExpandQueryInput) (Expa
 type EmbedVariantsInput struct {
 	Queries []string `json:"queries"`
 	Passage string   `json:"passage"`
+	// Index, when set, is the index searched: the variants are embedded with its model, as
+	// EmbedQueryInput.Index says.
+	Index string `json:"index,omitempty"`
 }
 
 // EmbedVariantsResult are the variants the answer searches with.
@@ -133,21 +143,24 @@ type EmbedVariantsResult struct {
 
 // EmbedVariants embeds each rephrasing as a query (one model call each, as EmbedQuery: a
 // query's vector must not depend on what it was batched with) and the hypothetical answer as
-// a passage (E5's "passage: " prefix: it is meant to look like the documents), on asof-embed.
+// a passage (E5's "passage: " prefix: it is meant to look like the documents), on asof-embed,
+// with the model in.Index was built with, as EmbedQuery.
 func (a *Activities) EmbedVariants(ctx context.Context, in EmbedVariantsInput) (EmbedVariantsResult, error) {
-	if a.Embedder == nil {
-		return EmbedVariantsResult{}, noModel()
+	e, _, release, err := a.queryEmbedder(ctx, in.Index)
+	if err != nil {
+		return EmbedVariantsResult{}, err
 	}
+	defer release()
 	var out EmbedVariantsResult
 	for i, q := range in.Queries {
-		v, err := a.Embedder.EmbedQueries(ctx, []string{q})
+		v, err := e.EmbedQueries(ctx, []string{q})
 		if err != nil {
 			return out, embedFailed(fmt.Sprintf("rephrasing %d", i+1), err)
 		}
 		out.Variants = append(out.Variants, answer.Variant{Kind: "query", Text: q, Vec: v[0]})
 	}
 	if in.Passage != "" {
-		v, err := a.Embedder.EmbedPassages(ctx, []string{in.Passage})
+		v, err := e.EmbedPassages(ctx, []string{in.Passage})
 		if err != nil {
 			return out, embedFailed("hypothetical answer", err)
 		}

@@ -106,6 +106,9 @@ type EmbedTextsInput struct {
 	// Key, when set, is where the vectors are stored (vecindex's file format) instead of being
 	// returned into the workflow's history (about 5 KB a question, twice: here and EvalBatch's input).
 	Key string `json:"key"`
+	// Index, when set, is the index evaluated: the texts are embedded with its model, as
+	// EmbedQueryInput.Index says.
+	Index string `json:"index,omitempty"`
 }
 
 // EmbedTextsResult are the vectors, in order, or the key they were stored at, and the model.
@@ -115,11 +118,14 @@ type EmbedTextsResult struct {
 	Model   schemas.ModelRef `json:"model"`
 }
 
-// EmbedTexts embeds a batch of queries on the asof-embed queue.
+// EmbedTexts embeds a batch of queries on the asof-embed queue, with the model in.Index was
+// built with where this worker can load it (as EmbedQuery).
 func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedTextsResult, error) {
-	if a.Embedder == nil {
-		return EmbedTextsResult{}, noModel()
+	e, model, release, err := a.queryEmbedder(ctx, in.Index)
+	if err != nil {
+		return EmbedTextsResult{}, err
 	}
+	defer release()
 	if in.PlanKey != "" {
 		batch, err := a.plannedBatch(ctx, in.PlanKey)
 		if err != nil {
@@ -127,17 +133,17 @@ func (a *Activities) EmbedTexts(ctx context.Context, in EmbedTextsInput) (EmbedT
 		}
 		in.Texts = evalrun.Texts(batch)
 	}
-	v, err := a.Embedder.EmbedQueries(ctx, in.Texts)
+	v, err := e.EmbedQueries(ctx, in.Texts)
 	if err != nil {
 		return EmbedTextsResult{}, err
 	}
 	if in.Key == "" {
-		return EmbedTextsResult{Vectors: v, Model: a.Model}, nil
+		return EmbedTextsResult{Vectors: v, Model: model}, nil
 	}
-	if err := storeio.PutVectors(ctx, a.Bucket, in.Key, a.Model.ID, v); err != nil {
+	if err := storeio.PutVectors(ctx, a.Bucket, in.Key, model.ID, v); err != nil {
 		return EmbedTextsResult{}, err
 	}
-	return EmbedTextsResult{Key: in.Key, Model: a.Model}, nil
+	return EmbedTextsResult{Key: in.Key, Model: model}, nil
 }
 
 // EvalBatchInput is one batch of questions with their vectors.

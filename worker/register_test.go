@@ -18,6 +18,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/metrics"
+	"github.com/asofrag/asof/internal/modelcache"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
@@ -192,6 +193,7 @@ func TestNewActivitiesKeepsEveryDep(t *testing.T) {
 			deps := worker.Deps{
 				Bucket:        bucket,
 				Model:         schemas.ModelRef{ID: "m", SHA256: "s", Dim: 3},
+				QueryModels:   modelcache.New(1, nil),
 				RerankOptions: rerank.Options{TopN: 7, Fuse: rerank.FuseReplace},
 				Identity:      tt.identity,
 				Metrics:       metrics.New(),

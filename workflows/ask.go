@@ -92,7 +92,7 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	var emb activities.EmbedQueryResult
 	if read.Mode != string(retrieve.BM25) {
 		embedHere := local && here.QueryEmbedder
-		ei := activities.EmbedQueryInput{Text: read.Text}
+		ei := activities.EmbedQueryInput{Text: read.Text, Index: in.Index} // embedded with the index's model
 		err := maybeLocal(embedCtx, embedHere, a.EmbedQuery, ei).Get(ctx, &emb)
 		if embedHere && isConfigError(err) {
 			// The run moved to a worker without the embedder after the first one recorded
@@ -122,7 +122,7 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	var variants []answer.Variant
 	if in.Expand.on() && read.Mode != string(retrieve.BM25) && read.Mode != string(retrieve.Evolution) &&
 		workflow.GetVersion(ctx, "ask-expand", workflow.DefaultVersion, 1) == 1 {
-		v, note, err := expandQuery(ctx, embedCtx, in.Expand, read.Text, asOf)
+		v, note, err := expandQuery(ctx, embedCtx, in.Expand, in.Index, read.Text, asOf)
 		if err != nil {
 			return schemas.Answer{}, err
 		}
@@ -301,10 +301,10 @@ func rootMessage(err error) string {
 	}
 }
 
-// expandQuery asks the LLM (asof-llm) for the question's variants and embeds them (asof-embed).
-// A worker without an LLM, or an LLM that keeps failing, leaves the answer to the question
-// alone, and the returned note says so; a configuration error fails the run.
-func expandQuery(ctx, embedCtx workflow.Context, o *ExpandOptions, text string, asOf time.Time) ([]answer.Variant, string, error) {
+// expandQuery asks the LLM (asof-llm) for the question's variants and embeds them (asof-embed)
+// with the model of index. A worker without an LLM, or an LLM that keeps failing, leaves the
+// answer to the question alone, and the returned note says so; a configuration error fails the run.
+func expandQuery(ctx, embedCtx workflow.Context, o *ExpandOptions, index, text string, asOf time.Time) ([]answer.Variant, string, error) {
 	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           config.QueueLLM,
 		StartToCloseTimeout: 2 * time.Minute,
@@ -322,7 +322,7 @@ func expandQuery(ctx, embedCtx workflow.Context, o *ExpandOptions, text string, 
 		return nil, "; no LLM for query expansion, the question alone was searched", nil
 	}
 	var ev activities.EmbedVariantsResult
-	if err := workflow.ExecuteActivity(embedCtx, a.EmbedVariants, activities.EmbedVariantsInput{Queries: ex.Queries, Passage: ex.Passage}).Get(ctx, &ev); err != nil {
+	if err := workflow.ExecuteActivity(embedCtx, a.EmbedVariants, activities.EmbedVariantsInput{Queries: ex.Queries, Passage: ex.Passage, Index: index}).Get(ctx, &ev); err != nil {
 		return nil, "", fmt.Errorf("embed query variants: %w", err)
 	}
 	note := fmt.Sprintf("; also searched with %d LLM rephrasing(s)", len(ex.Queries))

@@ -64,7 +64,7 @@ func Eval(ctx workflow.Context, in EvalInput) (EvalResult, error) {
 	// Runs started before the vectors went to the store passed them through the history.
 	stored := workflow.GetVersion(ctx, evalVectorsVersion, workflow.DefaultVersion, 1) >= 1
 	embed := func(ctx workflow.Context, n int) workflow.Future {
-		var ei activities.EmbedTextsInput
+		ei := activities.EmbedTextsInput{Index: in.Index} // embedded with the index's model
 		if planStored {
 			ei.PlanKey = layout.EvalPlanKey(in.EvalID, n)
 		} else {

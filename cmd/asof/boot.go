@@ -49,7 +49,8 @@ func (b *boot) Close() {
 // reranker that cannot be built, does. release frees the model and the reranker; it is never
 // nil.
 func (b *boot) workerDeps(cfg config.Config) (deps worker.Deps, noModel error, release func(), err error) {
-	deps, releaseModel, noModel := withModel(cfg, worker.Deps{Bucket: b.st.Bucket, Metrics: b.sm.m})
+	// A long-running worker answers every index, each with its own model.
+	deps, releaseModel, noModel := withModel(cfg, worker.Deps{Bucket: b.st.Bucket, Metrics: b.sm.m}, true)
 	deps, closeRerank, err := withReranker(cfg, deps)
 	if err != nil {
 		releaseModel()

@@ -20,6 +20,7 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/modelcache"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
@@ -55,9 +56,10 @@ func rerankerLine(deps worker.Deps) string {
 }
 
 // withModel fills deps with the embedding model: its reference (every worker: planning names
-// shards by it) and, when the worker serves the embed queue, the loaded embedder; and, when it
-// serves the LLM queue and llm.base_url is set, the LLM client.
-func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+// shards by it) and, when the worker serves the embed queue, the loaded embedder, and with
+// follow the models of other indexes, loaded for their queries on demand (deps.QueryModels);
+// and, when it serves the LLM queue and llm.base_url is set, the LLM client.
+func withModel(cfg config.Config, deps worker.Deps, follow followIndexes) (worker.Deps, func(), error) {
 	stopLLM := func() {}
 	if cfg.LLM.Local != "" && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
 		var err error
@@ -65,7 +67,7 @@ func withModel(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error)
 			return deps, func() {}, err
 		}
 	}
-	deps, release, err := withModelAndEndpoint(cfg, deps)
+	deps, release, err := withModelAndEndpoint(cfg, deps, follow)
 	if err != nil {
 		stopLLM()
 		return deps, func() {}, err
@@ -129,8 +131,15 @@ const (
 	localLLMTimeout = 5 * time.Minute
 )
 
+// followIndexes says whether a worker embeds each index's queries with the index's own model
+// (deps.QueryModels), loading it on demand where that is not the worker's: a long-running
+// worker (asof dev, serve, worker) does, since it answers every index; a command's own worker
+// does unless the user set its model (--embed-model, embed.model, ASOF_EMBED_MODEL), which then
+// wins, and an index built with another model is refused, naming both.
+type followIndexes bool
+
 // withModelAndEndpoint is withModel once the LLM, if any, has an endpoint.
-func withModelAndEndpoint(cfg config.Config, deps worker.Deps) (worker.Deps, func(), error) {
+func withModelAndEndpoint(cfg config.Config, deps worker.Deps, follow followIndexes) (worker.Deps, func(), error) {
 	if cfg.LLM.Enabled() && slices.Contains(cfg.Worker.TaskQueues, config.QueueLLM) {
 		c, err := llm.New(llm.Config{BaseURL: cfg.LLM.BaseURL, Model: cfg.LLM.Model, APIKeyEnv: cfg.LLM.APIKeyEnv,
 			Timeout: cfg.LLM.Timeout, MaxTokens: cfg.LLM.MaxTokens, JSON: !cfg.LLM.NoJSONMode, Schemas: cfg.LLM.JSONSchema && !cfg.LLM.NoJSONMode})
@@ -146,25 +155,77 @@ func withModelAndEndpoint(cfg config.Config, deps worker.Deps) (worker.Deps, fun
 	if err != nil {
 		return deps, func() {}, err
 	}
-	deps.Model = schemas.ModelRef{ID: m.Spec.ID, SHA256: m.SHA256, Dim: m.Spec.Dim}
+	deps.Model = modelRef(m)
 	if !slices.Contains(cfg.Worker.TaskQueues, config.QueueEmbed) {
 		return deps, func() {}, nil
 	}
-	onnx, err := filepath.Rel(m.Dir, m.ONNXPath)
+	h, err := newHugot(cfg, m)
 	if err != nil {
 		return deps, func() {}, err
 	}
-	h, err := embed.NewHugot(embed.Config{
+	deps.Embedder = h
+	if !follow {
+		return deps, func() { h.Close() }, nil
+	}
+	// The queries of an index built with another model are embedded with that model, loaded
+	// when first asked for (activities.Deps.QueryModels).
+	qm := modelcache.New(queryModelsKept, queryModelLoader(cfg))
+	deps.QueryModels = qm
+	return deps, func() { qm.Close(); h.Close() }, nil
+}
+
+// queryModelsKept is how many models a worker keeps loaded for queries on indexes built with
+// another model than its own (modelcache.Cache).
+const queryModelsKept = modelcache.DefaultKeep
+
+// modelRef is how indexes record model m.
+func modelRef(m models.Model) schemas.ModelRef {
+	return schemas.ModelRef{ID: m.Spec.ID, SHA256: m.SHA256, Dim: m.Spec.Dim}
+}
+
+// newHugot loads model m on the local backend cfg configures.
+func newHugot(cfg config.Config, m models.Model) (*embed.Hugot, error) {
+	onnx, err := filepath.Rel(m.Dir, m.ONNXPath)
+	if err != nil {
+		return nil, err
+	}
+	return embed.NewHugot(embed.Config{
 		Dir: m.Dir, ONNXFile: onnx, ID: m.Spec.ID, Dim: m.Spec.Dim,
 		QueryPrefix: m.Spec.QueryPrefix, PassagePrefix: m.Spec.PassagePrefix, MaxTokens: m.Spec.MaxTokens, Pooling: m.Spec.Pooling,
 		BatchSize: cfg.Embed.BatchSize, BatchTokens: cfg.Embed.BatchTokens,
 		Backend: cfg.Embed.Backend, ORTDir: cfg.ORTDir(), Threads: cfg.Embed.Threads, Device: cfg.Embed.Device,
 	})
-	if err != nil {
-		return deps, func() {}, err
+}
+
+// queryModelLoader loads a model by the id an index's manifest records, as the CLI loads the
+// index's model (models.Resolve in the models folders, then the backend cfg configures); it
+// pulls nothing (the CLI does not either, for an index's model). Its errors say what to do:
+// the pull command for a catalogue model not pulled, where to put a folder model, and that an
+// int8 or XLM-R model needs ONNX Runtime on a pure-Go worker.
+func queryModelLoader(cfg config.Config) modelcache.Loader {
+	return func(id string) (embed.Embedder, schemas.ModelRef, error) {
+		if models.IsPath(id) { // a manifest records ids, never paths
+			return nil, schemas.ModelRef{}, fmt.Errorf("%q is not a model id", id)
+		}
+		dir := cfg.ModelsDirFor(id)
+		m, err := models.Resolve(id, dir)
+		switch {
+		case errors.Is(err, models.ErrUnknownModel):
+			return nil, schemas.ModelRef{}, fmt.Errorf("%w: %s is neither a catalogue model (asof models list) nor a folder in %s; put the model folder the index was built with there",
+				models.ErrUnknownModel, id, dir)
+		case err != nil: // not pulled: the error names `asof models pull ID`
+			return nil, schemas.ModelRef{}, err
+		}
+		h, err := newHugot(cfg, m)
+		if errors.Is(err, embed.ErrQuantizedOnGo) || errors.Is(err, embed.ErrUnigramOnGo) {
+			return nil, schemas.ModelRef{}, fmt.Errorf("%s needs ONNX Runtime and this worker embeds on the pure-Go backend (%w); run the worker from a binary built with ONNX Runtime (`make setup-ort`, then `make build`)",
+				id, errors.Unwrap(err))
+		}
+		if err != nil {
+			return nil, schemas.ModelRef{}, err
+		}
+		return h, modelRef(m), nil
 	}
-	deps.Embedder = h
-	return deps, func() { h.Close() }, nil
 }
 
 // effectiveModel is the model a configuration embeds with when no index is to be followed:
@@ -367,7 +428,8 @@ func serveInProcess(ctx context.Context, a *app, st *infra.Stack, announce io.Wr
 	if !a.runsWorker(st) {
 		return func() {}, nil
 	}
-	deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket})
+	follow := followIndexes(a.serving || a.modelSource == "") // asof serve answers every index
+	deps, release, err := withModel(st.Config, worker.Deps{Bucket: st.Bucket}, follow)
 	if err != nil {
 		return func() {}, err
 	}

@@ -36,6 +36,8 @@ type app struct {
 	stackWorkerless bool
 	// stackBy names the command that runs that stack ("asof dev"); "" when none.
 	stackBy string
+	// serving is set by asof serve, whose worker answers every index (followIndexes).
+	serving bool
 }
 
 const rootLong = `asof answers questions "as of" a date over dated document streams (news and

@@ -69,6 +69,7 @@ func runServe(ctx context.Context, a *app, f serveFlags) error {
 		return fmt.Errorf("--addr %s: %w", f.addr, err)
 	}
 	defer ln.Close()
+	a.serving = true // its worker answers every index, each with the index's model
 	st, _, stop, err := startServing(ctx, a, "", a.stderr)
 	if err != nil {
 		return err

@@ -170,15 +170,13 @@ func (c Choice) Line(langs []string) string {
 }
 
 // Hint is the line that follows Line for a model chosen by the corpus: how to build the index
-// with the default instead, and that a long-running process, which embeds every index's
-// queries with one model, must be started with this one to answer it; "" for the other
-// reasons.
+// with the default instead; "" for the other reasons. (A long-running asof dev, serve or
+// worker embeds each index's queries with the index's own model, so it needs no flag.)
 func (c Choice) Hint() string {
 	if c.Reason != EnglishCorpus || c.Instead == "" {
 		return ""
 	}
-	return fmt.Sprintf("for a multilingual index pass --embed-model %s; asof dev, serve and worker answer this index only when started with --embed-model %s",
-		c.Instead, c.Model)
+	return fmt.Sprintf("for a multilingual index pass --embed-model %s", c.Instead)
 }
 
 // Any in a model's languages marks a multilingual model (models.LanguagesAny).
