@@ -35,8 +35,8 @@ const faultLLM = "qwen2.5-coder-0.5b-instruct"
 //     the supervisor restarts it under a new pid, the batches that were in flight are retried
 //     on the new server, the ask completes, and every candidate of the stored pool is judged.
 //  2. The real model's replies are cut at 6 tokens (llm.max_tokens), so they are not JSON: the
-//     repair turn gets the same, every batch fails after its tries, and the keep policy keeps
-//     the whole pool unjudged, saying why.
+//     repair turn gets the same, the batch fails after its tries, and the keep policy keeps
+//     the whole pool unjudged; the report's reason says why.
 //  3. A request timeout (300 ms) shorter than the model needs: every batch times out on each
 //     try and the fail policy fails the answer with a short error naming the timeout.
 //
@@ -119,7 +119,7 @@ func TestAskLocalLLMFaultsWithModel(t *testing.T) {
 		j := ans.Judge
 		t.Logf("pool %d, judge %+v", len(pool), *j)
 		// The killed batches were retried: all of them judged, none failed, no candidate lost.
-		if j.Method != "llm:"+faultLLM || j.Batches != (len(pool)+1)/2 || j.FailedBatches != 0 || j.Failed != 0 ||
+		if j.Method != "llm:"+faultLLM || j.Batches != (len(pool)+1)/2 || j.FailedBatches != 0 || j.Failed != 0 || j.Reason != "" ||
 			j.Judged != len(pool) || j.Kept+j.Dropped != len(pool) || len(pool) < 3 {
 			t.Fatalf("judge report %+v for a pool of %d: want every candidate judged by %s after the retries", *j, len(pool), faultLLM)
 		}
@@ -161,6 +161,11 @@ func TestAskLocalLLMFaultsWithModel(t *testing.T) {
 		if j.Method != "llm (every batch failed)" || j.Policy != "keep" || j.Batches != 1 || j.FailedBatches != 1 ||
 			j.Failed != len(pool) || j.Judged != 0 || j.Kept != len(pool) || j.Dropped != 0 || len(pool) != 3 {
 			t.Fatalf("judge report %+v for a pool of %d: want the batch failed and every candidate kept unjudged", *j, len(pool))
+		}
+		for _, want := range []string{"candidates 1..3: ", "reply unusable after one repair", "reply is not a JSON object"} {
+			if !strings.Contains(j.Reason, want) {
+				t.Errorf("the report's reason %q lacks %q", j.Reason, want)
+			}
 		}
 		if len(ans.Blocks) == 0 {
 			t.Fatal("the keep policy left no context")
