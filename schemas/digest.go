@@ -57,6 +57,10 @@ type JudgeReport struct {
 	Kept    int `json:"kept"`
 	Dropped int `json:"dropped"`
 	Failed  int `json:"failed"`
+	// Reason is why the first failed batch failed after its last try, with its candidates and
+	// the innermost error ("candidates 1..8: judge: llm: chat … no answer within 5m0s");
+	// empty when no batch failed.
+	Reason string `json:"reason,omitempty"`
 }
 
 // DigestVersion is the version of Digest (digests/<name>/<as-of>/digest.json).

@@ -250,6 +250,9 @@ func judgeAll(ctx, llmCtx workflow.Context, jo JudgeOptions, here bool, cand act
 			}
 			rep.FailedBatches++
 			rep.Failed += b.to - b.from + 1
+			if rep.Reason == "" {
+				rep.Reason = fmt.Sprintf("candidates %d..%d: %s", b.from, b.to, rootMessage(err))
+			}
 			for r := b.from; r <= b.to; r++ {
 				unjudged = append(unjudged, r)
 			}

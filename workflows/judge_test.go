@@ -171,7 +171,8 @@ func TestAskJudgesInParallelBatchesWithRetries(t *testing.T) {
 }
 
 // TestAskJudgeFailurePolicy: a batch that fails on every attempt is kept unjudged, dropped, or
-// fails the answer, as asked; a configuration error fails it whatever the policy, at once.
+// fails the answer, as asked, and the report says why it failed; a configuration error fails
+// it whatever the policy, at once.
 func TestAskJudgeFailurePolicy(t *testing.T) {
 	for _, tc := range []struct {
 		policy   string
@@ -222,7 +223,8 @@ func TestAskJudgeFailurePolicy(t *testing.T) {
 			if !slices.Equal(c.Unjudged, []int{6, 7, 8, 9, 10}) || c.Keep != tc.wantKeep || len(c.Verdicts) != 5 {
 				t.Fatalf("compose: unjudged %v keep %v verdicts %d", c.Unjudged, c.Keep, len(c.Verdicts))
 			}
-			if r := c.Report; r.FailedBatches != 1 || r.Failed != 5 || r.Judged != 5 || r.Batches != 2 {
+			if r := c.Report; r.FailedBatches != 1 || r.Failed != 5 || r.Judged != 5 || r.Batches != 2 ||
+				r.Reason != "candidates 6..10: llm: bad response: not JSON" {
 				t.Fatalf("report %+v", r)
 			}
 		})

@@ -1,7 +1,7 @@
 // Package llmserver runs a local language model for `--llm local`: llama.cpp's
 // OpenAI-compatible server (xllamacpp, from PyPI, in the venv `make setup-llm` makes) as a
 // child process on 127.0.0.1, started and health-checked before the worker polls, restarted
-// when it dies, and stopped with the process.
+// when it dies or hangs (stops answering /health), and stopped with the process.
 //
 // The runtime folder (Options.Dir; `make setup-llm` fills <repo>/.asof/llm, the build bakes
 // that path into DefaultDir) holds venv/ (Python with xllamacpp) and serve.py (infra/llm).
@@ -38,6 +38,9 @@ type Options struct {
 	Threads, Ctx, Parallel int
 	// StartTimeout bounds loading the model and the first health answer (0: 3 min).
 	StartTimeout time.Duration
+	// HungAfter is how long a running server may leave /health unanswered before it is
+	// killed and restarted (0: DefaultHungAfter).
+	HungAfter time.Duration
 	// Log receives the server's output and the supervisor's lines (nil: discarded).
 	Log io.Writer
 }
@@ -69,6 +72,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 3 * time.Minute
+	}
+	if o.HungAfter == 0 {
+		o.HungAfter = DefaultHungAfter
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -141,15 +147,23 @@ const (
 	restartWindow = 10 * time.Minute
 )
 
-// supervise restarts the child when it exits while the server is not stopping.
+// DefaultHungAfter is Options.HungAfter's default. The server answers /health within
+// milliseconds even while it reads a long prompt on every core (measured on 2 cores), so 15 s
+// without an answer is a server that will not answer again.
+const DefaultHungAfter = 15 * time.Second
+
+// healthEvery is how often a running server's /health is asked.
+const healthEvery = time.Second
+
+// supervise restarts the child when it exits, or hangs, while the server is not stopping.
 func (s *Server) supervise() {
 	defer close(s.done)
 	var recent []time.Time
 	for {
 		s.mu.Lock()
-		exited := s.exited
+		exited, cmd := s.exited, s.cmd
 		s.mu.Unlock()
-		err := <-exited
+		err := s.watch(cmd, exited)
 		s.mu.Lock()
 		stopping := s.stopping
 		s.mu.Unlock()
@@ -176,6 +190,37 @@ func (s *Server) supervise() {
 			_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		}
 		s.mu.Unlock()
+	}
+}
+
+// watch waits for the child cmd to exit (exited) and returns how it exited. A child that
+// stops answering /health for HungAfter while the server is not stopping is killed first: a
+// server that hangs never exits by itself. llama.cpp's server does hang so when a SIGTERM (a
+// `pkill`, say) finds a request in flight: it closes its port, then waits forever for the
+// request it will never answer, and the request's client waits with it.
+func (s *Server) watch(cmd *exec.Cmd, exited <-chan error) error {
+	tick := time.NewTicker(healthEvery)
+	defer tick.Stop()
+	answered := time.Now()
+	for {
+		select {
+		case err := <-exited:
+			return err
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		stopping := s.stopping
+		s.mu.Unlock()
+		switch {
+		case stopping: // Close stops it
+			answered = time.Now()
+		case s.Healthy(context.Background()):
+			answered = time.Now()
+		case time.Since(answered) >= s.o.HungAfter:
+			fmt.Fprintf(s.o.Log, "llm: the local LLM server (pid %d) has not answered /health for %s; killing it\n", cmd.Process.Pid, s.o.HungAfter)
+			_ = cmd.Process.Kill()
+			answered = time.Now() // its exit comes next
+		}
 	}
 }
 

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -81,6 +85,78 @@ func TestServerRestartsWhenKilled(t *testing.T) {
 	if s.Healthy(ctx) {
 		t.Error("still answering after Close")
 	}
+}
+
+// TestServerRestartsWhenHung: a SIGTERM (a `pkill`, say) that finds a request in flight leaves
+// llama.cpp's server hung: its port closed, the request never answered, the process never
+// gone. The supervisor finds /health unanswered, kills it after HungAfter and starts another;
+// the request in flight ends at once (with an error its caller retries) instead of waiting for
+// its client's timeout.
+func TestServerRestartsWhenHung(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts llama.cpp's server")
+	}
+	dir, model := runtimeDir(t)
+	var log syncBuffer
+	ctx := context.Background()
+	s, err := Start(ctx, Options{Dir: dir, Model: model, Alias: "smollm2", Threads: 1, Ctx: 4096, HungAfter: 3 * time.Second, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	defer s.Close()
+	first := s.PID()
+	reply := make(chan error, 1)
+	go func() { reply <- longChat(s.BaseURL) }()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), "processing task") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no request in flight within a minute\n%s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(first, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-reply:
+		if err == nil {
+			t.Fatalf("the request in flight was answered: SIGTERM came too late to test a hang\n%s", log.String())
+		}
+		t.Logf("the request in flight ended: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatalf("the request in flight still waits a minute after the SIGTERM\n%s", log.String())
+	}
+	deadline = time.Now().Add(2 * time.Minute)
+	for s.Restarts() < 1 || !s.Healthy(ctx) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not restarted within 2 minutes\n%s", log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s.PID() == first {
+		t.Fatalf("the same pid %d after the restart", first)
+	}
+	if want := "has not answered /health for 3s; killing it"; !strings.Contains(log.String(), want) {
+		t.Errorf("the log lacks %q\n%s", want, log.String())
+	}
+}
+
+// longChat asks the server for a long completion (about a minute of SmolLM2's generation on
+// one core) and returns its error, nil when it is answered.
+func longChat(base string) error {
+	body := `{"model":"smollm2","max_tokens":3000,"temperature":0,"messages":[{"role":"user","content":"Count from 1 to 2000, one number a line."}]}`
+	resp, err := (&http.Client{Timeout: 3 * time.Minute}).Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
 }
 
 // TestStartNamesWhatIsMissing: without the runtime, Start says what to run.

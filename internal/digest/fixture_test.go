@@ -110,7 +110,7 @@ func fixture() schemas.Digest {
 				Sources:   cbr,
 				Freshness: Freshness(cbr, anchor),
 				Judge: schemas.JudgeReport{Method: "heuristic", Policy: "keep", Batches: 2, FailedBatches: 1,
-					Judged: 10, Kept: 6, Dropped: 4, Failed: 8},
+					Judged: 10, Kept: 6, Dropped: 4, Failed: 8, Reason: "candidates 11..18: activity StartToClose timeout"},
 				AskRunID: "ask/morning/2024-06-30/2",
 			},
 			{

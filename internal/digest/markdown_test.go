@@ -101,7 +101,7 @@ func TestMarkdownClaimsAndSources(t *testing.T) {
 	for _, want := range []string{
 		"\n_The LLM summary cited a block after the anchor and was replaced by the extractive one._\n\n### Then\n- 2022-02-28 — ",
 		"### Now\n- 2024-06-14 — ", // freshest first
-		"\nJudge: heuristic — 10 judged, 6 kept, 4 dropped, 8 failed (1 of 2 batches failed, policy keep)\n",
+		"\nJudge: heuristic — 10 judged, 6 kept, 4 dropped, 8 failed (1 of 2 batches failed, policy keep); first failure: candidates 11..18: activity StartToClose timeout\n",
 	} {
 		if !strings.Contains(cbr, want) {
 			t.Errorf("evolution topic lacks %q", want)

@@ -159,7 +159,8 @@ func freshnessLine(f schemas.DigestFreshness) string {
 		days(f.MedianDays), pct(f.Within30), plural(f.Blocks, "context block", "context blocks"))
 }
 
-// judgeLine describes j: "llm:qwen — 24 judged, 9 kept, 15 dropped, 0 failed".
+// judgeLine describes j: "llm:qwen — 24 judged, 9 kept, 15 dropped, 0 failed", and when
+// batches failed, how many, the policy and why the first failed.
 func judgeLine(j schemas.JudgeReport) string {
 	method := oneLine(j.Method)
 	switch method {
@@ -171,6 +172,9 @@ func judgeLine(j schemas.JudgeReport) string {
 	s := fmt.Sprintf("%s — %d judged, %d kept, %d dropped, %d failed", method, j.Judged, j.Kept, j.Dropped, j.Failed)
 	if j.FailedBatches > 0 {
 		s += fmt.Sprintf(" (%d of %s failed, policy %s)", j.FailedBatches, plural(j.Batches, "batch", "batches"), oneLine(j.Policy))
+		if j.Reason != "" {
+			s += "; first failure: " + oneLine(j.Reason)
+		}
 	}
 	return s
 }

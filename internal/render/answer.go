@@ -98,6 +98,9 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 		printf("_Judge: %s — %d judged in %d batches, %d kept, %d dropped", j.Method, j.Judged, j.Batches, j.Kept, j.Dropped)
 		if j.FailedBatches > 0 {
 			printf(", %d in %d failed batches (policy %s)", j.Failed, j.FailedBatches, j.Policy)
+			if j.Reason != "" {
+				printf("; first failure: %s", md(OneLine(j.Reason)))
+			}
 		}
 		printf("_\n")
 	}

@@ -68,6 +68,20 @@ func TestAnswerMarkdownUsesTheSummarysNumbering(t *testing.T) {
 // escaped by render.Markdown); a "|" in a source cannot break the table.
 // TestMarkShown: the blocks carry the numbers the summary shows them by (for the page at /,
 // which lists the context beside the summary), 0 for a block it does not cite.
+// TestAnswerMarkdownSaysWhyJudgingFailed: failed judge batches are reported with the policy
+// that applied and the first failure's reason, which may be a server's text (escaped).
+func TestAnswerMarkdownSaysWhyJudgingFailed(t *testing.T) {
+	ans := schemas.Answer{Query: "key rate", Index: "news", AsOf: at("2026-04-01"), To: at("2026-04-01"),
+		Judge: &schemas.JudgeReport{Method: "llm (every batch failed)", Policy: "keep", Batches: 1, FailedBatches: 1, Failed: 3, Kept: 3,
+			Reason: "candidates 1..3: judge: llm: chat qwen at http://127.0.0.1:8080/v1: status 503: <b>Loading</b>\nmodel"}}
+	out := AnswerMarkdown(ans, time.Second)
+	want := "_Judge: llm (every batch failed) — 0 judged in 1 batches, 3 kept, 0 dropped, 3 in 1 failed batches (policy keep); " +
+		"first failure: candidates 1..3: judge: llm: chat qwen at http://127.0.0.1:8080/v1: status 503: \\<b>Loading\\</b> model_\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("the judge line is not\n%s\nin\n%s", want, out)
+	}
+}
+
 func TestMarkShown(t *testing.T) {
 	b := schemas.Brief{Method: "extractive",
 		New:      []schemas.Claim{{Text: "Raised.", Cites: []int{2}}},
