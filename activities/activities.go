@@ -47,6 +47,9 @@ type Deps struct {
 	QueryModels QueryModels
 	// LLM judges and summarizes on the asof-llm queue; nil: the heuristic judge, extractive summary.
 	LLM *llm.Client
+	// HeuristicAutoJudge makes the auto judge the heuristic even with an LLM (llm.judge
+	// heuristic; --llm local's default), which then only writes; --judge llm still asks it.
+	HeuristicAutoJudge bool
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
 	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
 	Reranker      rerank.Reranker

@@ -98,7 +98,7 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 	if err != nil {
 		return JudgeResult{}, invalid(err)
 	}
-	useLLM := a.LLM != nil && in.Mode != judge.ModeHeuristic
+	useLLM := a.LLM != nil && (in.Mode == judge.ModeLLM || in.Mode == judge.ModeAuto && !a.HeuristicAutoJudge)
 	if in.Mode == judge.ModeLLM && a.LLM == nil {
 		return JudgeResult{}, temporal.NewNonRetryableApplicationError("--judge llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}

@@ -47,6 +47,41 @@ func sampleCount(t *testing.T, m *metrics.Metrics, name, label, value string) fl
 	return 0
 }
 
+// TestHeuristicAutoJudge: with HeuristicAutoJudge (llm.judge heuristic, --llm local's default)
+// the auto judge is the heuristic even though the worker has an LLM, which is never called;
+// --judge llm still asks the LLM.
+func TestHeuristicAutoJudge(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []schemas.CandidateRow{{Rank: 1, DocID: "a", Text: "key rate raised"}, {Rank: 2, DocID: "b", Text: "apple pie"}}
+	if err := storeio.PutParquet(ctx, b, "runs/r/candidates.parquet", rows); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls++
+		http.Error(w, `{"error":{"message":"slow down"}}`, http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	c, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "judge", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Deps: Deps{Bucket: b, LLM: c, HeuristicAutoJudge: true}}
+	in := JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 1, To: 2, Mode: judge.ModeAuto}
+	res, err := a.Judge(ctx, in)
+	if err != nil || res.Method != judge.MethodHeuristic || calls != 0 {
+		t.Fatalf("auto judge: method %q, %v, %d LLM calls; want the heuristic and no call", res.Method, err, calls)
+	}
+	in.Mode = judge.ModeLLM
+	if _, err := a.Judge(ctx, in); !errors.Is(err, llm.ErrRateLimited) || calls != 1 {
+		t.Fatalf("--judge llm: %v after %d calls, want the LLM asked (a 429)", err, calls)
+	}
+}
+
 // TestJudgeAndEvalBatchRecordMetrics: a heuristic judge batch counts as a heuristic call, an
 // LLM batch the server rate-limits as an llm call and a rate_limited failure; an eval batch
 // refused for its input counts as failed, one already stored as done.

@@ -191,12 +191,13 @@ func TestNewActivitiesKeepsEveryDep(t *testing.T) {
 				t.Fatal(err)
 			}
 			deps := worker.Deps{
-				Bucket:        bucket,
-				Model:         schemas.ModelRef{ID: "m", SHA256: "s", Dim: 3},
-				QueryModels:   modelcache.New(1, nil),
-				RerankOptions: rerank.Options{TopN: 7, Fuse: rerank.FuseReplace},
-				Identity:      tt.identity,
-				Metrics:       metrics.New(),
+				Bucket:             bucket,
+				Model:              schemas.ModelRef{ID: "m", SHA256: "s", Dim: 3},
+				QueryModels:        modelcache.New(1, nil),
+				RerankOptions:      rerank.Options{TopN: 7, Fuse: rerank.FuseReplace},
+				HeuristicAutoJudge: true,
+				Identity:           tt.identity,
+				Metrics:            metrics.New(),
 			}
 			acts := worker.NewActivities(deps)
 			want := deps

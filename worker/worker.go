@@ -47,11 +47,13 @@ func registerActivities(r sdkworker.ActivityRegistry, acts *activities.Activitie
 
 // Colocated is what a process polling queues with deps serves besides its workflows, for the
 // Ask workflow's local activities (workflows.Colocated): the query embedder when it polls
-// asof-embed with one; no LLM when it polls asof-llm without one.
+// asof-embed with one; no LLM when it polls asof-llm without one; the heuristic as the auto
+// judge when it polls asof-llm with no LLM or one that does not judge (llm.judge heuristic).
 func Colocated(queues []string, deps Deps) workflows.Colocated {
 	return workflows.Colocated{
-		QueryEmbedder: slices.Contains(queues, config.QueueEmbed) && deps.Embedder != nil,
-		NoLLM:         slices.Contains(queues, config.QueueLLM) && deps.LLM == nil,
+		QueryEmbedder:  slices.Contains(queues, config.QueueEmbed) && deps.Embedder != nil,
+		NoLLM:          slices.Contains(queues, config.QueueLLM) && deps.LLM == nil,
+		HeuristicJudge: slices.Contains(queues, config.QueueLLM) && (deps.LLM == nil || deps.HeuristicAutoJudge),
 	}
 }
 

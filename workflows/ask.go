@@ -38,6 +38,9 @@ type Colocated struct {
 	// NoLLM: the process polls asof-llm and has no LLM, so the auto judge is the heuristic
 	// (run here) and Summarize would only say it skipped (not called).
 	NoLLM bool `json:"no_llm"`
+	// HeuristicJudge: the process polls asof-llm and its auto judge is the heuristic (no LLM,
+	// or llm.judge heuristic, --llm local's default), so the auto judge runs here.
+	HeuristicJudge bool `json:"heuristic_judge"`
 }
 
 // Ask answers a question as of a date: read the query (mode and dates), embed it on the
@@ -169,7 +172,7 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	// The heuristic judge needs only the CPU and the store: it runs here when asked for, or when
 	// auto would pick it because this process is the asof-llm worker and has no LLM. An LLM
 	// judge stays on asof-llm, its calls regular activities with their retries.
-	judgeHere := local && (jo.Mode == judge.ModeHeuristic || jo.Mode == judge.ModeAuto && here.NoLLM)
+	judgeHere := local && (jo.Mode == judge.ModeHeuristic || jo.Mode == judge.ModeAuto && (here.NoLLM || here.HeuristicJudge))
 	verdicts, unjudged, rep, err := judgeAll(ctx, llmCtx, jo, judgeHere, cand, in.Query, read.Text, asOf)
 	if err != nil {
 		return schemas.Answer{}, err

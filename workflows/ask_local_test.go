@@ -62,6 +62,12 @@ func TestAskRunsCPUStepsLocally(t *testing.T) {
 			wantMode: "auto", wantEmbed: []string{"local"},
 		},
 		{
+			name: "auto judge, a local LLM that only writes", here: Colocated{QueryEmbedder: true, HeuristicJudge: true}, judge: "auto",
+			want: map[string]string{"read": "local", "embed": "local", "candidates": "local", "judge": "local",
+				"compose": "local", "summarize": config.QueueLLM, "save": "local"},
+			wantMode: "heuristic", wantEmbed: []string{"local"},
+		},
+		{
 			name: "embedder lost after recording", here: Colocated{QueryEmbedder: true, NoLLM: true}, judge: "auto", lostEmbedder: true,
 			want: map[string]string{"read": "local", "embed": config.QueueEmbed, "candidates": "local", "judge": "local",
 				"compose": "local", "save": "local"},

@@ -185,6 +185,12 @@ type LLM struct {
 	// grades. Off by default for an endpoint (a hosted API's strict mode may refuse the
 	// schema's keywords); --llm local turns it on. no_json_mode turns it off.
 	JSONSchema bool `yaml:"json_schema"`
+	// Judge is who judges when an answer asks for the auto judge (--judge auto, the default):
+	// llm (the LLM) or heuristic (the offline rule, while the LLM still writes the summary).
+	// Empty: llm for an endpoint (llm.base_url), heuristic for --llm local, where the heuristic
+	// measured better against human labels than the local models (BENCHMARKS.md, session 19).
+	// --judge llm always asks the LLM.
+	Judge string `yaml:"judge"`
 	// Local runs a local model instead of an endpoint (--llm local[:MODEL]): a catalogue
 	// language model's id, or LocalDefault for the catalogue's default. The process that
 	// serves the asof-llm queue starts llama.cpp's server for it (infra/llmserver).
@@ -360,6 +366,11 @@ func (c Config) Validate() error {
 	if c.LLM.Enabled() && strings.TrimSpace(c.LLM.Model) == "" {
 		errs = append(errs, errors.New("llm.model (ASOF_LLM_MODEL) must be set with llm.base_url"))
 	}
+	switch c.LLM.Judge {
+	case "", "llm", "heuristic":
+	default:
+		errs = append(errs, fmt.Errorf("llm.judge %q: use llm or heuristic (empty: llm for an endpoint, heuristic for --llm local)", c.LLM.Judge))
+	}
 	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 {
 		errs = append(errs, errors.New("llm.timeout and llm.max_tokens must not be negative"))
 	}
@@ -508,6 +519,7 @@ func EnvVars() []Env {
 		{"ASOF_LLM_MAX_TOKENS", "llm.max_tokens", num(func(c *Config) *int { return &c.LLM.MaxTokens })},
 		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", boolean(func(c *Config) *bool { return &c.LLM.NoJSONMode })},
 		{"ASOF_LLM_JSON_SCHEMA", "llm.json_schema", boolean(func(c *Config) *bool { return &c.LLM.JSONSchema })},
+		{"ASOF_LLM_JUDGE", "llm.judge", str(func(c *Config) *string { return &c.LLM.Judge })},
 		{"ASOF_RERANK_BASE_URL", "rerank.base_url", str(func(c *Config) *string { return &c.Rerank.BaseURL })},
 		{"ASOF_RERANK_API", "rerank.api", str(func(c *Config) *string { return &c.Rerank.API })},
 		{"ASOF_RERANK_MODEL", "rerank.model", str(func(c *Config) *string { return &c.Rerank.Model })},
