@@ -283,7 +283,7 @@ func (a *app) modelFlag(cmd *cobra.Command) {
 // llmFlag adds --llm local[:MODEL]: the worker this command runs (or is) judges and writes
 // with a local model, llama.cpp's server started as its child (llm.local).
 func (a *app) llmFlag(cmd *cobra.Command) {
-	cmd.Flags().String("llm", "", "judge and write with a local language model: local (the default, "+models.DefaultLLM+") or local:MODEL (asof models list); after make setup-llm. An OpenAI-compatible endpoint is llm.base_url instead")
+	cmd.Flags().String("llm", "", "write summaries with a local language model: local (the default, "+models.DefaultLLM+") or local:MODEL (asof models list); after make setup-llm. The offline heuristic still judges (it measured better than the local models; --judge llm has the model judge too). An OpenAI-compatible endpoint is llm.base_url instead")
 	a.flagSetters = append(a.flagSetters, func(f *pflag.FlagSet, c *config.Config) error {
 		if fl := f.Lookup("llm"); fl != nil && fl.Changed {
 			v, err := config.ParseLLMFlag(fl.Value.String())
