@@ -123,6 +123,9 @@ func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
 	if cfg.LLM.Timeout == 0 {
 		cfg.LLM.Timeout = localLLMTimeout
 	}
+	if cfg.LLM.MaxTokens == 0 {
+		cfg.LLM.MaxTokens = localLLMMaxTokens
+	}
 	return cfg, func() { srv.Close(); logf.Close() }, nil
 }
 
@@ -134,6 +137,10 @@ func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
 const (
 	localLLMContext = 8192
 	localLLMTimeout = 5 * time.Minute
+	// localLLMMaxTokens: a Russian brief from the 1.5B ran into the endpoint default of 512
+	// tokens three times in a row (a cut reply is not JSON, so it fell back); the judge's
+	// grammar-held reply needs under 100.
+	localLLMMaxTokens = 1024
 )
 
 // followIndexes says whether a worker embeds each index's queries with the index's own model
