@@ -50,6 +50,9 @@ type Deps struct {
 	// HeuristicAutoJudge makes the auto judge the heuristic even with an LLM (llm.judge
 	// heuristic; --llm local's default), which then only writes; --judge llm still asks it.
 	HeuristicAutoJudge bool
+	// JudgePerCall is how many candidates the LLM judge reads in one call (0: the whole batch;
+	// llm.judge_per_call, 1 for --llm local).
+	JudgePerCall int
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
 	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
 	Reranker      rerank.Reranker

@@ -108,7 +108,7 @@ func (a *Activities) Judge(ctx context.Context, in JudgeInput) (JudgeResult, err
 		return JudgeResult{Method: judge.MethodHeuristic, Verdicts: judge.HeuristicPool(q, docs, a.judgePools.Of(q, pool))}, nil
 	}
 	a.Metrics.JudgeCall("llm")
-	v, err := judge.LLM(ctx, a.LLM, in.Query, in.AsOf, docs)
+	v, err := judge.LLMInCalls(ctx, a.LLM, in.Query, in.AsOf, docs, a.JudgePerCall)
 	if err != nil {
 		a.Metrics.JudgeFailure(metrics.JudgeFailureClass(err))
 		return JudgeResult{}, llmError(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/internal/metrics"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
@@ -138,5 +140,32 @@ func TestJudgeAndEvalBatchRecordMetrics(t *testing.T) {
 	}
 	if failed, done := sampleCount(t, m, "asof_eval_batches_total", "outcome", "failed"), sampleCount(t, m, "asof_eval_batches_total", "outcome", "done"); failed != 1 || done != 1 {
 		t.Errorf("eval batches failed %v, done %v; want 1 and 1", failed, done)
+	}
+}
+
+// TestJudgePerCall: with JudgePerCall 1 (--llm local) the LLM judge reads one candidate a call,
+// and the batch's verdicts come back under the pool ranks.
+func TestJudgePerCall(t *testing.T) {
+	ctx := context.Background()
+	b, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []schemas.CandidateRow{{Rank: 1, DocID: "a", Text: "key rate raised"}, {Rank: 2, DocID: "b", Text: "apple pie"}, {Rank: 3, DocID: "c", Text: "rate cut"}}
+	if err := storeio.PutParquet(ctx, b, "runs/r/candidates.parquet", rows); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Text(`{"verdicts":[{"id":1,"relevance":2}]}`))
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "judge", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Deps: Deps{Bucket: b, LLM: c, JudgePerCall: 1}}
+	res, err := a.Judge(ctx, JudgeInput{Key: "runs/r/candidates.parquet", Query: "key rate", From: 2, To: 3, Mode: judge.ModeLLM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []judge.Verdict{{ID: 2, Relevance: 2}, {ID: 3, Relevance: 2}}; !slices.Equal(res.Verdicts, want) || len(srv.Requests()) != 2 {
+		t.Fatalf("verdicts %v in %d calls, want %v in 2", res.Verdicts, len(srv.Requests()), want)
 	}
 }

@@ -196,6 +196,7 @@ func TestNewActivitiesKeepsEveryDep(t *testing.T) {
 				QueryModels:        modelcache.New(1, nil),
 				RerankOptions:      rerank.Options{TopN: 7, Fuse: rerank.FuseReplace},
 				HeuristicAutoJudge: true,
+				JudgePerCall:       1,
 				Identity:           tt.identity,
 				Metrics:            metrics.New(),
 			}

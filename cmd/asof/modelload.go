@@ -159,7 +159,7 @@ func withModelAndEndpoint(cfg config.Config, deps worker.Deps, follow followInde
 			return deps, func() {}, err
 		}
 		deps.LLM = c
-		deps.HeuristicAutoJudge = cfg.LLM.Judge == "heuristic"
+		deps.HeuristicAutoJudge, deps.JudgePerCall = cfg.LLM.Judge == "heuristic", cfg.LLM.JudgePerCall
 	}
 	if cfg.Embed.Remote() {
 		return withRemoteModel(cfg, deps)

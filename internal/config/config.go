@@ -191,6 +191,11 @@ type LLM struct {
 	// measured better against human labels than the local models (BENCHMARKS.md, session 19).
 	// --judge llm always asks the LLM.
 	Judge string `yaml:"judge"`
+	// JudgePerCall is how many candidates the LLM judge reads in one call (0: a whole judge
+	// batch, --judge-batch). --llm local sets 1: the local 1.5B judged one candidate a call
+	// better than eight (BENCHMARKS.md, session 19), at the same speed (the shared prompt
+	// prefix is cached).
+	JudgePerCall int `yaml:"judge_per_call"`
 	// Local runs a local model instead of an endpoint (--llm local[:MODEL]): a catalogue
 	// language model's id, or LocalDefault for the catalogue's default. The process that
 	// serves the asof-llm queue starts llama.cpp's server for it (infra/llmserver).
@@ -371,8 +376,8 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("llm.judge %q: use llm or heuristic (empty: llm for an endpoint, heuristic for --llm local)", c.LLM.Judge))
 	}
-	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 {
-		errs = append(errs, errors.New("llm.timeout and llm.max_tokens must not be negative"))
+	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 || c.LLM.JudgePerCall < 0 {
+		errs = append(errs, errors.New("llm.timeout, llm.max_tokens and llm.judge_per_call must not be negative"))
 	}
 	switch c.Rerank.API {
 	case "", "cohere", "voyage", "tei":
@@ -520,6 +525,7 @@ func EnvVars() []Env {
 		{"ASOF_LLM_NO_JSON_MODE", "llm.no_json_mode", boolean(func(c *Config) *bool { return &c.LLM.NoJSONMode })},
 		{"ASOF_LLM_JSON_SCHEMA", "llm.json_schema", boolean(func(c *Config) *bool { return &c.LLM.JSONSchema })},
 		{"ASOF_LLM_JUDGE", "llm.judge", str(func(c *Config) *string { return &c.LLM.Judge })},
+		{"ASOF_LLM_JUDGE_PER_CALL", "llm.judge_per_call", num(func(c *Config) *int { return &c.LLM.JudgePerCall })},
 		{"ASOF_RERANK_BASE_URL", "rerank.base_url", str(func(c *Config) *string { return &c.Rerank.BaseURL })},
 		{"ASOF_RERANK_API", "rerank.api", str(func(c *Config) *string { return &c.Rerank.API })},
 		{"ASOF_RERANK_MODEL", "rerank.model", str(func(c *Config) *string { return &c.Rerank.Model })},

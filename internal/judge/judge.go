@@ -539,6 +539,29 @@ func LLM(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Do
 	return vs, nil
 }
 
+// LLMInCalls is [LLM] with at most per documents in one call (0 or less: all of them, as
+// LLM): the calls go one after another, in order, and the first error ends it. A small model
+// judges one document a call better than eight (BENCHMARKS.md, session 19), and a server that
+// caches the shared prompt prefix reads the system prompt and the query once.
+func LLMInCalls(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Doc, per int) ([]Verdict, error) {
+	if per <= 0 || per >= len(docs) {
+		return LLM(ctx, c, query, asOf, docs)
+	}
+	if err := checkIDs(ids(docs)); err != nil {
+		return nil, err
+	}
+	out := make([]Verdict, 0, len(docs))
+	for lo := 0; lo < len(docs); lo += per {
+		vs, err := LLM(ctx, c, query, asOf, docs[lo:min(lo+per, len(docs))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vs...)
+	}
+	slices.SortFunc(out, func(a, b Verdict) int { return a.ID - b.ID })
+	return out, nil
+}
+
 // llmLocal judges docs numbered 1..n: one call, and one repair turn when the reply is unusable.
 func llmLocal(ctx context.Context, c Chatter, query string, asOf time.Time, docs []Doc) ([]Verdict, error) {
 	want := ids(docs)

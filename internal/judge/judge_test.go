@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -478,5 +479,47 @@ func TestLLMSendsTheSchema(t *testing.T) {
 		`],"type":"array"}},"required":["verdicts"],"type":"object"}`
 	if c.schemas[1].Name != "verdicts" || string(doc) != want {
 		t.Fatalf("schema %s:\n%s\nwant\n%s", c.schemas[1].Name, doc, want)
+	}
+}
+
+// TestLLMInCalls: per documents a call, in order, verdicts under the callers' ids; per 0 is one
+// call; a failing call ends it.
+func TestLLMInCalls(t *testing.T) {
+	docs := sampleDocs()
+	for i := range docs {
+		docs[i].ID = 17 + i
+	}
+	var sizes []int
+	fail := -1
+	c := chatFunc(func(_ context.Context, msgs []llm.Message) (string, llm.Usage, error) {
+		n := strings.Count(msgs[len(msgs)-1].Content, "<<<DOC ")
+		sizes = append(sizes, n)
+		if len(sizes)-1 == fail {
+			return "", llm.Usage{}, llm.ErrServer
+		}
+		var vs []string
+		for i := 1; i <= n; i++ {
+			vs = append(vs, fmt.Sprintf(`{"id":%d,"relevance":%d}`, i, i%3))
+		}
+		return `{"verdicts":[` + strings.Join(vs, ",") + `]}`, llm.Usage{}, nil
+	})
+	for _, tt := range []struct {
+		per       int
+		wantSizes []int
+		want      []judge.Verdict
+	}{
+		{per: 1, wantSizes: []int{1, 1, 1}, want: []judge.Verdict{{ID: 17, Relevance: 1}, {ID: 18, Relevance: 1}, {ID: 19, Relevance: 1}}},
+		{per: 2, wantSizes: []int{2, 1}, want: []judge.Verdict{{ID: 17, Relevance: 1}, {ID: 18, Relevance: 2}, {ID: 19, Relevance: 1}}},
+		{per: 0, wantSizes: []int{3}, want: []judge.Verdict{{ID: 17, Relevance: 1}, {ID: 18, Relevance: 2}, {ID: 19, Relevance: 0}}},
+	} {
+		sizes = nil
+		got, err := judge.LLMInCalls(context.Background(), c, "ECB interest rate decision", asOf, docs, tt.per)
+		if err != nil || !slices.Equal(got, tt.want) || !slices.Equal(sizes, tt.wantSizes) {
+			t.Errorf("per %d: %v, %v in calls of %v; want %v in calls of %v", tt.per, got, err, sizes, tt.want, tt.wantSizes)
+		}
+	}
+	sizes, fail = nil, 1
+	if _, err := judge.LLMInCalls(context.Background(), c, "q", asOf, docs, 1); !errors.Is(err, llm.ErrServer) || len(sizes) != 2 {
+		t.Errorf("a failing second call: %v after %d calls, want ErrServer after 2", err, len(sizes))
 	}
 }
