@@ -434,7 +434,8 @@ type EvalSummariesInput struct {
 	Concurrency int `json:"concurrency"`
 	// Rubric is sumeval.RubricLLM to have the LLM grade asof's summaries (the study's five
 	// scores), else empty: not judged.
-	Rubric string `json:"rubric,omitempty"` // Summarizer writes the summaries: empty or extractive, or auto (the LLM's brief, checked,
+	Rubric string `json:"rubric,omitempty"`
+	// Summarizer writes the summaries: empty or extractive, or auto (the LLM's brief, checked,
 	// where the asof-llm worker has an LLM; the extractive one where its check fails).
 	Summarizer string `json:"summarizer,omitempty"`
 }
