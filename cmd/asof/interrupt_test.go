@@ -31,15 +31,29 @@ func TestIndexCtrlCWithModel(t *testing.T) {
 	}
 	file := writeParquetFile(t, dir, "news.parquet", rows)
 	data := filepath.Join(dir, "data")
-	args := []string{"index", "--data-dir", data, "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t),
-		"--index", "stop", "--corpus", file, "--embed-part-size", "1", "--embed-heartbeat", "4s", "--json"}
-
+	newArgs := func() []string {
+		return []string{"index", "--data-dir", data, "--model-dir", modelDir, "--temporal-port", freePort(t), "--s3-port", freePort(t),
+			"--index", "stop", "--corpus", file, "--embed-part-size", "1", "--embed-heartbeat", "4s", "--json"}
+	}
+	args := newArgs()
 	idx := startProc(t, nil, args...)
 	parts := filepath.Join(data, "s3", "asof", "indexes", "stop", "staging", "*", "vectors", "*.f32")
 	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	for retried := false; ; {
 		if got, _ := filepath.Glob(parts); len(got) >= 1 {
 			break
+		}
+		select {
+		case err := <-idx.done:
+			// A port freePort handed out can be taken by another process before the child
+			// binds it: start once more on new ports; any other early exit fails at once.
+			if <-idx.read; !retried && strings.Contains(idx.output(), "address already in use") {
+				retried, args = true, newArgs()
+				idx = startProc(t, nil, args...)
+				continue
+			}
+			t.Fatalf("index exited (%v) before storing an embedding part\n%s", err, idx.output())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no embedding part stored within 2 minutes\n%s", idx.output())
