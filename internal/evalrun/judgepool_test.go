@@ -15,14 +15,10 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/answer"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/judge"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
-	"github.com/asofrag/asof/internal/retrieve"
-	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -58,23 +54,7 @@ func TestJudgePools(t *testing.T) {
 	nq := envInt(t, "ASOF_JUDGEPOOL_QUESTIONS", 8)
 	poolN := envInt(t, "ASOF_JUDGEPOOL_POOL", 16)
 	batchN := envInt(t, "ASOF_JUDGEPOOL_BATCH", 8)
-	b, err := blob.NewLocal(filepath.Join(cmp.Or(os.Getenv("ASOF_JUDGEPOOL_DATA"), "../../.asof"), "s3", "asof"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := layout.ReadLive(ctx, b, index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shards []*retrieve.Shard
-	for _, sm := range m.Shards {
-		l, err := storeio.LoadShard(ctx, b, index, sm, m.Model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		shards = append(shards, l.Value)
-	}
+	m, shards := loadLocalIndex(t, os.Getenv("ASOF_JUDGEPOOL_DATA"), index)
 	qs := readParquet[schemas.EvalQuestion](t, filepath.Join(set, "questions.parquet"))
 	qrels := readParquet[schemas.Qrel](t, filepath.Join(set, "qrels.parquet"))
 	plan, err := evalrun.PlanQuestions(qs, evalrun.JudgedIDs(qrels), evalrun.PlanOptions{BatchSize: nq, Limit: nq, Seed: 1})

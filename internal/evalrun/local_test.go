@@ -46,27 +46,9 @@ func TestLocalDevSet(t *testing.T) {
 	if index == "" {
 		t.Skip("set ASOF_DEVEVAL_INDEX (and ASOF_DEVEVAL_SET) to score a dev set on a local index")
 	}
-	ctx := context.Background()
 	set := os.Getenv("ASOF_DEVEVAL_SET")
-	data := filepath.Join(cmp.Or(os.Getenv("ASOF_DEVEVAL_DATA"), "../../.asof"), "s3", "asof")
 	names := strings.Split(cmp.Or(os.Getenv("ASOF_DEVEVAL_SYSTEMS"), "auto;temporal_rrf;hybrid@win=0;bm25@win=0"), ";")
-	b, err := blob.NewLocal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := layout.ReadLive(ctx, b, index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shards []*retrieve.Shard
-	for _, sm := range m.Shards {
-		l, err := storeio.LoadShard(ctx, b, index, sm, m.Model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		shards = append(shards, l.Value)
-	}
+	m, shards := loadLocalIndex(t, os.Getenv("ASOF_DEVEVAL_DATA"), index)
 	qs := readParquet[schemas.EvalQuestion](t, filepath.Join(set, "questions.parquet"))
 	qrels := readParquet[schemas.Qrel](t, filepath.Join(set, "qrels.parquet"))
 	plan, err := evalrun.PlanQuestions(qs, evalrun.JudgedIDs(qrels), evalrun.PlanOptions{BatchSize: 100})
@@ -154,6 +136,31 @@ func readingTable(rows []schemas.EvalRow, systems []evalrun.System) string {
 		line(cmp.Or(k, "(none)"), func(q string) bool { return kind[q] == k })
 	}
 	return sb.String()
+}
+
+// loadLocalIndex reads index's live manifest and loads every shard from the store of data dir
+// data (default the repository's .asof), closed when t ends.
+func loadLocalIndex(t *testing.T, data, index string) (schemas.Manifest, []*retrieve.Shard) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := blob.NewLocal(filepath.Join(cmp.Or(data, "../../.asof"), "s3", "asof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := layout.ReadLive(ctx, b, index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shards []*retrieve.Shard
+	for _, sm := range m.Shards {
+		l, err := storeio.LoadShard(ctx, b, index, sm, m.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		shards = append(shards, l.Value)
+	}
+	return m, shards
 }
 
 func readParquet[T any](t *testing.T, path string) []T {
