@@ -54,8 +54,10 @@ type evolutionReply struct {
 //   - not_enough is false and the timeline is empty.
 //
 // not_enough true with no claims is a valid answer; with claims, they are kept (and checked).
-// In the Brief, a "new" claim's Date is the latest publication time among the blocks it cites
-// and New is freshest first; Timeline is the timeline as given, each Date the given day, and
+// A claim citing more than MaxCites blocks keeps only MaxCites of them (see trimCites) before
+// it is checked. In the Brief, a "new" claim's Date is the earliest publication time among the
+// blocks it cites in the new window (when the fact became known; a story reported on the 25th
+// and discussed on the 28th is dated the 25th) and New is freshest first; Timeline is the timeline as given, each Date the given day, and
 // Earlier is the timeline entries dated before the new window, freshest first. AsOf is the
 // start of asOf's UTC day, NewDays newDays; Method is left empty. Bad blocks or a zero asOf
 // are an error wrapping ErrInput.
@@ -75,11 +77,15 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 		window = "the new window, " + from.Format(evidence.DateLayout) + " to " + d.Format(evidence.DateLayout)
 	}
 	b := schemas.Brief{AsOf: d, NewDays: newDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: r.NotEnough}
+	inWindow := func(bl evidence.Block) bool { return !bl.Doc.PublishedAt.Before(from) }
 	for i, rc := range r.New {
 		where := fmt.Sprintf("new #%d", i+1)
-		c, cited := k.claim(where, rc, nil, "")
-		if len(cited) > 0 && !slices.ContainsFunc(cited, func(bl evidence.Block) bool { return !bl.Doc.PublishedAt.Before(from) }) {
+		c, cited := k.claim(where, rc, nil, "", inWindow)
+		if len(cited) > 0 && !slices.ContainsFunc(cited, inWindow) {
 			k.addf("%s: cites no document published in %s; an older fact belongs in the timeline only", where, window)
+		}
+		if first := firstPublished(cited, inWindow); !first.IsZero() {
+			c.Date = first
 		}
 		b.New = append(b.New, c)
 	}
@@ -87,7 +93,13 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 	prevAt := 0
 	for i, rc := range r.Timeline {
 		where := fmt.Sprintf("timeline #%d", i+1)
-		c, cited := k.claim(where, rc, nil, "")
+		var onDate func(evidence.Block) bool
+		if rc.Date != nil {
+			if t, err := time.Parse(time.DateOnly, strings.TrimSpace(*rc.Date)); err == nil {
+				onDate = func(bl evidence.Block) bool { return day(bl.Doc.PublishedAt).Equal(t) }
+			}
+		}
+		c, cited := k.claim(where, rc, nil, "", onDate)
 		c.Date = time.Time{}
 		switch {
 		case rc.Date == nil || strings.TrimSpace(*rc.Date) == "":
@@ -158,7 +170,7 @@ func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (s
 		}
 		out := []schemas.Claim{}
 		for i, rc := range rcs {
-			c, _ := k.claim(fmt.Sprintf("%s #%d", name, i+1), rc, allowed, label)
+			c, _ := k.claim(fmt.Sprintf("%s #%d", name, i+1), rc, allowed, label, nil)
 			out = append(out, c)
 		}
 		return out
@@ -240,9 +252,11 @@ func (k *checker) decode(reply string, v any) bool {
 var citeMark = regexp.MustCompile(`\s*\[\s*(\d+)\s*\]`)
 
 // claim checks one claim: where names it in problems; allowed, when not nil, are the block
-// numbers it may cite, and other names the rest. It returns the claim, its Date the latest
-// publication time of the blocks it validly cites, and those blocks.
-func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other string) (schemas.Claim, []evidence.Block) {
+// numbers it may cite, and other names the rest; prefer, when not nil, marks the blocks one of
+// which the claim must keep if it cites more than MaxCites (trimCites). It returns the claim,
+// its Date the latest publication time of the blocks it validly cites (after trimming), and
+// those blocks.
+func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other string, prefer func(evidence.Block) bool) (schemas.Claim, []evidence.Block) {
 	var c schemas.Claim
 	var cited []evidence.Block
 	if len(rc.Cites) == 0 {
@@ -268,20 +282,26 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 		}
 		c.Cites = append(c.Cites, n)
 		cited = append(cited, b)
-		if b.Doc.PublishedAt.After(c.Date) {
-			c.Date = b.Doc.PublishedAt.UTC()
-		}
 	}
-	slices.Sort(c.Cites)
 
+	valid := c.Cites
 	text := citeMark.ReplaceAllStringFunc(rc.Text, func(m string) string {
 		n, _ := strconv.Atoi(citeMark.FindStringSubmatch(m)[1])
-		if !slices.Contains(c.Cites, n) {
+		if !slices.Contains(valid, n) {
 			k.addf("%s: its text has the mark [%d], which is not among its cites; put document numbers in \"cites\" only", where, n)
 		}
 		return ""
 	})
 	c.Text = strings.Join(strings.Fields(text), " ")
+	cited = k.trimCites(c.Text, cited, prefer)
+	c.Cites = c.Cites[:0:0]
+	for _, b := range cited {
+		c.Cites = append(c.Cites, b.N)
+		if b.Doc.PublishedAt.After(c.Date) {
+			c.Date = b.Doc.PublishedAt.UTC()
+		}
+	}
+	slices.Sort(c.Cites)
 	switch {
 	case c.Text == "":
 		k.addf("%s: has no text", where)

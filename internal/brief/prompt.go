@@ -53,7 +53,7 @@ const closingRules = "- If the documents do not answer the question, set \"not_e
 
 // commonRules are the rules every summary keeps.
 const commonRules = "- Answer only from the documents; add nothing from your own knowledge.\n" +
-	"- Every claim cites one or more documents by number in \"cites\" (N of [N]) and says only what they say. Do not write [N] marks in \"text\".\n" +
+	"- Every claim cites by number in \"cites\" (N of [N]) the one to three documents that state it, and says only what they say. Do not write [N] marks in \"text\".\n" +
 	"- Write no date that is not in the documents: a date in a claim's text must be the publication date of a document it cites or be written in one.\n"
 
 // BriefPrompt is the conversation asking for a digest of blocks for query as of asOf's day,

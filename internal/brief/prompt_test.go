@@ -65,7 +65,7 @@ func TestBriefPrompt(t *testing.T) {
 			}
 			for _, w := range append(tt.want,
 				"as of 2024-06-30", "UNTRUSTED DATA", "<<<NAME n=NONCE>>>", "<<<END n=NONCE>>>", "NAME is DOC and its number N",
-				"cites one or more documents", "Write no date that is not in the documents", `"not_enough" to true (not enough information)`,
+				"the one to three documents that state it", "Write no date that is not in the documents", `"not_enough" to true (not enough information)`,
 				"ascending date order", BriefFormat) {
 				if !strings.Contains(sys, w) {
 					t.Errorf("system message lacks %q:\n%s", w, sys)
