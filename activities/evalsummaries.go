@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,11 +32,15 @@ type PlanSummariesInput struct {
 	To           time.Time `json:"to,omitzero"`
 	// Limit keeps the first Limit queries (0: all).
 	Limit int `json:"limit"`
+	// StudyKey, when set, is the study's answers: the result lists its systems.
+	StudyKey string `json:"study_key,omitempty"`
 }
 
 // PlanSummariesResult lists the queries in file order.
 type PlanSummariesResult struct {
 	Queries []sumeval.Query `json:"queries"`
+	// StudySystems are the systems of the study's file (StudyKey), sorted.
+	StudySystems []string `json:"study_systems,omitempty"`
 }
 
 // PlanSummaries reads the queries (query_id, query, anchor_date), checks them and marks the
@@ -62,6 +68,17 @@ func (a *Activities) PlanSummaries(ctx context.Context, in PlanSummariesInput) (
 		}
 		out.Queries = append(out.Queries, q)
 	}
+	if in.StudyKey != "" {
+		study, err := storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
+		if err != nil {
+			return PlanSummariesResult{}, invalidIfMissing(err, "study answers")
+		}
+		for _, r := range study {
+			out.StudySystems = append(out.StudySystems, r.System)
+		}
+		slices.Sort(out.StudySystems)
+		out.StudySystems = slices.Compact(out.StudySystems)
+	}
 	return out, nil
 }
 
@@ -82,6 +99,10 @@ type FinishSummariesInput struct {
 	// query id (an answer without scores counts as missing).
 	Rubric  string                    `json:"rubric,omitempty"`
 	Rubrics map[string]sumeval.Rubric `json:"rubrics,omitempty"`
+	// StudyGrader, when set ("llm:<model>"), graded the study's summaries too: StudyRubrics
+	// holds its scores by study system and query id, tabulated as sumeval.RegradedSystem.
+	StudyGrader  string                               `json:"study_grader,omitempty"`
+	StudyRubrics map[string]map[string]sumeval.Rubric `json:"study_rubrics,omitempty"`
 }
 
 // FinishSummariesResult names the written files and carries the table.
@@ -115,7 +136,11 @@ func (a *Activities) FinishSummaries(ctx context.Context, in FinishSummariesInpu
 	if err != nil {
 		return FinishSummariesResult{}, invalidIfMissing(err, "study answers")
 	}
-	t := sumeval.Tabulate(sumeval.AsofSystem, answered, study, grades)
+	var re *sumeval.Regraded
+	if in.StudyGrader != "" {
+		re = &sumeval.Regraded{Grader: in.StudyGrader, Rubrics: in.StudyRubrics}
+	}
+	t := sumeval.Tabulate(sumeval.AsofSystem, answered, study, grades, re)
 	rep := sumeval.NewReport(in.EvalID, in.Index, len(in.Queries), len(in.Errors), t, in.Rubric)
 	res := FinishSummariesResult{SummaryKey: layout.SummariesSummaryKey(in.EvalID), TableKey: layout.SummariesTableKey(in.EvalID),
 		PerAnswerKey: layout.SummariesPerAnswerKey(in.EvalID), Report: rep, Markdown: sumeval.Markdown(rep.Systems)}
@@ -167,5 +192,47 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, llmError(err)
 	}
 	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
+	return res, storeio.PutIndentedJSON(ctx, a.Bucket, key, res)
+}
+
+// RubricStudyInput names the study's summary of one query by one of its systems.
+type RubricStudyInput struct {
+	StudyKey string `json:"study_key"`
+	System   string `json:"system"`
+	QueryID  string `json:"query_id"`
+}
+
+// RubricStudy has the LLM (asof-llm queue) grade the study's summary of a query by a system,
+// as RubricSummary grades asof's (same prompt, context and checks: sumeval.JudgeRubric over
+// sumeval.StudyAnswer), so that one grader scores every system. The scores are kept at
+// layout.StudyRubricKey (per study file and grader, shared by evaluations) and returned
+// without a call when there. A row without a summary gets no scores (missing) and no call; a
+// query or system not in the file is invalid input; a worker without an LLM fails for good.
+func (a *Activities) RubricStudy(ctx context.Context, in RubricStudyInput) (RubricResult, error) {
+	if in.StudyKey == "" || in.System == "" || in.QueryID == "" {
+		return RubricResult{}, invalid(errors.New("rubric of a study summary: no study file, system or query id"))
+	}
+	if a.LLM == nil {
+		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+	}
+	method := "llm:" + a.LLM.Config().Model
+	key := layout.StudyRubricKey(in.StudyKey, method, in.System, in.QueryID)
+	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); !errors.Is(err, blob.ErrNotFound) {
+		return res, err // graded by an earlier run, or unreadable
+	}
+	study, err := storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
+	if err != nil {
+		return RubricResult{}, invalidIfMissing(err, "study answers")
+	}
+	i := slices.IndexFunc(study, func(r schemas.StudyAnswer) bool { return r.System == in.System && r.QueryID == in.QueryID })
+	if i < 0 {
+		return RubricResult{}, invalid(fmt.Errorf("the study's file has no summary of %s by %s", in.QueryID, in.System))
+	}
+	res := RubricResult{Method: method}
+	if s := study[i].Summary; s != nil && strings.TrimSpace(*s) != "" {
+		if res.Rubric, err = sumeval.JudgeRubric(ctx, a.LLM, study[i].Query, sumeval.StudyAnswer(study[i])); err != nil {
+			return RubricResult{}, llmError(err)
+		}
+	}
 	return res, storeio.PutIndentedJSON(ctx, a.Bucket, key, res)
 }

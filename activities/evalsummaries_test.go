@@ -13,6 +13,7 @@ import (
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/llm/llmtest"
 	"github.com/asofrag/asof/internal/render"
@@ -63,8 +64,9 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 	env := s.NewTestActivityEnvironment()
 	acts := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env.RegisterActivity(acts)
-	plan := run[activities.PlanSummariesResult](t, env, acts.PlanSummaries, activities.PlanSummariesInput{EvalID: "e1", QueriesKey: "q.parquet"})
-	if len(plan.Queries) != 2 || !plan.Queries[0].Done || plan.Queries[1].Done || plan.Queries[1].RunID != "asof-sumeval-e1-q001" {
+	plan := run[activities.PlanSummariesResult](t, env, acts.PlanSummaries, activities.PlanSummariesInput{EvalID: "e1", QueriesKey: "q.parquet", StudyKey: "s.parquet"})
+	if len(plan.Queries) != 2 || !plan.Queries[0].Done || plan.Queries[1].Done || plan.Queries[1].RunID != "asof-sumeval-e1-q001" ||
+		strings.Join(plan.StudySystems, ",") != "rag" {
 		t.Fatalf("plan %+v", plan)
 	}
 	res := run[activities.FinishSummariesResult](t, env, acts.FinishSummaries, activities.FinishSummariesInput{
@@ -94,6 +96,17 @@ func TestPlanAndFinishSummaries(t *testing.T) {
 	}
 	if ok, _ := b.Exists(ctx, res.SummaryKey); !ok {
 		t.Error("no summary.json")
+	}
+
+	// The study's summaries graded by asof's grader too: one more system, the grader's scores.
+	two := 2.0
+	res = run[activities.FinishSummariesResult](t, env, acts.FinishSummaries, activities.FinishSummariesInput{
+		EvalID: "e1", Index: "tg", Queries: plan.Queries, Errors: map[string]string{"q001": "ask: boom"}, StudyKey: "s.parquet",
+		StudyGrader: "llm:m", StudyRubrics: map[string]map[string]sumeval.Rubric{"rag": {"q000": {Relevance: &two, Groundedness: &two, FactsNumbers: &two, DatesTimeline: &two, Recency: &two}}}})
+	sys = res.Report.Systems
+	if len(sys) != 3 || sys[0].System != "rag" || sys[0].Overall.Value() != 4 || sys[1].System != "rag (graded by llm:m)" || sys[1].Overall.Value() != 2 ||
+		sys[1].MinAgeSummary.Value() != 7 || sys[2].System != "asof" {
+		t.Fatalf("systems with the study regraded %+v", sys)
 	}
 }
 
@@ -146,6 +159,64 @@ func TestRubricSummary(t *testing.T) {
 	none := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env2.RegisterActivity(none)
 	if _, err := env2.ExecuteActivity(none.RubricSummary, activities.RubricInput{RunID: "r1"}); err == nil || !strings.Contains(err.Error(), "no LLM") {
+		t.Fatalf("without an LLM: %v", err)
+	}
+}
+
+// TestRubricStudy: the LLM (a loopback server) grades a study summary once with the prompt
+// asof's summaries get (the study's context, its summary); the scores are kept per study file
+// and grader and a second call reads them; a row without a summary is not sent; a query the
+// file lacks is invalid input; a worker without an LLM fails with a configuration error.
+func TestRubricStudy(t *testing.T) {
+	ctx := context.Background()
+	b, _ := blob.NewLocal(t.TempDir())
+	anchor := time.Date(2025, 9, 4, 0, 0, 0, 0, time.UTC)
+	sum := "### 3) Таймлайн\n* 2025-08-28 — ставка 18%"
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []schemas.StudyAnswer{
+		{System: "rag", QueryID: "q000", Query: "ставка", AnchorDate: anchor, Context: "[1] date=2025-08-28 channel=РБК\n document=Ставка 18%.", Summary: &sum},
+		{System: "rag", QueryID: "q001", Query: "нефть", AnchorDate: anchor, Context: "[1] date=2025-08-28 channel=РБК\n document=x"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, "corpora/x/s.parquet", &buf); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":2}`))
+	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
+	env.RegisterActivity(acts)
+	in := activities.RubricStudyInput{StudyKey: "corpora/x/s.parquet", System: "rag", QueryID: "q000"}
+	for range 2 {
+		res := run[activities.RubricResult](t, env, acts.RubricStudy, in)
+		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 2 {
+			t.Fatalf("rubric %+v", res)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 (the second call reads the stored grade)", n)
+	}
+	if u := srv.Requests()[0].Messages[1].Content; !strings.Contains(u, "Ставка 18%.") || !strings.Contains(u, "* 2025-08-28 — ставка 18%") || !strings.Contains(u, "QUERY: ставка") {
+		t.Errorf("the prompt lacks the study's context, summary or query: %s", u)
+	}
+	if ok, _ := b.Exists(ctx, layout.StudyRubricKey(in.StudyKey, "llm:fake-rubric", "rag", "q000")); !ok {
+		t.Error("the grade is not kept")
+	}
+	if res := run[activities.RubricResult](t, env, acts.RubricStudy, activities.RubricStudyInput{StudyKey: in.StudyKey, System: "rag", QueryID: "q001"}); res.Rubric.Recency != nil || len(srv.Requests()) != 1 {
+		t.Errorf("a row without a summary: %+v, %d requests", res, len(srv.Requests()))
+	}
+	if _, err := env.ExecuteActivity(acts.RubricStudy, activities.RubricStudyInput{StudyKey: in.StudyKey, System: "rag", QueryID: "q404"}); err == nil || !strings.Contains(err.Error(), "no summary of q404 by rag") {
+		t.Errorf("a query the file lacks: %v", err)
+	}
+	env2 := s.NewTestActivityEnvironment()
+	none := &activities.Activities{Deps: activities.Deps{Bucket: b}}
+	env2.RegisterActivity(none)
+	if _, err := env2.ExecuteActivity(none.RubricStudy, in); err == nil || !strings.Contains(err.Error(), "no LLM") {
 		t.Fatalf("without an LLM: %v", err)
 	}
 }

@@ -42,6 +42,7 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 	var plan activities.PlanSummariesResult
 	if err := workflow.ExecuteActivity(quick, a.PlanSummaries, activities.PlanSummariesInput{
 		EvalID: in.EvalID, QueriesKey: in.QueriesKey, QuestionsKey: in.QuestionsKey, QrelsKey: in.QrelsKey, From: in.From, To: in.To, Limit: in.Limit,
+		StudyKey: in.StudyKey,
 	}).Get(ctx, &plan); err != nil {
 		return EvalSummariesResult{}, fmt.Errorf("plan: %w", err)
 	}
@@ -105,11 +106,67 @@ func EvalSummaries(ctx workflow.Context, in EvalSummariesInput) (EvalSummariesRe
 		}
 	}
 	out.Failed = len(failed)
+	grader, studyRubrics, err := gradeStudy(ctx, llmCtx, in, plan, conc)
+	if err != nil {
+		return EvalSummariesResult{}, err
+	}
 	if err := workflow.ExecuteActivity(quick, a.FinishSummaries, activities.FinishSummariesInput{
 		EvalID: in.EvalID, Index: in.Index, Queries: plan.Queries, Errors: failed, StudyKey: in.StudyKey, QrelsKey: in.QrelsKey,
-		Rubric: in.Rubric, Rubrics: rubrics,
+		Rubric: in.Rubric, Rubrics: rubrics, StudyGrader: grader, StudyRubrics: studyRubrics,
 	}).Get(ctx, &out.Finish); err != nil {
 		return EvalSummariesResult{}, fmt.Errorf("finish: %w", err)
 	}
 	return out, nil
+}
+
+// gradeStudy has the LLM that graded asof's answers grade the study's summaries of the same
+// queries too (RubricStudy, every system of the study's file, conc at once), when the
+// evaluation is graded (Rubric llm) and has the study's file: one grader for every system. It
+// returns the grader ("llm:<model>") and its scores by system and query id; a grade that fails
+// after its retries counts as missing, a worker without an LLM fails the evaluation. Runs
+// started before it existed skip it (workflow version "study-rubric").
+func gradeStudy(ctx, llmCtx workflow.Context, in EvalSummariesInput, plan activities.PlanSummariesResult, conc int) (string, map[string]map[string]sumeval.Rubric, error) {
+	if in.Rubric != sumeval.RubricLLM || in.StudyKey == "" || len(plan.StudySystems) == 0 ||
+		workflow.GetVersion(ctx, "study-rubric", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return "", nil, nil
+	}
+	type job struct{ system, queryID string }
+	var jobs []job
+	for _, sys := range plan.StudySystems {
+		for _, q := range plan.Queries {
+			jobs = append(jobs, job{sys, q.QueryID})
+		}
+	}
+	var configErr error
+	results, _ := fanOut(ctx, len(jobs), conc, func(ctx workflow.Context, i int) (*activities.RubricResult, error) {
+		var r activities.RubricResult
+		in := activities.RubricStudyInput{StudyKey: in.StudyKey, System: jobs[i].system, QueryID: jobs[i].queryID}
+		if err := workflow.ExecuteActivity(llmCtx, a.RubricStudy, in).Get(ctx, &r); err != nil {
+			if isConfigError(err) {
+				configErr = err
+				return nil, err // nothing can be graded: stop starting more
+			}
+			return nil, nil // this summary's rubric counts as missing
+		}
+		return &r, nil
+	})
+	if configErr != nil {
+		return "", nil, fmt.Errorf("rubric of the study's summaries: %w", configErr)
+	}
+	grader := ""
+	rubrics := map[string]map[string]sumeval.Rubric{}
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		grader = cmp.Or(grader, r.Method)
+		if rubrics[jobs[i].system] == nil {
+			rubrics[jobs[i].system] = map[string]sumeval.Rubric{}
+		}
+		rubrics[jobs[i].system][jobs[i].queryID] = r.Rubric
+	}
+	if grader == "" {
+		grader = "llm (every grade failed)"
+	}
+	return grader, rubrics, nil
 }

@@ -96,8 +96,17 @@ func TestEvalSummariesRubric(t *testing.T) {
 	for _, noLLM := range []bool{false, true} {
 		env := newEnv(t)
 		env.RegisterWorkflow(Ask)
-		env.OnActivity(a.PlanSummaries, mock.Anything, mock.Anything).Return(activities.PlanSummariesResult{Queries: qs}, nil)
+		env.OnActivity(a.PlanSummaries, mock.Anything, mock.Anything).Return(activities.PlanSummariesResult{Queries: qs, StudySystems: []string{"rag", "tempo"}}, nil)
 		env.OnWorkflow(Ask, mock.Anything, mock.Anything).Return(schemas.Answer{}, nil)
+		studyGraded := map[string]bool{}
+		env.OnActivity(a.RubricStudy, mock.Anything, mock.Anything).Return(
+			func(_ context.Context, in activities.RubricStudyInput) (activities.RubricResult, error) {
+				studyGraded[in.System+"/"+in.QueryID] = true
+				if in.StudyKey != "s" || in.System == "tempo" && in.QueryID == "q001" {
+					return activities.RubricResult{}, temporal.NewNonRetryableApplicationError("bad reply", "BadResponse", nil)
+				}
+				return activities.RubricResult{Method: "llm:m", Rubric: sumeval.Rubric{Relevance: &five}}, nil
+			}).Maybe()
 		graded := map[string]bool{}
 		env.OnActivity(a.RubricSummary, mock.Anything, mock.Anything).Return(
 			func(_ context.Context, in activities.RubricInput) (activities.RubricResult, error) {
@@ -116,7 +125,7 @@ func TestEvalSummariesRubric(t *testing.T) {
 				finished = in
 				return activities.FinishSummariesResult{}, nil
 			}).Maybe()
-		env.ExecuteWorkflow(EvalSummaries, EvalSummariesInput{EvalID: "e1", Index: "tg", QueriesKey: "q", Rubric: sumeval.RubricLLM, Concurrency: 1})
+		env.ExecuteWorkflow(EvalSummaries, EvalSummariesInput{EvalID: "e1", Index: "tg", QueriesKey: "q", StudyKey: "s", Rubric: sumeval.RubricLLM, Concurrency: 1})
 		err := env.GetWorkflowError()
 		if noLLM {
 			if err == nil || !strings.Contains(err.Error(), "no LLM") || len(graded) != 1 {
@@ -132,6 +141,13 @@ func TestEvalSummariesRubric(t *testing.T) {
 		}
 		if _, ok := finished.Rubrics["q002"]; ok {
 			t.Errorf("a failed grade reached the finish step")
+		}
+		// The study's summaries of the same queries, every system, graded by the same LLM.
+		if len(studyGraded) != 6 || finished.StudyGrader != "llm:m" || len(finished.StudyRubrics["rag"]) != 3 || len(finished.StudyRubrics["tempo"]) != 2 {
+			t.Fatalf("study graded %v, finish grader %q rubrics %v", studyGraded, finished.StudyGrader, finished.StudyRubrics)
+		}
+		if _, ok := finished.StudyRubrics["tempo"]["q001"]; ok {
+			t.Errorf("a failed study grade reached the finish step")
 		}
 	}
 }

@@ -32,7 +32,7 @@ func addSummariesFlags(fs *pflag.FlagSet) *summariesFlags {
 	fs.BoolVar(&s.on, "summaries", false, "summaries mode: answer --queries (or judged --questions with --qrels) as \"asof ask\" does (heuristic judge, extractive summary) and measure the summaries like the Telegram study (dates, citations), against the judgements (summary lead, support, noise), beside --study's answers")
 	fs.StringVar(&s.study, "study", "", "with --summaries: the study's answers Parquet (tg-finance-ru study-answers.parquet) to compare with")
 	fs.StringVar(&s.summarizer, "summarizer", "extractive", "with --summaries: who writes the summaries, extractive or auto (the LLM's brief, checked, with --llm or llm.base_url); the judge is the heuristic either way, so both writers read the same contexts")
-	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries on the study's five 1-5 criteria) or none (\"not judged\")")
+	fs.StringVar(&s.rubric, "rubric", "none", "with --summaries: llm (the configured LLM grades asof's summaries, and with --study the study's too, on the study's five 1-5 criteria) or none (\"not judged\")")
 	return &s
 }
 
@@ -48,7 +48,9 @@ summary, age of the freshest context document and of the freshest date the summa
 the gap, share of summary dates within 7 and 30 days), with citation checks (claims citing an
 existing block, dates absent from the cited blocks). --study adds the study's three systems
 for the same queries, with its judge's rubric; --rubric llm has the configured LLM grade asof's
-summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged".
+summaries on the same five criteria (strict JSON, one repair turn), else they are "not judged";
+with --study it grades the study's summaries too (rows "SYSTEM (graded by llm:MODEL)" beside
+the study judge's), so that one grader scores every system.
 With judged questions each summary is also scored against the qrels: summary lead (its first
 line cites a grade-2 document), summary support (some line does) and summary noise (the share
 of cited documents not judged relevant). Writes DIR/summary.json, DIR/table.md and

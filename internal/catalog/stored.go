@@ -271,6 +271,9 @@ func Evals(ctx context.Context, b blob.Bucket, index string, limit int) ([]Store
 			return nil
 		}
 		id, rest := parts[0], parts[1:]
+		if kind == EvalSummaries && id == layout.StudyRubricFolder {
+			return nil // graders' scores of the study's summaries, shared by evaluations
+		}
 		e := byKey[kind+"/"+id]
 		if e == nil {
 			e = &StoredEval{ID: id, Kind: kind, Files: []string{}}

@@ -162,6 +162,7 @@ func TestEvals(t *testing.T) {
 	s.put(layout.SummariesSummaryKey("s1"), `{"eval_id": "s1", "index": "tg", "queries": 200, "failed": 2,
 		"systems": [{"system": "asof"}, {"system": "study"}], "rubric": "none"}`, t0.Add(2*time.Hour))
 	s.put(layout.SummariesTableKey("s1"), "| system | answers |\n", t0.Add(2*time.Hour))
+	s.put(layout.StudyRubricKey("corpora/x/study.parquet", "llm:m", "rag", "q1"), "{}", t0.Add(4*time.Hour)) // not an evaluation
 
 	tests := []struct {
 		name  string

@@ -31,6 +31,8 @@
 //	  summary.json per_query.parquet report.html       the results (EvalSummaryKey, EvalPerQueryKey, EvalReportKey)
 //	evals/summaries/<eval-id>/                         one summaries evaluation (SummariesPrefix):
 //	  summary.json table.md per_answer.parquet         its results (SummariesSummaryKey, …)
+//	evals/summaries/study-rubric/<hash>/<system>/<query-id>.json
+//	                                                   a grader's scores of a study summary (StudyRubricKey)
 //	health/<run-id>.json                               the health check's probe, deleted after it is read back (HealthProbeKey)
 //
 // Keys are built with path.Join, so they never start or end with "/"; a caller listing a
@@ -42,7 +44,10 @@
 package layout
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -276,6 +281,21 @@ func SummariesTableKey(evalID string) string { return path.Join(SummariesPrefix(
 // SummariesPerAnswerKey holds a summaries evaluation's per-answer rows (Parquet).
 func SummariesPerAnswerKey(evalID string) string {
 	return path.Join(SummariesPrefix(evalID), "per_answer.parquet")
+}
+
+// StudyRubricFolder is the folder of evals/summaries/ that holds StudyRubricKey's grades.
+const StudyRubricFolder = "study-rubric"
+
+// StudyRubricKey holds one grader's scores of the study's summary of a query by a system:
+// evals/summaries/study-rubric/<hash>/<system>/<query-id>.json, hash the first 16 hex digits of
+// the SHA-256 of the study file's key (content-addressed: CorpusKey) and the grader
+// ("llm:<model>"), so every summaries evaluation graded by the same model on the same file
+// shares them. The system and query id are path-escaped. The folder, StudyRubricFolder, is not
+// an eval id (those are 16 hex digits).
+func StudyRubricKey(studyKey, grader, system, queryID string) string {
+	sum := sha256.Sum256([]byte(studyKey + "\x00" + grader))
+	return path.Join(SummariesPrefix(StudyRubricFolder), hex.EncodeToString(sum[:8]),
+		url.PathEscape(system), url.PathEscape(queryID)+".json")
 }
 
 // HealthProbeKey is the health check's probe object of one run under prefix (HealthPrefix by

@@ -1,6 +1,8 @@
 package layout_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,8 @@ func TestKeys(t *testing.T) {
 		{name: "summaries summary", got: layout.SummariesSummaryKey("s1"), want: "evals/summaries/s1/summary.json"},
 		{name: "summaries table", got: layout.SummariesTableKey("s1"), want: "evals/summaries/s1/table.md"},
 		{name: "summaries per answer", got: layout.SummariesPerAnswerKey("s1"), want: "evals/summaries/s1/per_answer.parquet"},
+		{name: "study rubric", got: layout.StudyRubricKey("corpora/0123456789abcdef/study.parquet", "llm:m", "rag filtered", "q/1"),
+			want: "evals/summaries/study-rubric/" + hex16("corpora/0123456789abcdef/study.parquet\x00llm:m") + "/rag%20filtered/q%2F1.json"},
 		{name: "health probe", got: layout.HealthProbeKey(layout.HealthPrefix, "run-1"), want: "health/run-1.json"},
 		{name: "health probe, slashes trimmed", got: layout.HealthProbeKey("/probes/x/", "run-1"), want: "probes/x/run-1.json"},
 	}
@@ -149,4 +153,10 @@ func FuzzValidateIndexName(f *testing.F) {
 			t.Fatalf("accepted %q but its prefix is %q", s, got)
 		}
 	})
+}
+
+// hex16 is the first 16 hex digits of s's SHA-256.
+func hex16(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
 }

@@ -51,10 +51,23 @@ type Table struct {
 	Rows       []schemas.SummaryEvalRow
 }
 
+// Regraded holds the grades one grader (Grader, "llm:<model>") gave the study's summaries,
+// by study system and query id: the study's answers graded by the grader that graded asof's,
+// so that one grader's scores sit side by side.
+type Regraded struct {
+	Grader  string
+	Rubrics map[string]map[string]Rubric
+}
+
+// RegradedSystem names the study's system as graded by grader: "rag (graded by llm:m)".
+func RegradedSystem(system, grader string) string { return system + " (graded by " + grader + ")" }
+
 // Tabulate scores asof's answers as system, and the study's answers to the same queries (the
 // study's rows for other queries are left out), each against grades[query id] when grades is
-// not nil (LeadOf).
-func Tabulate(system string, asof []Answered, study []schemas.StudyAnswer, grades map[string]Grades) Table {
+// not nil (LeadOf). When re is not nil, each study row is scored once more as
+// RegradedSystem(its system, re.Grader) with re's grades instead of the study judge's (zero
+// grades, counted as missing, where re has none).
+func Tabulate(system string, asof []Answered, study []schemas.StudyAnswer, grades map[string]Grades, re *Regraded) Table {
 	var t Table
 	wanted := map[string]bool{}
 	var rows, rules, studyRows, studyRules []Row
@@ -75,6 +88,17 @@ func Tabulate(system string, asof []Answered, study []schemas.StudyAnswer, grade
 		row, sr := Score(r.System, r.QueryID, StudyAnswer(r), StudyRubric(r), nil)
 		studyRows, studyRules = append(studyRows, row), append(studyRules, sr)
 		t.Rows = append(t.Rows, EvalRow(row, r.Query, ""))
+	}
+	if re != nil {
+		for _, r := range study {
+			if !wanted[r.QueryID] {
+				continue
+			}
+			rb := re.Rubrics[r.System][r.QueryID]
+			row, sr := Score(RegradedSystem(r.System, re.Grader), r.QueryID, StudyAnswer(r), &rb, nil)
+			studyRows, studyRules = append(studyRows, row), append(studyRules, sr)
+			t.Rows = append(t.Rows, EvalRow(row, r.Query, ""))
+		}
 	}
 	t.Systems = Summarize(append(studyRows, rows...))
 	t.StudyRules = Summarize(append(studyRules, rules...))

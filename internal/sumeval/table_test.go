@@ -33,6 +33,7 @@ func TestTabulate(t *testing.T) {
 		asof    []sumeval.Answered
 		study   []schemas.StudyAnswer
 		grades  map[string]sumeval.Grades
+		re      *sumeval.Regraded
 		systems []string // Aggregate.System in order
 		answers []int    // Aggregate.Answers in order
 		rows    []string // system/query_id of each row
@@ -66,10 +67,22 @@ func TestTabulate(t *testing.T) {
 					t.Errorf("row %+v: want the rubric's relevance and a lead", r)
 				}
 			}},
+		{name: "the study regraded by asof's grader", asof: []sumeval.Answered{{QueryID: "q1", Answer: ans, Rubric: rubric}}, study: study,
+			re:      &sumeval.Regraded{Grader: "llm:m", Rubrics: map[string]map[string]sumeval.Rubric{"gpt": {"q1": {Relevance: ptr(2.0)}, "q9": {Relevance: ptr(5.0)}}}},
+			systems: []string{"gpt", "gpt (graded by llm:m)", "asof"}, answers: []int{1, 1, 1}, rows: []string{"asof/q1", "gpt/q1", "gpt (graded by llm:m)/q1"},
+			check: func(t *testing.T, tb sumeval.Table) {
+				// the study judge's relevance stays with "gpt" (none in the file), the grader's is 2
+				if r := tb.Rows[1]; r.Relevance != nil {
+					t.Errorf("study row %+v: want the study's own (missing) relevance", r)
+				}
+				if r := tb.Rows[2]; r.Relevance == nil || *r.Relevance != 2 || !reflect.DeepEqual(r.Within30, tb.Rows[1].Within30) {
+					t.Errorf("regraded row %+v: want the grader's relevance 2 and the study row's dates", r)
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tb := sumeval.Tabulate("asof", tc.asof, tc.study, tc.grades)
+			tb := sumeval.Tabulate("asof", tc.asof, tc.study, tc.grades, tc.re)
 			var systems []string
 			var answers []int
 			for _, a := range tb.Systems {
@@ -98,7 +111,7 @@ func TestReportMatchesItsSchema(t *testing.T) {
 	ans, study := rateAnswers()
 	rubric := &sumeval.Rubric{Relevance: ptr(4.0), Groundedness: ptr(5.0), FactsNumbers: ptr(3.0), DatesTimeline: ptr(4.0), Recency: ptr(5.0)}
 	tb := sumeval.Tabulate("asof", []sumeval.Answered{{QueryID: "q1", Query: "rate?", RunID: "r1", Answer: ans, Rubric: rubric}}, study,
-		map[string]sumeval.Grades{"q1": {"d1": 2}})
+		map[string]sumeval.Grades{"q1": {"d1": 2}}, nil)
 	doc, err := json.Marshal(sumeval.NewReport("0123456789abcdef", "tg", 2, 1, tb, sumeval.RubricLLM))
 	if err != nil {
 		t.Fatal(err)
