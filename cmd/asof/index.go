@@ -33,6 +33,7 @@ import (
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -507,6 +508,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var meter progressMeter
+	inFlight := newInFlightCounter(b, index, partSize)
 	for {
 		select {
 		case err := <-done:
@@ -538,7 +540,7 @@ func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucke
 					fmt.Fprintln(log, say)
 				}
 			}
-			line := meter.line(p, embeddedInFlight(ctx, b, index, partSize, p.InFlight), time.Now(), time.Since(began))
+			line := meter.line(p, inFlight.count(ctx, p.InFlight), time.Now(), time.Since(began))
 			if line == last && !tty {
 				continue
 			}
@@ -592,15 +594,54 @@ func (a *app) indexFailed(st *infra.Stack, index, rerun, workflowID string, err 
 
 func stage(line string) string { s, _, _ := strings.Cut(line, " "); return s }
 
-// embeddedInFlight counts the chunks of in-flight shards already embedded, from their stored
-// parts (each holds partSize chunks; the last may hold fewer, so this can overcount by one part).
-func embeddedInFlight(ctx context.Context, b blob.Bucket, index string, partSize int, shards []workflows.InFlightShard) int {
+// inFlightCounter counts the chunks the in-flight shards have embedded, from their stored
+// parts. Parts are stored in order and never change: every stored part of a shard but its
+// last holds partSize chunks; the last may hold fewer (a shard's final part, or a small shard's
+// only one), so its count is read from its header, once. Counting every part as full made a
+// batch of small shards look like thousands of chunks (three one-part shards: 3072) and the
+// never-go-back line then stood still for minutes while shards landed.
+type inFlightCounter struct {
+	b        blob.Bucket
+	index    string
+	partSize int
+	counts   map[string]int // a read part's key → its chunks
+}
+
+func newInFlightCounter(b blob.Bucket, index string, partSize int) *inFlightCounter {
+	return &inFlightCounter{b: b, index: index, partSize: partSize, counts: map[string]int{}}
+}
+
+// count is the chunks shards have stored. A part whose header cannot be read counts as full.
+func (c *inFlightCounter) count(ctx context.Context, shards []workflows.InFlightShard) int {
 	n := 0
 	for _, s := range shards {
-		parts := 0
-		_ = b.Iter(ctx, layout.VectorsPrefix(index, s.ShardID)+"/", func(blob.ObjectInfo) error { parts++; return nil })
-		n += parts * partSize
+		parts, last := 0, ""
+		_ = c.b.Iter(ctx, layout.VectorsPrefix(c.index, s.ShardID)+"/", func(o blob.ObjectInfo) error {
+			parts++
+			last = max(last, o.Key) // zero-padded part numbers: the greatest key is the last part
+			return nil
+		})
+		if parts > 0 {
+			n += (parts-1)*c.partSize + c.partChunks(ctx, last)
+		}
 	}
+	return n
+}
+
+func (c *inFlightCounter) partChunks(ctx context.Context, key string) int {
+	if n, ok := c.counts[key]; ok {
+		return n
+	}
+	r, err := c.b.Get(ctx, key)
+	if err != nil {
+		return c.partSize
+	}
+	defer r.Close()
+	n, err := vecindex.ReadCount(r)
+	if err != nil {
+		return c.partSize
+	}
+	c.counts[key] = n
 	return n
 }
 

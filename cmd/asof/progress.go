@@ -10,8 +10,9 @@ import (
 
 // progressMeter turns the index build's progress snapshots into the line asof index shows.
 // What it says holds through a resume and through shards landing:
-//   - the chunks embedded never go back (the stored parts of in-flight shards are counted by
-//     whole parts, so a shard that lands can briefly count fewer than its parts did);
+//   - the chunks embedded never go back (the stored parts of in-flight shards are counted
+//     exactly, inFlightCounter, but a batch's shards are written, and their parts deleted,
+//     before the batch's chunks are tallied, so the sum can briefly dip);
 //   - the rate is over the chunks this command has seen embedded since it began watching,
 //     not over what earlier runs left done (a resumed build starts with many chunks done);
 //   - the ETA is the chunks left (the documents left, times the chunks a document makes in

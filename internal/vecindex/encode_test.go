@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -50,6 +51,12 @@ func TestEncode(t *testing.T) {
 			}
 			if back.Count != len(tt.vecs) || back.Model != "m" || !reflect.DeepEqual(back.Row(1), tt.vecs[1]) {
 				t.Errorf("read back %d vectors of %q", back.Count, back.Model)
+			}
+			if n, err := ReadCount(bytes.NewReader(buf.Bytes()[:26])); err != nil || n != len(tt.vecs) {
+				t.Errorf("ReadCount of the header = %d, %v; want %d", n, err, len(tt.vecs))
+			}
+			if _, err := ReadCount(bytes.NewReader(append([]byte("ASOFVEX1"), buf.Bytes()[8:]...))); !errors.Is(err, ErrFormat) {
+				t.Errorf("ReadCount of a wrong magic: %v, want ErrFormat", err)
 			}
 		})
 	}

@@ -127,6 +127,33 @@ func (f *Flat) WriteTo(w io.Writer) (int64, error) {
 
 func pad(n int) int { return (64 - n%64) % 64 }
 
+// fixedHeader checks the first 26 bytes of a vector file and returns its dimension and count.
+func fixedHeader(fixed []byte) (dim int, count uint64, err error) {
+	if string(fixed[:8]) != Magic {
+		return 0, 0, fmt.Errorf("%w: magic %q", ErrFormat, fixed[:8])
+	}
+	if v := binary.LittleEndian.Uint32(fixed[8:]); v != FormatVersion {
+		return 0, 0, fmt.Errorf("%w: format version %d (this build reads %d)", ErrFormat, v, FormatVersion)
+	}
+	dim = int(binary.LittleEndian.Uint32(fixed[12:]))
+	count = binary.LittleEndian.Uint64(fixed[16:])
+	if dim <= 0 || dim > 1<<16 || count > 1<<32 {
+		return 0, 0, fmt.Errorf("%w: dim %d, count %d", ErrFormat, dim, count)
+	}
+	return dim, count, nil
+}
+
+// ReadCount reads only the header of a vector file from r and returns how many vectors it
+// holds: what a progress meter needs of a stored part without reading its vectors.
+func ReadCount(r io.Reader) (int, error) {
+	fixed := make([]byte, 26)
+	if _, err := io.ReadFull(r, fixed); err != nil {
+		return 0, fmt.Errorf("%w: header: %w", ErrFormat, err)
+	}
+	_, count, err := fixedHeader(fixed)
+	return int(count), err
+}
+
 // Read loads a shard written by WriteTo, checking the header and the length.
 func Read(r io.Reader) (*Flat, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -134,16 +161,9 @@ func Read(r io.Reader) (*Flat, error) {
 	if _, err := io.ReadFull(br, fixed); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrFormat, err)
 	}
-	if string(fixed[:8]) != Magic {
-		return nil, fmt.Errorf("%w: magic %q", ErrFormat, fixed[:8])
-	}
-	if v := binary.LittleEndian.Uint32(fixed[8:]); v != FormatVersion {
-		return nil, fmt.Errorf("%w: format version %d (this build reads %d)", ErrFormat, v, FormatVersion)
-	}
-	dim := int(binary.LittleEndian.Uint32(fixed[12:]))
-	count := binary.LittleEndian.Uint64(fixed[16:])
-	if dim <= 0 || dim > 1<<16 || count > 1<<32 {
-		return nil, fmt.Errorf("%w: dim %d, count %d", ErrFormat, dim, count)
+	dim, count, err := fixedHeader(fixed)
+	if err != nil {
+		return nil, err
 	}
 	model := make([]byte, binary.LittleEndian.Uint16(fixed[24:]))
 	if _, err := io.ReadFull(br, model); err != nil {
