@@ -91,6 +91,9 @@ const (
 	ErrTypeMismatch = "Mismatch"
 	// ErrTypeConfig marks a worker that cannot do the task as configured (no model, …).
 	ErrTypeConfig = "BadConfiguration"
+	// ErrTypeBadSummary marks an LLM summary that failed its checks after the repair turn, at
+	// temperature 0: the same prompt would get the same reply, so the caller falls back at once.
+	ErrTypeBadSummary = "BadSummary"
 )
 
 // checkModel refuses to mix vectors of two models (modelchoice.Mismatch): an index built

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/answer"
+	"github.com/asofrag/asof/internal/brief"
 	"github.com/asofrag/asof/internal/judge"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/metrics"
@@ -178,6 +179,11 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 		return SummarizeResult{Skipped: true}, nil
 	}
 	br, err := answer.Brief(ctx, a.LLM, a.LLM.Config().Model, in.Query, in.Mode, in.Blocks, in.AsOf, in.NewDays)
+	if errors.Is(err, brief.ErrCheck) && a.LLM.Config().Temperature == 0 {
+		// A retry would send the same prompt at temperature 0 and get the same reply: minutes
+		// a try on a local CPU model, for nothing.
+		return SummarizeResult{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeBadSummary, nil)
+	}
 	if err != nil {
 		return SummarizeResult{}, llmError(err)
 	}

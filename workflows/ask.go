@@ -198,6 +198,9 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 		case err != nil:
 			if ans.Brief != nil {
 				note := "The LLM summary failed after every retry (" + rootMessage(err) + "); this is the extractive summary."
+				if app := (*temporal.ApplicationError)(nil); errors.As(err, &app) && app.Type() == activities.ErrTypeBadSummary {
+					note = "The LLM summary failed its checks (" + app.Message() + "); this is the extractive summary."
+				}
 				ans.Brief.Note = strings.TrimSpace(ans.Brief.Note + " " + note)
 				ans.Summary = render.Markdown(*ans.Brief, ans.Blocks) // pure: the note is part of what is shown
 			}

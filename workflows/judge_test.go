@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -232,24 +233,41 @@ func TestAskJudgeFailurePolicy(t *testing.T) {
 }
 
 // TestAskJudgeOffAndSummaryFallback: judging off sends every candidate on unjudged and kept;
-// an LLM summary that fails after its retries leaves the extractive summary with a note.
+// an LLM summary that fails after its retries leaves the extractive summary with a note; one
+// that failed its checks (final at temperature 0) is not retried and its note says so.
 func TestAskJudgeOffAndSummaryFallback(t *testing.T) {
-	env := newEnv(t)
-	f := mockAsk(t, env, 4)
-	f.summarize = func() (activities.SummarizeResult, error) {
-		return activities.SummarizeResult{}, errors.New("llm: bad response: uncited claim")
+	tests := []struct {
+		name  string
+		err   error
+		calls int
+		note  string
+	}{
+		{name: "a failure retried", err: errors.New("llm: server error 500"), calls: 2, note: "failed after every retry (llm: server error 500)"},
+		{name: "failed its checks", err: temporal.NewNonRetryableApplicationError("brief: digest: the reply failed its checks again after a repair turn", activities.ErrTypeBadSummary, nil),
+			calls: 1, note: "failed its checks (brief: digest: the reply failed its checks again after a repair turn)"},
 	}
-	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "drop", MaxAttempts: 2}})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
-	env.AssertNotCalled(t, "Judge", mock.Anything, mock.Anything)
-	c := f.composed
-	if !slices.Equal(c.Unjudged, []int{1, 2, 3, 4}) || !c.Keep || c.Report.Method != "off" {
-		t.Fatalf("compose %+v", c)
-	}
-	if f.saved.SummaryMethod != "extractive" || f.saved.Brief == nil || f.saved.Brief.Note == "" {
-		t.Fatalf("saved %+v", f.saved)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t)
+			f := mockAsk(t, env, 4)
+			calls := 0
+			f.summarize = func() (activities.SummarizeResult, error) {
+				calls++
+				return activities.SummarizeResult{}, tc.err
+			}
+			env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Judge: &JudgeOptions{Mode: "off", Pool: 4, Batch: 2, Failure: "drop", MaxAttempts: 2}})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			env.AssertNotCalled(t, "Judge", mock.Anything, mock.Anything)
+			c := f.composed
+			if !slices.Equal(c.Unjudged, []int{1, 2, 3, 4}) || !c.Keep || c.Report.Method != "off" {
+				t.Fatalf("compose %+v", c)
+			}
+			if f.saved.SummaryMethod != "extractive" || f.saved.Brief == nil || !strings.Contains(f.saved.Brief.Note, tc.note) || calls != tc.calls {
+				t.Fatalf("saved %+v after %d summarize calls; want the note %q after %d", f.saved, calls, tc.note, tc.calls)
+			}
+		})
 	}
 }
 
