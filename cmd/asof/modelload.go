@@ -139,10 +139,13 @@ func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
 // The server gets every core: on 2 cores of an Intel Xeon the 1.5B read a judge prompt at 50-52
 // tokens/s and wrote 9.3-9.6 tokens/s with 2 threads, 28 and 5.2 with 1 (BENCHMARKS.md session
 // 17). A local model on a few CPU cores reads a prompt at tens of tokens a second: the summary's
-// prompt (~6,000 tokens for a 20-block context) needs a context of 8,192 and minutes, not the
-// 60 s an endpoint gets by default (llm.timeout still wins).
+// prompt (~6,000 tokens for a 20-block context) needs minutes, not the 60 s an endpoint gets
+// by default (llm.timeout still wins). The context is 16,384 tokens: `--rubric llm` shows the
+// grader a study summary with its context, 8,006 tokens for the study's longest (18,570 + 3,901
+// characters of Russian), past 8,192 with the instructions; its KV cache costs the 1.5B about
+// 0.5 GB.
 const (
-	localLLMContext = 8192
+	localLLMContext = 16384
 	localLLMTimeout = 5 * time.Minute
 	// localLLMMaxTokens: a Russian brief from the 1.5B ran into the endpoint default of 512
 	// tokens three times in a row (a cut reply is not JSON, so it fell back); the judge's
