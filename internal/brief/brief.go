@@ -18,7 +18,10 @@
 //
 // Calls. Write and Evolve send the prompt once; when the reply fails its checks they send
 // one repair turn (the bad reply, then a user message naming the problems and restating the
-// format); when that fails too, the error wraps both llm.ErrBadResponse and the last
+// format); when that fails too, the claims that failed their own checks are left out of the
+// repaired reply, else of the first, and what remains is returned if it passes every check,
+// its Note saying how many claims were left out and why (an unsupported claim is dropped, not
+// the whole summary); otherwise the error wraps both llm.ErrBadResponse and the last
 // *CheckError. Errors of the Chatter are returned wrapped, so errors.Is still tells
 // llm.ErrServer from llm.ErrRateLimited. Temperature and retries with backoff belong to the
 // client and to the caller (a Temporal activity).
@@ -29,9 +32,11 @@ package brief
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +66,16 @@ var ErrCheck = errors.New("brief: reply failed its checks")
 type CheckError struct {
 	// Problems are one sentence each, e.g. `new #1: cites [9], but there is no document [9]`.
 	Problems []string
+	// bad are the claims with problems of their own (dropClaims can leave them out); nil when
+	// the reply could not be read as the format at all.
+	bad []claimRef
+}
+
+// claimRef names one claim of a reply: its list ("new", "timeline", "then", "now") and its
+// index there.
+type claimRef struct {
+	list string
+	i    int
 }
 
 // maxProblems is the most problems an error message lists.
@@ -126,6 +141,7 @@ func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Me
 	} else if !errors.As(err, &ce) {
 		return schemas.Brief{}, fmt.Errorf("brief: %s: %w", what, err)
 	}
+	first, firstErr := reply, err
 	msgs = append(slices.Clip(msgs),
 		llm.Message{Role: "assistant", Content: reply},
 		llm.Message{Role: "user", Content: RepairMessage(ce.Problems, format)})
@@ -133,12 +149,92 @@ func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Me
 	if err != nil {
 		return schemas.Brief{}, fmt.Errorf("brief: %s: repair turn: %w", what, err)
 	}
-	b, err = parse(reply)
-	if err != nil {
-		return schemas.Brief{}, fmt.Errorf("brief: %s: the reply failed its checks again after a repair turn: %w: %w", what, llm.ErrBadResponse, err)
+	b, err2 := parse(reply)
+	if err2 == nil {
+		b.Method = method
+		return b, nil
 	}
-	b.Method = method
-	return b, nil
+	// The repaired reply, then the first, without the claims that failed their own checks.
+	for _, try := range []struct {
+		reply string
+		err   error
+	}{{reply, err2}, {first, firstErr}} {
+		if b, ok := withoutBadClaims(try.reply, try.err, parse); ok {
+			b.Method = method
+			return b, nil
+		}
+	}
+	return schemas.Brief{}, fmt.Errorf("brief: %s: the reply failed its checks again after a repair turn: %w: %w", what, llm.ErrBadResponse, err2)
+}
+
+// withoutBadClaims reads reply again without the claims that failed their own checks (err's
+// bad claims) and returns the brief when the rest passes every check: an unsupported claim is
+// dropped rather than the whole summary. The brief's Note says how many claims were left out
+// and the first one's problem. It fails when err names no bad claim (the reply was not the
+// format, or the problems are the reply's as a whole) or the rest fails too (no claims left,
+// an empty timeline, ...).
+func withoutBadClaims(reply string, err error, parse func(string) (schemas.Brief, error)) (schemas.Brief, bool) {
+	var ce *CheckError
+	if !errors.As(err, &ce) || len(ce.bad) == 0 {
+		return schemas.Brief{}, false
+	}
+	rest, ok := dropClaims(reply, ce.bad)
+	if !ok {
+		return schemas.Brief{}, false
+	}
+	b, err := parse(rest)
+	if err != nil {
+		return schemas.Brief{}, false
+	}
+	first := ce.Problems[0]
+	for _, p := range ce.Problems {
+		if strings.HasPrefix(p, ce.bad[0].list+" #"+strconv.Itoa(ce.bad[0].i+1)+":") {
+			first = p
+			break
+		}
+	}
+	claims := fmt.Sprintf("%d claims of the LLM's summary failed their checks and are", len(ce.bad))
+	if len(ce.bad) == 1 {
+		claims = "1 claim of the LLM's summary failed its checks and is"
+	}
+	b.Note = strings.TrimSpace(b.Note + " " + claims + " left out (" + first + ").")
+	return b, true
+}
+
+// dropClaims returns reply's JSON object without the claims bad names, or false when reply is
+// not a JSON object whose lists are arrays.
+func dropClaims(reply string, bad []claimRef) (string, bool) {
+	s := strings.TrimSpace(reply)
+	if m := codeFence.FindStringSubmatch(s); m != nil && !strings.Contains(m[1], "```") {
+		s = strings.TrimSpace(m[1])
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(s), &obj) != nil {
+		return "", false
+	}
+	for _, list := range []string{"new", "timeline", "then", "now"} {
+		raw, ok := obj[list]
+		if !ok {
+			continue
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return "", false
+		}
+		kept := []json.RawMessage{}
+		for i, it := range items {
+			if !slices.Contains(bad, claimRef{list, i}) {
+				kept = append(kept, it)
+			}
+		}
+		out, err := json.Marshal(kept)
+		if err != nil {
+			return "", false
+		}
+		obj[list] = out
+	}
+	out, err := json.Marshal(obj)
+	return string(out), err == nil
 }
 
 // RepairMessage is the user message of the repair turn: the problems of the last reply, one
@@ -155,7 +251,7 @@ func RepairMessage(problems []string, format string) string {
 	}
 	b.WriteString("\nFix every problem and reply again with ONLY the JSON object, no other text, in this format:\n")
 	b.WriteString(format + "\n")
-	b.WriteString("The rules of the first message still hold: use only the numbered documents, cite one or more of them in every claim, and write no date that is not in them.")
+	b.WriteString("The rules of the first message still hold: use only the numbered documents, cite in every claim the one to three of them that state it, and write no date that is not in them.")
 	return b.String()
 }
 

@@ -196,3 +196,58 @@ func TestDigestContextCanceled(t *testing.T) {
 		t.Errorf("err = %v after %d calls, want context.Canceled after 1", err, c.calls)
 	}
 }
+
+// TestBadClaimsAreLeftOut: when the repair turn fails too, the claims that failed their own
+// checks are left out and the rest is the brief, with a note; from the repaired reply, or from
+// the first when the repaired one cannot be read at all.
+func TestBadClaimsAreLeftOut(t *testing.T) {
+	// goodDigest with a third "new" claim citing only an older block.
+	withBadNew := strings.Replace(goodDigest, `"new":[`, `"new":[{"text":"The rate was held at 16%.","cites":[3]},`, 1)
+	withBadThen := strings.Replace(goodEvolution, `"then":[`, `"then":[{"text":"Analysts expected 16%.","cites":[2]},`, 1)
+	ok := func(s string) llmtest.Reply { return llmtest.Reply{Content: s} }
+	tests := []struct {
+		name     string
+		evolve   bool
+		replies  []llmtest.Reply
+		wantNote string
+	}{
+		{name: "digest: the same bad claim twice", replies: []llmtest.Reply{ok(withBadNew)},
+			wantNote: "1 claim of the LLM's summary failed its checks and is left out (new #1: cites no document published in the new window"},
+		{name: "digest: a bad claim, then prose", replies: []llmtest.Reply{ok(withBadNew), ok("Sorry, here it is: …")},
+			wantNote: "(new #1: cites no document published in the new window"},
+		{name: "evolve: the same bad claim twice", evolve: true, replies: []llmtest.Reply{ok(withBadThen)},
+			wantNote: "1 claim of the LLM's summary failed its checks and is left out (then #1: cites [2], a NEWER document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, c := start(t, script(tt.replies...))
+			var b schemas.Brief
+			var err error
+			if tt.evolve {
+				then, now := splitFixture()
+				b, err = Evolve(context.Background(), c, "test-model", "key rate", then, now, asOf)
+			} else {
+				b, err = Write(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
+			}
+			if err != nil || len(srv.Requests()) != 2 {
+				t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
+			}
+			if b.Method != "llm:test-model" || !strings.Contains(b.Note, tt.wantNote) {
+				t.Errorf("method %q, note %q; want the note to say %q", b.Method, b.Note, tt.wantNote)
+			}
+			if tt.evolve && (len(b.Then) != 2 || len(b.Now) != 2) || !tt.evolve && (len(b.New) != 2 || len(b.Timeline) != 4) {
+				t.Errorf("brief = %+v, want the good reply's claims", b)
+			}
+		})
+	}
+}
+
+func TestDropClaims(t *testing.T) {
+	got, ok := dropClaims("```json\n{\"not_enough\":false,\"new\":[1,2,3],\"timeline\":[4]}\n```", []claimRef{{"new", 0}, {"new", 2}, {"timeline", 0}})
+	if !ok || got != `{"new":[2],"not_enough":false,"timeline":[]}` {
+		t.Errorf("dropClaims = %s, %v", got, ok)
+	}
+	if _, ok := dropClaims(`{"new":{}}`, []claimRef{{"new", 0}}); ok {
+		t.Error("a list that is not an array was accepted")
+	}
+}

@@ -80,6 +80,7 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 	inWindow := func(bl evidence.Block) bool { return !bl.Doc.PublishedAt.Before(from) }
 	for i, rc := range r.New {
 		where := fmt.Sprintf("new #%d", i+1)
+		from := len(k.problems)
 		c, cited := k.claim(where, rc, nil, "", inWindow)
 		if len(cited) > 0 && !slices.ContainsFunc(cited, inWindow) {
 			k.addf("%s: cites no document published in %s; an older fact belongs in the timeline only", where, window)
@@ -87,12 +88,14 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 		if first := firstPublished(cited, inWindow); !first.IsZero() {
 			c.Date = first
 		}
+		k.since(from, claimRef{"new", i})
 		b.New = append(b.New, c)
 	}
 	var prev time.Time
 	prevAt := 0
 	for i, rc := range r.Timeline {
 		where := fmt.Sprintf("timeline #%d", i+1)
+		from := len(k.problems)
 		var onDate func(evidence.Block) bool
 		if rc.Date != nil {
 			if t, err := time.Parse(time.DateOnly, strings.TrimSpace(*rc.Date)); err == nil {
@@ -123,6 +126,7 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 				prev, prevAt = t, i+1
 			}
 		}
+		k.since(from, claimRef{"timeline", i})
 		b.Timeline = append(b.Timeline, c)
 	}
 	if !r.NotEnough && len(r.Timeline) == 0 {
@@ -170,7 +174,9 @@ func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (s
 		}
 		out := []schemas.Claim{}
 		for i, rc := range rcs {
+			from := len(k.problems)
 			c, _ := k.claim(fmt.Sprintf("%s #%d", name, i+1), rc, allowed, label, nil)
+			k.since(from, claimRef{name, i})
 			out = append(out, c)
 		}
 		return out
@@ -201,6 +207,14 @@ type checker struct {
 	blocks   map[int]evidence.Block
 	dates    map[int]map[civil]bool // dates written in each block's title and text
 	problems []string
+	bad      []claimRef // the claims with problems of their own
+}
+
+// since marks ref bad when problems were added since there were from of them.
+func (k *checker) since(from int, ref claimRef) {
+	if len(k.problems) > from {
+		k.bad = append(k.bad, ref)
+	}
 }
 
 func newChecker(asOf time.Time, blocks []evidence.Block) *checker {
@@ -225,7 +239,7 @@ func (k *checker) err() error {
 	if len(k.problems) == 0 {
 		return nil
 	}
-	return &CheckError{Problems: k.problems}
+	return &CheckError{Problems: k.problems, bad: k.bad}
 }
 
 // codeFence is a reply wrapped in one Markdown code fence.
