@@ -120,6 +120,21 @@ func readAll(t *testing.T, b blob.Bucket, key string) (*bytes.Reader, int64) {
 	return bytes.NewReader(data), int64(len(data))
 }
 
+// llmActivities are the activities over b with an LLM client of cfg, in a test activity
+// environment.
+func llmActivities(t *testing.T, b blob.Bucket, cfg llm.Config) (*activities.Activities, *testsuite.TestActivityEnvironment) {
+	t.Helper()
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
+	env.RegisterActivity(acts)
+	return acts, env
+}
+
 // TestRubricSummary: the LLM (a loopback server) grades a stored answer's summary once; the
 // scores are kept in rubric.json and a second call returns them without asking; a worker
 // without an LLM fails with a configuration error.
@@ -135,14 +150,7 @@ func TestRubricSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":3}`))
-	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
-	env.RegisterActivity(acts)
+	acts, env := llmActivities(t, b, llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
 	for range 2 {
 		res := run[activities.RubricResult](t, env, acts.RubricSummary, activities.RubricInput{RunID: "r1"})
 		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 3 {
@@ -155,7 +163,7 @@ func TestRubricSummary(t *testing.T) {
 	if u := srv.Requests()[0].Messages[1].Content; !strings.Contains(u, "[1] date=2025-09-01\nСтавка 18%.") || !strings.Contains(u, "### Timeline\n- 2025-09-01 — Ставка 18%. [1]\n") {
 		t.Errorf("the prompt lacks the context or the summary the reader saw: %+v", srv.Requests()[0].Messages)
 	}
-	env2 := s.NewTestActivityEnvironment()
+	env2 := new(testsuite.WorkflowTestSuite).NewTestActivityEnvironment()
 	none := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env2.RegisterActivity(none)
 	if _, err := env2.ExecuteActivity(none.RubricSummary, activities.RubricInput{RunID: "r1"}); err == nil || !strings.Contains(err.Error(), "no LLM") {
@@ -183,14 +191,7 @@ func TestRubricStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":2}`))
-	c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
-	env.RegisterActivity(acts)
+	acts, env := llmActivities(t, b, llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
 	in := activities.RubricStudyInput{StudyKey: "corpora/x/s.parquet", System: "rag", QueryID: "q000"}
 	for range 2 {
 		res := run[activities.RubricResult](t, env, acts.RubricStudy, in)
@@ -213,7 +214,7 @@ func TestRubricStudy(t *testing.T) {
 	if _, err := env.ExecuteActivity(acts.RubricStudy, activities.RubricStudyInput{StudyKey: in.StudyKey, System: "rag", QueryID: "q404"}); err == nil || !strings.Contains(err.Error(), "no summary of q404 by rag") {
 		t.Errorf("a query the file lacks: %v", err)
 	}
-	env2 := s.NewTestActivityEnvironment()
+	env2 := new(testsuite.WorkflowTestSuite).NewTestActivityEnvironment()
 	none := &activities.Activities{Deps: activities.Deps{Bucket: b}}
 	env2.RegisterActivity(none)
 	if _, err := env2.ExecuteActivity(none.RubricStudy, in); err == nil || !strings.Contains(err.Error(), "no LLM") {

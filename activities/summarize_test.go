@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
@@ -29,15 +28,8 @@ func TestSummarizeBadBriefIsFinalAtTemperatureZero(t *testing.T) {
 		temperature float64
 		final       bool
 	}{{0, true}, {0.7, false}} {
-		c, err := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake", Timeout: 2 * time.Second, Temperature: tc.temperature})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s testsuite.WorkflowTestSuite
-		env := s.NewTestActivityEnvironment()
-		acts := &activities.Activities{Deps: activities.Deps{Bucket: b, LLM: c}}
-		env.RegisterActivity(acts)
-		_, err = env.ExecuteActivity(acts.Summarize, in)
+		acts, env := llmActivities(t, b, llm.Config{BaseURL: srv.URL(), Model: "fake", Timeout: 2 * time.Second, Temperature: tc.temperature})
+		_, err := env.ExecuteActivity(acts.Summarize, in)
 		var app *temporal.ApplicationError
 		if !errors.As(err, &app) || !strings.Contains(err.Error(), "there is no document [9]") {
 			t.Fatalf("temperature %v: %v, want the check's problem", tc.temperature, err)
