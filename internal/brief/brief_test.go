@@ -39,6 +39,15 @@ func start(t *testing.T, h llmtest.Handler) (*llmtest.Server, *llm.Client) {
 	return srv, c
 }
 
+// writeOrEvolve asks c for the fixture's evolution (splitFixture) or its digest.
+func writeOrEvolve(c Chatter, evolve bool) (schemas.Brief, error) {
+	if evolve {
+		then, now := splitFixture()
+		return Evolve(context.Background(), c, "test-model", "key rate", then, now, asOf)
+	}
+	return Write(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
+}
+
 const badDigest = `{"not_enough":false,"new":[{"text":"The rate rose.","cites":[9]}],"timeline":[]}`
 
 const badEvolution = `{"not_enough":false,"then":[{"text":"Raised to 18%.","cites":[1]}],"now":[]}`
@@ -74,14 +83,7 @@ func TestDigestAndEvolveCalls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, c := start(t, script(tt.replies...))
-			var b schemas.Brief
-			var err error
-			if tt.evolve {
-				then, now := splitFixture()
-				b, err = Evolve(context.Background(), c, "test-model", "key rate", then, now, asOf)
-			} else {
-				b, err = Write(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
-			}
+			b, err := writeOrEvolve(c, tt.evolve)
 			reqs := srv.Requests()
 			if len(reqs) != tt.wantReqs {
 				t.Fatalf("%d requests, want %d (err %v)", len(reqs), tt.wantReqs, err)
@@ -221,14 +223,7 @@ func TestBadClaimsAreLeftOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, c := start(t, script(tt.replies...))
-			var b schemas.Brief
-			var err error
-			if tt.evolve {
-				then, now := splitFixture()
-				b, err = Evolve(context.Background(), c, "test-model", "key rate", then, now, asOf)
-			} else {
-				b, err = Write(context.Background(), c, "test-model", "key rate", fixture(), asOf, newDays)
-			}
+			b, err := writeOrEvolve(c, tt.evolve)
 			if err != nil || len(srv.Requests()) != 2 {
 				t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
 			}
