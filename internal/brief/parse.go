@@ -50,15 +50,16 @@ type evolutionReply struct {
 //   - a "new" claim cites no block published in the new window;
 //   - a timeline entry has no date, one not in YYYY-MM-DD form, one after the as-of day, or
 //     one that is not the publication date of a block it cites;
-//   - the timeline is not in ascending date order;
 //   - not_enough is false and the timeline is empty.
 //
 // not_enough true with no claims is a valid answer; with claims, they are kept (and checked).
 // A claim citing more than MaxCites blocks keeps only MaxCites of them (see trimCites) before
 // it is checked. In the Brief, a "new" claim's Date is the earliest publication time among the
 // blocks it cites in the new window (when the fact became known; a story reported on the 25th
-// and discussed on the 28th is dated the 25th) and New is freshest first; Timeline is the timeline as given, each Date the given day, and
-// Earlier is the timeline entries dated before the new window, freshest first. AsOf is the
+// and discussed on the 28th is dated the 25th) and New is freshest first; Timeline is the
+// timeline in ascending date order (sorted, stably: a timeline out of order is not a problem),
+// each Date the given day; Earlier is the timeline entries dated before the new window,
+// freshest first. AsOf is the
 // start of asOf's UTC day, NewDays newDays; Method is left empty. Bad blocks or a zero asOf
 // are an error wrapping ErrInput.
 func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
@@ -91,8 +92,6 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 		k.since(from, claimRef{"new", i})
 		b.New = append(b.New, c)
 	}
-	var prev time.Time
-	prevAt := 0
 	for i, rc := range r.Timeline {
 		where := fmt.Sprintf("timeline #%d", i+1)
 		from := len(k.problems)
@@ -119,11 +118,6 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 			}
 			if perr == nil {
 				c.Date = t
-				if prevAt > 0 && t.Before(prev) {
-					k.addf("%s: date %s comes after timeline #%d dated %s; the timeline must be in ascending date order",
-						where, t.Format(evidence.DateLayout), prevAt, prev.Format(evidence.DateLayout))
-				}
-				prev, prevAt = t, i+1
 			}
 		}
 		k.since(from, claimRef{"timeline", i})
@@ -140,6 +134,9 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 		return schemas.Brief{}, err
 	}
 	slices.SortStableFunc(b.New, freshestFirst)
+	// Ascending, as asked; a small model often lists the timeline in the documents' order
+	// (freshest first), which the dates, each checked, put right without a repair turn.
+	slices.SortStableFunc(b.Timeline, func(x, y schemas.Claim) int { return x.Date.Compare(y.Date) })
 	for _, c := range b.Timeline {
 		if c.Date.Before(from) {
 			b.Earlier = append(b.Earlier, c)
