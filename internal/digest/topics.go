@@ -165,11 +165,21 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 	return out, nil
 }
 
-// defaultName is query with its whitespace collapsed, cut to defaultNameRunes runes.
+// defaultName is query with its whitespace collapsed; a longer one than defaultNameRunes runes
+// is cut at its last space within them (at defaultNameRunes when that would leave less than
+// half) and ends with "…", so a reader sees the name was cut ("…по итогам последнего…", not
+// "…последнего заседани").
 func defaultName(query string) string {
 	q := []rune(strings.Join(strings.Fields(query), " "))
-	if len(q) > defaultNameRunes {
-		q = q[:defaultNameRunes]
+	if len(q) <= defaultNameRunes {
+		return string(q)
 	}
-	return strings.TrimSpace(string(q))
+	cut := defaultNameRunes
+	for i := defaultNameRunes; i > defaultNameRunes/2; i-- {
+		if q[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimSpace(string(q[:cut])) + "…"
 }

@@ -43,7 +43,7 @@ topics:
 				"  - {query: \"multi\\nline   query\", name: \"\"}\n",
 			want: []Topic{
 				{Name: "chip export rules", Query: "chip export rules", Mode: "auto"},
-				{Name: string([]rune(strings.TrimSpace(long))[:60]), Query: strings.TrimSpace(long), Mode: "bm25"},
+				{Name: "долгий запрос долгий запрос долгий запрос долгий запрос…", Query: strings.TrimSpace(long), Mode: "bm25"},
 				{Name: "multi line query", Query: "multi line   query", Mode: "auto"},
 			},
 		},
