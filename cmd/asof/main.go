@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 )
@@ -28,6 +29,14 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv("ASOF_CPU_PROFILE"); path != "" {
+		stopProfile, err := startCPUProfile(path)
+		if err != nil {
+			printError(stderr, err)
+			return 1
+		}
+		defer stopProfile()
+	}
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
@@ -38,6 +47,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// startCPUProfile writes a Go CPU profile of the whole process to path until the returned stop
+// is called: with ASOF_CPU_PROFILE=FILE, every command (an index build with its embedded
+// Temporal server, S3 gateway and worker) can be read with `go tool pprof -top bin/asof FILE`.
+// Time inside ONNX Runtime and other C code shows as runtime.cgocall.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("ASOF_CPU_PROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("ASOF_CPU_PROFILE: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // printError prints err on one line (the AWS SDK's "no credentials" as where the keys come

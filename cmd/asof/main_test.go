@@ -322,3 +322,23 @@ func TestServerAndSeparateWorkerCooperate(t *testing.T) {
 		t.Errorf("worker did not stop cleanly:\n%s", wk.output())
 	}
 }
+
+// TestCPUProfile: ASOF_CPU_PROFILE=FILE writes a pprof CPU profile of the command; a path that
+// cannot be created fails the command at once, saying why.
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	t.Setenv("ASOF_CPU_PROFILE", path)
+	var out, errb bytes.Buffer
+	if code := run([]string{"version"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b { // a profile is gzipped
+		t.Fatalf("profile %d bytes, %v", len(data), err)
+	}
+	t.Setenv("ASOF_CPU_PROFILE", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
+	errb.Reset()
+	if code := run([]string{"version"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "ASOF_CPU_PROFILE") {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
