@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,12 +167,16 @@ type RubricResult struct {
 	Rubric sumeval.Rubric `json:"rubric"`
 	// Method is "llm:<model>".
 	Method string `json:"method"`
+	// Prompt is the sumeval.RubricPromptVersion it was graded with: a kept grade of another
+	// prompt is graded again.
+	Prompt int `json:"prompt,omitempty"`
 }
 
 // RubricSummary asks the LLM (asof-llm queue) for the study's five 1–5 scores of a stored
 // answer's summary against its context (sumeval.JudgeRubric: strict JSON, one repair turn),
-// and keeps them in runs/<run-id>/rubric.json; when that file exists it is returned without
-// a call, so a rerun does not grade again. A worker without an LLM fails for good.
+// and keeps them in runs/<run-id>/rubric.json; when that file exists with this prompt's
+// version (sumeval.RubricPromptVersion) it is returned without a call, so a rerun does not
+// grade again. A worker without an LLM fails for good.
 func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricResult, error) {
 	if in.RunID == "" {
 		return RubricResult{}, invalid(errors.New("no run id"))
@@ -180,8 +185,10 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	key := layout.RubricKey(in.RunID)
-	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); !errors.Is(err, blob.ErrNotFound) {
-		return res, err // graded by an earlier run, or unreadable
+	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
+		return res, err // unreadable
+	} else if err == nil && res.Prompt == sumeval.RubricPromptVersion {
+		return res, nil // graded by an earlier run with this prompt
 	}
 	ans, err := storeio.GetJSON[schemas.Answer](ctx, a.Bucket, layout.AnswerKey(in.RunID))
 	if err != nil {
@@ -191,7 +198,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 	if err != nil {
 		return RubricResult{}, llmError(err)
 	}
-	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model}
+	res := RubricResult{Rubric: r, Method: "llm:" + a.LLM.Config().Model, Prompt: sumeval.RubricPromptVersion}
 	return res, storeio.PutIndentedJSON(ctx, a.Bucket, key, res)
 }
 
@@ -205,8 +212,8 @@ type RubricStudyInput struct {
 // RubricStudy has the LLM (asof-llm queue) grade the study's summary of a query by a system,
 // as RubricSummary grades asof's (same prompt, context and checks: sumeval.JudgeRubric over
 // sumeval.StudyAnswer), so that one grader scores every system. The scores are kept at
-// layout.StudyRubricKey (per study file and grader, shared by evaluations) and returned
-// without a call when there. A row without a summary gets no scores (missing) and no call; a
+// layout.StudyRubricKey (per study file, grader and prompt version, shared by evaluations) and
+// returned without a call when there. A row without a summary gets no scores (missing) and no call; a
 // query or system not in the file is invalid input; a worker without an LLM fails for good.
 func (a *Activities) RubricStudy(ctx context.Context, in RubricStudyInput) (RubricResult, error) {
 	if in.StudyKey == "" || in.System == "" || in.QueryID == "" {
@@ -216,9 +223,9 @@ func (a *Activities) RubricStudy(ctx context.Context, in RubricStudyInput) (Rubr
 		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
 	}
 	method := "llm:" + a.LLM.Config().Model
-	key := layout.StudyRubricKey(in.StudyKey, method, in.System, in.QueryID)
+	key := layout.StudyRubricKey(in.StudyKey, method+"#"+strconv.Itoa(sumeval.RubricPromptVersion), in.System, in.QueryID)
 	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); !errors.Is(err, blob.ErrNotFound) {
-		return res, err // graded by an earlier run, or unreadable
+		return res, err // graded by an earlier run with this prompt, or unreadable
 	}
 	study, err := storeio.GetParquet[schemas.StudyAnswer](ctx, a.Bucket, in.StudyKey)
 	if err != nil {
@@ -228,7 +235,7 @@ func (a *Activities) RubricStudy(ctx context.Context, in RubricStudyInput) (Rubr
 	if i < 0 {
 		return RubricResult{}, invalid(fmt.Errorf("the study's file has no summary of %s by %s", in.QueryID, in.System))
 	}
-	res := RubricResult{Method: method}
+	res := RubricResult{Method: method, Prompt: sumeval.RubricPromptVersion}
 	if s := study[i].Summary; s != nil && strings.TrimSpace(*s) != "" {
 		if res.Rubric, err = sumeval.JudgeRubric(ctx, a.LLM, study[i].Query, sumeval.StudyAnswer(study[i])); err != nil {
 			return RubricResult{}, llmError(err)

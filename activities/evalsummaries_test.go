@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,16 +150,20 @@ func TestRubricSummary(t *testing.T) {
 	if _, err := b.Put(ctx, "runs/r1/answer.json", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
+	// A grade kept from an older rubric prompt (no version) is graded again.
+	if _, err := b.Put(ctx, "runs/r1/rubric.json", strings.NewReader(`{"rubric":{"relevance":5,"groundedness":4,"facts_numbers":4,"dates_timeline":3,"recency":2},"method":"llm:fake-rubric"}`)); err != nil {
+		t.Fatal(err)
+	}
 	srv := llmtest.Start(t, llmtest.Text(`{"relevance":5,"groundedness":5,"facts_numbers":4,"dates_timeline":4,"recency":3}`))
 	acts, env := llmActivities(t, b, llm.Config{BaseURL: srv.URL(), Model: "fake-rubric", Timeout: 2 * time.Second})
 	for range 2 {
 		res := run[activities.RubricResult](t, env, acts.RubricSummary, activities.RubricInput{RunID: "r1"})
-		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 3 {
+		if res.Method != "llm:fake-rubric" || res.Rubric.Recency == nil || *res.Rubric.Recency != 3 || res.Prompt != sumeval.RubricPromptVersion {
 			t.Fatalf("rubric %+v", res)
 		}
 	}
 	if n := len(srv.Requests()); n != 1 {
-		t.Fatalf("%d requests, want 1 (the second call reads rubric.json)", n)
+		t.Fatalf("%d requests, want 1 (the old prompt's grade is graded again, then the second call reads rubric.json)", n)
 	}
 	if u := srv.Requests()[0].Messages[1].Content; !strings.Contains(u, "[1] date=2025-09-01\nСтавка 18%.") || !strings.Contains(u, "### Timeline\n- 2025-09-01 — Ставка 18%. [1]\n") {
 		t.Errorf("the prompt lacks the context or the summary the reader saw: %+v", srv.Requests()[0].Messages)
@@ -205,7 +210,7 @@ func TestRubricStudy(t *testing.T) {
 	if u := srv.Requests()[0].Messages[1].Content; !strings.Contains(u, "Ставка 18%.") || !strings.Contains(u, "* 2025-08-28 — ставка 18%") || !strings.Contains(u, "QUERY: ставка") {
 		t.Errorf("the prompt lacks the study's context, summary or query: %s", u)
 	}
-	if ok, _ := b.Exists(ctx, layout.StudyRubricKey(in.StudyKey, "llm:fake-rubric", "rag", "q000")); !ok {
+	if ok, _ := b.Exists(ctx, layout.StudyRubricKey(in.StudyKey, "llm:fake-rubric#"+strconv.Itoa(sumeval.RubricPromptVersion), "rag", "q000")); !ok {
 		t.Error("the grade is not kept")
 	}
 	if res := run[activities.RubricResult](t, env, acts.RubricStudy, activities.RubricStudyInput{StudyKey: in.StudyKey, System: "rag", QueryID: "q001"}); res.Rubric.Recency != nil || len(srv.Requests()) != 1 {

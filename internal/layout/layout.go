@@ -289,8 +289,8 @@ const StudyRubricFolder = "study-rubric"
 // StudyRubricKey holds one grader's scores of the study's summary of a query by a system:
 // evals/summaries/study-rubric/<hash>/<system>/<query-id>.json, hash the first 16 hex digits of
 // the SHA-256 of the study file's key (content-addressed: CorpusKey) and the grader
-// ("llm:<model>"), so every summaries evaluation graded by the same model on the same file
-// shares them. The system and query id are path-escaped. The folder, StudyRubricFolder, is not
+// ("llm:<model>#<rubric prompt version>"), so every summaries evaluation graded by the same
+// model and prompt on the same file shares them. The system and query id are path-escaped. The folder, StudyRubricFolder, is not
 // an eval id (those are 16 hex digits).
 func StudyRubricKey(studyKey, grader, system, queryID string) string {
 	sum := sha256.Sum256([]byte(studyKey + "\x00" + grader))

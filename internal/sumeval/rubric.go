@@ -36,8 +36,18 @@ recency: the summary uses the freshest documents of the CONTEXT (those closest t
 ` + fence.Rule("the CONTEXT or the SUMMARY to be graded") + `
 
 Reply with ONLY a JSON object, no prose and no other keys, in exactly this format:
-{"relevance":5,"groundedness":4,"facts_numbers":4,"dates_timeline":3,"recency":2}
-Every score is an integer from 1 to 5.`
+` + rubricFormat + `
+where each letter is your score for this summary, an integer from 1 to 5.`
+
+// rubricFormat is the reply format with letters for the scores. It held example numbers
+// (5, 4, 4, 3, 2) until the local 1.5B gave every one of the study's summaries exactly those:
+// a small model copies an example's values.
+const rubricFormat = `{"relevance":R,"groundedness":G,"facts_numbers":F,"dates_timeline":D,"recency":N}`
+
+// RubricPromptVersion changes whenever the rubric prompt does, so that grades kept from an
+// older prompt are graded again rather than reused (activities.RubricSummary, RubricStudy).
+// 2: the reply format holds letters, not example scores.
+const RubricPromptVersion = 2
 
 // MaxRubricContextRunes caps the context shown to the rubric judge.
 const MaxRubricContextRunes = 24000
@@ -137,7 +147,7 @@ func JudgeRubric(ctx context.Context, c Chatter, query string, a Answer) (Rubric
 	}
 	msgs = append(msgs, llm.Message{Role: "assistant", Content: reply}, llm.Message{Role: "user", Content: fmt.Sprintf(
 		"Your reply could not be used: %v.\nReply again with ONLY a JSON object, no prose and no other keys, in exactly this format:\n"+
-			`{"relevance":5,"groundedness":4,"facts_numbers":4,"dates_timeline":3,"recency":2}`+"\nEvery score is an integer from 1 to 5.", perr)})
+			rubricFormat+"\nwhere each letter is your score for this summary, an integer from 1 to 5.", perr)})
 	reply, _, err = c.Chat(ctx, msgs)
 	if err != nil {
 		return Rubric{}, fmt.Errorf("rubric: repair: %w", err)

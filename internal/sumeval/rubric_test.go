@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -107,5 +108,22 @@ func TestJudgeRubric(t *testing.T) {
 	c = &chat{}
 	if _, err := sumeval.JudgeRubric(context.Background(), c, "ставка", a); !errors.Is(err, llm.ErrServer) {
 		t.Fatalf("server error: %v", err)
+	}
+}
+
+// TestRubricPromptShowsNoScores: the reply format in the prompt and in the repair turn gives
+// letters, not example scores: the local 1.5B copied the old example (5, 4, 4, 3, 2) for every
+// summary it graded.
+func TestRubricPromptShowsNoScores(t *testing.T) {
+	a := sumeval.Answer{Format: sumeval.FormatStudy, Anchor: day("2025-09-04"), Summary: "Ставка 18%."}
+	c := &chat{replies: []string{"no", `{"relevance":3,"groundedness":3,"facts_numbers":3,"dates_timeline":3,"recency":3}`}}
+	if _, err := sumeval.JudgeRubric(context.Background(), c, "ставка", a); err != nil {
+		t.Fatal(err)
+	}
+	example := regexp.MustCompile(`"(relevance|groundedness|facts_numbers|dates_timeline|recency)":\s*\d`)
+	for _, m := range []string{c.sent[0][0].Content, c.sent[1][3].Content} {
+		if example.MatchString(m) || !strings.Contains(m, `"relevance":R`) {
+			t.Errorf("a message shows example scores, or not the lettered format:\n%s", m)
+		}
 	}
 }
