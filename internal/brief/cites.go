@@ -101,13 +101,22 @@ func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
-// firstPublished is the earliest publication time (UTC) among the blocks ok accepts, or the
-// zero time when it accepts none.
-func firstPublished(blocks []evidence.Block, ok func(evidence.Block) bool) time.Time {
+// supportedDate is the publication time (UTC) of the block among blocks that ok accepts whose
+// title and text share the most terms with text (supportTerms), the earliest of a tie; the zero
+// time when ok accepts none. A "new" claim is dated so: by the block that states it, and by the
+// first report when several do — not by a later commentary (latest) or by a cited block that
+// says something else (earliest).
+func supportedDate(text string, blocks []evidence.Block, ok func(evidence.Block) bool) time.Time {
+	claim := supportTerms(text)
 	var t time.Time
+	best := -1
 	for _, b := range blocks {
-		if ok(b) && (t.IsZero() || b.Doc.PublishedAt.Before(t)) {
-			t = b.Doc.PublishedAt.UTC()
+		if !ok(b) {
+			continue
+		}
+		n := textnorm.Overlap(claim, supportTerms(b.Doc.Title+"\n"+blockText(b)))
+		if n > best || n == best && b.Doc.PublishedAt.Before(t) {
+			best, t = n, b.Doc.PublishedAt.UTC()
 		}
 	}
 	return t

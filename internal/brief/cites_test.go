@@ -7,11 +7,12 @@ import (
 )
 
 func TestClaimsKeepAtMostMaxCites(t *testing.T) {
-	// The fixture with two more blocks in the new window that share few words with the
-	// key-rate claims: [5] a bank's advert, [6] a weather post.
+	// The fixture with more blocks in the new window: [5] a bank's advert and [6] a weather post,
+	// which share few words with the key-rate claims, and [7] a later repost of [2].
 	blocks := append(fixture(),
 		blk(5, "2024-06-29", "Deposit offer", "A bank offers a deposit at a good rate this summer."),
 		blk(6, "2024-06-27", "Weather", "Rain is expected in Moscow on Saturday."),
+		blk(7, "2024-06-29", "Analysts on the key rate", "Analysts expected the key rate to stay at 16% at the June meeting."),
 	)
 	tests := []struct {
 		name     string
@@ -26,15 +27,15 @@ func TestClaimsKeepAtMostMaxCites(t *testing.T) {
 			timeline: okTimeline,
 			// [1] states it (in the window); [4] "key rate raised to 16%" (3 terms) follows, then [2]
 			// "key rate", first of the blocks with 2 terms in the model's order;
-			// dated by the earliest kept block in the window, [2] of 2024-06-25.
-			wantNew: []string{"2024-06-25 [1 2 4] The central bank raised the key rate to 18%."},
+			// dated by the kept block in the window that states it, [1] of 2024-06-28.
+			wantNew: []string{"2024-06-28 [1 2 4] The central bank raised the key rate to 18%."},
 			wantTL:  []string{"2024-06-28 [1] The rate was raised to 18%."},
 		},
 		{
 			name:     "a written date keeps the block that holds it even with little else in common",
 			news:     `[{"text":"Rain on 28 June 2024 and a deposit offer.","cites":[6,5,2,4,3,1]}]`,
 			timeline: okTimeline,
-			wantNew:  []string{"2024-06-27 [1 5 6] Rain on 28 June 2024 and a deposit offer."},
+			wantNew:  []string{"2024-06-28 [1 5 6] Rain on 28 June 2024 and a deposit offer."}, // [1] shares "28 June 2024"
 			wantTL:   []string{"2024-06-28 [1] The rate was raised to 18%."},
 		},
 		{
@@ -45,10 +46,18 @@ func TestClaimsKeepAtMostMaxCites(t *testing.T) {
 			wantTL:   []string{"2023-12-15 [1 2 4] Analysts expected the key rate to stay."},
 		},
 		{
-			name:     "three cites or fewer are kept as they are; a new claim is dated by its earliest block in the window",
-			news:     `[{"text":"The key rate was raised to 18%.","cites":[1,3,6]}]`,
+			name:     "three cites or fewer are kept as they are; a new claim is dated by the block in the window that states it",
+			news:     `[{"text":"The key rate was raised to 18%.","cites":[5,6,1]}]`,
 			timeline: okTimeline,
-			wantNew:  []string{"2024-06-27 [1 3 6] The key rate was raised to 18%."},
+			// not the earliest in the window ([6], the weather, 2024-06-27) nor the latest ([5], an advert, 2024-06-29)
+			wantNew: []string{"2024-06-28 [1 5 6] The key rate was raised to 18%."},
+			wantTL:  []string{"2024-06-28 [1] The rate was raised to 18%."},
+		},
+		{
+			name:     "two blocks that state it: the first report dates it",
+			news:     `[{"text":"Analysts expected the key rate to stay at 16%.","cites":[7,2]}]`,
+			timeline: okTimeline,
+			wantNew:  []string{"2024-06-25 [2 7] Analysts expected the key rate to stay at 16%."},
 			wantTL:   []string{"2024-06-28 [1] The rate was raised to 18%."},
 		},
 		{

@@ -54,9 +54,10 @@ type evolutionReply struct {
 //
 // not_enough true with no claims is a valid answer; with claims, they are kept (and checked).
 // A claim citing more than MaxCites blocks keeps only MaxCites of them (see trimCites) before
-// it is checked. In the Brief, a "new" claim's Date is the earliest publication time among the
-// blocks it cites in the new window (when the fact became known; a story reported on the 25th
-// and discussed on the 28th is dated the 25th) and New is freshest first; Timeline is the
+// it is checked. In the Brief, a "new" claim's Date is the publication time of the block it
+// cites in the new window that shares the most words with it, the earliest of a tie
+// (supportedDate: a decision reported on the 25th and discussed on the 28th is dated the 25th;
+// a cited block about something else dates nothing) and New is freshest first; Timeline is the
 // timeline in ascending date order (sorted, stably: a timeline out of order is not a problem),
 // each Date the given day; Earlier is the timeline entries dated before the new window,
 // freshest first. AsOf is the
@@ -86,8 +87,8 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 		if len(cited) > 0 && !slices.ContainsFunc(cited, inWindow) {
 			k.addf("%s: cites no document published in %s; an older fact belongs in the timeline only", where, window)
 		}
-		if first := firstPublished(cited, inWindow); !first.IsZero() {
-			c.Date = first
+		if t := supportedDate(c.Text, cited, inWindow); !t.IsZero() {
+			c.Date = t
 		}
 		k.since(from, claimRef{"new", i})
 		b.New = append(b.New, c)
