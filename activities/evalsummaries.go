@@ -172,6 +172,9 @@ type RubricResult struct {
 	Prompt int `json:"prompt,omitempty"`
 }
 
+// errNoRubricLLM fails a rubric activity on a worker without an LLM, for good.
+var errNoRubricLLM = temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL, or --llm local)", ErrTypeConfig, nil)
+
 // RubricSummary asks the LLM (asof-llm queue) for the study's five 1–5 scores of a stored
 // answer's summary against its context (sumeval.JudgeRubric: strict JSON, one repair turn),
 // and keeps them in runs/<run-id>/rubric.json; when that file exists with this prompt's
@@ -182,7 +185,7 @@ func (a *Activities) RubricSummary(ctx context.Context, in RubricInput) (RubricR
 		return RubricResult{}, invalid(errors.New("no run id"))
 	}
 	if a.LLM == nil {
-		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+		return RubricResult{}, errNoRubricLLM
 	}
 	key := layout.RubricKey(in.RunID)
 	if res, err := storeio.GetJSON[RubricResult](ctx, a.Bucket, key); err != nil && !errors.Is(err, blob.ErrNotFound) {
@@ -220,7 +223,7 @@ func (a *Activities) RubricStudy(ctx context.Context, in RubricStudyInput) (Rubr
 		return RubricResult{}, invalid(errors.New("rubric of a study summary: no study file, system or query id"))
 	}
 	if a.LLM == nil {
-		return RubricResult{}, temporal.NewNonRetryableApplicationError("--rubric llm: this worker has no LLM configured (llm.base_url / ASOF_LLM_BASE_URL)", ErrTypeConfig, nil)
+		return RubricResult{}, errNoRubricLLM
 	}
 	method := "llm:" + a.LLM.Config().Model
 	key := layout.StudyRubricKey(in.StudyKey, method+"#"+strconv.Itoa(sumeval.RubricPromptVersion), in.System, in.QueryID)
