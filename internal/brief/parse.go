@@ -319,6 +319,8 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 		k.addf("%s: has no text", where)
 	case !strings.ContainsFunc(c.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }):
 		k.addf("%s: text %q says nothing (a placeholder?): write the claim itself", where, c.Text)
+	case questionMark.MatchString(c.Text):
+		k.addf("%s: asks a question (%q): a claim states what the documents say, it does not restate the question", where, clip(c.Text, 80))
 	}
 	if len(cited) > 0 {
 		for _, dt := range findDates(c.Text) {
@@ -330,6 +332,22 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 		}
 	}
 	return c, cited
+}
+
+// questionMark ends a question in a claim's text: a question mark followed, after any closing
+// quotes or brackets, by a space or the end (a "?" inside a URL is not one), or a full-width
+// one. A small model sometimes writes the question back as its claim ("… Which Republican
+// suffered a string of defeats?"), citing the block it took the words from: the citation checks
+// pass it, and the summary lead counts it as an answer.
+var questionMark = regexp.MustCompile(`\?["'»”’)\]]*(?:\s|$)|？`)
+
+// clip is s cut to at most n runes, with "…" when cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // jsonText is v as JSON, for a problem message.

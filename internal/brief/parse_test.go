@@ -178,6 +178,12 @@ func TestParseDigestRejects(t *testing.T) {
 		{name: "empty text", reply: digestReplyWith(`[{"text":"  ","cites":[1]}]`, okTimeline), want: []string{"new #1: has no text"}},
 		{name: "text only a citation mark", reply: digestReplyWith(`[{"text":"[1]","cites":[1]}]`, okTimeline), want: []string{"new #1: has no text"}},
 		{name: "placeholder text", reply: digestReplyWith(`[{"text":"…","cites":[1]}]`, okTimeline), want: []string{"new #1: text \"…\" says nothing (a placeholder?): write the claim itself"}},
+		{name: "the question restated as a claim", reply: digestReplyWith(`[{"text":"The House was stuck. Which Republican suffered a string of defeats?","cites":[1]}]`, okTimeline),
+			want: []string{`new #1: asks a question ("The House was stuck. Which Republican suffered a string of defeats?"): a claim states what the documents say`}},
+		{name: "a question in quotes", reply: digestReplyWith(`[]`, `[{"date":"2024-06-28","text":"«Что будет со ставкой?» — спросил аналитик.","cites":[1]}]`),
+			want: []string{`timeline #1: asks a question`}},
+		{name: "a full-width question mark", reply: digestReplyWith(`[{"text":"央行会降息吗？","cites":[1]}]`, okTimeline),
+			want: []string{`new #1: asks a question ("央行会降息吗？")`}},
 		{name: "no cites", reply: digestReplyWith(`[{"text":"The rate rose.","cites":[]}]`, okTimeline),
 			want: []string{"new #1: cites no document"}},
 		{name: "missing cites", reply: digestReplyWith(`[{"text":"The rate rose."}]`, okTimeline),
@@ -430,4 +436,30 @@ func FuzzParseDigest(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestQuestionMark(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Which Republican suffered a string of defeats?", true},
+		{"He asked: \"Will rates fall?\" and left.", true},
+		{"«Что будет со ставкой?» — спросил аналитик.", true},
+		{"降息了吗？", true},
+		{"The notice is at https://example.com/a?id=5 since Monday.", false},
+		{"The key rate was raised to 18%.", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := questionMark.MatchString(tt.text); got != tt.want {
+			t.Errorf("questionMark(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	if got := clip("abcdef", 4); got != "abc…" {
+		t.Errorf("clip = %q, want abc…", got)
+	}
+	if got := clip("abc", 4); got != "abc" {
+		t.Errorf("clip = %q, want abc", got)
+	}
 }
