@@ -53,6 +53,9 @@ type Deps struct {
 	// JudgePerCall is how many candidates the LLM judge reads in one call (0: the whole batch;
 	// llm.judge_per_call, 1 for --llm local).
 	JudgePerCall int
+	// LLMSlots, when positive, is the most activities the asof-llm queue runs at once in this
+	// process (llm.slots): the requests the LLM serves at once.
+	LLMSlots int
 	// Reranker reorders the head of every answer's ranking (ask and eval alike) with
 	// RerankOptions (zero fields: rerank.DefaultOptions); nil: no reranking.
 	Reranker      rerank.Reranker

@@ -67,6 +67,22 @@ func NewActivities(deps Deps) *activities.Activities {
 	return &activities.Activities{Deps: deps}
 }
 
+// queueOptions are the SDK worker's options for task queue q. The asof-llm queue runs at most
+// deps.LLMSlots activities at once when that is set (llm.slots): the rest wait in Temporal's
+// queue, where no timeout runs, not in the LLM server's, where theirs would.
+func queueOptions(q string, cfg config.Worker, deps Deps) sdkworker.Options {
+	opts := sdkworker.Options{
+		Identity:                           deps.Identity,
+		MaxConcurrentActivityExecutionSize: cfg.MaxConcurrentActivities,
+		WorkerStopTimeout:                  cfg.ShutdownTimeout,
+		DisableWorkflowWorker:              q != workflows.TaskQueue,
+	}
+	if q == config.QueueLLM && deps.LLMSlots > 0 {
+		opts.MaxConcurrentActivityExecutionSize = deps.LLMSlots
+	}
+	return opts
+}
+
 // DefaultIdentity is host:pid.
 func DefaultIdentity() string {
 	host, _ := os.Hostname()
@@ -93,12 +109,7 @@ func Run(ctx context.Context, c client.Client, cfg config.Worker, deps Deps) err
 		}
 	}
 	for _, q := range cfg.TaskQueues {
-		opts := sdkworker.Options{
-			Identity:                           deps.Identity,
-			MaxConcurrentActivityExecutionSize: cfg.MaxConcurrentActivities,
-			WorkerStopTimeout:                  cfg.ShutdownTimeout,
-			DisableWorkflowWorker:              q != workflows.TaskQueue,
-		}
+		opts := queueOptions(q, cfg, deps)
 		w := sdkworker.New(c, q, opts)
 		registerActivities(w, acts)
 		if !opts.DisableWorkflowWorker {

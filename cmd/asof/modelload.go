@@ -108,7 +108,12 @@ func startLocalLLM(cfg config.Config) (config.Config, func(), error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	srv, err := llmserver.Start(context.Background(), llmserver.Options{Dir: cfg.LLM.RuntimeDir, Model: file, Alias: id, Ctx: localLLMContext, Threads: runtime.NumCPU(), Log: logf})
+	if cfg.LLM.Slots == 0 {
+		cfg.LLM.Slots = 1
+	}
+	// llama.cpp splits its context between the slots: each gets the whole localLLMContext.
+	srv, err := llmserver.Start(context.Background(), llmserver.Options{Dir: cfg.LLM.RuntimeDir, Model: file, Alias: id,
+		Ctx: localLLMContext * cfg.LLM.Slots, Parallel: cfg.LLM.Slots, Threads: runtime.NumCPU(), Log: logf})
 	if err != nil {
 		logf.Close()
 		return cfg, nil, fmt.Errorf("--llm local: %w (its log: %s)", err, logPath)
@@ -169,7 +174,7 @@ func withModelAndEndpoint(cfg config.Config, deps worker.Deps, follow followInde
 			return deps, func() {}, err
 		}
 		deps.LLM = c
-		deps.HeuristicAutoJudge, deps.JudgePerCall = cfg.LLM.Judge == "heuristic", cfg.LLM.JudgePerCall
+		deps.HeuristicAutoJudge, deps.JudgePerCall, deps.LLMSlots = cfg.LLM.Judge == "heuristic", cfg.LLM.JudgePerCall, cfg.LLM.Slots
 	}
 	if cfg.Embed.Remote() {
 		return withRemoteModel(cfg, deps)

@@ -196,6 +196,13 @@ type LLM struct {
 	// better than eight (BENCHMARKS.md, session 19), at the same speed (the shared prompt
 	// prefix is cached).
 	JudgePerCall int `yaml:"judge_per_call"`
+	// Slots is how many requests the LLM serves at once, and so how many LLM activities
+	// (judge calls, summaries, rubric grades) the process serving asof-llm runs at once: a
+	// request held in the server's own queue would spend its timeout (llm.timeout, the
+	// activity's) waiting. 0: 1 for --llm local, whose llama.cpp server then has one slot with
+	// the whole context (n slots get n times the context); for an endpoint, no limit beyond
+	// worker.max_concurrent_activities.
+	Slots int `yaml:"slots"`
 	// Local runs a local model instead of an endpoint (--llm local[:MODEL]): a catalogue
 	// language model's id, or LocalDefault for the catalogue's default. The process that
 	// serves the asof-llm queue starts llama.cpp's server for it (infra/llmserver).
@@ -204,6 +211,9 @@ type LLM struct {
 	// `make setup-llm` fills; empty: the one the build names.
 	RuntimeDir string `yaml:"runtime_dir"`
 }
+
+// MaxLLMSlots bounds llm.slots: each of --llm local's slots holds the whole context.
+const MaxLLMSlots = 16
 
 // LocalDefault in LLM.Local names the catalogue's default local model.
 const LocalDefault = "default"
@@ -379,6 +389,9 @@ func (c Config) Validate() error {
 	if c.LLM.Timeout < 0 || c.LLM.MaxTokens < 0 || c.LLM.JudgePerCall < 0 {
 		errs = append(errs, errors.New("llm.timeout, llm.max_tokens and llm.judge_per_call must not be negative"))
 	}
+	if c.LLM.Slots < 0 || c.LLM.Slots > MaxLLMSlots {
+		errs = append(errs, fmt.Errorf("llm.slots (ASOF_LLM_SLOTS) %d: use 1 to %d (0: 1 for --llm local, no limit for an endpoint)", c.LLM.Slots, MaxLLMSlots))
+	}
 	switch c.Rerank.API {
 	case "", "cohere", "voyage", "tei":
 	default:
@@ -526,6 +539,7 @@ func EnvVars() []Env {
 		{"ASOF_LLM_JSON_SCHEMA", "llm.json_schema", boolean(func(c *Config) *bool { return &c.LLM.JSONSchema })},
 		{"ASOF_LLM_JUDGE", "llm.judge", str(func(c *Config) *string { return &c.LLM.Judge })},
 		{"ASOF_LLM_JUDGE_PER_CALL", "llm.judge_per_call", num(func(c *Config) *int { return &c.LLM.JudgePerCall })},
+		{"ASOF_LLM_SLOTS", "llm.slots", num(func(c *Config) *int { return &c.LLM.Slots })},
 		{"ASOF_RERANK_BASE_URL", "rerank.base_url", str(func(c *Config) *string { return &c.Rerank.BaseURL })},
 		{"ASOF_RERANK_API", "rerank.api", str(func(c *Config) *string { return &c.Rerank.API })},
 		{"ASOF_RERANK_MODEL", "rerank.model", str(func(c *Config) *string { return &c.Rerank.Model })},

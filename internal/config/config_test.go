@@ -57,6 +57,9 @@ func TestValidate(t *testing.T) {
 		{"rerank unknown api", func(c *Config) { c.Rerank.BaseURL, c.Rerank.Model, c.Rerank.API = "http://h", "m", "openai" }, "rerank.api"},
 		{"rerank unknown fuse", func(c *Config) { c.Rerank.Model, c.Rerank.Fuse = "/m", "max" }, "rerank.fuse"},
 		{"rerank negative top", func(c *Config) { c.Rerank.Model, c.Rerank.Top = "/m", -1 }, "rerank.top"},
+		{"llm slots", func(c *Config) { c.LLM.Local, c.LLM.Slots = LocalDefault, 2 }, ""},
+		{"llm slots negative", func(c *Config) { c.LLM.Slots = -1 }, "llm.slots (ASOF_LLM_SLOTS) -1: use 1 to 16"},
+		{"llm slots too many", func(c *Config) { c.LLM.Slots = MaxLLMSlots + 1 }, "llm.slots (ASOF_LLM_SLOTS) 17"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +98,7 @@ func TestApplyEnv(t *testing.T) {
 		"ASOF_RERANK_WEIGHT":        "0.5",
 		"ASOF_RERANK_TIMEOUT":       "5s",
 		"ASOF_METRICS_ADDR":         "127.0.0.1:9464",
+		"ASOF_LLM_SLOTS":            "2",
 	}
 	c := Default()
 	if err := c.ApplyEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
@@ -105,7 +109,7 @@ func TestApplyEnv(t *testing.T) {
 		c.Embed.Model != "e5-small-v2-q" || c.Embed.Timeout != 90*time.Second || c.Embed.BatchTokens != 2048 ||
 		c.Rerank.BaseURL != "http://127.0.0.1:8080" || c.Rerank.API != "tei" || c.Rerank.Top != 30 || c.Rerank.Fuse != "replace" ||
 		c.Rerank.Weight != 0.5 || c.Rerank.Timeout != 5*time.Second || !c.Rerank.Enabled() || c.Rerank.Local() ||
-		c.MetricsAddr != "127.0.0.1:9464" {
+		c.MetricsAddr != "127.0.0.1:9464" || c.LLM.Slots != 2 {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	if err := c.Validate(); err != nil {
