@@ -178,6 +178,9 @@ func (a *Activities) Summarize(ctx context.Context, in SummarizeInput) (Summariz
 	if a.LLM == nil || len(in.Blocks) == 0 {
 		return SummarizeResult{Skipped: true}, nil
 	}
+	// Minutes on a local CPU model: the heartbeat says the worker is alive meanwhile.
+	alive := keepAliveFor(ctx)
+	defer alive.Stop()
 	br, err := answer.Brief(ctx, a.LLM, a.LLM.Config().Model, in.Query, in.Mode, in.Blocks, in.AsOf, in.NewDays)
 	if errors.Is(err, brief.ErrCheck) && a.LLM.Config().Temperature == 0 {
 		// A retry would send the same prompt at temperature 0 and get the same reply: minutes

@@ -162,12 +162,20 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	if err := maybeLocal(answerCtx, local, a.Candidates, activities.CandidatesInput{AnswerInput: ai, Pool: jo.Pool}).Get(ctx, &cand); err != nil {
 		return schemas.Answer{}, fmt.Errorf("retrieve: %w", err)
 	}
-	llmCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	llmOpts := workflow.ActivityOptions{
 		TaskQueue:           config.QueueLLM,
 		StartToCloseTimeout: 5 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			MaximumAttempts: int32(jo.MaxAttempts), NonRetryableErrorTypes: []string{activities.ErrTypeConfig, activities.ErrTypeInvalidInput}},
-	})
+	}
+	llmCtx := workflow.WithActivityOptions(ctx, llmOpts)
+	// The summary is one or two LLM calls (the reply, then a repair turn), each bounded by the
+	// client's timeout (llm.timeout; 5 minutes on --llm local, where a 6,000-token prompt
+	// takes about 3 on 2 cores): the activity has room for both, and heartbeats while it
+	// waits, so a lost worker is seen within a minute.
+	sumOpts := llmOpts
+	sumOpts.StartToCloseTimeout, sumOpts.HeartbeatTimeout = summarizeTimeout, time.Minute
+	sumCtx := workflow.WithActivityOptions(ctx, sumOpts)
 	ci := activities.ComposeInput{AnswerInput: ai, Answer: cand.Answer, Key: cand.Key, Keep: jo.Failure != FailureDrop}
 	// The heuristic judge needs only the CPU and the store: it runs here when asked for, or when
 	// auto would pick it because this process is the asof-llm worker and has no LLM. An LLM
@@ -189,7 +197,7 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	// extractive summary Compose made stands.
 	if in.Summarizer != "extractive" && len(ans.Blocks) > 0 && !(local && here.NoLLM) {
 		var sum activities.SummarizeResult
-		err := workflow.ExecuteActivity(llmCtx, a.Summarize, activities.SummarizeInput{
+		err := workflow.ExecuteActivity(sumCtx, a.Summarize, activities.SummarizeInput{
 			Query: in.Query, AsOf: asOf, Mode: ans.Mode, Blocks: ans.Blocks, NewDays: so.NewDays,
 		}).Get(ctx, &sum)
 		switch {
@@ -219,6 +227,10 @@ func (c Colocated) ask(ctx workflow.Context, in AskInput) (schemas.Answer, error
 	}
 	return ans, nil
 }
+
+// summarizeTimeout bounds one Summarize attempt: two LLM calls at --llm local's 5-minute
+// request timeout, and room to spare.
+const summarizeTimeout = 15 * time.Minute
 
 // judgeAll fans the pool out in batches on the asof-llm queue and gathers the verdicts; with
 // here, the batches are heuristic local activities in this worker. A batch that fails after

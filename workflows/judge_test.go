@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
@@ -33,6 +34,8 @@ type judgeFixture struct {
 	embed      func(activities.EmbedQueryInput) (activities.EmbedQueryResult, error)
 	// embeds lists where each EmbedQuery attempt ran (ranOn).
 	embeds []string
+	// sumInfo is the last Summarize attempt's activity info.
+	sumInfo activity.Info
 }
 
 // ranOn is where an activity runs: "local" for a local activity, else its task queue.
@@ -95,6 +98,9 @@ func mockAsk(t *testing.T, env *testsuite.TestWorkflowEnvironment, pool int) *ju
 	env.OnActivity(a.Summarize, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.SummarizeInput) (activities.SummarizeResult, error) {
 			record(ctx, "summarize")
+			f.mu.Lock()
+			f.sumInfo = activity.GetInfo(ctx)
+			f.mu.Unlock()
 			return f.summarize()
 		})
 	env.OnActivity(a.SaveAnswer, mock.Anything, mock.Anything).Return(
@@ -280,4 +286,36 @@ func TestAskRejectsBadJudgeOptions(t *testing.T) {
 		t.Fatal("a bad judge mode was accepted")
 	}
 	env.AssertNotCalled(t, "Candidates", mock.Anything, mock.Anything)
+}
+
+// TestAskSummarizeHasRoomForTwoLocalCalls: the summary is a reply and maybe a repair turn, each
+// up to --llm local's 5-minute request timeout: its activity gets 15 minutes on asof-llm and a
+// 1-minute heartbeat (a lost worker is seen soon), where the judge's calls keep 5 minutes.
+func TestAskSummarizeHasRoomForTwoLocalCalls(t *testing.T) {
+	env := newEnv(t)
+	env.OnGetVersion("ask-local", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion) // the judge on asof-llm
+	f := mockAsk(t, env, 4)
+	var judgeInfo activity.Info
+	env.OnActivity(a.Judge, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.JudgeInput) (activities.JudgeResult, error) {
+			judgeInfo = activity.GetInfo(ctx)
+			return grades(in), nil
+		})
+	f.summarize = func() (activities.SummarizeResult, error) {
+		return activities.SummarizeResult{Brief: schemas.Brief{Method: "llm:test"}, Markdown: "llm summary"}, nil
+	}
+	env.ExecuteWorkflow(Ask, AskInput{Index: "news", AsOfToday: true, Query: "key rate", Judge: &JudgeOptions{Mode: "llm", Pool: 4, Batch: 4, Failure: "keep", MaxAttempts: 4}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if f.saved.SummaryMethod != "llm:test" {
+		t.Fatalf("summary method %q, want the LLM's", f.saved.SummaryMethod)
+	}
+	sumInfo := f.sumInfo
+	if got := sumInfo.Deadline.Sub(sumInfo.StartedTime).Round(time.Second); sumInfo.TaskQueue != config.QueueLLM || got != summarizeTimeout || sumInfo.HeartbeatTimeout != time.Minute {
+		t.Errorf("Summarize on %s with %v to run and heartbeat %v; want asof-llm, %v, 1m", sumInfo.TaskQueue, got, sumInfo.HeartbeatTimeout, summarizeTimeout)
+	}
+	if got := judgeInfo.Deadline.Sub(judgeInfo.StartedTime).Round(time.Second); got != 5*time.Minute || judgeInfo.HeartbeatTimeout != 0 {
+		t.Errorf("Judge with %v to run and heartbeat %v; want 5m and none", got, judgeInfo.HeartbeatTimeout)
+	}
 }
