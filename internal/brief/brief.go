@@ -108,7 +108,7 @@ func Write(ctx context.Context, c Chatter, model, query string, blocks []evidenc
 		return schemas.Brief{Method: method, AsOf: day(asOf), NewDays: newDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
 	}
 	parse := func(reply string) (schemas.Brief, error) { return ParseBrief(reply, blocks, asOf, newDays) }
-	return converse(ctx, c, "digest", method, BriefPrompt(query, blocks, asOf, newDays), BriefFormat, parse)
+	return converse(ctx, c, "digest", method, BriefPrompt(query, blocks, asOf, newDays), BriefFormat, BriefSchema(blocks, asOf, newDays), parse)
 }
 
 // Evolve asks c for a "then vs now" summary of an older (then) and a newer (now) group of
@@ -123,13 +123,20 @@ func Evolve(ctx context.Context, c Chatter, model, query string, then, now []evi
 		return schemas.Brief{Method: method, AsOf: day(asOf), NotEnough: true}, nil
 	}
 	parse := func(reply string) (schemas.Brief, error) { return ParseEvolution(reply, then, now, asOf) }
-	return converse(ctx, c, "evolve", method, EvolutionPrompt(query, then, now, asOf), EvolutionFormat, parse)
+	return converse(ctx, c, "evolve", method, EvolutionPrompt(query, then, now, asOf), EvolutionFormat, EvolutionSchema(then, now), parse)
 }
 
-// converse runs the call and, on a failed check, the one repair turn.
-func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Message, format string,
+// converse runs the call and, on a failed check, the one repair turn; a SchemaChatter gets
+// schema with both.
+func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Message, format string, schema llm.Schema,
 	parse func(string) (schemas.Brief, error)) (schemas.Brief, error) {
-	reply, _, err := c.Chat(ctx, msgs)
+	chat := c.Chat
+	if sc, ok := c.(SchemaChatter); ok {
+		chat = func(ctx context.Context, msgs []llm.Message) (string, llm.Usage, error) {
+			return sc.ChatSchema(ctx, msgs, schema)
+		}
+	}
+	reply, _, err := chat(ctx, msgs)
 	if err != nil {
 		return schemas.Brief{}, fmt.Errorf("brief: %s: %w", what, err)
 	}
@@ -145,7 +152,7 @@ func converse(ctx context.Context, c Chatter, what, method string, msgs []llm.Me
 	msgs = append(slices.Clip(msgs),
 		llm.Message{Role: "assistant", Content: reply},
 		llm.Message{Role: "user", Content: RepairMessage(ce.Problems, format)})
-	reply, _, err = c.Chat(ctx, msgs)
+	reply, _, err = chat(ctx, msgs)
 	if err != nil {
 		return schemas.Brief{}, fmt.Errorf("brief: %s: repair turn: %w", what, err)
 	}
