@@ -107,7 +107,8 @@ func Write(ctx context.Context, c Chatter, model, query string, blocks []evidenc
 	if len(blocks) == 0 {
 		return schemas.Brief{Method: method, AsOf: day(asOf), NewDays: newDays, New: []schemas.Claim{}, Earlier: []schemas.Claim{}, Timeline: []schemas.Claim{}, NotEnough: true}, nil
 	}
-	parse := func(reply string) (schemas.Brief, error) { return ParseBrief(reply, blocks, asOf, newDays) }
+	script := scriptOf(query)
+	parse := func(reply string) (schemas.Brief, error) { return parseBrief(reply, blocks, asOf, newDays, script) }
 	return converse(ctx, c, "digest", method, BriefPrompt(query, blocks, asOf, newDays), BriefFormat, BriefSchema(blocks, asOf, newDays), parse)
 }
 
@@ -122,7 +123,8 @@ func Evolve(ctx context.Context, c Chatter, model, query string, then, now []evi
 	if len(then)+len(now) == 0 {
 		return schemas.Brief{Method: method, AsOf: day(asOf), NotEnough: true}, nil
 	}
-	parse := func(reply string) (schemas.Brief, error) { return ParseEvolution(reply, then, now, asOf) }
+	script := scriptOf(query)
+	parse := func(reply string) (schemas.Brief, error) { return parseEvolution(reply, then, now, asOf, script) }
 	return converse(ctx, c, "evolve", method, EvolutionPrompt(query, then, now, asOf), EvolutionFormat, EvolutionSchema(then, now), parse)
 }
 

@@ -64,12 +64,19 @@ type evolutionReply struct {
 // start of asOf's UTC day, NewDays newDays; Method is left empty. Bad blocks or a zero asOf
 // are an error wrapping ErrInput.
 func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays int) (schemas.Brief, error) {
+	return parseBrief(reply, blocks, asOf, newDays, nil)
+}
+
+// parseBrief is ParseBrief; with script, each claim must also be written in it (the question's
+// script, scriptOf).
+func parseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays int, script *unicode.RangeTable) (schemas.Brief, error) {
 	d, err := checkInput(asOf, newDays, blocks)
 	if err != nil {
 		return schemas.Brief{}, err
 	}
 	var r briefReply
 	k := newChecker(d, blocks)
+	k.script = script
 	if !k.decode(reply, &r) {
 		return schemas.Brief{}, k.err()
 	}
@@ -156,12 +163,18 @@ func ParseBrief(reply string, blocks []evidence.Block, asOf time.Time, newDays i
 // first, as summarize.Evolve orders them; New, Earlier and Timeline are empty; AsOf is the
 // start of asOf's UTC day.
 func ParseEvolution(reply string, then, now []evidence.Block, asOf time.Time) (schemas.Brief, error) {
+	return parseEvolution(reply, then, now, asOf, nil)
+}
+
+// parseEvolution is ParseEvolution; with script, each claim must also be written in it.
+func parseEvolution(reply string, then, now []evidence.Block, asOf time.Time, script *unicode.RangeTable) (schemas.Brief, error) {
 	d, err := checkInput(asOf, 0, then, now)
 	if err != nil {
 		return schemas.Brief{}, err
 	}
 	var r evolutionReply
 	k := newChecker(d, slices.Concat(then, now))
+	k.script = script
 	if !k.decode(reply, &r) {
 		return schemas.Brief{}, k.err()
 	}
@@ -206,6 +219,9 @@ type checker struct {
 	dates    map[int]map[civil]bool // dates written in each block's title and text
 	problems []string
 	bad      []claimRef // the claims with problems of their own
+	// script, when set, is the question's script: a claim with no letter of it is in another
+	// language.
+	script *unicode.RangeTable
 }
 
 // since marks ref bad when problems were added since there were from of them.
@@ -321,6 +337,8 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 		k.addf("%s: text %q says nothing (a placeholder?): write the claim itself", where, c.Text)
 	case questionMark.MatchString(c.Text):
 		k.addf("%s: asks a question (%q): a claim states what the documents say, it does not restate the question", where, clip(c.Text, 80))
+	case k.script != nil && !strings.ContainsFunc(c.Text, func(r rune) bool { return unicode.Is(k.script, r) }):
+		k.addf("%s: is not in the language of the question (%q): write it in %s", where, clip(c.Text, 60), scriptNames[k.script])
 	}
 	if len(cited) > 0 {
 		for _, dt := range findDates(c.Text) {
@@ -340,6 +358,40 @@ func (k *checker) claim(where string, rc replyClaim, allowed map[int]bool, other
 // suffered a string of defeats?"), citing the block it took the words from: the citation checks
 // pass it, and the summary lead counts it as an answer.
 var questionMark = regexp.MustCompile(`\?["'»”’)\]]*(?:\s|$)|？`)
+
+// scriptNames name the scripts scriptOf tells apart, for a repair message.
+var scriptNames = map[*unicode.RangeTable]string{
+	unicode.Cyrillic: "the question's language (Cyrillic script, e.g. Russian)",
+	unicode.Han:      "the question's language (Chinese characters)",
+}
+
+// scriptOf is the script of most of query's letters when it is Cyrillic or Han, else nil (a
+// Latin-script question, a mixed one, or none of these). The local 1.5B answered Russian
+// questions in English («Курс рубля»: "The current exchange rate … is 81 rubles"; a study
+// query in session 20) though the prompt asks for the question's language. A Latin-script
+// question is not checked: its claims may rightly be a name or a quote in another script, and
+// no English question was answered in another language.
+func scriptOf(query string) *unicode.RangeTable {
+	counts := map[*unicode.RangeTable]int{}
+	letters := 0
+	for _, r := range query {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		for t := range scriptNames {
+			if unicode.Is(t, r) {
+				counts[t]++
+			}
+		}
+	}
+	for t, n := range counts {
+		if 2*n > letters {
+			return t
+		}
+	}
+	return nil
+}
 
 // clip is s cut to at most n runes, with "…" when cut.
 func clip(s string, n int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/asofrag/asof/internal/evidence"
 	"github.com/asofrag/asof/schemas"
@@ -462,4 +463,40 @@ func TestQuestionMark(t *testing.T) {
 	if got := clip("abc", 4); got != "abc" {
 		t.Errorf("clip = %q, want abc", got)
 	}
+}
+
+func TestScriptOf(t *testing.T) {
+	tests := []struct {
+		query string
+		want  *unicode.RangeTable
+	}{
+		{"курс доллара к рублю", unicode.Cyrillic},
+		{"Как изменилась ключевая ставка ЦБ в 2024?", unicode.Cyrillic},
+		{"央行降息了吗", unicode.Han},
+		{"key rate", nil},                         // Latin questions are not checked
+		{"нефть Brent", nil},                      // half and half
+		{"Brent нефть цены ЦБ", unicode.Cyrillic}, // 11 of 16 letters
+		{"2024", nil},
+	}
+	for _, tt := range tests {
+		if got := scriptOf(tt.query); got != tt.want {
+			t.Errorf("scriptOf(%q) = %v, want %v", tt.query, scriptNames[got], scriptNames[tt.want])
+		}
+	}
+}
+
+// TestClaimInTheQuestionsLanguage: a Russian question's claim with no Cyrillic letter fails
+// its check; one with a Latin name in it passes; ParseBrief alone checks no language.
+func TestClaimInTheQuestionsLanguage(t *testing.T) {
+	reply := digestReplyWith(`[{"text":"The rate was raised to 18%.","cites":[1]}]`,
+		`[{"date":"2024-06-28","text":"ЦБ повысил ставку до 18%, сообщает Reuters.","cites":[1]}]`)
+	_, err := parseBrief(reply, fixture(), asOf, newDays, scriptOf("ключевая ставка"))
+	wantProblems(t, err, []string{`new #1: is not in the language of the question ("The rate was raised to 18%."): write it in the question's language (Cyrillic script`}, true)
+	if _, err := ParseBrief(reply, fixture(), asOf, newDays); err != nil {
+		t.Errorf("ParseBrief: %v", err)
+	}
+	then, now := splitFixture()
+	ev := `{"not_enough":false,"then":[{"text":"Ставка была 16%.","cites":[3]}],"now":[{"text":"Raised to 18%.","cites":[1]}]}`
+	_, err = parseEvolution(ev, then, now, asOf, unicode.Cyrillic)
+	wantProblems(t, err, []string{`now #1: is not in the language of the question`}, true)
 }
