@@ -12,9 +12,12 @@ import (
 )
 
 // TestAskLocalLLMWithModel: `asof ask --llm local:FILE.gguf` starts llama.cpp's server (the
-// runtime make setup-llm makes; skipped without it) as its child, judges with it and stops it
-// on exit. SmolLM2-135M stands in for the catalogue's models: it is fast, and its weak verdicts
-// may fail a batch, which the keep policy reports; either way the ask completes.
+// runtime make setup-llm makes; skipped without it) as its child, judges and summarizes with it
+// and stops it on exit. SmolLM2-135M stands in for the catalogue's models: it is fast, and its
+// weak verdicts may fail a batch, which the keep policy reports, and its brief may fail its
+// checks and fall back to the extractive one, saying so; either way the ask completes. The
+// server accepts the judge's and the brief's JSON schemas (llama.cpp compiles them into
+// grammars; one it refused would fail the ask as a configuration error).
 func TestAskLocalLLMWithModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the embedded servers and llama.cpp's")
@@ -39,7 +42,7 @@ func TestAskLocalLLMWithModel(t *testing.T) {
 	}
 	env := map[string]string{"ASOF_LLM_RUNTIME_DIR": runtime}
 	code, out, errOut := runCLI(t, env, append([]string{"ask", "--index", "news", "--json", "--as-of", "2023-03-03", "--judge", "llm",
-		"--judge-pool", "4", "--judge-batch", "4", "--judge-attempts", "1", "--summarizer", "extractive", // one call: the test proves the wiring, not the model
+		"--judge-pool", "4", "--judge-batch", "4", "--judge-attempts", "1", // one call: the test proves the wiring, not the model
 		"--llm", "local:" + gguf, "Brexit deal"}, common...)...)
 	if code != 0 {
 		t.Fatalf("ask: exit %d\n%s\n%s", code, out, errOut)
@@ -51,6 +54,13 @@ func TestAskLocalLLMWithModel(t *testing.T) {
 	j := ans.Judge
 	if j == nil || !(j.Method == "llm:SmolLM2-135M-Instruct.Q4_1" || j.FailedBatches > 0) {
 		t.Fatalf("judge report %+v: want the local model's method, or failed batches reported", j)
+	}
+	switch b := ans.Brief; {
+	case ans.SummaryMethod == "llm:SmolLM2-135M-Instruct.Q4_1":
+	case ans.SummaryMethod == "extractive" && b != nil && strings.Contains(b.Note, "The LLM summary failed"):
+		t.Logf("the 135M's brief fell back: %s", b.Note)
+	default:
+		t.Fatalf("summary method %q, brief %+v: want the local model's, or the extractive one with a note", ans.SummaryMethod, b)
 	}
 	log, err := os.ReadFile(filepath.Join(data, "llm-server.log"))
 	if err != nil {

@@ -27,13 +27,19 @@ const (
 	MaxNewClaims = 6
 	// MaxTimelineClaims bounds "timeline".
 	MaxTimelineClaims = 10
+	// MaxClaimChars bounds a claim's text (characters): a loop inside one string ran the 1.5B
+	// to its 1,024-token budget under the schema too (ru-dev-08). It is a block's snippet
+	// length (snippetChars): 15 of the 97 claims the 1.5B wrote in session 20's and 21's runs
+	// were a block's 800-character snippet copied whole, which a shorter bound would cut
+	// mid-sentence; the median claim had 144.
+	MaxClaimChars = snippetChars
 )
 
 // BriefSchema is the shape of a BriefFormat reply over blocks as of asOf with a newDays
 // window, as exact as a grammar can hold it: a "new" claim cites one to MaxCites of the blocks
 // published in the window (none there, or newDays 0: "new" is []); a timeline entry's date is
 // one of the blocks' publication days and it cites one to MaxCites blocks; at most
-// MaxNewClaims and MaxTimelineClaims claims; the keys in BriefFormat's order and no others.
+// MaxNewClaims and MaxTimelineClaims claims of at most MaxClaimChars characters each; the keys in BriefFormat's order and no others.
 // Under it a model cannot cite a block that does not exist, cite none, cite an old block in
 // "new", write a date that is no block's, or run on; ParseBrief still checks everything (which
 // block a timeline date belongs to, the dates in the texts).
@@ -99,7 +105,7 @@ func claimSchema(days []string, nums []int) object {
 		required = append(required, "date")
 	}
 	props = append(props,
-		field{"text", object{{"type", "string"}}},
+		field{"text", object{{"type", "string"}, {"maxLength", MaxClaimChars}}},
 		field{"cites", object{{"type", "array"}, {"items", object{{"type", "integer"}, {"enum", nums}}}, {"minItems", 1}, {"maxItems", MaxCites}}})
 	return object{{"type", "object"}, {"properties", props}, {"required", append(required, "text", "cites")}, {"additionalProperties", false}}
 }

@@ -18,7 +18,7 @@ func TestBriefSchema(t *testing.T) {
 		if date != "" {
 			d, req = `"date":{"type":"string","enum":`+date+`},`, `"date","text","cites"`
 		}
-		return `{"type":"object","properties":{` + d + `"text":{"type":"string"},"cites":{"type":"array","items":{"type":"integer","enum":` + cites +
+		return `{"type":"object","properties":{` + d + `"text":{"type":"string","maxLength":800},"cites":{"type":"array","items":{"type":"integer","enum":` + cites +
 			`},"minItems":1,"maxItems":3}},"required":[` + req + `],"additionalProperties":false}`
 	}
 	days := `["2023-12-15","2024-05-10","2024-06-25","2024-06-28"]`
