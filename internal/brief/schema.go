@@ -39,8 +39,9 @@ const (
 // window, as exact as a grammar can hold it: a "new" claim cites one to MaxCites of the blocks
 // published in the window (none there, or newDays 0: "new" is []); a timeline entry's date is
 // one of the blocks' publication days and it cites one to MaxCites blocks; at most
-// MaxNewClaims and MaxTimelineClaims claims of at most MaxClaimChars characters each; the keys in BriefFormat's order and no others.
-// Under it a model cannot cite a block that does not exist, cite none, cite an old block in
+// MaxNewClaims and MaxTimelineClaims claims of at most MaxClaimChars characters each; the keys
+// in BriefFormat's order and no others. An endpoint whose strict mode refuses maxLength,
+// minItems or maxItems gets it only with llm.json_schema, which is off for endpoints. Under it a model cannot cite a block that does not exist, cite none, cite an old block in
 // "new", write a date that is no block's, or run on; ParseBrief still checks everything (which
 // block a timeline date belongs to, the dates in the texts).
 func BriefSchema(blocks []evidence.Block, asOf time.Time, newDays int) llm.Schema {
