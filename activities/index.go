@@ -16,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/storeio"
@@ -52,6 +53,9 @@ type PlanIndexInput struct {
 	// Replace lets a build that is not an append drop documents the live index holds (else
 	// refused, InvalidInput, naming how many).
 	Replace bool `json:"replace"`
+	// Kind is how rows without a kind column value are read (schemas.KindNews, "" or
+	// schemas.KindStanding); an append without one keeps the live index's.
+	Kind string `json:"kind,omitempty"`
 }
 
 // PlanIndexResult lists the shards and the reconciliation of every input row.
@@ -72,6 +76,9 @@ type PlanIndexResult struct {
 	FilesKey  string            `json:"files_key,omitempty"`
 	FileCount int               `json:"file_count,omitempty"`
 	Summary   indexplan.Summary `json:"summary,omitzero"`
+	// Kind is the kind the build read rows without one as (the input's, or the live index's for
+	// an append): the manifest records it.
+	Kind string `json:"kind,omitempty"`
 }
 
 // PlanIndex reads and validates every input file, quarantines bad rows (layout.QuarantineKey),
@@ -87,11 +94,15 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 	if a.Model.ID == "" {
 		return PlanIndexResult{}, temporal.NewNonRetryableApplicationError("this worker has no embedding model: run `asof models pull`", ErrTypeConfig, nil)
 	}
+	kind, err := lifecycle.ParseKind(in.Kind)
+	if err != nil {
+		return PlanIndexResult{}, invalid(err)
+	}
 	inputs, err := a.inputFiles(ctx, in)
 	if err != nil {
 		return PlanIndexResult{}, err
 	}
-	res := PlanIndexResult{Model: a.Model}
+	res := PlanIndexResult{Model: a.Model, Kind: kind}
 	var existing map[string]string
 	if in.Append {
 		if existing, err = a.planAppend(ctx, in, &res); err != nil {
@@ -121,6 +132,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, invalid(err) // an index of nothing: the build fails, not retried
 		}
 	}
+	indexplan.Kinded(docs, res.Kind)
 	periods, groups := shard.Group(docs, in.Period)
 	ids, err := shard.IDs(periods, groups, in.Chunk, a.Model)
 	if err != nil { // a document JSON cannot encode (a year past 9999): no retry helps
@@ -268,6 +280,9 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 		return nil, invalid(err)
 	}
 	res.Existing, res.Base, res.BaseSeq = m.Shards, m.Counts, m.Seq
+	if res.Kind == "" {
+		res.Kind = m.Kind
+	}
 	ids := map[string]string{}
 	err = storeio.EachShardDocIDs(ctx, a.Bucket, in.Index, m.Shards, func(sm schemas.ShardMeta, docIDs []string) {
 		for _, id := range docIDs {
@@ -476,6 +491,8 @@ type PublishManifestResult struct {
 	// Rebased is set when an append's shards were added to a manifest newer than the one it
 	// was planned on.
 	Rebased bool `json:"rebased,omitempty"`
+	// Lifecycle names the published manifest's lifecycle table (nil: none, or Unchanged).
+	Lifecycle *schemas.LifecycleRef `json:"lifecycle,omitempty"`
 }
 
 // PublishManifest writes manifests/<seq>.json and moves CURRENT to it (layout.Publish: readers
@@ -490,8 +507,10 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return PublishManifestResult{}, err
 		}
 	}
+	var lifeRef *schemas.LifecycleRef
 	var base map[string]bool // the shard ids of manifest BaseSeq (none: 0), read once if a rebase needs them
 	rebased := false
+	lives := map[string]*schemas.LifecycleRef{} // by shard list: a publisher that loses the race resolves only what changed
 	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
 		if liveErr != nil && in.Append {
 			return nil, fmt.Errorf("publish %s: read the live manifest: %w", in.Index, liveErr)
@@ -508,6 +527,17 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			return nil, err
 		}
 		rebased = p.Rebased
+		ids := indexplan.ShardList(p.Manifest.Shards)
+		ref, ok := lives[ids]
+		if !ok {
+			if ref, err = storeio.ResolveLifecycle(ctx, a.Bucket, in.Index, p.Manifest.Shards, lifecycle.DefaultOptions(), func(n int) { heartbeat(ctx, n) }); err != nil {
+				return nil, err
+			}
+			lives[ids] = ref
+		}
+		p.Manifest.Lifecycle = ref
+		p.Manifest.Version = schemas.ManifestVersionOf(p.Manifest)
+		lifeRef = ref
 		return &p.Manifest, nil
 	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
 		return indexplan.SameShards(existing, m.Shards, m.Model)
@@ -518,7 +548,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 	if !pub.Unchanged {
 		a.Metrics.ManifestPublished(time.Since(began))
 	}
-	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks}, nil
+	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks, Lifecycle: lifeRef}, nil
 }
 
 // plannedShards lists the shards a build with a stored plan publishes (storeio.PlannedShards);

@@ -24,4 +24,13 @@ type Chunk struct {
 	End   int32 `parquet:"end" json:"end"`
 	// DedupKey is the hash of the normalized text (URLs and @handles stripped).
 	DedupKey string `parquet:"dedup_key" json:"dedup_key"`
+	// Kind, EffectiveAt, Supersedes and Version are the document's (schemas.Document): absent
+	// from shards built before documents had kinds and versions, which read as news, version 1.
+	Kind        string     `parquet:"kind,optional" json:"kind,omitempty"`
+	EffectiveAt *time.Time `parquet:"effective_at,optional,timestamp(millisecond)" json:"effective_at,omitempty"`
+	Supersedes  string     `parquet:"supersedes,optional" json:"supersedes,omitempty"`
+	Version     int32      `parquet:"version,optional" json:"version,omitempty"`
 }
+
+// VersionOf is a chunk's document version: 1 for a first version (Version 0).
+func (c Chunk) VersionOf() int32 { return max(c.Version, 1) }

@@ -22,7 +22,26 @@ type Document struct {
 	// Lang is an ISO 639-1 code ("en", "ru", "zh", "ja", "ko", …); detected when the input has
 	// none (textnorm.Lang).
 	Lang string `parquet:"lang,optional" json:"lang,omitempty"`
+	// Kind is "news" (or empty: the default) or "standing": a text in force from its effective
+	// day until superseded (internal/lifecycle). An input's kind column, else the build's kind.
+	Kind string `parquet:"kind,optional" json:"kind,omitempty"`
+	// EffectiveAt is when a standing text starts to apply (an effective_at column, else the day
+	// it states, when after its publication); nil: its publication.
+	EffectiveAt *time.Time `parquet:"effective_at,optional,timestamp(millisecond)" json:"effective_at,omitempty"`
+	// Supersedes lists, separated by ";" or ",", the doc_ids or identifiers of the texts this
+	// one supersedes (a supersedes column).
+	Supersedes string `parquet:"supersedes,optional" json:"supersedes,omitempty"`
+	// Version is the document's version when it is not its first (2, 3, …: a row whose doc_id
+	// the index holds with other content); 0 for a first version.
+	Version int32 `parquet:"version,optional" json:"version,omitempty"`
 }
+
+// Kinds of document (Document.Kind): KindNews (also "") and KindStanding; internal/lifecycle
+// says what each means.
+const (
+	KindNews     = "news"
+	KindStanding = "standing"
+)
 
 // Quarantine reasons: why an input row was not indexed. Every row read is either indexed or
 // quarantined with one of these.
@@ -35,6 +54,8 @@ const (
 	ReasonDuplicateID = "duplicate_id"
 	// ReasonBadWeight marks a source_weight that is not a finite number (NaN, ±Inf, text).
 	ReasonBadWeight = "bad_weight"
+	// ReasonBadKind marks a kind column value that is neither "news" nor "standing".
+	ReasonBadKind = "bad_kind"
 	// ReasonFutureDate: published after the day after the build started (a 2099 typo would
 	// otherwise make a 2099 shard); `asof index --allow-future` keeps such rows.
 	ReasonFutureDate = "future_date"

@@ -6,8 +6,23 @@ import (
 	"time"
 )
 
-// ManifestVersion is the version of Manifest; readers refuse other versions.
+// ManifestVersion is the version of Manifest a build writes; readers refuse other versions.
+// Version 2 adds Kind and Lifecycle: a reader that ignored them would serve superseded texts
+// and replaced versions as current, so a manifest that has them is written as version 2
+// (ManifestVersionOf) and one without them stays version 1, which every reader reads.
 const ManifestVersion = 1
+
+// ManifestVersionLifecycle is the version of a manifest with a Kind or a Lifecycle.
+const ManifestVersionLifecycle = 2
+
+// ManifestVersionOf is the version m is written as: ManifestVersionLifecycle when it has a
+// standing kind or a lifecycle table, else ManifestVersion.
+func ManifestVersionOf(m Manifest) int {
+	if m.Lifecycle != nil || m.Kind == KindStanding {
+		return ManifestVersionLifecycle
+	}
+	return ManifestVersion
+}
 
 // Manifest lists the shards of one published index version
 // (<store>/indexes/<index>/manifests/<n>.json; CURRENT names the live one).
@@ -23,6 +38,36 @@ type Manifest struct {
 	Chunk  ChunkConfig `json:"chunk"`
 	Shards []ShardMeta `json:"shards"`
 	Counts IndexCounts `json:"counts"`
+	// Kind is the kind the index's documents are read as when a row says none: KindNews
+	// (also "", every index before kinds) or KindStanding.
+	Kind string `json:"kind,omitempty"`
+	// Lifecycle, when set, names the index's lifecycle table (internal/lifecycle): when each
+	// version of a document stops being current, which standing text supersedes which. Absent
+	// when no document is standing or has a second version.
+	Lifecycle *LifecycleRef `json:"lifecycle,omitempty"`
+}
+
+// LifecycleRef names a stored lifecycle table (Parquet of lifecycle entries) and the report
+// beside it (links and warnings, JSON), with what they count.
+type LifecycleRef struct {
+	// Key and Report are relative to the index folder; SHA256 and Size are the table's.
+	Key    string         `json:"key"`
+	Report string         `json:"report"`
+	SHA256 string         `json:"sha256"`
+	Size   int64          `json:"size"`
+	Stats  LifecycleStats `json:"stats"`
+}
+
+// LifecycleStats count a lifecycle table: standing documents, document versions replaced by a
+// newer one, texts superseded (hidden once the superseding text applies) and restated (ranked
+// after an inferred restatement), the supersession links by basis and the warnings by reason.
+type LifecycleStats struct {
+	Standing   int            `json:"standing"`
+	Versions   int            `json:"versions"`
+	Superseded int            `json:"superseded"`
+	Restated   int            `json:"restated"`
+	ByBasis    map[string]int `json:"by_basis,omitempty"`
+	Warnings   map[string]int `json:"warnings,omitempty"`
 }
 
 // RemoteModelPrefix starts ModelRef.SHA256 for a model served by an embeddings server: its
@@ -61,6 +106,11 @@ type ShardMeta struct {
 	// Clean is the version of the boilerplate rules (textnorm.CleanVersion) its documents' text
 	// was cleaned with, also hashed into its ID; 0 (absent) for a shard built before cleaning.
 	Clean int `json:"clean,omitempty"`
+	// Standing counts its standing documents (schemas.KindStanding) and Versions its documents
+	// that are not a first version: a shard with either is read when an index's lifecycle is
+	// resolved, and a shard with standing documents is loaded whatever the recency window.
+	Standing int `json:"standing,omitempty"`
+	Versions int `json:"versions,omitempty"`
 	// Objects are the shard's files, relative to the index folder, with sizes and hashes.
 	Objects []ObjectRef `json:"objects"`
 }
@@ -137,8 +187,8 @@ func DecodeManifest(data []byte) (Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return Manifest{}, fmt.Errorf("manifest: %w", err)
 	}
-	if m.Version != ManifestVersion {
-		return Manifest{}, fmt.Errorf("manifest version %d is not supported (this build reads version %d)", m.Version, ManifestVersion)
+	if m.Version != ManifestVersion && m.Version != ManifestVersionLifecycle {
+		return Manifest{}, fmt.Errorf("manifest version %d is not supported (this build reads versions %d and %d)", m.Version, ManifestVersion, ManifestVersionLifecycle)
 	}
 	return m, nil
 }

@@ -91,8 +91,8 @@ func TestManifest(t *testing.T) {
 	if m.Counts.Reconciles() {
 		t.Fatal("a row counted twice must not reconcile")
 	}
-	future := strings.Replace(string(data), `"version":1`, `"version":2`, 1)
-	if _, err := DecodeManifest([]byte(future)); err == nil || !strings.Contains(err.Error(), "version 2") {
+	future := strings.Replace(string(data), `"version":1`, `"version":3`, 1)
+	if _, err := DecodeManifest([]byte(future)); err == nil || !strings.Contains(err.Error(), "version 3") {
 		t.Fatalf("future manifest: err = %v", err)
 	}
 	if _, err := DecodeManifest([]byte("{")); err == nil {

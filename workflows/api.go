@@ -120,6 +120,10 @@ type IndexBuildInput struct {
 	Started time.Time `json:"started"`
 	// Carried holds the earlier runs' tallies after a continue-as-new.
 	Carried *IndexBuildCarry `json:"carried,omitempty"`
+	// Kind is how rows without a kind column value are read: "news" (or empty: dated news,
+	// fresher preferred, the recency window) or "standing" (texts in force until superseded:
+	// regulations, circulars, policies). An append without one keeps the index's.
+	Kind string `json:"kind,omitempty"`
 }
 
 // IndexBuildCarry is what a build carries across continue-as-new.
@@ -149,6 +153,8 @@ type IndexBuildPlan struct {
 	Base          schemas.IndexCounts `json:"base"`
 	BaseSeq       int                 `json:"base_seq,omitempty"`
 	Model         schemas.ModelRef    `json:"model"`
+	// Kind is the kind the plan read rows without one as (PlanIndexResult.Kind).
+	Kind string `json:"kind,omitempty"`
 	// Shards counts every period's shard; Done those built before the plan (Chunks their
 	// chunks); ToBuild the others, holding DocsToBuild documents.
 	Shards      int `json:"shards"`
@@ -186,6 +192,10 @@ type IndexBuildResult struct {
 	Runs int `json:"runs"`
 	// Model is the embedding model the build embedded with (the planning worker's).
 	Model schemas.ModelRef `json:"model"`
+	// Kind is the kind rows without one were read as; Lifecycle the published lifecycle table
+	// (standing texts, versions, supersession), nil when the index needs none.
+	Kind      string                `json:"kind,omitempty"`
+	Lifecycle *schemas.LifecycleRef `json:"lifecycle,omitempty"`
 }
 
 // Progress is what ProgressQuery returns.

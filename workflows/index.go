@@ -72,7 +72,7 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	err := workflow.ExecuteActivity(storeCtx, a.PlanIndex, activities.PlanIndexInput{
 		Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, Mapping: in.Mapping,
 		From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
-		Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace,
+		Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace, Kind: in.Kind,
 	}).Get(ctx, &plan)
 	if err != nil {
 		return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
@@ -147,12 +147,12 @@ func IndexBuild(ctx workflow.Context, in IndexBuildInput) (IndexBuildResult, err
 	var pub activities.PublishManifestResult
 	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{Build: indexplan.Build{
 		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model, Shards: append(append([]schemas.ShardMeta(nil), plan.Existing...), metas...),
-		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
+		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq, Kind: plan.Kind,
 	}}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)
 	}
-	res.ManifestKey, res.Seq, res.Unchanged = pub.Key, pub.Seq, pub.Unchanged
+	res.ManifestKey, res.Seq, res.Unchanged, res.Lifecycle, res.Kind = pub.Key, pub.Seq, pub.Unchanged, pub.Lifecycle, plan.Kind
 	for _, m := range metas {
 		res.Counts.Chunks += int64(m.Chunks)
 	}
@@ -170,7 +170,7 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 		err := workflow.ExecuteActivity(storeCtx, a.PlanIndex, activities.PlanIndexInput{
 			Index: in.Index, RunID: info.WorkflowExecution.RunID, Inputs: in.Inputs, InputsKey: in.InputsKey, Mapping: in.Mapping,
 			From: in.From, To: in.To, Period: in.Period, Chunk: in.Chunk, Append: in.Append,
-			Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace, StorePlan: true,
+			Started: in.Started, AllowFuture: in.AllowFuture, Replace: in.Replace, StorePlan: true, Kind: in.Kind,
 		}).Get(ctx, &plan)
 		if err != nil {
 			return IndexBuildResult{}, fmt.Errorf("plan: %w", err)
@@ -180,7 +180,7 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 		}
 		sum := plan.Summary
 		carry.Plan = &IndexBuildPlan{PlanKey: plan.PlanKey, FilesKey: plan.FilesKey, FileCount: plan.FileCount, QuarantineKey: plan.QuarantineKey,
-			Counts: plan.Counts, Base: plan.Base, BaseSeq: plan.BaseSeq, Model: plan.Model,
+			Counts: plan.Counts, Base: plan.Base, BaseSeq: plan.BaseSeq, Model: plan.Model, Kind: plan.Kind,
 			Shards: sum.Shards, Done: sum.Done, Chunks: sum.Chunks, ToBuild: sum.ToBuild, DocsToBuild: sum.DocsToBuild}
 	}
 	plan := *carry.Plan
@@ -251,12 +251,12 @@ func indexBuildStored(ctx, storeCtx workflow.Context, in IndexBuildInput, carry 
 	var pub activities.PublishManifestResult
 	err = workflow.ExecuteActivity(storeCtx, a.PublishManifest, activities.PublishManifestInput{PlanKey: plan.PlanKey, Build: indexplan.Build{
 		Index: in.Index, Period: in.Period, Chunk: in.Chunk, Model: plan.Model,
-		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq,
+		Counts: plan.Counts, Base: plan.Base, CreatedAt: in.AsOf, Append: in.Append, BaseSeq: plan.BaseSeq, Kind: plan.Kind,
 	}}).Get(ctx, &pub)
 	if err != nil {
 		return res, fmt.Errorf("publish: %w", err)
 	}
-	res.ManifestKey, res.Seq, res.Unchanged = pub.Key, pub.Seq, pub.Unchanged
+	res.ManifestKey, res.Seq, res.Unchanged, res.Lifecycle, res.Kind = pub.Key, pub.Seq, pub.Unchanged, pub.Lifecycle, plan.Kind
 	res.Counts.Chunks += pub.Chunks
 	prog.Stage = "done"
 	return res, nil

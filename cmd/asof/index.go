@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,7 @@ import (
 	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/internal/shard"
@@ -44,6 +46,7 @@ type indexFlags struct {
 	telegram, asJSON        bool
 	appendRows, allowFuture bool
 	replace                 bool
+	kind                    string
 	size, overlap, min, max int
 	concurrency, partSize   int
 	maxPerRun               int
@@ -91,6 +94,7 @@ gets a warning naming the multilingual model to use.`,
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
 	fs.BoolVar(&f.replace, "replace", false, "publish this build even if the live index holds documents these files do not (they are dropped); without it such a build is refused")
+	fs.StringVar(&f.kind, "kind", "", "how rows without a kind column are read: news (dated news: fresher preferred, the 365-day look-back; the default) or standing (regulations, circulars, policies: in force until superseded, however old; no look-back, no preference for newer texts in force); an --append keeps the index's")
 	fs.BoolVar(&f.allowFuture, "allow-future", false, "index rows published after tomorrow (by default they are quarantined as future_date: usually a date typed wrong)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
 	fs.StringVar(&f.period, "period", "month", "shard period: day, week, month, quarter or year")
@@ -120,6 +124,10 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	if f.appendRows && f.replace {
 		return errors.New("--append keeps the index's documents and --replace drops those these files lack: pass one")
+	}
+	kind, err := lifecycle.ParseKind(f.kind)
+	if err != nil {
+		return fmt.Errorf("--kind: %w", err)
 	}
 	opts := chunk.Options{Size: f.size, Overlap: f.overlap, Min: f.min, MaxPieces: f.max}
 	if err := opts.Validate(); err != nil {
@@ -201,7 +209,7 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		Index: f.index, InputsKey: inputsKey, InputCount: len(inputs), Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
-		AllowFuture: f.allowFuture, Replace: f.replace,
+		AllowFuture: f.allowFuture, Replace: f.replace, Kind: kind,
 	})
 	if err != nil {
 		return err
@@ -220,6 +228,60 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	printIndexResult(a.stdout, f.index, res, time.Since(began))
 	return nil
+}
+
+// printLifecycle says how the index reads documents that change: its kind, and what its
+// lifecycle table holds (standing texts, versions, supersession links by basis, warnings).
+func printLifecycle(w io.Writer, kind string, ref *schemas.LifecycleRef) {
+	if kind == schemas.KindStanding {
+		printf(w, "kind: standing (texts in force until superseded: no look-back window, newer texts in force not preferred)\n")
+	}
+	if ref == nil {
+		return
+	}
+	st := ref.Stats
+	var parts []string
+	if st.Standing > 0 {
+		parts = append(parts, fmt.Sprintf("%d standing texts", st.Standing))
+	}
+	if st.Versions > 0 {
+		parts = append(parts, fmt.Sprintf("%d versions replaced by a later one", st.Versions))
+	}
+	if st.Superseded > 0 {
+		parts = append(parts, fmt.Sprintf("%d texts superseded", st.Superseded))
+	}
+	if st.Restated > 0 {
+		parts = append(parts, fmt.Sprintf("%d ranked after an inferred restatement", st.Restated))
+	}
+	printf(w, "lifecycle: %s\n", strings.Join(parts, ", "))
+	if len(st.ByBasis) > 0 {
+		printf(w, "  supersession links by basis: %s\n", countsLine(st.ByBasis, []string{lifecycle.BasisColumn, lifecycle.BasisStated, lifecycle.BasisProvision, lifecycle.BasisRevised, lifecycle.BasisRestated}))
+	}
+	if len(st.Warnings) > 0 {
+		printf(w, "  warnings: %s (asof indexes show NAME --lifecycle lists them)\n", countsLine(st.Warnings, nil))
+	}
+}
+
+// countsLine renders counts as "a 3, b 1", in order's order first, then the other keys sorted.
+func countsLine(counts map[string]int, order []string) string {
+	var keys []string
+	for _, k := range order {
+		if counts[k] > 0 {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range counts {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	var parts []string
+	for _, k := range append(keys, rest...) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // startIndexBuild starts the IndexBuild workflow of in.Index. One build per index runs at a
@@ -693,6 +755,7 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 		}
 		printf(w, "quarantined by reason: %s (rows in %s)\n", strings.Join(parts, ", "), r.QuarantineKey)
 	}
+	printLifecycle(w, r.Kind, r.Lifecycle)
 	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
 	if r.PartsResumed > 0 {
 		printf(w, "; %d embedding parts resumed after a lost worker or retry", r.PartsResumed)

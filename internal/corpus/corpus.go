@@ -32,6 +32,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
@@ -57,7 +58,10 @@ var textColumns = map[string]bool{"text": true, "title": true}
 // every input must have and the optional rest (TestCanonicalColumnsAreDocumentFields).
 var (
 	requiredColumns = []string{"doc_id", "published_at", "text"}
-	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang"}
+	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang", "kind", "effective_at", "supersedes"}
+	// plannedFields are schemas.Document fields the build sets, never read from an input: a
+	// document's version comes from what the index holds.
+	plannedFields = []string{"version"}
 )
 
 // Mapping maps a canonical column name to the input's column name.
@@ -573,7 +577,7 @@ func (l *Loader) columns(s *parquet.Schema, name string) ([]column, error) {
 			return nil, fmt.Errorf("%s: %w: column %q is a list; %s needs a single value per row", name, ErrColumnType, input, canon)
 		}
 		c := column{canon: canon, index: leaf.ColumnIndex, kind: leaf.Node.Type().Kind()}
-		if canon == "published_at" {
+		if canon == "published_at" || canon == "effective_at" {
 			if err := timeEncoding(&c, leaf.Node); err != nil {
 				return nil, fmt.Errorf("%s: %w: column %q: %w", name, ErrColumnType, input, err)
 			}
@@ -646,6 +650,7 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	var yearOut bool
 	var badEncoding []string
 	var badWeight string
+	var badKind, badEffective string
 	var badID string // a doc_id that is not UTF-8: checked before its emptiness
 	quarantine := func(reason, detail string) *schemas.QuarantineRow {
 		return &schemas.QuarantineRow{SourceFile: file, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail}
@@ -678,6 +683,18 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 			continue
 		}
 		if !ok || v.IsNull() {
+			continue
+		}
+		if c.canon == "effective_at" {
+			if v.Kind() == parquet.ByteArray && strings.TrimSpace(string(v.ByteArray())) == "" {
+				continue // an empty string: none, like a null
+			}
+			t, raw, err := decodeTime(v, c)
+			if err != nil || t.Year() < minYear || t.Year() > maxYear {
+				badEffective = raw
+				continue
+			}
+			doc.EffectiveAt = &t
 			continue
 		}
 		if c.canon == "source_weight" {
@@ -715,6 +732,14 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 			doc.Topic = textnorm.Field(s)
 		case "lang":
 			doc.Lang = strings.ToLower(textnorm.Field(s))
+		case "kind":
+			k, err := lifecycle.ParseKind(textnorm.Field(s))
+			if err != nil {
+				badKind = textnorm.Field(s)
+			}
+			doc.Kind = k
+		case "supersedes":
+			doc.Supersedes = textnorm.Field(s)
 		}
 	}
 	switch {
@@ -737,6 +762,10 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		return doc, quarantine(schemas.ReasonEmptyText, "text is empty")
 	case badWeight != "":
 		return doc, quarantine(schemas.ReasonBadWeight, fmt.Sprintf("source_weight %q is not a finite number", badWeight))
+	case badKind != "":
+		return doc, quarantine(schemas.ReasonBadKind, fmt.Sprintf("kind %q: use %s or %s", evidenceCut(badKind, 40), schemas.KindNews, schemas.KindStanding))
+	case badEffective != "":
+		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("cannot read effective_at %q", evidenceCut(badEffective, 60)))
 	}
 	return doc, nil
 }

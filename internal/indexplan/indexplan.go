@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -132,6 +135,9 @@ type Build struct {
 	// Append marks an append planned on the live manifest number BaseSeq (0: no index yet).
 	Append  bool `json:"append,omitempty"`
 	BaseSeq int  `json:"base_seq,omitempty"`
+	// Kind is the index's kind for rows that say none (schemas.KindNews, "" or
+	// schemas.KindStanding), recorded in the manifest.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Publication is what publishing a build writes.
@@ -182,7 +188,11 @@ func Publish(b Build, live *schemas.Manifest, liveSeq int, base map[string]bool)
 		return Publication{Unchanged: true}, nil
 	}
 	m := schemas.Manifest{Version: schemas.ManifestVersion, Index: b.Index, CreatedAt: b.CreatedAt.UTC(),
-		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts}
+		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts, Kind: b.Kind}
+	if b.Kind == schemas.KindNews {
+		m.Kind = ""
+	}
+	m.Version = schemas.ManifestVersionOf(m)
 	for _, s := range shards {
 		m.Counts.Chunks += int64(s.Chunks)
 	}
@@ -224,6 +234,15 @@ func sortedShards(shards []schemas.ShardMeta) []schemas.ShardMeta {
 	return out
 }
 
+// ShardList is shards' ids in order, as one string: the key of a shard list.
+func ShardList(shards []schemas.ShardMeta) string {
+	ids := make([]string, len(shards))
+	for i, s := range shards {
+		ids[i] = s.ID
+	}
+	return strings.Join(ids, ",")
+}
+
 // SameShards reports whether manifest m lists exactly shards (by id, in order) of model.
 func SameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.ModelRef) bool {
 	if m.Model != model || len(m.Shards) != len(shards) {
@@ -235,4 +254,27 @@ func SameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.Mo
 		}
 	}
 	return true
+}
+
+// Kinded reads docs as kind says where a row says none (the kind column wins; "" and
+// schemas.KindNews leave news as it is), and gives each standing document without an
+// effective_at the day its text says it comes into force, when that is after its publication
+// ("w.e.f. 01-04-2026", "shall come into force on …": lifecycle.StatedEffective). Both are part
+// of the document, so they are hashed into its shard's id.
+func Kinded(docs []schemas.Document, kind string) {
+	for i := range docs {
+		d := &docs[i]
+		if d.Kind == "" && kind == schemas.KindStanding {
+			d.Kind = schemas.KindStanding
+		}
+		if d.Kind == schemas.KindNews {
+			d.Kind = "" // news is the default: its documents hash as they always did
+		}
+		if d.Kind != schemas.KindStanding || d.EffectiveAt != nil {
+			continue
+		}
+		if eff := lifecycle.StatedEffective(d.Text); eff.After(asofday.Start(d.PublishedAt)) {
+			d.EffectiveAt = &eff
+		}
+	}
 }

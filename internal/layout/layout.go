@@ -14,6 +14,8 @@
 //	  manifests/NNNNNN.json                            shard list, model, chunking, counts (ManifestKey, PutManifest)
 //	  shards/<period>/<shard-id>/                      one immutable shard (ShardPrefix, relative to the index):
 //	                                                   chunks.parquet vectors.f32 vectors.i8 bm25.zip, meta.json last
+//	  lifecycle/<sha256[:24]>.parquet                  when each document version stops being current, content-addressed
+//	  lifecycle/<sha256[:24]>.json                     the supersession links and warnings beside it (LifecycleKeys, relative)
 //	  staging/<shard-id>/                              a shard being built, deleted once it is written (StagingPrefix):
 //	    docs.parquet                                   the period's documents (StagingDocsKey)
 //	    chunks.parquet                                 their chunks (StagingChunksKey)
@@ -171,6 +173,19 @@ func ShardPrefix(period, id string) string { return path.Join("shards", period, 
 func ShardKey(index, period, id, file string) string {
 	return path.Join(IndexPrefix(index), ShardPrefix(period, id), file)
 }
+
+// LifecycleKeys are an index's lifecycle table and its report, relative to the index folder
+// (as the manifest names them), for a table whose bytes hash to sum (hex sha256).
+func LifecycleKeys(sum string) (table, report string) {
+	if len(sum) > 24 {
+		sum = sum[:24]
+	}
+	return path.Join("lifecycle", sum+".parquet"), path.Join("lifecycle", sum+".json")
+}
+
+// IndexKey is key (relative to the index folder, as a manifest names its objects) from the
+// store's root.
+func IndexKey(index, key string) string { return path.Join(IndexPrefix(index), key) }
 
 // StagingPrefix is the folder of a shard's staged documents, chunks and vector parts: more
 // bytes than the shard itself, kept until the shard's meta.json is written so a build can

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/vecindex"
 )
 
@@ -37,6 +38,9 @@ type denseKey struct {
 	vec     *float32
 	dim     int
 	lo, hi  int64
+	hardLo  int64
+	day     int64 // the anchor's day: which versions and standing texts are current
+	history bool
 	sources string
 	rerank  int // Options.Int8Rerank
 	depth   int // 0 where every shard is scanned exactly; else the depth (int8 scans)
@@ -48,8 +52,9 @@ type denseEntry struct {
 	hits  []shardHit // best first, at most depth
 }
 
-func keyOf(shards []*Shard, vec []float32, b Bounds, sources []string, rerank, depth int) denseKey {
-	k := denseKey{vec: &vec[0], dim: len(vec), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), sources: strings.Join(sources, "\x00"), rerank: rerank}
+func keyOf(shards []*Shard, vec []float32, m mask, rerank, depth int) denseKey {
+	k := denseKey{vec: &vec[0], dim: len(vec), lo: m.b.Lo.UnixNano(), hi: m.b.Hi.UnixNano(), hardLo: m.b.HardLo.UnixNano(), day: asofday.Number(m.asOf),
+		history: m.history, sources: strings.Join(m.sources, "\x00"), rerank: rerank}
 	if !exactScan(shards, rerank) {
 		k.depth = depth
 	}
@@ -93,12 +98,15 @@ func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 	var uniq []*query
 	at := map[denseKey]int{}
 	for _, q := range qs {
-		b := BoundsOf(q.AsOf, q.Options)
-		if len(q.Vec) == 0 || q.Options.Mode == BM25 || b.Empty || q.AsOf.IsZero() || q.Options.Validate() != nil {
+		if len(q.Vec) == 0 || q.Options.Mode == BM25 || q.AsOf.IsZero() || q.Options.Validate() != nil {
+			continue
+		}
+		mk := maskOf(q.AsOf, q.Options)
+		if mk.empty() {
 			continue
 		}
 		rerank := q.Options.Int8Rerank
-		k := keyOf(shards, q.Vec, b, q.Options.Sources, rerank, q.Options.TopNEach)
+		k := keyOf(shards, q.Vec, mk, rerank, q.Options.TopNEach)
 		if i, ok := at[k]; ok {
 			uniq[i].depth = max(uniq[i].depth, q.Options.TopNEach)
 			continue
@@ -108,7 +116,7 @@ func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 			if err := checkShard(s, q.Vec); err != nil {
 				return nil, err
 			}
-			if m, n := maskOf(s, b, q.Options.Sources); n > 0 && s.Vectors != nil {
+			if m, n := mk.rows(s); n.allowed > 0 && s.Vectors != nil {
 				u.masks[si] = m
 			}
 		}
@@ -197,13 +205,13 @@ func DenseMany(shards []*Shard, qs []DenseQuery) (*DenseBatch, error) {
 // Len is how many dense branches the batch holds (one per distinct vector and mask).
 func (d *DenseBatch) Len() int { return len(d.m) }
 
-// top is the dense top n for qvec under mask (b, sources) and int8 rerank, if the batch holds
-// it for these shards, as denseTop would return it.
-func (d *DenseBatch) top(shards []*Shard, qvec []float32, b Bounds, sources []string, n, rerank int) ([]shardHit, bool) {
+// top is the dense top n for qvec under mask m and int8 rerank, if the batch holds it for these
+// shards, as denseTop would return it.
+func (d *DenseBatch) top(shards []*Shard, qvec []float32, m mask, n, rerank int) ([]shardHit, bool) {
 	if d == nil || len(qvec) == 0 || len(shards) != d.nShards || len(shards) == 0 || shards[0] != d.first {
 		return nil, false
 	}
-	e, ok := d.m[keyOf(shards, qvec, b, sources, rerank, n)]
+	e, ok := d.m[keyOf(shards, qvec, m, rerank, n)]
 	if !ok || e.depth < n || (!e.exact && e.depth != n) {
 		return nil, false
 	}

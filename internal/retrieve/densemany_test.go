@@ -155,7 +155,7 @@ func denseManyEqualsSearch(t *testing.T, withInt8 bool) {
 		if q.o.Mode == BM25 {
 			continue
 		}
-		if hits, ok := batch.top(shards, q.vec, BoundsOf(q.asOf, q.o), q.o.Sources, q.o.TopNEach, q.o.Int8Rerank); !ok || len(hits) < 2 {
+		if hits, ok := batch.top(shards, q.vec, maskOf(q.asOf, q.o), q.o.TopNEach, q.o.Int8Rerank); !ok || len(hits) < 2 {
 			continue
 		}
 		held++

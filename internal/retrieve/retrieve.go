@@ -34,6 +34,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,7 @@ import (
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/lexical"
+	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
@@ -74,6 +76,17 @@ type Shard struct {
 	Lexical *lexical.Index
 	// MinDate and MaxDate bound the chunks' PublishedAt (from the shard's meta).
 	MinDate, MaxDate time.Time
+	// Life, when set, is the index's lifecycle applied to these rows (internal/lifecycle): which
+	// version of a document is current, which standing texts are in force, as of a day. The
+	// shard itself is immutable; a manifest's Life is set on a copy of it (WithLife).
+	Life *lifecycle.Life
+}
+
+// WithLife is a copy of s that applies l (nil: none) to its rows.
+func (s *Shard) WithLife(l *lifecycle.Life) *Shard {
+	cp := *s
+	cp.Life = l
+	return &cp
 }
 
 // Weights of the fused score.
@@ -264,11 +277,35 @@ func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 type Bounds struct {
 	Lo, Hi time.Time
 	Empty  bool
+	// HardLo is the part of Lo a hard range sets (zero: none): a standing text is bounded by it,
+	// never by the recency window, which is for news. EmptyStanding is Empty for standing texts.
+	HardLo        time.Time
+	EmptyStanding bool
 }
 
 // Allows reports whether a chunk published at t passes the time mask.
 func (b Bounds) Allows(t time.Time) bool {
 	return !b.Empty && !t.Before(b.Lo) && !t.After(b.Hi)
+}
+
+// AllowsStanding reports whether a standing text published at t passes the time mask: the
+// recency window does not bound it, a hard range does.
+func (b Bounds) AllowsStanding(t time.Time) bool {
+	return !b.EmptyStanding && !t.Before(b.HardLo) && !t.After(b.Hi)
+}
+
+// allows is Allows, or AllowsStanding for a standing chunk.
+func (b Bounds) allows(c *schemas.Chunk) bool {
+	if c.Kind == schemas.KindStanding {
+		return b.AllowsStanding(c.PublishedAt)
+	}
+	return b.Allows(c.PublishedAt)
+}
+
+// OverlapsStanding is Overlaps for a shard that holds standing texts: only a hard range bounds
+// them, so such a shard is loaded whatever the recency window.
+func (b Bounds) OverlapsStanding(minDate, maxDate time.Time) bool {
+	return !b.EmptyStanding && !maxDate.Before(b.HardLo) && !minDate.After(b.Hi)
 }
 
 // BoundsOf is the time mask of a search as of asOf: never after the end of A's day
@@ -278,13 +315,17 @@ func BoundsOf(asOf time.Time, o Options) Bounds {
 	if o.WindowDays > 0 && o.Mode != Window && o.Mode != Evolution {
 		b.Lo = asofday.Start(asOf).AddDate(0, 0, -o.WindowDays)
 	}
-	if !o.From.IsZero() && asofday.Start(o.From).After(b.Lo) {
-		b.Lo = asofday.Start(o.From)
+	if !o.From.IsZero() {
+		b.HardLo = asofday.Start(o.From)
+		if b.HardLo.After(b.Lo) {
+			b.Lo = b.HardLo
+		}
 	}
 	if !o.To.IsZero() && asofday.Last(o.To).Before(b.Hi) {
 		b.Hi = asofday.Last(o.To)
 	}
 	b.Empty = b.Hi.Before(b.Lo)
+	b.EmptyStanding = b.Hi.Before(b.HardLo)
 	return b
 }
 
@@ -311,6 +352,10 @@ type Candidate struct {
 	Group string
 	// Fragments is how many candidates the time-gap rerank merged into this one (1: itself).
 	Fragments int
+	// Ended, when set, says the candidate's text had stopped being current by the anchor: a
+	// superseded text shown as history (evolution) or one an inferred restatement ranks after
+	// (internal/lifecycle).
+	Ended *lifecycle.Entry
 	// FragmentIDs are the chunk ids the time-gap rerank merged into this candidate, oldest
 	// first, its own included; nil when it merged nothing. Chunk.Text then holds their texts,
 	// in that order, as one block.
@@ -347,11 +392,24 @@ type Gathered struct {
 	// Bounds is the time mask; Allowed the chunks that passed it in the searched shards.
 	Bounds  Bounds
 	Allowed int
+	// Life counts what the index's lifecycle left out (Result.Life).
+	Life LifeCounts
 	// TopN is the branch depth gathered.
 	TopN int
 	asOf time.Time
 	// cands have RankDense, RankBM25, Cos and BM25 set; sorted by (Shard, Row).
 	cands []Candidate
+}
+
+// LifeCounts say what a search's mask did with documents that change (internal/lifecycle):
+// the allowed chunks of standing texts, and the document versions it hid because they were
+// superseded, or were standing texts not yet in force, by the anchor. (Older versions of a
+// document replaced by a newer one are hidden too and not counted: one version is the
+// document.)
+type LifeCounts struct {
+	Standing   int `json:"standing,omitempty"`
+	Superseded int `json:"superseded,omitempty"`
+	NotYet     int `json:"not_yet,omitempty"`
 }
 
 // Gather applies the mask and runs both branches to depth o.TopNEach.
@@ -367,24 +425,37 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	if asOf.IsZero() {
 		return nil, fmt.Errorf("%w: no anchor date", ErrOptions)
 	}
-	b := BoundsOf(asOf, o)
-	g := &Gathered{Bounds: b, TopN: o.TopNEach, asOf: asOf}
-	if b.Empty || len(shards) == 0 {
+	mk := maskOf(asOf, o)
+	g := &Gathered{Bounds: mk.b, TopN: o.TopNEach, asOf: asOf}
+	if mk.empty() || len(shards) == 0 {
 		return g, nil
 	}
 	masks := make([]vecindex.Mask, len(shards))
 	var live []int // shards that can hold allowed chunks
+	standingLive, lifeHidden, windowed := false, 0, 0
+	superseded, notYet := map[string]bool{}, map[string]bool{}
 	for si, s := range shards {
 		if err := checkShard(s, qvec); err != nil {
 			return nil, err
 		}
-		m, n := maskOf(s, b, o.Sources)
+		m, n := mk.rows(s)
 		masks[si] = m
-		g.Allowed += n
-		if n > 0 {
+		g.Allowed += n.allowed
+		g.Life.Standing += n.standing
+		lifeHidden += n.life
+		windowed += n.windowed
+		for k := range n.superseded {
+			superseded[k] = true
+		}
+		for k := range n.notYet {
+			notYet[k] = true
+		}
+		if n.allowed > 0 {
 			live = append(live, si)
+			standingLive = standingLive || n.standing > 0
 		}
 	}
+	g.Life.Superseded, g.Life.NotYet = len(superseded), len(notYet)
 	if g.Allowed == 0 {
 		return g, nil
 	}
@@ -402,12 +473,15 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 				c.Cos = vecindex.Dot(qvec, c.Vec)
 			}
 		}
+		if e, ok := s.Life.Ended(row, asOf); ok {
+			c.Ended = &e
+		}
 		pool[k] = c
 		return c
 	}
 	useDense, useBM25, _ := branches(query, qvec, o.Mode)
 	if useDense {
-		hits, ok := dense.top(shards, qvec, b, o.Sources, o.TopNEach, o.Int8Rerank)
+		hits, ok := dense.top(shards, qvec, mk, o.TopNEach, o.Int8Rerank)
 		if !ok {
 			var err error
 			if hits, err = denseTop(shards, live, masks, qvec, o.TopNEach, o.Int8Rerank); err != nil {
@@ -419,7 +493,12 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		}
 	}
 	if useBM25 {
-		if err := bm25Top(shards, live, masks, query, b, o, get); err != nil {
+		w := lexical.Window{From: mk.b.Lo, To: mk.b.Hi}
+		if standingLive { // standing texts before the recency window: bleve's range must reach them
+			w.From = mk.b.HardLo
+			lifeHidden += windowed
+		}
+		if err := bm25Top(shards, live, masks, query, w, lifeHidden, o, get); err != nil {
 			return nil, err
 		}
 	}
@@ -448,18 +527,76 @@ func checkShard(s *Shard, qvec []float32) error {
 	return nil
 }
 
-// maskOf is the as-of mask of shard s (time bounds b, sources) and how many rows it allows.
-func maskOf(s *Shard, b Bounds, sources []string) (vecindex.Mask, int) {
-	m := vecindex.NewMask(len(s.Chunks))
-	n := 0
+// mask is what a search may serve: the time bounds, the anchor (which version of a document is
+// current and which standing texts are in force, by the shards' Life), the sources, and
+// whether texts superseded by the anchor are history to show (evolution) rather than hidden.
+type mask struct {
+	b       Bounds
+	asOf    time.Time
+	sources []string
+	history bool
+}
+
+// maskOf is the mask of a search with o as of asOf.
+func maskOf(asOf time.Time, o Options) mask {
+	return mask{b: BoundsOf(asOf, o), asOf: asOf, sources: o.Sources, history: o.Mode == Evolution}
+}
+
+// empty reports whether m allows nothing in any shard.
+func (m mask) empty() bool { return m.b.Empty && m.b.EmptyStanding }
+
+// masked counts what a mask left out of a shard beyond the time bounds: rows the lifecycle hid.
+type masked struct {
+	// allowed rows; standing the allowed rows of standing texts; life the rows inside the
+	// time bounds that the lifecycle hid (an older version, a superseded or not yet applicable
+	// text); lifeDocs the distinct document versions of those.
+	allowed, standing, life int
+	superseded, notYet      map[string]bool
+	// windowed counts news rows outside the recency window but inside a standing text's range
+	// (bleve's range lets them through when standing texts are searched beside them).
+	windowed int
+}
+
+// rows is the as-of mask of shard s under m and what it counted.
+func (m mask) rows(s *Shard) (vecindex.Mask, masked) {
+	vm := vecindex.NewMask(len(s.Chunks))
+	var c masked
 	for i := range s.Chunks {
-		c := &s.Chunks[i]
-		if b.Allows(c.PublishedAt) && (len(sources) == 0 || slices.ContainsFunc(sources, func(want string) bool { return strings.EqualFold(want, c.Source) })) {
-			m.Allow(i)
-			n++
+		ch := &s.Chunks[i]
+		if !m.b.allows(ch) || (len(m.sources) > 0 && !slices.ContainsFunc(m.sources, func(want string) bool { return strings.EqualFold(want, ch.Source) })) {
+			if ch.Kind != schemas.KindStanding && m.b.AllowsStanding(ch.PublishedAt) {
+				c.windowed++
+			}
+			continue
+		}
+		if s.Life != nil && !s.Life.Allows(i, m.asOf) {
+			e, _ := s.Life.Entry(i)
+			// Evolution shows what was in force before, labelled (Candidate.Ended).
+			if hidden := !m.history || !s.Life.AllowsHistory(i, m.asOf); hidden {
+				c.life++
+				key := ch.DocID + "@" + strconv.Itoa(int(ch.VersionOf()))
+				switch {
+				case s.Life.NotYet(i, m.asOf):
+					if c.notYet == nil {
+						c.notYet = map[string]bool{}
+					}
+					c.notYet[key] = true
+				case e.Reason == lifecycle.ReasonSuperseded && s.Life.AllowsHistory(i, m.asOf):
+					if c.superseded == nil {
+						c.superseded = map[string]bool{}
+					}
+					c.superseded[key] = true
+				}
+				continue
+			}
+		}
+		vm.Allow(i)
+		c.allowed++
+		if ch.Kind == schemas.KindStanding {
+			c.standing++
 		}
 	}
-	return m, n
+	return vm, c
 }
 
 // branches says which branches a search runs, and whether BM25 keeps only hits in the
@@ -496,17 +633,20 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 		}
 	}
 	if o.Mode == Recency && o.TimePool > 0 {
-		if err := timeRanksAmong(cands, o); err != nil {
+		if err := timeRanksAmong(cands, g.asOf, o); err != nil {
 			return Result{}, err
 		}
 	} else {
-		timeRanks(cands, o.TimeRank, o.Near)
+		timeRanks(cands, g.asOf, o.TimeRank, o.Near)
 	}
 	if err := score(cands, g.asOf, o); err != nil {
 		return Result{}, err
 	}
 	if o.ClusterGap > 0 && o.Mode != Evolution {
 		cands = mergeFragments(cands, o.ClusterGap, o.DensityBonus)
+	}
+	if o.Mode != Evolution {
+		afterRestatements(cands)
 	}
 	sortByScore(cands)
 	res.Candidates = cands
@@ -537,8 +677,8 @@ type cacheKey struct {
 	vec                   *float32
 	dim                   int
 	asOf                  int64
-	lo, hi                int64
-	empty                 bool
+	lo, hi, hardLo        int64
+	empty, history        bool
 	sources               string
 	dense, bm25, sameLang bool
 	rm3Terms, rm3Docs     int
@@ -554,7 +694,7 @@ func (c *Cache) Search(shards []*Shard, query string, qvec []float32, asOf time.
 	}
 	b := BoundsOf(asOf, o)
 	k := cacheKey{query: query, dim: len(qvec), asOf: asOf.UnixNano(), lo: b.Lo.UnixNano(), hi: b.Hi.UnixNano(), empty: b.Empty,
-		sources: strings.Join(o.Sources, "\x00"), nShards: len(shards)}
+		hardLo: b.HardLo.UnixNano(), history: o.Mode == Evolution, sources: strings.Join(o.Sources, "\x00"), nShards: len(shards)}
 	k.dense, k.bm25, k.sameLang = branches(query, qvec, o.Mode)
 	k.rm3Terms, k.rm3Docs = o.Expand, o.FeedbackDocs
 	if len(qvec) > 0 {
@@ -629,7 +769,7 @@ func denseTop(shards []*Shard, live []int, masks []vecindex.Mask, q []float32, n
 // every loaded shard: an evaluation loads all of an index's shards and ask only those that
 // overlap the window, and both must score a question alike; a shard without an allowed chunk
 // (all of it after the anchor or outside the window) adds nothing to the statistics.
-func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b Bounds, o Options, get func(int, int) *Candidate) error {
+func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, w lexical.Window, hidden int, o Options, get func(int, int) *Candidate) error {
 	var idx []*lexical.Index
 	var back []int
 	for _, si := range live {
@@ -646,7 +786,11 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 	if len(o.Sources) > 0 {
 		k *= 4
 	}
-	hits, err := lexical.SearchAll(idx, query, k, lexical.Window{From: b.Lo, To: b.Hi})
+	// Rows the lifecycle hid (older versions, superseded texts) or the recency window (news
+	// beside standing texts, whose range bleve cannot tell apart) are left out after bleve's
+	// top k: ask for that many more, up to 8 times the depth.
+	k = min(k+hidden, max(k, 8*o.TopNEach))
+	hits, err := lexical.SearchAll(idx, query, k, w)
 	if errors.Is(err, lexical.ErrEmptyQuery) {
 		return nil
 	}
@@ -680,7 +824,7 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 			}
 		}
 		if terms := feedbackTerms(query, fb, o.Expand); len(terms) > 0 {
-			hits, err = lexical.SearchAll(idx, query+" "+strings.Join(terms, " "), k, lexical.Window{From: b.Lo, To: b.Hi})
+			hits, err = lexical.SearchAll(idx, query+" "+strings.Join(terms, " "), k, w)
 			if err != nil {
 				return fmt.Errorf("retrieve: feedback query: %w", err)
 			}
@@ -704,13 +848,19 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, b
 
 // timeRanks ranks candidates by publication day, freshest first (fusion.Ranks of their day
 // numbers); one day shares one rank: 1 + the candidates on strictly fresher days
-// (competition), or 1 + the strictly fresher days that have candidates (TimeRankDays). With
-// near set, by closeness to its days instead: the days inside it are one rank, the first.
-func timeRanks(cands []Candidate, style string, near Span) {
+// (competition), or 1 + the strictly fresher days that have candidates (TimeRankDays). A
+// standing text in force is current: it ranks as of the anchor's day, so standing texts never
+// outrank each other by age. With near set, by closeness to its days instead (by publication,
+// standing texts too): the days inside it are one rank, the first.
+func timeRanks(cands []Candidate, asOf time.Time, style string, near Span) {
 	days := make([]int64, len(cands))
 	lo, hi := asofday.Number(near.From), asofday.Number(near.To)
+	today := asofday.Number(asOf)
 	for i, c := range cands {
 		days[i] = asofday.Number(c.Chunk.PublishedAt)
+		if c.Chunk.Kind == schemas.KindStanding && near.From.IsZero() && c.Ended == nil {
+			days[i] = today
+		}
 		if !near.From.IsZero() {
 			days[i] = -max(lo-days[i], days[i]-hi, 0) // larger is nearer, as fresher is larger
 		}
@@ -727,7 +877,7 @@ func timeRanks(cands []Candidate, style string, near Span) {
 // timeRanksAmong sets the time rank of the o.TimePool candidates that relevance alone ranks
 // best (dense and BM25 fused by fusion.RRF, no time, no source; ties keep candidate order),
 // ranked among themselves; every other candidate gets none (0).
-func timeRanksAmong(cands []Candidate, o Options) error {
+func timeRanksAmong(cands []Candidate, asOf time.Time, o Options) error {
 	n := len(cands)
 	dense, bm25 := make([]int, n), make([]int, n)
 	for i, c := range cands {
@@ -746,7 +896,7 @@ func timeRanksAmong(cands []Candidate, o Options) error {
 	for _, i := range order[:min(n, o.TimePool)] {
 		pool = append(pool, cands[i])
 	}
-	timeRanks(pool, o.TimeRank, o.Near)
+	timeRanks(pool, asOf, o.TimeRank, o.Near)
 	for i := range cands {
 		cands[i].RankTime = 0
 	}
@@ -790,6 +940,9 @@ func score(cands []Candidate, asOf time.Time, o Options) error {
 		end := asofday.End(asOf)
 		for i, c := range cands {
 			years := end.Sub(c.Chunk.PublishedAt).Hours() / 24 / 365.25
+			if c.Chunk.Kind == schemas.KindStanding && c.Ended == nil {
+				years = 0 // in force: current
+			}
 			scores[i] = (1-o.Alpha)*float64(c.Cos) + o.Alpha/(1+o.Lambda*max(0, years))
 		}
 		if err := fusion.AddSource(scores, sources, w.Source); err != nil {
@@ -810,6 +963,34 @@ func score(cands []Candidate, asOf time.Time, o Options) error {
 		cands[i].Score = scores[i]
 	}
 	return nil
+}
+
+// afterRestatements ranks a standing text that an inferred restatement followed by the anchor
+// (lifecycle.ReasonRestated, a soft supersession) right after that restatement when the search
+// found both: its score becomes the next below the restatement's best. A text whose restatement
+// was not found keeps its place.
+func afterRestatements(cands []Candidate) {
+	// A chain (A restated by B, B by C) settles in as many passes as it is long.
+	for pass := 0; pass < len(cands); pass++ {
+		best := map[string]float64{}
+		for _, c := range cands {
+			if v, ok := best[c.Chunk.DocID]; !ok || c.Score > v {
+				best[c.Chunk.DocID] = c.Score
+			}
+		}
+		moved := false
+		for i, c := range cands {
+			if c.Ended == nil || !c.Ended.Soft() {
+				continue
+			}
+			if v, ok := best[c.Ended.By]; ok && c.Score >= v {
+				cands[i].Score, moved = math.Nextafter(v, math.Inf(-1)), true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
 }
 
 // SortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).

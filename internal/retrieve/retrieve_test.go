@@ -157,7 +157,7 @@ func TestTimeRanksShareSameDay(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			timeRanks(tc.in, tc.style, Span{})
+			timeRanks(tc.in, time.Time{}, tc.style, Span{})
 			var got []int
 			for _, c := range tc.in {
 				got = append(got, c.RankTime)
@@ -188,7 +188,7 @@ func TestTimeRanksAmong(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := timeRanksAmong(tc.in, opts(func(o *Options) { o.TimePool = tc.pool; o.TimeRank = TimeRankDays })); err != nil {
+			if err := timeRanksAmong(tc.in, time.Time{}, opts(func(o *Options) { o.TimePool = tc.pool; o.TimeRank = TimeRankDays })); err != nil {
 				t.Fatal(err)
 			}
 			var got []int

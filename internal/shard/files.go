@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -152,7 +153,17 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 			break
 		}
 	}
+	docsOf := map[string]bool{}
 	for _, c := range chunks {
+		if k := c.DocID + "\x00" + strconv.Itoa(int(c.Version)); !docsOf[k] {
+			docsOf[k] = true
+			if c.Kind == schemas.KindStanding {
+				meta.Standing++
+			}
+			if c.Version > 1 {
+				meta.Versions++
+			}
+		}
 		if c.PublishedAt.Before(meta.MinDate) {
 			meta.MinDate = c.PublishedAt
 		}

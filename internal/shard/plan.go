@@ -141,14 +141,25 @@ func Chunks(docs []schemas.Document, cfg schemas.ChunkConfig) (rows []schemas.Ch
 		}
 		for i, p := range pieces {
 			rows = append(rows, schemas.Chunk{
-				ChunkID: fmt.Sprintf("%s#%d", d.DocID, i), DocID: d.DocID, Seq: int32(i),
+				ChunkID: ChunkID(d.DocID, d.Version, i), DocID: d.DocID, Seq: int32(i),
 				PublishedAt: d.PublishedAt, Title: d.Title, Text: p.Text, Source: d.Source, URL: d.URL,
 				SourceWeight: d.SourceWeight, Lang: d.Lang, Start: int32(p.Start), End: int32(p.End),
 				DedupKey: textnorm.DedupKey(p.Text),
+				Kind:     d.Kind, EffectiveAt: d.EffectiveAt, Supersedes: d.Supersedes, Version: d.Version,
 			})
 		}
 	}
 	return rows, truncated
+}
+
+// ChunkID names chunk seq of a document version: "<doc_id>#<seq>" for a first version (the form
+// every index had before versions), "<doc_id>@v<version>#<seq>" for a later one, so two versions'
+// chunks never share an id.
+func ChunkID(docID string, version int32, seq int) string {
+	if version > 1 {
+		return fmt.Sprintf("%s@v%d#%d", docID, version, seq)
+	}
+	return fmt.Sprintf("%s#%d", docID, seq)
 }
 
 // IDs names the shard of each period (ID over the period's documents in groups), in order.

@@ -113,12 +113,22 @@ func (s *Shards) Release() {
 }
 
 // LoadShards loads through cache (LoadShard on a miss) the shards of manifest m of index that
-// can hold chunks inside bounds, skipping the others, and calls loaded with the count so far
-// after each (a heartbeat). On an error it releases what it loaded.
+// can hold chunks inside bounds (a shard of standing texts whatever the recency window),
+// skipping the others, and calls loaded with the count so far after each (a heartbeat). Each
+// shard comes with the manifest's lifecycle applied to its rows (LoadLifecycle,
+// retrieve.Shard.Life). On an error it releases what it loaded.
 func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve.Shard], index string, m schemas.Manifest, bounds retrieve.Bounds, loaded func(n int)) (*Shards, error) {
 	out := &Shards{}
+	life, err := LoadLifecycle(ctx, b, index, m)
+	if err != nil {
+		return nil, err
+	}
 	for _, sm := range m.Shards {
-		if !bounds.Overlaps(sm.MinDate, sm.MaxDate) {
+		overlaps := bounds.Overlaps(sm.MinDate, sm.MaxDate)
+		if sm.Standing > 0 {
+			overlaps = bounds.OverlapsStanding(sm.MinDate, sm.MaxDate)
+		}
+		if !overlaps {
 			out.Skipped++
 			continue
 		}
@@ -130,6 +140,9 @@ func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve
 			return nil, err
 		}
 		out.releases = append(out.releases, rel)
+		if l := life.LifeOf(sm.ID, s.Chunks); l != nil {
+			s = s.WithLife(l) // the cached shard stays as it is: another manifest may apply another table
+		}
 		out.Shards = append(out.Shards, s)
 		out.Searched++
 		loaded(out.Searched)
