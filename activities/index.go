@@ -103,7 +103,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		return PlanIndexResult{}, err
 	}
 	res := PlanIndexResult{Model: a.Model, Kind: kind}
-	var existing map[string]string
+	var existing map[string]corpus.Known
 	if in.Append {
 		if existing, err = a.planAppend(ctx, in, &res); err != nil {
 			return PlanIndexResult{}, err
@@ -118,6 +118,7 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 		return PlanIndexResult{}, err
 	}
 	res.Files, res.Counts = indexplan.Reconcile(loader, docs)
+	indexplan.Versioned(docs, existing)
 	if err := indexplan.CheckRows(inputNames(inputs), res.Counts.Read); err != nil {
 		return PlanIndexResult{}, invalid(err) // nothing to publish: the build fails, not retried
 	}
@@ -262,10 +263,12 @@ func (a *Activities) checkNothingDropped(ctx context.Context, index string, plan
 	return nil
 }
 
-// planAppend reads the live index for an append: its shards and counts go into res, and the
-// doc_ids it holds come back (id → "index X, shard P") so the loader treats them as
-// duplicates. An index that does not exist yet is simply built.
-func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]string, error) {
+// planAppend reads the live index for an append: its shards and counts go into res, and what
+// it holds of each document comes back (its latest version: where, which, when, its content
+// hash), so that the loader treats a row of the same content as a duplicate and one of other
+// content published later as the document's next version. An index that does not exist yet is
+// simply built.
+func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *PlanIndexResult) (map[string]corpus.Known, error) {
 	m, err := a.currentManifest(ctx, in.Index)
 	if errors.Is(err, layout.ErrIndexNotFound) { // no index yet
 		return nil, nil
@@ -283,17 +286,20 @@ func (a *Activities) planAppend(ctx context.Context, in PlanIndexInput, res *Pla
 	if res.Kind == "" {
 		res.Kind = m.Kind
 	}
-	ids := map[string]string{}
-	err = storeio.EachShardDocIDs(ctx, a.Bucket, in.Index, m.Shards, func(sm schemas.ShardMeta, docIDs []string) {
-		for _, id := range docIDs {
-			ids[id] = fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID)
+	known := map[string]corpus.Known{}
+	for _, sm := range m.Shards {
+		docs, err := storeio.ShardDocs(ctx, a.Bucket, in.Index, sm)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if k, ok := known[d.DocID]; !ok || d.Version > k.Version {
+				known[d.DocID] = corpus.Known{Where: fmt.Sprintf("index %s, shard %s (%s)", in.Index, sm.Period, sm.ID), Version: d.Version, Published: d.Published, Hash: d.Hash}
+			}
 		}
 		heartbeat(ctx, sm.ID)
-	})
-	if err != nil {
-		return nil, err
 	}
-	return ids, nil
+	return known, nil
 }
 
 // ChunkShardInput names a staged period.

@@ -40,7 +40,7 @@ var fixture = []row{
 	{"r3", "2024-02-05", "Oil", "Oil prices fell after the OPEC meeting.", "b.com"},
 	{"bad1", "2024-02-31", "", "An impossible date.", "a.com"},
 	{"bad2", "2024-02-10", "", "   ", "a.com"},
-	{"r1", "2024-02-11", "", "A duplicate id.", "a.com"},
+	{"r1", "2024-02-11", "Rates", "The central bank raised the key rate to 16 percent.", "a.com"}, // the same text again: a duplicate
 	{"r4", "2024-03-01", "", "The key rate was kept at 16 percent in March.", "a.com"},
 }
 

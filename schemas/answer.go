@@ -29,8 +29,12 @@ type Answer struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	// Message explains an empty answer ("no documents in that period").
-	Message string         `json:"message,omitempty"`
-	Results []AnswerResult `json:"results"`
+	Message string `json:"message,omitempty"`
+	// Standing says, when the index holds standing texts (regulations, circulars: in force
+	// until superseded), what the answer used of them: "12 standing texts in force on
+	// 2019-05-01; 1 superseded text and 1 not yet in force left out".
+	Standing string         `json:"standing,omitempty"`
+	Results  []AnswerResult `json:"results"`
 	// Context is the dated, numbered evidence the summary cites ([i] = Blocks[i-1]).
 	Context string         `json:"context"`
 	Blocks  []ContextBlock `json:"blocks"`
@@ -71,6 +75,28 @@ type AnswerResult struct {
 	Snippet   string `json:"snippet"`
 	// Relevance is the judge's grade (0, 1, 2); nil when it was not judged.
 	Relevance *int `json:"relevance,omitempty"`
+	// Kind is "standing" for a text in force until superseded (empty: news). Version is the
+	// document's version when it is not its first (an edit or correction published on
+	// PublishedAt). EffectiveAt is when a standing text came into force, when not on its
+	// publication.
+	Kind        string     `json:"kind,omitempty"`
+	Version     int32      `json:"version,omitempty"`
+	EffectiveAt *time.Time `json:"effective_at,omitempty"`
+	// Superseded, when set, says the text was no longer current as of the answer's day: shown as
+	// history (evolution), or ranked after the later text that restates it.
+	Superseded *Supersession `json:"superseded,omitempty"`
+}
+
+// Supersession says what superseded a text, from when, and how asof knows it.
+type Supersession struct {
+	By string    `json:"by"`
+	On time.Time `json:"on"`
+	// Basis is column, stated, provision, revised or restated (internal/lifecycle); Soft is
+	// set for an inferred restatement, which ranks the text after its restatement but does
+	// not hide it.
+	Basis  string `json:"basis"`
+	Detail string `json:"detail,omitempty"`
+	Soft   bool   `json:"soft,omitempty"`
 }
 
 // ContextBlock is one numbered block of the context.
@@ -104,6 +130,12 @@ type AnswerCounts struct {
 	Candidates int   `json:"candidates"`
 	Clusters   int   `json:"clusters"`
 	RetrieveMS int64 `json:"retrieve_ms"`
+	// Standing counts the standing documents allowed; Superseded and NotYet those the
+	// lifecycle left out because a later text superseded them, or because they were not yet
+	// in force, by the answer's day.
+	Standing   int `json:"standing,omitempty"`
+	Superseded int `json:"superseded,omitempty"`
+	NotYet     int `json:"not_yet,omitempty"`
 }
 
 // CandidateVersion is the version of CandidateRow.

@@ -30,6 +30,9 @@ type Chunk struct {
 	EffectiveAt *time.Time `parquet:"effective_at,optional,timestamp(millisecond)" json:"effective_at,omitempty"`
 	Supersedes  string     `parquet:"supersedes,optional" json:"supersedes,omitempty"`
 	Version     int32      `parquet:"version,optional" json:"version,omitempty"`
+	// DocHash is the document version's Document.ContentHash (absent from shards built before
+	// versions: the text is hashed from the chunks then, shard.DocHash).
+	DocHash string `parquet:"doc_hash,optional" json:"doc_hash,omitempty"`
 }
 
 // VersionOf is a chunk's document version: 1 for a first version (Version 0).

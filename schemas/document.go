@@ -1,6 +1,10 @@
 package schemas
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // DocumentVersion is the version of the canonical document row.
 const DocumentVersion = 1
@@ -36,6 +40,17 @@ type Document struct {
 	Version int32 `parquet:"version,optional" json:"version,omitempty"`
 }
 
+// ContentHash is what tells two versions of a document apart: a hash of its title, text
+// (as cleaned), source and url. Two rows with one doc_id and one hash are the same version.
+func (d Document) ContentHash() string {
+	h := sha256.New()
+	for _, s := range []string{d.Title, d.Text, d.Source, d.URL} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
 // Kinds of document (Document.Kind): KindNews (also "") and KindStanding; internal/lifecycle
 // says what each means.
 const (
@@ -56,6 +71,9 @@ const (
 	ReasonBadWeight = "bad_weight"
 	// ReasonBadKind marks a kind column value that is neither "news" nor "standing".
 	ReasonBadKind = "bad_kind"
+	// ReasonStaleVersion: a row whose doc_id the index holds with other content, published
+	// no later than the version it holds: it cannot be the document's next version.
+	ReasonStaleVersion = "stale_version"
 	// ReasonFutureDate: published after the day after the build started (a 2099 typo would
 	// otherwise make a 2099 shard); `asof index --allow-future` keeps such rows.
 	ReasonFutureDate = "future_date"

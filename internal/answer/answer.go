@@ -335,6 +335,10 @@ type Ranking struct {
 	Results []Hit
 	// Message says why nothing could be found, when nothing could.
 	Message string
+	// Life is what the index's lifecycle did (standing texts in force, superseded ones left
+	// out); Standing says it in words (StandingNote), empty when no standing text was searched.
+	Life     retrieve.LifeCounts
+	Standing string
 }
 
 // Evolution reports whether the ranking is "then vs now".
@@ -394,8 +398,12 @@ func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
 	if err != nil {
 		return Ranking{}, err
 	}
-	r := Ranking{Read: read, Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates)}
-	if res.Bounds.Empty || res.Allowed == 0 {
+	r := Ranking{Read: read, Mode: o.Mode, Bounds: res.Bounds, Allowed: res.Allowed, Candidates: len(res.Candidates), Life: res.Life}
+	if res.Life.Standing > 0 || res.Life.Superseded > 0 || res.Life.NotYet > 0 {
+		r.Standing = StandingNote(res.Life, q.AsOf)
+		r.Read = InForce(r.Read, q.AsOf, res.Life.News > 0)
+	}
+	if (res.Bounds.Empty && res.Bounds.EmptyStanding) || res.Allowed == 0 {
 		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(res.Bounds.Lo, res.Bounds.Hi), q.AsOf.UTC().Format(time.DateOnly))
 	}
 	if r.Evolution() {
@@ -440,6 +448,51 @@ func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
 		r.Results = strict(res, o)
 	}
 	return r, nil
+}
+
+// StandingNote says what a search used of standing texts as of asOf: "12 standing texts in
+// force on 2019-05-01; 1 superseded text and 1 not yet in force left out".
+func StandingNote(l retrieve.LifeCounts, asOf time.Time) string {
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	out := plural(l.Standing, "standing text", "standing texts") + " in force on " + asofday.Start(asOf).Format(time.DateOnly)
+	var left []string
+	if l.Superseded > 0 {
+		left = append(left, plural(l.Superseded, "superseded text", "superseded texts"))
+	}
+	if l.NotYet > 0 {
+		left = append(left, plural(l.NotYet, "text", "texts")+" not yet in force")
+	}
+	if len(left) > 0 {
+		out += "; " + strings.Join(left, " and ") + " left out"
+	}
+	return out
+}
+
+// InForce is read as it searched an index of standing texts: a reading of the present (plain,
+// fresh, ongoing, a date in passing, or no reading at all: recency, hybrid) is the texts in
+// force as of the anchor, none preferred for being newer and none left out for being old; a
+// reading of the past, a period, a window or a change keeps its words. news says the index
+// holds news beside them, read as before.
+func InForce(read Reading, asOf time.Time, news bool) Reading {
+	switch read.Kind {
+	case KindPlain, KindFresh, KindOngoing, KindSoft, KindLookBack, "":
+	default:
+		return read
+	}
+	if read.Kind == "" && read.Mode != string(retrieve.Recency) && read.Mode != string(retrieve.Hybrid) && read.Mode != string(retrieve.Decay) {
+		return read
+	}
+	in := "the texts in force on " + asofday.Start(asOf).Format(time.DateOnly) + " (standing texts: no look-back window, newer texts in force not preferred"
+	if news {
+		in += "; news as " + read.Interpretation
+	}
+	read.Interpretation = in + ")"
+	return read
 }
 
 // RankStrict is Rank's results with NoFold, without the folding that only Ranked (the judge
@@ -807,10 +860,17 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 // Result is a hit as an answer's result row, ranked from 1.
 func Result(rank int, h Hit) schemas.AnswerResult {
 	c := h.Candidate
-	return schemas.AnswerResult{
+	out := schemas.AnswerResult{
 		Rank: rank, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
 		Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
 		Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
-		Snippet: evidence.Snippet(c.Chunk.Text, 300),
+		Snippet: evidence.Snippet(c.Chunk.Text, 300), Kind: c.Chunk.Kind, EffectiveAt: c.Chunk.EffectiveAt,
 	}
+	if c.Chunk.Version > 1 {
+		out.Version = c.Chunk.Version
+	}
+	if e := c.Ended; e != nil {
+		out.Superseded = &schemas.Supersession{By: e.By, On: e.Effective, Basis: e.Basis, Detail: e.Detail, Soft: e.Soft()}
+	}
+	return out
 }

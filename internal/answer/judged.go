@@ -146,8 +146,12 @@ func Start(runID, index, query string, asOf time.Time, rd Reading, o retrieve.Op
 func (r Ranking) Fill(ans *schemas.Answer) {
 	ans.Mode, ans.Interpretation, ans.Reading, ans.SearchText = string(r.Mode), r.Read.Interpretation, r.Read.Kind, r.Read.Text
 	ans.From, ans.To = r.Bounds.Lo, r.Bounds.Hi
+	if r.Life.Standing > 0 && r.Life.News == 0 { // standing texts only: no recency window bounds them
+		ans.From = r.Bounds.HardLo
+	}
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
-	ans.Message = r.Message
+	ans.Counts.Standing, ans.Counts.Superseded, ans.Counts.NotYet = r.Life.Standing, r.Life.Superseded, r.Life.NotYet
+	ans.Message, ans.Standing = r.Message, r.Standing
 	for i, h := range r.Results {
 		ans.Results = append(ans.Results, Result(i+1, h))
 	}

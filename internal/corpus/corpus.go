@@ -105,12 +105,34 @@ type Options struct {
 	// Existing maps doc_ids already indexed to where they are (e.g. "index news, shard 2024-01");
 	// rows with those ids are duplicates (appending to an index).
 	Existing map[string]string
+	// Known, when set, is what the index holds of each document (appending to an index with
+	// versions): a row whose doc_id it holds is a duplicate when its content is the latest
+	// version's, a stale version when it is published no later than that, and else the
+	// document's next version. It replaces Existing.
+	Known map[string]Known
 	// Footers tune what is learned from each file about its sources' boilerplate (zero:
 	// textnorm.DefaultFooterOptions).
 	Footers textnorm.FooterOptions
 	// Removed, when set, is told what boilerplate was removed from each row that had some
 	// (quarantined rows included), for reports and measurements.
 	Removed func(docID string, removed []textnorm.Removal)
+}
+
+// Known is what an index holds of one document: where, and its latest version.
+type Known struct {
+	Where     string
+	Version   int32
+	Published time.Time
+	// Hash is the latest version's content hash (schemas.Document.ContentHash); empty when it
+	// cannot be told, and a row with that doc_id is then a duplicate, as before versions.
+	Hash string
+}
+
+// seenRow is one row a build read of a document: when, and its content.
+type seenRow struct {
+	where string
+	at    time.Time
+	hash  string
 }
 
 // Stats count what happened to the rows read: Read = Documents + Skipped + Σ Quarantined.
@@ -139,8 +161,9 @@ func (s Stats) Reconciles() bool {
 // Loader reads files one after another, remembering doc_ids across them to catch duplicates.
 type Loader struct {
 	opts  Options
-	seen  map[string]string // doc_id → "file:row" of its first occurrence
-	stats map[string]*Stats // per file
+	seen  map[string]string    // doc_id → "file:row" of its first occurrence
+	rows  map[string][]seenRow // doc_id → every row emitted (the versions this build read)
+	stats map[string]*Stats    // per file
 	order []string
 }
 
@@ -149,11 +172,14 @@ func NewLoader(opts Options) *Loader {
 	if opts.BatchRows <= 0 {
 		opts.BatchRows = 512
 	}
-	seen := make(map[string]string, len(opts.Existing))
+	seen := make(map[string]string, len(opts.Existing)+len(opts.Known))
 	for id, where := range opts.Existing {
 		seen[id] = where
 	}
-	return &Loader{opts: opts, seen: seen, stats: map[string]*Stats{}}
+	for id, k := range opts.Known {
+		seen[id] = k.Where
+	}
+	return &Loader{opts: opts, seen: seen, rows: map[string][]seenRow{}, stats: map[string]*Stats{}}
 }
 
 // Stats returns the counts per file, in the order files were read.
@@ -262,14 +288,55 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			st.Skipped++
 			return nil
 		}
-		if first, dup := l.seen[doc.DocID]; dup {
-			st.Quarantined[schemas.ReasonDuplicateID]++
-			return reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum, DocID: doc.DocID, Reason: schemas.ReasonDuplicateID, Detail: "first seen at " + first})
+		where := fmt.Sprintf("%s:%d", name, rowNum)
+		if reason, detail := l.version(doc); reason != "" {
+			st.Quarantined[reason]++
+			return reject(schemas.QuarantineRow{SourceFile: name, RowNumber: rowNum, DocID: doc.DocID, Reason: reason, Detail: detail})
 		}
-		l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, rowNum)
+		if _, ok := l.seen[doc.DocID]; !ok {
+			l.seen[doc.DocID] = where
+		}
+		l.rows[doc.DocID] = append(l.rows[doc.DocID], seenRow{where: where, at: doc.PublishedAt, hash: doc.ContentHash()})
 		st.Documents++
 		return emit(doc)
 	})
+}
+
+// version says why a row whose doc_id was seen before cannot be indexed (a quarantine reason
+// and its detail), or "" when it can: as the first row of its doc_id, or as another version of
+// the document — other content published at another time than every row of it this build
+// read, and, for a document the index holds (Options.Known), after its latest version. Two rows
+// of one content are one version (the second a duplicate), and so are two of one time (which
+// is later cannot be told).
+func (l *Loader) version(doc schemas.Document) (reason, detail string) {
+	first, seen := l.seen[doc.DocID]
+	if !seen {
+		return "", ""
+	}
+	known, isKnown := l.opts.Known[doc.DocID]
+	_, inExisting := l.opts.Existing[doc.DocID]
+	if inExisting && !isKnown || isKnown && known.Hash == "" {
+		return schemas.ReasonDuplicateID, "first seen at " + first
+	}
+	hash := doc.ContentHash()
+	if isKnown {
+		switch {
+		case hash == known.Hash:
+			return schemas.ReasonDuplicateID, fmt.Sprintf("unchanged: the same text as the indexed version %d (%s)", max(known.Version, 1), known.Where)
+		case !doc.PublishedAt.After(known.Published):
+			return schemas.ReasonStaleVersion, fmt.Sprintf("other text than the indexed version %d (%s), but published %s, not after it (%s)",
+				max(known.Version, 1), known.Where, doc.PublishedAt.UTC().Format(time.RFC3339), known.Published.UTC().Format(time.RFC3339))
+		}
+	}
+	for _, r := range l.rows[doc.DocID] {
+		switch {
+		case r.hash == hash:
+			return schemas.ReasonDuplicateID, "first seen at " + r.where
+		case r.at.Equal(doc.PublishedAt):
+			return schemas.ReasonDuplicateID, "another text with the same doc_id and published_at at " + r.where + ": which version is later cannot be told"
+		}
+	}
+	return "", ""
 }
 
 // RowGroupError is returned when the pages of one row group cannot be read although the
@@ -478,10 +545,14 @@ func (l *Loader) Sample(ctx context.Context, r io.ReaderAt, size int64, name str
 		if q != nil || !l.inRange(doc.PublishedAt) {
 			continue
 		}
-		if _, dup := l.seen[doc.DocID]; dup {
+		if reason, _ := l.version(doc); reason != "" {
 			continue
 		}
-		l.seen[doc.DocID] = fmt.Sprintf("%s:%d", name, nums[i])
+		where := fmt.Sprintf("%s:%d", name, nums[i])
+		if _, ok := l.seen[doc.DocID]; !ok {
+			l.seen[doc.DocID] = where
+		}
+		l.rows[doc.DocID] = append(l.rows[doc.DocID], seenRow{where: where, at: doc.PublishedAt, hash: doc.ContentHash()})
 		docs = append(docs, doc)
 	}
 	return docs, nil

@@ -63,7 +63,7 @@ func TestBadRowsAreQuarantinedWithReasons(t *testing.T) {
 		{"d", ptr("31/02/2024"), "", "bad date", "ex.com"},
 		{"e", ptr("2024-03-02T10:00:00+03:00"), "", "  \n\t ", "ex.com"},
 		{"f", ptr("2024/03/03"), "", "bad \xff bytes", "ex.com"},
-		{"a", ptr("2024-03-04"), "", "duplicate id", "ex.com"},
+		{"a", ptr("2024-03-04"), "Rate", "The key rate was raised.", "ex.com"}, // the same text again: a duplicate
 		{"g", ptr("2023-12-31"), "", "before the range", "ex.com"},
 		{"h", ptr("2024-03-05 08:30:00"), "", "Ставка повышена до 16%.", "@cbr"},
 	}
@@ -433,7 +433,7 @@ func TestSampleReadsRowsAsReadFile(t *testing.T) {
 		{"d", ptr("2024-03-03"), "", "Der Leitzins steigt.", "de-DE"},
 		{"e", ptr("2023-12-31"), "", "before the range", ""},
 		{"f", ptr("2024-03-04"), "", "央行上调利率。", ""},
-		{"a", ptr("2024-03-05"), "", "a duplicate id", ""},
+		{"a", ptr("2024-03-05"), "Rate", "The key rate was raised.", ""}, // the same text again: a duplicate
 		{"g", ptr("2024-03-06"), "", "Inflation slowed in February.", "EN"},
 	}
 	opts := Options{Mapping: Mapping{"doc_id": "id", "text": "body"}, From: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -476,5 +476,48 @@ func TestSampleReadsRowsAsReadFile(t *testing.T) {
 	}
 	if want := "b,d,f,g"; strings.Join(got, ",") != want { // rows 1, 3, 5, 7
 		t.Fatalf("Sample of odd rows = %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
+// TestVersions: a row whose doc_id was read before is another version when its content and its
+// time differ from every row of it read; the same content is a duplicate, another content at
+// the same time a duplicate too (which is later cannot be told). Against what the index holds
+// (Known): the same content as its latest version is a duplicate, other content published no
+// later than it a stale version, later the next version. The counts reconcile.
+func TestVersions(t *testing.T) {
+	rows := []stringDated{
+		{"a", ptr("2024-03-01"), "", "first text", "s"},
+		{"a", ptr("2024-03-05"), "", "edited text", "s"},   // a version
+		{"a", ptr("2024-03-07"), "", "first text", "s"},    // the first text again: a duplicate
+		{"a", ptr("2024-03-05"), "", "another edit", "s"},  // the time of a version: a duplicate
+		{"k", ptr("2024-03-02"), "", "known text", "s"},    // what the index holds: a duplicate
+		{"k", ptr("2024-02-01"), "", "older other", "s"},   // before the indexed version: stale
+		{"k", ptr("2024-04-01"), "", "known, edited", "s"}, // the index's next version
+		{"e", ptr("2024-04-01"), "", "anything", "s"},      // only Existing (no hash): a duplicate
+	}
+	known := schemas.Document{Text: "known text", Source: "s"}.ContentHash()
+	l := NewLoader(Options{Known: map[string]Known{"k": {Where: "index x", Version: 2, Published: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), Hash: known}},
+		Existing: map[string]string{"e": "index x"}})
+	res, err := load(t, l, writeParquet(t, rows), "v.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.docs {
+		got = append(got, d.DocID+" "+d.PublishedAt.Format(time.DateOnly))
+	}
+	if want := "a 2024-03-01,a 2024-03-05,k 2024-04-01"; strings.Join(got, ",") != want {
+		t.Errorf("documents %s, want %s", strings.Join(got, ","), want)
+	}
+	reasons := map[int64]string{}
+	for _, q := range res.rejects {
+		reasons[q.RowNumber] = q.Reason
+	}
+	want := map[int64]string{2: schemas.ReasonDuplicateID, 3: schemas.ReasonDuplicateID, 4: schemas.ReasonDuplicateID, 5: schemas.ReasonStaleVersion, 7: schemas.ReasonDuplicateID}
+	if fmt.Sprint(reasons) != fmt.Sprint(want) {
+		t.Errorf("quarantined %v, want %v (%+v)", reasons, want, res.rejects)
+	}
+	if st := l.Total(); !st.Reconciles() || st.Read != 8 || st.Documents != 3 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
+	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/schemas"
 )
@@ -277,4 +278,36 @@ func Kinded(docs []schemas.Document, kind string) {
 			d.EffectiveAt = &eff
 		}
 	}
+}
+
+// Versioned numbers the versions of each document among docs (several rows of one doc_id the
+// loader let through: other content, other times, corpus.Loader): in publication order, after
+// the latest version the index holds (known; an append), the first version as 0 (a document's
+// first version is not numbered), the next 2, 3, …. It returns how many rows are later
+// versions.
+func Versioned(docs []schemas.Document, known map[string]corpus.Known) int {
+	byID := map[string][]int{}
+	for i := range docs {
+		byID[docs[i].DocID] = append(byID[docs[i].DocID], i)
+	}
+	later := 0
+	for id, at := range byID {
+		k, isKnown := known[id]
+		if len(at) == 1 && !isKnown {
+			continue
+		}
+		sort.SliceStable(at, func(a, b int) bool { return docs[at[a]].PublishedAt.Before(docs[at[b]].PublishedAt) })
+		base := int32(0)
+		if isKnown {
+			base = max(k.Version, 1)
+		}
+		for j, i := range at {
+			v := base + int32(j) + 1
+			if v > 1 {
+				docs[i].Version = v
+				later++
+			}
+		}
+	}
+	return later
 }

@@ -2,10 +2,13 @@ package indexplan
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/schemas"
 )
 
@@ -237,5 +240,22 @@ func TestSameShards(t *testing.T) {
 				t.Fatalf("SameShards = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestVersioned: versions are numbered in publication order, after what the index holds.
+func TestVersioned(t *testing.T) {
+	d := func(id, day string) schemas.Document {
+		t, _ := time.Parse(time.DateOnly, day)
+		return schemas.Document{DocID: id, PublishedAt: t}
+	}
+	docs := []schemas.Document{d("a", "2024-03-05"), d("b", "2024-01-01"), d("a", "2024-03-01"), d("k", "2024-05-01"), d("a", "2024-04-01")}
+	n := Versioned(docs, map[string]corpus.Known{"k": {Version: 2}})
+	var got []string
+	for _, x := range docs {
+		got = append(got, fmt.Sprintf("%s@%d", x.DocID, x.Version))
+	}
+	if want := "a@2,b@0,a@0,k@3,a@3"; strings.Join(got, ",") != want || n != 3 {
+		t.Errorf("versions %s (%d later), want %s (3)", strings.Join(got, ","), n, want)
 	}
 }

@@ -23,8 +23,8 @@ type InputFile struct {
 // LoaderOptions are a build's corpus.Options: the column mapping, the days kept, the doc_ids
 // an append already holds, and the build's start as the future-date check (none when
 // allowFuture: Now stays zero).
-func LoaderOptions(mapping map[string]string, from, to time.Time, existing map[string]string, started time.Time, allowFuture bool) corpus.Options {
-	o := corpus.Options{Mapping: corpus.Mapping(mapping), From: from, To: to, Existing: existing, Now: started}
+func LoaderOptions(mapping map[string]string, from, to time.Time, known map[string]corpus.Known, started time.Time, allowFuture bool) corpus.Options {
+	o := corpus.Options{Mapping: corpus.Mapping(mapping), From: from, To: to, Known: known, Now: started}
 	if allowFuture {
 		o.Now = time.Time{}
 	}

@@ -140,7 +140,7 @@ func TestShardIDs(t *testing.T) {
 func TestLoaderOptions(t *testing.T) {
 	started := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	from, to := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)
-	existing := map[string]string{"a": "index news, shard 2025-01 (s1)"}
+	existing := map[string]corpus.Known{"a": {Where: "index news, shard 2025-01 (s1)", Version: 1, Hash: "h"}}
 	tests := []struct {
 		name        string
 		allowFuture bool
@@ -154,7 +154,7 @@ func TestLoaderOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o := indexplan.LoaderOptions(map[string]string{"text": "message"}, from, to, existing, tc.started, tc.allowFuture)
-			if !o.Now.Equal(tc.wantNow) || !o.From.Equal(from) || !o.To.Equal(to) || !reflect.DeepEqual(o.Existing, existing) ||
+			if !o.Now.Equal(tc.wantNow) || !o.From.Equal(from) || !o.To.Equal(to) || !reflect.DeepEqual(o.Known, existing) ||
 				!reflect.DeepEqual(o.Mapping, corpus.Mapping{"text": "message"}) {
 				t.Fatalf("LoaderOptions = %+v", o)
 			}

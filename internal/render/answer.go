@@ -30,6 +30,9 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 	}
 	printf("Documents allowed: published %s … %s (%d chunks in %d shards; %d shards outside the dates not loaded)\n\n",
 		from, day(ans.To), ans.Counts.Allowed, ans.Counts.ShardsSearched, ans.Counts.ShardsSkipped)
+	if ans.Standing != "" {
+		printf("%s\n\n", md(ans.Standing))
+	}
 	if ans.Message != "" {
 		printf("**%s**\n\n", md(ans.Message))
 	}
@@ -81,6 +84,16 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 			}
 			if r.Group != "" {
 				label += " " + r.Group
+			}
+			switch {
+			case r.Superseded != nil && r.Superseded.Soft:
+				title += fmt.Sprintf(" _(restated by %s on %s)_", md(r.Superseded.By), day(r.Superseded.On))
+			case r.Superseded != nil:
+				title += fmt.Sprintf(" _(superseded by %s on %s)_", md(r.Superseded.By), day(r.Superseded.On))
+			case r.Version > 1:
+				title += fmt.Sprintf(" _(version %d, edited on %s)_", r.Version, day(r.PublishedAt))
+			case r.EffectiveAt != nil && r.EffectiveAt.After(r.PublishedAt):
+				title += fmt.Sprintf(" _(in force from %s)_", day(*r.EffectiveAt))
 			}
 			grade := "–"
 			if r.Relevance != nil {

@@ -366,8 +366,10 @@ type Candidate struct {
 type Result struct {
 	Mode   Mode
 	Bounds Bounds
-	// Allowed is the number of chunks that passed the mask in the searched shards.
+	// Allowed is the number of chunks that passed the mask in the searched shards; Life what
+	// the index's lifecycle did.
 	Allowed int
+	Life    LifeCounts
 	// Candidates is the fused list before the diversity cap and K (for dedup, evaluation).
 	Candidates []Candidate
 	// Results are the top K after the per-source cap (evolution: "then" group, then "now").
@@ -407,9 +409,12 @@ type Gathered struct {
 // document replaced by a newer one are hidden too and not counted: one version is the
 // document.)
 type LifeCounts struct {
+	// Standing counts the standing documents allowed (in force, or history in evolution).
 	Standing   int `json:"standing,omitempty"`
 	Superseded int `json:"superseded,omitempty"`
 	NotYet     int `json:"not_yet,omitempty"`
+	// News counts the allowed chunks of news (the rest of Allowed).
+	News int `json:"news,omitempty"`
 }
 
 // Gather applies the mask and runs both branches to depth o.TopNEach.
@@ -433,7 +438,7 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	masks := make([]vecindex.Mask, len(shards))
 	var live []int // shards that can hold allowed chunks
 	standingLive, lifeHidden, windowed := false, 0, 0
-	superseded, notYet := map[string]bool{}, map[string]bool{}
+	standing, superseded, notYet := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for si, s := range shards {
 		if err := checkShard(s, qvec); err != nil {
 			return nil, err
@@ -441,7 +446,10 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		m, n := mk.rows(s)
 		masks[si] = m
 		g.Allowed += n.allowed
-		g.Life.Standing += n.standing
+		for k := range n.standing {
+			standing[k] = true
+		}
+		g.Life.News += n.news
 		lifeHidden += n.life
 		windowed += n.windowed
 		for k := range n.superseded {
@@ -452,10 +460,10 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		}
 		if n.allowed > 0 {
 			live = append(live, si)
-			standingLive = standingLive || n.standing > 0
+			standingLive = standingLive || len(n.standing) > 0
 		}
 	}
-	g.Life.Superseded, g.Life.NotYet = len(superseded), len(notYet)
+	g.Life.Standing, g.Life.Superseded, g.Life.NotYet = len(standing), len(superseded), len(notYet)
 	if g.Allowed == 0 {
 		return g, nil
 	}
@@ -547,11 +555,11 @@ func (m mask) empty() bool { return m.b.Empty && m.b.EmptyStanding }
 
 // masked counts what a mask left out of a shard beyond the time bounds: rows the lifecycle hid.
 type masked struct {
-	// allowed rows; standing the allowed rows of standing texts; life the rows inside the
-	// time bounds that the lifecycle hid (an older version, a superseded or not yet applicable
-	// text); lifeDocs the distinct document versions of those.
-	allowed, standing, life int
-	superseded, notYet      map[string]bool
+	// allowed rows and the rows inside the time bounds that the lifecycle hid (an older
+	// version, a superseded or not yet applicable text); the standing documents allowed, and
+	// the document versions hidden as superseded or not yet in force.
+	allowed, life, news          int
+	standing, superseded, notYet map[string]bool
 	// windowed counts news rows outside the recency window but inside a standing text's range
 	// (bleve's range lets them through when standing texts are searched beside them).
 	windowed int
@@ -593,7 +601,12 @@ func (m mask) rows(s *Shard) (vecindex.Mask, masked) {
 		vm.Allow(i)
 		c.allowed++
 		if ch.Kind == schemas.KindStanding {
-			c.standing++
+			if c.standing == nil {
+				c.standing = map[string]bool{}
+			}
+			c.standing[ch.DocID] = true
+		} else {
+			c.news++
 		}
 	}
 	return vm, c
@@ -616,7 +629,7 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 	if o.TopNEach > g.TopN {
 		return Result{}, fmt.Errorf("%w: fusing %d per branch from candidates gathered %d deep", ErrOptions, o.TopNEach, g.TopN)
 	}
-	res := Result{Mode: o.Mode, Bounds: g.Bounds, Allowed: g.Allowed}
+	res := Result{Mode: o.Mode, Bounds: g.Bounds, Allowed: g.Allowed, Life: g.Life}
 	if len(g.cands) == 0 {
 		return res, nil
 	}

@@ -135,6 +135,7 @@ func LexicalVersion(docs []schemas.Document) int {
 func Chunks(docs []schemas.Document, cfg schemas.ChunkConfig) (rows []schemas.Chunk, truncated int) {
 	opts := chunk.Options{Size: cfg.Size, Overlap: cfg.Overlap, Min: cfg.Min, MaxPieces: cfg.MaxChunksPerDoc}
 	for _, d := range docs {
+		hash := d.ContentHash()
 		pieces, trunc := chunk.Split(d.Text, opts)
 		if trunc {
 			truncated++
@@ -145,11 +146,34 @@ func Chunks(docs []schemas.Document, cfg schemas.ChunkConfig) (rows []schemas.Ch
 				PublishedAt: d.PublishedAt, Title: d.Title, Text: p.Text, Source: d.Source, URL: d.URL,
 				SourceWeight: d.SourceWeight, Lang: d.Lang, Start: int32(p.Start), End: int32(p.End),
 				DedupKey: textnorm.DedupKey(p.Text),
-				Kind:     d.Kind, EffectiveAt: d.EffectiveAt, Supersedes: d.Supersedes, Version: d.Version,
+				Kind:     d.Kind, EffectiveAt: d.EffectiveAt, Supersedes: d.Supersedes, Version: d.Version, DocHash: hash,
 			})
 		}
 	}
 	return rows, truncated
+}
+
+// DocHash is the content hash of the document version whose chunks (in seq order, one
+// document's) these are: their DocHash, or, for chunks written before it, the hash of the
+// document put back together from its pieces (Start, End; a document cut at MaxChunksPerDoc
+// hashes its indexed part, so its next row always reads as another version).
+func DocHash(chunks []schemas.Chunk) string {
+	if len(chunks) == 0 {
+		return ""
+	}
+	if chunks[0].DocHash != "" {
+		return chunks[0].DocHash
+	}
+	var text []rune
+	for _, c := range chunks {
+		rs := []rune(c.Text)
+		if int(c.Start)+len(rs) != int(c.End) || int(c.Start) > len(text) {
+			return "" // pieces that do not fit: no hash, the row is another version
+		}
+		text = append(text[:c.Start], rs...)
+	}
+	c := chunks[0]
+	return schemas.Document{Title: c.Title, Text: string(text), Source: c.Source, URL: c.URL}.ContentHash()
 }
 
 // ChunkID names chunk seq of a document version: "<doc_id>#<seq>" for a first version (the form

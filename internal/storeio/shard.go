@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/indexplan"
@@ -177,6 +178,59 @@ func ShardDocIDs(ctx context.Context, b blob.Bucket, index string, sm schemas.Sh
 		ids[i] = r.DocID
 	}
 	return ids, nil
+}
+
+// DocVersion is one document version a shard holds: its doc id, version (1 for a first),
+// publication and content hash (shard.DocHash).
+type DocVersion struct {
+	DocID     string
+	Version   int32
+	Published time.Time
+	Hash      string
+}
+
+// ShardDocs reads the document versions of shard sm of index: the doc_id, version, published_at
+// and doc_hash columns, and, for a shard written before chunks had doc_hash, every chunk, to
+// hash each document from its pieces (shard.DocHash).
+func ShardDocs(ctx context.Context, b blob.Bucket, index string, sm schemas.ShardMeta) ([]DocVersion, error) {
+	type row struct {
+		DocID       string    `parquet:"doc_id"`
+		Version     int32     `parquet:"version,optional"`
+		PublishedAt time.Time `parquet:"published_at,timestamp(millisecond)"`
+		Seq         int32     `parquet:"seq"`
+		DocHash     string    `parquet:"doc_hash,optional"`
+	}
+	key := layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile)
+	rows, err := GetParquet[row](ctx, b, key)
+	if err != nil {
+		return nil, err
+	}
+	var out []DocVersion
+	hashed := true
+	for _, r := range rows {
+		if r.Seq == 0 {
+			out = append(out, DocVersion{DocID: r.DocID, Version: max(r.Version, 1), Published: r.PublishedAt, Hash: r.DocHash})
+			hashed = hashed && r.DocHash != ""
+		}
+	}
+	if hashed {
+		return out, nil
+	}
+	chunks, err := GetParquet[schemas.Chunk](ctx, b, key)
+	if err != nil {
+		return nil, err
+	}
+	by := map[[2]string][]schemas.Chunk{}
+	for _, c := range chunks {
+		k := [2]string{c.DocID, fmt.Sprint(c.VersionOf())}
+		by[k] = append(by[k], c)
+	}
+	for i, d := range out {
+		if d.Hash == "" {
+			out[i].Hash = shard.DocHash(by[[2]string{d.DocID, fmt.Sprint(d.Version)}])
+		}
+	}
+	return out, nil
 }
 
 // EachShardDocIDs reads the doc ids of each of shards of index in turn (ShardDocIDs) and hands
