@@ -21,6 +21,7 @@ import (
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/render"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/workflows"
 
 	"github.com/asofrag/asof/internal/blob"
@@ -83,6 +84,13 @@ func printIndex(w io.Writer, e catalog.Index) {
 		src[k] = int64(v)
 	}
 	printf(w, "  sources    %d: %s\n", e.Sources, countsLabel(src))
+	if e.Kind != "" || e.Lifecycle != nil {
+		var lw strings.Builder
+		printLifecycle(&lw, e.Kind, e.Lifecycle)
+		for _, line := range strings.Split(strings.TrimSpace(lw.String()), "\n") {
+			printf(w, "  %s\n", strings.TrimSpace(line))
+		}
+	}
 	printf(w, "  shards     %d (by %s):\n", e.Shards, e.Period)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "    PERIOD\tFROM\tTO\tDOCUMENTS\tCHUNKS\tSIZE\tID")
@@ -120,8 +128,31 @@ func countsLabel(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
+// printLifecycleReport lists every supersession link and warning of an index's lifecycle.
+func printLifecycleReport(w io.Writer, name string, r *storeio.LifecycleReport) {
+	if r == nil {
+		printf(w, "index %s has no lifecycle table: no standing text and no document with a second version\n", name)
+		return
+	}
+	printf(w, "supersession links of %s (%d): OLD superseded by NEW on DAY, and why\n", name, len(r.Links))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  OLD\tNEW\tON\tBASIS\tDETAIL")
+	for _, l := range r.Links {
+		basis := l.Basis
+		if l.Soft() {
+			basis += " (ranked after, not hidden)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", l.Old, l.New, l.Since.UTC().Format(time.DateOnly), basis, l.Detail)
+	}
+	_ = tw.Flush()
+	printf(w, "warnings (%d):\n", len(r.Warnings))
+	for _, x := range r.Warnings {
+		printf(w, "  %s %s: %s\n", x.DocID, x.Reason, x.Detail)
+	}
+}
+
 func newIndexesCmd(a *app) *cobra.Command {
-	var asJSON bool
+	var asJSON, lifecycleToo bool
 	list := func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		return withStack(ctx, a, func(st *infra.Stack) error {
@@ -176,6 +207,21 @@ shards; delete removes every object under indexes/<name>/.`,
 				if len(l) == 0 {
 					return noIndex(name)
 				}
+				if lifecycleToo {
+					m, err := layout.ReadLive(ctx, st.Bucket, name)
+					if err != nil {
+						return err
+					}
+					rep, err := storeio.GetLifecycleReport(ctx, st.Bucket, name, m)
+					if err != nil {
+						return err
+					}
+					if asJSON {
+						return writeJSON(a.stdout, rep)
+					}
+					printLifecycleReport(a.stdout, name, rep)
+					return nil
+				}
 				if asJSON {
 					return writeJSON(a.stdout, l[0])
 				}
@@ -184,6 +230,7 @@ shards; delete removes every object under indexes/<name>/.`,
 			})
 		},
 	}
+	showCmd.Flags().BoolVar(&lifecycleToo, "lifecycle", false, "list the index's supersession links (which text supersedes which, from when, and how asof knows) and its lifecycle warnings instead")
 	a.embeddedFlags(showCmd, false)
 	cmd.AddCommand(listCmd, showCmd, newIndexesDeleteCmd(a))
 	return cmd

@@ -87,6 +87,10 @@ type Index struct {
 	Counts      *schemas.IndexCounts `json:"counts,omitempty"`
 	ModelSHA256 string               `json:"model_sha256,omitempty"`
 	ModelDim    int                  `json:"model_dim,omitempty"`
+	// Kind is the index's kind for rows without one ("standing"; empty: news), Lifecycle its
+	// lifecycle table (standing texts, versions, supersession), nil when it needs none.
+	Kind      string                `json:"kind,omitempty"`
+	Lifecycle *schemas.LifecycleRef `json:"lifecycle,omitempty"`
 }
 
 // chunkSource is the part of a chunk row that says which source published which document.
@@ -153,7 +157,7 @@ func (e *Index) fill(ctx context.Context, b blob.Bucket, detail bool) error {
 		return err
 	}
 	e.Model, e.Documents, e.Chunks, e.Shards, e.Period = m.Model.ID, m.Counts.Indexed, m.Counts.Chunks, len(m.Shards), m.Period
-	e.ManifestSeq, e.BuiltAt = m.Seq, m.CreatedAt
+	e.ManifestSeq, e.BuiltAt, e.Kind, e.Lifecycle = m.Seq, m.CreatedAt, m.Kind, m.Lifecycle
 	if lo, hi := Span(m); !hi.IsZero() {
 		e.From, e.To = &lo, &hi
 	}
