@@ -68,7 +68,16 @@ same input is a no-op. It ends with a table that accounts for every row read:
 read = indexed + quarantined + skipped.
 
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
-source_weight, topic, lang (optional); --map maps other names (--telegram for the Telegram layout).
+source_weight, topic, lang, kind, effective_at, supersedes (optional); --map maps other names
+(--telegram for the Telegram layout).
+
+Documents that change: a row whose doc_id is indexed (or read before) with other content and a
+later published_at is that document's next version (an identical row is a duplicate). --kind
+standing (or a kind column) reads texts as in force until superseded — regulations, circulars,
+policies: no look-back window, newer texts in force not preferred; effective_at (or "w.e.f. …"
+in the text) says when one applies, supersedes (doc_ids or identifiers) what it replaces, and
+asof also finds the same provision restated later and revised notices; the result says what it
+found (asof indexes show NAME --lifecycle lists it).
 Each file is checked here first (Parquet, with the required columns after --map); nothing is
 uploaded or started for a file that fails.
 
@@ -84,7 +93,8 @@ gets a warning naming the multilingual model to use.`,
 		Example: `  asof index --index news --corpus ../shared/data/tg-finance-ru/docs.parquet
   asof index --index rtqa --corpus ../shared/data/realtimeqa/docs.parquet --from 2023-01-01 --to 2023-12-31
   asof index --index tg --corpus 'exports/*.parquet' --telegram --period week
-  asof index --index tg --corpus exports/2025-10.parquet --telegram --period week --append`,
+  asof index --index tg --corpus exports/2025-10.parquet --telegram --period week --append
+  asof index --index sebi --corpus ../shared/data/supersession-dev/docs.parquet --kind standing`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runIndex(cmd.Context(), a, f) },
 	}
