@@ -38,6 +38,12 @@ four topics as of ` + demo.Anchor + ` (printed here; digest.html in --out), then
 question ("then vs now") and a window question. The corpus goes on after ` + demo.Anchor + ` (a rate
 cut on 2026-04-09); nothing from after the anchor may appear, and you can check that it does not.
 
+A second file holds documents that change: a post edited the next day (its version 2), a
+correction, and two central-bank circulars — standing texts, in force until superseded — the
+second replacing the first "with effect from 1 March 2026". The last questions read them as of
+their days: the reserve requirement on 2026-02-25 (the old circular, the new one not yet in
+force) and on ` + demo.Anchor + ` (the new one; the old superseded), and the edited post.
+
 Without an LLM configured (llm.base_url), judging is the offline heuristic and summaries are
 extractive; both are labelled so.`,
 		Example: `  asof demo
@@ -75,6 +81,15 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	if err := os.WriteFile(corpusFile, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
+	changes := demo.Changes()
+	buf.Reset()
+	if err := demo.WriteParquet(&buf, changes); err != nil {
+		return err
+	}
+	changesFile := filepath.Join(out, "nordavia-changes.parquet")
+	if err := os.WriteFile(changesFile, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
 	topicsFile := filepath.Join(out, "topics.yaml")
 	if err := os.WriteFile(topicsFile, demo.TopicsYAML(), 0o644); err != nil {
 		return err
@@ -86,6 +101,8 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	anchor := demo.AnchorTime()
 	printf(a.stderr, "asof demo: %d generated news items (%s..%s, English and Russian) in %s\n", len(docs),
 		docs[0].PublishedAt.Format(time.DateOnly), docs[len(docs)-1].PublishedAt.Format(time.DateOnly), corpusFile)
+	printf(a.stderr, "asof demo: %d documents that change (an edited post, a correction, two central-bank circulars in force until superseded) in %s\n",
+		len(changes), changesFile)
 
 	st, served, stop, err := startServing(ctx, a, demoIndex, a.stderr)
 	if err != nil {
@@ -95,7 +112,7 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 
 	// 1. Index.
 	printf(a.stderr, "\n== 1/3 index %q: validate, chunk, embed, shard by month ==\n", demoIndex)
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, []string{corpusFile})
+	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, []string{corpusFile, changesFile})
 	if err != nil {
 		return err
 	}
@@ -132,10 +149,15 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 		return err
 	}
 
-	// 3. Two questions: then vs now, and a hard window.
-	printf(a.stderr, "\n== 3/3 questions as of %s ==\n\n", demo.Anchor)
+	// 3. Questions: then vs now, a hard window, and documents that change read as of their days.
+	printf(a.stderr, "\n== 3/3 questions as of %s, and documents that change as of their days ==\n\n", demo.Anchor)
 	for _, q := range demo.Queries() {
 		in := workflows.AskInput{Index: demoIndex, Query: q.Query, AsOf: anchor, Mode: q.Mode, Judge: jo, Summarizer: summarizer}
+		if q.AsOf != "" {
+			if in.AsOf, err = corpus.ParseDate(q.AsOf); err != nil {
+				return err
+			}
+		}
 		if q.From != "" {
 			if in.From, err = corpus.ParseDate(q.From); err != nil {
 				return err

@@ -37,10 +37,23 @@ func TestDemoAndScheduleWithModel(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	anchor := demo.AnchorTime()
-	for _, want := range []string{"# Digest demo", "## 1. Key rate", "## 4. Урожай", "Judge: heuristic", "**Key rate since January**", "### Then", "read as: window 2026-02-01..2026-02-28"} {
+	for _, want := range []string{"# Digest demo", "## 1. Key rate", "## 4. Урожай", "Judge: heuristic", "**Key rate since January**", "### Then", "read as: window 2026-02-01..2026-02-28",
+		// Documents that change, each read as of its day.
+		"1 standing text in force on 2026-02-25; 1 text not yet in force left out", "1 standing text in force on 2026-03-31; 1 superseded text left out",
+		"CBN Circular No. 9/2026: required reserves of banks _(in force from 2026-03-01)_", "_(version 2, edited on 2026-02-14)_"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q", want)
 		}
+	}
+	// As of 2026-02-25 the old circular is the one in force; as of the anchor the new one, and
+	// the old is never served; the krona post is served in its edited version only.
+	feb, mar := strings.Index(stdout, "# required reserves of banks"), strings.LastIndex(stdout, "# required reserves of banks")
+	if feb < 0 || mar <= feb || !strings.Contains(stdout[feb:mar], "CBN Circular No. 3/2026") || strings.Contains(stdout[feb:mar], "| CBN Circular No. 9/2026") ||
+		strings.Contains(stdout[mar:], "| CBN Circular No. 3/2026") {
+		t.Errorf("the circulars are not read as of their days:\n%s", stdout[max(feb, 0):])
+	}
+	if strings.Contains(stdout, "rose 1.2%") && strings.Contains(stdout[strings.LastIndex(stdout, "# krona after the surprise rate hike"):], "rose 1.2%") {
+		t.Error("the krona post is served in its first version as of the anchor, after it was edited")
 	}
 	claims := claimLine.FindAllStringSubmatch(stdout, -1)
 	if len(claims) < 10 {

@@ -251,18 +251,17 @@ func printLifecycle(w io.Writer, kind string, ref *schemas.LifecycleRef) {
 	}
 	st := ref.Stats
 	var parts []string
-	if st.Standing > 0 {
-		parts = append(parts, fmt.Sprintf("%d standing texts", st.Standing))
+	n := func(k int, one, many string) {
+		if k == 1 {
+			parts = append(parts, "1 "+one)
+		} else if k > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, many))
+		}
 	}
-	if st.Versions > 0 {
-		parts = append(parts, fmt.Sprintf("%d versions replaced by a later one", st.Versions))
-	}
-	if st.Superseded > 0 {
-		parts = append(parts, fmt.Sprintf("%d texts superseded", st.Superseded))
-	}
-	if st.Restated > 0 {
-		parts = append(parts, fmt.Sprintf("%d ranked after an inferred restatement", st.Restated))
-	}
+	n(st.Standing, "standing text", "standing texts")
+	n(st.Versions, "version replaced by a later one", "versions replaced by a later one")
+	n(st.Superseded, "text superseded", "texts superseded")
+	n(st.Restated, "text ranked after an inferred restatement", "texts ranked after an inferred restatement")
 	printf(w, "lifecycle: %s\n", strings.Join(parts, ", "))
 	if len(st.ByBasis) > 0 {
 		printf(w, "  supersession links by basis: %s\n", countsLine(st.ByBasis, []string{lifecycle.BasisColumn, lifecycle.BasisStated, lifecycle.BasisProvision, lifecycle.BasisRevised, lifecycle.BasisRestated}))

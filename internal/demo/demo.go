@@ -18,6 +18,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -80,17 +81,68 @@ func TopicsYAML() []byte {
 type Query struct {
 	Title string
 	Query string
+	// AsOf is the day it is asked as of (YYYY-MM-DD); empty: Anchor.
+	AsOf string
 	// Mode is the query mode ("evolution", "window"); "" lets asof pick one.
 	Mode string
 	// From and To bound a window query (YYYY-MM-DD, inclusive); empty otherwise.
 	From, To string
 }
 
-// Queries are the extra demo questions: one evolution and one window query.
+// Queries are the extra demo questions: one evolution and one window query, then documents
+// that change (Changes) read as of their days: the reserve requirement before the circular that
+// supersedes it applies and after, and the edited krona post.
 func Queries() []Query {
 	return []Query{
 		{Title: "Key rate since January", Query: "how has the key rate changed since January", Mode: "evolution"},
 		{Title: "Key rate in February", Query: "key rate decision in February 2026", Mode: "window", From: "2026-02-01", To: "2026-02-28"},
+		{Title: "Reserve requirement, as of 2026-02-25 (the new circular is out, not yet in force)", Query: "required reserves of banks", AsOf: "2026-02-25"},
+		{Title: "Reserve requirement, as of " + Anchor + " (the old circular superseded)", Query: "required reserves of banks"},
+		{Title: "The krona after the February hike, as of " + Anchor + " (the post was edited)", Query: "krona after the surprise rate hike"},
+	}
+}
+
+// Circulars of the central bank: standing texts, the second superseding the first.
+const (
+	CircularOld = "demo-circ-03"
+	CircularNew = "demo-circ-09"
+)
+
+// Changes are the demo's documents that change, a second input file beside Documents: an
+// edited post (the krona's first report after the February hike, 1.2% edited to 1.4% the next
+// day: its version 2), a correction (the Russian report of the Lindholm bridge's cost, 2.4
+// corrected to 2.6 billion krona the next day) and two circulars of the central bank, standing
+// texts (kind "standing"): No. 3/2026 sets required reserves at 3% on 2026-01-15, and No.
+// 9/2026, published 2026-02-20, supersedes it with 4% "with effect from 1 March 2026".
+func Changes() []schemas.Document {
+	docs := Documents()
+	find := func(source, title string) schemas.Document {
+		for _, d := range docs {
+			if d.Source == source && d.Title == title {
+				return d
+			}
+		}
+		panic("demo: no " + source + " post titled " + title) // the story table changed
+	}
+	edit := find("nordavia-wire", "Krona strengthens after surprise rate hike")
+	edit.PublishedAt = edit.PublishedAt.Add(26 * time.Hour)
+	edit.Text = strings.Replace(edit.Text, "rose 1.2%", "rose 1.4%", 1) + " (Edited: the krona's gain was 1.4%, not 1.2%.)"
+	fix := find("vesti-nordavia", "Стоимость моста Линдхольм выросла до 2,4 млрд крон")
+	fix.PublishedAt = fix.PublishedAt.Add(24 * time.Hour)
+	fix.Title = "Стоимость моста Линдхольм выросла до 2,6 млрд крон"
+	fix.Text = "Исправление: смета строительства моста Линдхольм выросла с 1,9 до 2,6 млрд крон, а не до 2,4 млрд, как сообщалось ранее. Министерство транспорта запросит дополнительное финансирование."
+	w := 1.0
+	circular := func(id, day, title, text string) schemas.Document {
+		return schemas.Document{DocID: id, PublishedAt: mustDay(day).Add(10*time.Hour + 30*time.Minute), Title: title, Text: text,
+			Source: "cbn-press", URL: URLPrefix + "cbn-press/" + id, SourceWeight: &w, Topic: "key-rate", Lang: "en", Kind: schemas.KindStanding}
+	}
+	return []schemas.Document{
+		circular(CircularOld, "2026-01-15", "CBN Circular No. 3/2026: required reserves of banks",
+			"Banks shall hold required reserves of 3% of their deposits with the Central Bank of Nordavia."),
+		edit,
+		fix,
+		circular(CircularNew, "2026-02-20", "CBN Circular No. 9/2026: required reserves of banks",
+			"In supersession of CBN Circular No. 3/2026, banks shall hold required reserves of 4% of their deposits with the Central Bank of Nordavia with effect from 1 March 2026."),
 	}
 }
 

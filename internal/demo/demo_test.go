@@ -380,3 +380,39 @@ func BenchmarkDocuments(b *testing.B) {
 		Documents()
 	}
 }
+
+// TestChanges: the documents that change are an edit and a correction of existing documents
+// (same doc_id, other content, a later time) and two standing circulars, the second saying it
+// supersedes the first and when it applies.
+func TestChanges(t *testing.T) {
+	byID := map[string]schemas.Document{}
+	for _, d := range Documents() {
+		byID[d.DocID] = d
+	}
+	var versions, standing int
+	for _, c := range Changes() {
+		if d, ok := byID[c.DocID]; ok {
+			versions++
+			if d.ContentHash() == c.ContentHash() || !c.PublishedAt.After(d.PublishedAt) || c.Kind != "" {
+				t.Errorf("%s: not a later version of its document", c.DocID)
+			}
+			continue
+		}
+		if c.Kind != schemas.KindStanding || c.Source != "cbn-press" {
+			t.Errorf("%s: a new document that is not a standing circular", c.DocID)
+		}
+		standing++
+	}
+	if versions != 2 || standing != 2 {
+		t.Errorf("%d versions and %d circulars, want 2 and 2", versions, standing)
+	}
+	var newer schemas.Document
+	for _, c := range Changes() {
+		if c.DocID == CircularNew {
+			newer = c
+		}
+	}
+	if !strings.Contains(newer.Text, "In supersession of CBN Circular No. 3/2026") || !strings.Contains(newer.Text, "with effect from 1 March 2026") {
+		t.Errorf("the new circular does not say what it supersedes and when: %q", newer.Text)
+	}
+}
