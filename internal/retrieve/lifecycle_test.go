@@ -4,47 +4,21 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/asofrag/asof/internal/asofday"
-	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 )
 
-// lifeShard builds a real shard of chunks (flat vectors + bleve BM25) with the lifecycle t
-// applied to its rows.
+// lifeShard builds a real shard of chunks (chunkShard) with the lifecycle x applied to its rows.
 func lifeShard(t testing.TB, id string, chunks []schemas.Chunk, vecs [][]float32, x *lifecycle.Index) *Shard {
 	t.Helper()
-	s := &Shard{ID: id, Vectors: vecindex.New(len(vecs[0]), "test"), Chunks: chunks}
-	var docs []lexical.Doc
-	for i, c := range chunks {
-		if err := s.Vectors.Add(vecs[i]); err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, lexical.Doc{Row: i, Text: c.Text, Lang: c.Lang, PublishedAt: c.PublishedAt})
-		if i == 0 || c.PublishedAt.Before(s.MinDate) {
-			s.MinDate = c.PublishedAt
-		}
-		if c.PublishedAt.After(s.MaxDate) {
-			s.MaxDate = c.PublishedAt
-		}
-	}
-	dir := filepath.Join(t.TempDir(), id)
-	if err := lexical.Build(dir, docs); err != nil {
-		t.Fatal(err)
-	}
-	lx, err := lexical.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lx.Close() })
-	s.Lexical = lx
+	s := chunkShard(t, id, chunks, vecs)
 	s.Life = x.Life(chunks)
 	return s
 }

@@ -47,16 +47,27 @@ func unit(v ...float32) []float32 {
 // makeShard builds a real shard (flat vectors + bleve BM25) from fixtures.
 func makeShard(t testing.TB, id string, fx []fixture) *Shard {
 	t.Helper()
-	s := &Shard{ID: id, Vectors: vecindex.New(len(fx[0].vec), "test")}
-	var docs []lexical.Doc
+	chunks := make([]schemas.Chunk, len(fx))
+	vecs := make([][]float32, len(fx))
 	for i, f := range fx {
 		lang := cmp.Or(textnorm.Lang(f.text), "en")
-		c := schemas.Chunk{ChunkID: f.id + "#0", DocID: f.id, PublishedAt: d(f.date), Text: f.text, Source: f.source, Lang: lang, SourceWeight: f.sw}
-		s.Chunks = append(s.Chunks, c)
-		if err := s.Vectors.Add(f.vec); err != nil {
+		chunks[i] = schemas.Chunk{ChunkID: f.id + "#0", DocID: f.id, PublishedAt: d(f.date), Text: f.text, Source: f.source, Lang: lang, SourceWeight: f.sw}
+		vecs[i] = f.vec
+	}
+	return chunkShard(t, id, chunks, vecs)
+}
+
+// chunkShard builds a real shard (flat vectors + bleve BM25 over each chunk's text) of chunks
+// and their vectors; its index lives in t's temp folder and is closed when t ends.
+func chunkShard(t testing.TB, id string, chunks []schemas.Chunk, vecs [][]float32) *Shard {
+	t.Helper()
+	s := &Shard{ID: id, Vectors: vecindex.New(len(vecs[0]), "test"), Chunks: chunks}
+	var docs []lexical.Doc
+	for i, c := range chunks {
+		if err := s.Vectors.Add(vecs[i]); err != nil {
 			t.Fatal(err)
 		}
-		docs = append(docs, lexical.Doc{Row: i, Text: f.text, Lang: lang, PublishedAt: c.PublishedAt})
+		docs = append(docs, lexical.Doc{Row: i, Text: c.Text, Lang: c.Lang, PublishedAt: c.PublishedAt})
 		if i == 0 || c.PublishedAt.Before(s.MinDate) {
 			s.MinDate = c.PublishedAt
 		}
