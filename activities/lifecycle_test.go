@@ -209,6 +209,10 @@ func TestStandingIndex(t *testing.T) {
 		if !strings.Contains(ans.Standing, "in force on "+tc.day) || !strings.Contains(ans.Interpretation, "the texts in force on "+tc.day) {
 			t.Errorf("as of %s: standing %q, read as %q", tc.day, ans.Standing, ans.Interpretation)
 		}
+		// Texts in force only (the news item is not out before 2025): nothing is "new".
+		if news := strings.Contains(got, "news-2025"); strings.Contains(ans.Summary, "New in the last") != news {
+			t.Errorf("as of %s: the summary's new section with news %v:\n%s", tc.day, news, ans.Summary)
+		}
 	}
 	if ans := askAt(t, env, "regs", "grievances redressed", "2025-06-01"); ans.Counts.Superseded != 2 || !strings.Contains(ans.Standing, "2 superseded texts") {
 		t.Errorf("counts %+v, standing %q: want 2 superseded texts left out", ans.Counts, ans.Standing)

@@ -165,4 +165,6 @@ type CandidateRow struct {
 	Fragments  int32    `parquet:"fragments" json:"fragments"`
 	// Folded are the documents folded into it as near-duplicates (answer.Hit.Folded).
 	Folded []string `parquet:"folded,list" json:"folded,omitempty"`
+	// Kind is the document's kind ("standing"; empty: news).
+	Kind string `parquet:"kind,optional" json:"kind,omitempty"`
 }

@@ -741,7 +741,8 @@ func Docs(hits []Hit) []evidence.Doc {
 	docs := make([]evidence.Doc, 0, len(hits))
 	for _, h := range hits {
 		docs = append(docs, evidence.Doc{DocID: h.Chunk.DocID, ChunkID: h.Chunk.ChunkID, Title: h.Chunk.Title, Text: h.Chunk.Text,
-			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score, Cosine: float64(h.Cos), Folded: h.Folded})
+			URL: h.Chunk.URL, Sources: h.Sources, PublishedAt: h.Chunk.PublishedAt, Score: h.Score, Cosine: float64(h.Cos), Folded: h.Folded,
+			Standing: h.Chunk.Kind == schemas.KindStanding})
 	}
 	return docs
 }
@@ -821,6 +822,11 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 		}
 		return Composed{Summary: render.Markdown(b, nil), SummaryMethod: b.Method, Brief: &b}, nil
 	}
+	if allStanding(docs) {
+		// Texts in force, not news: nothing is "new in the last days"; the latest text in
+		// force leads the summary instead.
+		in.Summary.NewDays = 0
+	}
 	cx, err := Select(docs, in.AsOf, in.Context, in.Evolution)
 	if err != nil {
 		return Composed{}, err
@@ -855,6 +861,16 @@ func Compose(in ComposeInput, docs []evidence.Doc) (Composed, error) {
 	out.Summary, out.SummaryMethod, out.Brief = render.Markdown(b, out.Blocks), b.Method, &b
 	render.MarkShown(b, out.Blocks)
 	return out, nil
+}
+
+// allStanding reports whether every document is a standing text.
+func allStanding(docs []evidence.Doc) bool {
+	for _, d := range docs {
+		if !d.Standing {
+			return false
+		}
+	}
+	return len(docs) > 0
 }
 
 // Result is a hit as an answer's result row, ranked from 1.

@@ -20,7 +20,7 @@ func CandidateRows(pool []Hit) []schemas.CandidateRow {
 		rows[i] = schemas.CandidateRow{Rank: int32(i + 1), DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt,
 			Source: c.Chunk.Source, Sources: f.Sources, Title: c.Chunk.Title, URL: c.Chunk.URL, Text: c.Chunk.Text, Score: c.Score,
 			Cosine: float64(c.Cos), BM25: c.BM25, RankDense: int32(c.RankDense), RankBM25: int32(c.RankBM25), RankTime: int32(c.RankTime),
-			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments)), Folded: f.Folded}
+			Group: c.Group, Duplicates: int32(f.Duplicates), Fragments: int32(max(1, c.Fragments)), Folded: f.Folded, Kind: c.Chunk.Kind}
 	}
 	return rows
 }
@@ -81,7 +81,8 @@ func ApplyVerdicts(rows []schemas.CandidateRow, v Verdicts, rep *schemas.JudgeRe
 		}
 		rep.Kept++
 		out.Docs = append(out.Docs, evidence.Doc{DocID: r.DocID, ChunkID: r.ChunkID, Title: r.Title, Text: r.Text, URL: r.URL,
-			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score, Grade: grade[int(r.Rank)], Cosine: r.Cosine, Folded: r.Folded})
+			Sources: r.Sources, PublishedAt: r.PublishedAt, Score: r.Score, Grade: grade[int(r.Rank)], Cosine: r.Cosine, Folded: r.Folded,
+			Standing: r.Kind == schemas.KindStanding})
 		if r.Group != "" {
 			out.Groups[r.DocID] = r.Group
 		}

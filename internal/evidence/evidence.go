@@ -38,6 +38,8 @@ type Doc struct {
 	Cosine float64
 	// Folded are the documents folded into it as near-duplicates.
 	Folded []string
+	// Standing is set for a standing text (in force until superseded; schemas.KindStanding).
+	Standing bool
 }
 
 // Options shape the context.
