@@ -35,6 +35,10 @@ type Document struct {
 	// Supersedes lists, separated by ";" or ",", the doc_ids or identifiers of the texts this
 	// one supersedes (a supersedes column).
 	Supersedes string `parquet:"supersedes,optional" json:"supersedes,omitempty"`
+	// UpdatedAt is when this text of the document was published, when the input says it was
+	// edited after PublishedAt (an updated_at column): the row is then indexed as of UpdatedAt
+	// (PublishedAt is set to it), so that its text is never served before it was written.
+	UpdatedAt *time.Time `parquet:"updated_at,optional,timestamp(millisecond)" json:"updated_at,omitempty"`
 	// Version is the document's version when it is not its first (2, 3, …: a row whose doc_id
 	// the index holds with other content); 0 for a first version.
 	Version int32 `parquet:"version,optional" json:"version,omitempty"`

@@ -68,7 +68,7 @@ same input is a no-op. It ends with a table that accounts for every row read:
 read = indexed + quarantined + skipped.
 
 Input columns are the canonical doc_id, published_at, text (required) and title, source, url,
-source_weight, topic, lang, kind, effective_at, supersedes (optional); --map maps other names
+source_weight, topic, lang, kind, effective_at, supersedes, updated_at (optional); --map maps other names
 (--telegram for the Telegram layout).
 
 Documents that change: a row whose doc_id is indexed (or read before) with other content and a

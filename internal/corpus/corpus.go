@@ -58,7 +58,7 @@ var textColumns = map[string]bool{"text": true, "title": true}
 // every input must have and the optional rest (TestCanonicalColumnsAreDocumentFields).
 var (
 	requiredColumns = []string{"doc_id", "published_at", "text"}
-	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang", "kind", "effective_at", "supersedes"}
+	optionalColumns = []string{"title", "source", "url", "source_weight", "topic", "lang", "kind", "effective_at", "supersedes", "updated_at"}
 	// plannedFields are schemas.Document fields the build sets, never read from an input: a
 	// document's version comes from what the index holds.
 	plannedFields = []string{"version"}
@@ -648,7 +648,7 @@ func (l *Loader) columns(s *parquet.Schema, name string) ([]column, error) {
 			return nil, fmt.Errorf("%s: %w: column %q is a list; %s needs a single value per row", name, ErrColumnType, input, canon)
 		}
 		c := column{canon: canon, index: leaf.ColumnIndex, kind: leaf.Node.Type().Kind()}
-		if canon == "published_at" || canon == "effective_at" {
+		if canon == "published_at" || canon == "effective_at" || canon == "updated_at" {
 			if err := timeEncoding(&c, leaf.Node); err != nil {
 				return nil, fmt.Errorf("%s: %w: column %q: %w", name, ErrColumnType, input, err)
 			}
@@ -756,16 +756,20 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 		if !ok || v.IsNull() {
 			continue
 		}
-		if c.canon == "effective_at" {
+		if c.canon == "effective_at" || c.canon == "updated_at" {
 			if v.Kind() == parquet.ByteArray && strings.TrimSpace(string(v.ByteArray())) == "" {
 				continue // an empty string: none, like a null
 			}
 			t, raw, err := decodeTime(v, c)
 			if err != nil || t.Year() < minYear || t.Year() > maxYear {
-				badEffective = raw
+				badEffective = c.canon + " " + strconv.Quote(raw)
 				continue
 			}
-			doc.EffectiveAt = &t
+			if c.canon == "updated_at" {
+				doc.UpdatedAt = &t
+			} else {
+				doc.EffectiveAt = &t
+			}
 			continue
 		}
 		if c.canon == "source_weight" {
@@ -836,7 +840,10 @@ func (l *Loader) decode(row parquet.Row, byCol []parquet.Value, cols []column, f
 	case badKind != "":
 		return doc, quarantine(schemas.ReasonBadKind, fmt.Sprintf("kind %q: use %s or %s", evidenceCut(badKind, 40), schemas.KindNews, schemas.KindStanding))
 	case badEffective != "":
-		return doc, quarantine(schemas.ReasonBadDate, fmt.Sprintf("cannot read effective_at %q", evidenceCut(badEffective, 60)))
+		return doc, quarantine(schemas.ReasonBadDate, "cannot read "+evidenceCut(badEffective, 80))
+	}
+	if doc.UpdatedAt != nil && doc.UpdatedAt.After(doc.PublishedAt) {
+		doc.PublishedAt = *doc.UpdatedAt // the text as edited is known from then on
 	}
 	return doc, nil
 }

@@ -521,3 +521,36 @@ func TestVersions(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestUpdatedAt: a row edited after its publication (updated_at) is indexed as of the edit,
+// so that the edited text never reaches an answer before it was written; a bad updated_at is
+// quarantined as bad_date, an empty one is none.
+func TestUpdatedAt(t *testing.T) {
+	type edited struct {
+		DocID       string `parquet:"doc_id"`
+		PublishedAt string `parquet:"published_at"`
+		UpdatedAt   string `parquet:"updated_at"`
+		Text        string `parquet:"text"`
+	}
+	rows := []edited{
+		{"a", "2024-03-01", "2024-03-04T09:00:00Z", "edited text"},
+		{"b", "2024-03-01", "", "never edited"},
+		{"c", "2024-03-01", "2024-02-01", "updated before published: published stands"},
+		{"d", "2024-03-01", "soon", "bad"},
+	}
+	l := NewLoader(Options{})
+	res, err := load(t, l, writeParquet(t, rows), "u.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.docs {
+		got = append(got, d.DocID+" "+d.PublishedAt.Format(time.RFC3339))
+	}
+	if want := "a 2024-03-04T09:00:00Z,b 2024-03-01T00:00:00Z,c 2024-03-01T00:00:00Z"; strings.Join(got, ",") != want {
+		t.Errorf("documents %s, want %s", strings.Join(got, ","), want)
+	}
+	if len(res.rejects) != 1 || res.rejects[0].Reason != schemas.ReasonBadDate || !strings.Contains(res.rejects[0].Detail, `updated_at "soon"`) {
+		t.Errorf("rejects %+v", res.rejects)
+	}
+}
