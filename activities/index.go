@@ -529,24 +529,37 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 			base = indexplan.ShardIDs(m.Shards)
 		}
 		p, err := indexplan.Publish(in.Build, live, seq, base)
-		if err != nil || p.Unchanged {
+		if err != nil {
 			return nil, err
 		}
-		rebased = p.Rebased
-		ids := indexplan.ShardList(p.Manifest.Shards)
+		shards := p.Manifest.Shards
+		if p.Unchanged {
+			shards = live.Shards
+		}
+		ids := indexplan.ShardList(shards)
 		ref, ok := lives[ids]
 		if !ok {
-			if ref, err = storeio.ResolveLifecycle(ctx, a.Bucket, in.Index, p.Manifest.Shards, lifecycle.DefaultOptions(), func(n int) { heartbeat(ctx, n) }); err != nil {
+			if ref, err = storeio.ResolveLifecycle(ctx, a.Bucket, in.Index, shards, lifecycle.DefaultOptions(), func(n int) { heartbeat(ctx, n) }); err != nil {
 				return nil, err
 			}
 			lives[ids] = ref
 		}
+		lifeRef = ref
+		if p.Unchanged {
+			// The same shards: unchanged unless this build reads them otherwise (another
+			// --kind, or a lifecycle resolved anew), which publishes the live shards with it.
+			if live.Kind == indexplan.ManifestKind(in.Kind) && sameLifecycle(live.Lifecycle, ref) {
+				return nil, nil
+			}
+			p.Manifest = *live
+			p.Manifest.Kind, p.Manifest.CreatedAt = indexplan.ManifestKind(in.Kind), in.CreatedAt.UTC()
+		}
+		rebased = p.Rebased
 		p.Manifest.Lifecycle = ref
 		p.Manifest.Version = schemas.ManifestVersionOf(p.Manifest)
-		lifeRef = ref
 		return &p.Manifest, nil
 	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {
-		return indexplan.SameShards(existing, m.Shards, m.Model)
+		return indexplan.SameShards(existing, m.Shards, m.Model) && existing.Kind == m.Kind && sameLifecycle(existing.Lifecycle, m.Lifecycle)
 	})
 	if err != nil {
 		return PublishManifestResult{}, mismatch(err) // indexplan.ErrRebuilt is final
@@ -555,6 +568,14 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 		a.Metrics.ManifestPublished(time.Since(began))
 	}
 	return PublishManifestResult{Key: pub.Key, Seq: pub.Seq, Unchanged: pub.Unchanged, Rebased: rebased && !pub.Unchanged, Chunks: chunks, Lifecycle: lifeRef}, nil
+}
+
+// sameLifecycle reports whether two manifests name the same lifecycle table (or none).
+func sameLifecycle(a, b *schemas.LifecycleRef) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Key == b.Key && a.SHA256 == b.SHA256
 }
 
 // plannedShards lists the shards a build with a stored plan publishes (storeio.PlannedShards);

@@ -218,3 +218,32 @@ func TestStandingIndex(t *testing.T) {
 		t.Errorf("counts %+v, standing %q: want 2 superseded texts left out", ans.Counts, ans.Standing)
 	}
 }
+
+// TestPublishAgain: publishing the same build again is unchanged; the same shards read as
+// another kind publish a new manifest that says so, with the lifecycle table of those shards.
+func TestPublishAgain(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	env, b := buildEnv(t)
+	var a *activities.Activities
+	putLifeRows(t, b, "corpora/k.parquet", []lifeRow{ // standing by their kind column, whatever the build's kind
+		{DocID: "r1", PublishedAt: "2013-01-01", Title: "IA", Text: "Regulation 8: net worth of fifty lakh rupees.", Source: "SEBI", Kind: "standing"},
+		{DocID: "r2", PublishedAt: "2024-12-16", Title: "IA", Text: "Regulation 8: a deposit instead of net worth.", Source: "SEBI", Kind: "standing"},
+	})
+	plan, pub := publishRows(t, env, "k", "corpora/k.parquet", "", false)
+	if pub.Unchanged || pub.Lifecycle == nil || pub.Lifecycle.Stats.Superseded != 1 {
+		t.Fatalf("first publish %+v", pub)
+	}
+	cfg := schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100}
+	m, _ := layout.ReadLive(context.Background(), b, "k")
+	build := indexplan.Build{Index: "k", Period: "month", Chunk: cfg, Model: plan.Model, Shards: m.Shards, Counts: plan.Counts, CreatedAt: time.Now()}
+	again := run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Build: build})
+	if !again.Unchanged || again.Seq != pub.Seq {
+		t.Fatalf("the same build again: %+v, want unchanged at seq %d", again, pub.Seq)
+	}
+	build.Kind = schemas.KindStanding
+	kinded := run[activities.PublishManifestResult](t, env, a.PublishManifest, activities.PublishManifestInput{Build: build})
+	m2, err := layout.ReadLive(context.Background(), b, "k")
+	if kinded.Unchanged || kinded.Seq != pub.Seq+1 || err != nil || m2.Kind != schemas.KindStanding || m2.Lifecycle == nil || m2.Lifecycle.Key != pub.Lifecycle.Key {
+		t.Fatalf("the same shards as standing: %+v, manifest %+v (%v)", kinded, m2, err)
+	}
+}

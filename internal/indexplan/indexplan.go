@@ -189,10 +189,7 @@ func Publish(b Build, live *schemas.Manifest, liveSeq int, base map[string]bool)
 		return Publication{Unchanged: true}, nil
 	}
 	m := schemas.Manifest{Version: schemas.ManifestVersion, Index: b.Index, CreatedAt: b.CreatedAt.UTC(),
-		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts, Kind: b.Kind}
-	if b.Kind == schemas.KindNews {
-		m.Kind = ""
-	}
+		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts, Kind: ManifestKind(b.Kind)}
 	m.Version = schemas.ManifestVersionOf(m)
 	for _, s := range shards {
 		m.Counts.Chunks += int64(s.Chunks)
@@ -255,6 +252,15 @@ func SameShards(m schemas.Manifest, shards []schemas.ShardMeta, model schemas.Mo
 		}
 	}
 	return true
+}
+
+// ManifestKind is how a manifest records a build's kind: "" for news (every index before kinds
+// reads so), schemas.KindStanding as it is.
+func ManifestKind(kind string) string {
+	if kind == schemas.KindNews {
+		return ""
+	}
+	return kind
 }
 
 // Kinded reads docs as kind says where a row says none (the kind column wins; "" and
