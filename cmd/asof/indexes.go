@@ -208,11 +208,7 @@ shards; delete removes every object under indexes/<name>/.`,
 					return noIndex(name)
 				}
 				if lifecycleToo {
-					m, err := layout.ReadLive(ctx, st.Bucket, name)
-					if err != nil {
-						return err
-					}
-					rep, err := storeio.GetLifecycleReport(ctx, st.Bucket, name, m)
+					rep, err := catalog.Lifecycle(ctx, st.Bucket, name)
 					if err != nil {
 						return err
 					}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
@@ -193,6 +194,16 @@ func (e *Index) fill(ctx context.Context, b blob.Bucket, detail bool) error {
 		e.ModelSHA256, e.ModelDim = m.Model.SHA256, m.Model.Dim
 	}
 	return nil
+}
+
+// Lifecycle is the report of the lifecycle table of index's live manifest: every supersession
+// link and warning (nil when the index has no table: no standing text, no second version).
+func Lifecycle(ctx context.Context, b blob.Bucket, index string) (*storeio.LifecycleReport, error) {
+	m, err := layout.ReadLive(ctx, b, index)
+	if err != nil {
+		return nil, err
+	}
+	return storeio.GetLifecycleReport(ctx, b, index, m)
 }
 
 // DigestDay is one stored digest: a name's day folder under digests/.
