@@ -19,8 +19,8 @@ import (
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/textnorm"
 	"github.com/asofrag/asof/schemas"
 )
