@@ -10,7 +10,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
 	_ "embed" // the page
 	"encoding/json"
@@ -23,15 +22,14 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
+	asof "github.com/asofrag/asof/client"
+
 	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -59,6 +57,7 @@ type Config struct {
 
 type server struct {
 	cfg     Config
+	c       *asof.Client
 	openapi []byte
 }
 
@@ -74,13 +73,20 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: OpenAPI document: %w", err)
 	}
-	s := &server{cfg: cfg, openapi: doc}
+	// Eager start: when a worker made from this client polls the queue (asof serve's own), the
+	// server hands an Ask's first workflow task back with the start instead of through
+	// matching; without one, the start is an ordinary one.
+	c := &asof.Client{Temporal: cfg.Client, Store: cfg.Bucket, UI: cfg.UI, Eager: true}
+	s := &server{cfg: cfg, c: c, openapi: doc}
 	handlers := map[string]http.HandlerFunc{
 		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
 		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
 		"getEval": s.getEval, "openapi": s.getOpenAPI,
 		"listAnswers": listing(s, catalog.Answers), "getAnswer": storedDoc(s, apispec.CheckRunID, catalog.AnswerDoc, catalog.ErrNoAnswer, "GET /v1/answers"),
 		"listEvals": listing(s, catalog.Evals), "getEvalReport": storedDoc(s, apispec.CheckEvalID, evalDoc, catalog.ErrNoEval, "GET /v1/evals"),
+		"startIndex": s.startIndex, "getIndexBuild": s.getIndexBuild, "deleteIndex": s.deleteIndex, "startEval": s.startEval,
+		"listSchedules": s.listSchedules, "createSchedule": s.createSchedule, "getSchedule": s.getSchedule, "deleteSchedule": s.deleteSchedule,
+		"triggerSchedule": s.triggerSchedule, "pauseSchedule": s.pauseSchedule(true), "unpauseSchedule": s.pauseSchedule(false),
 	}
 	mux := http.NewServeMux()
 	for _, op := range apispec.Operations {
@@ -147,14 +153,19 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, apispec.ErrorBody{Error: msg})
 }
 
-// fail answers err with its status: a bad request 400, a missing thing 404, anything else
-// 500 (logged).
+// fail answers err with its status: a bad request 400, a missing thing 404, a conflict with
+// work under way or a name taken 409, anything else 500 (logged).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var noIndex *catalog.NoIndexError
+	var noSchedule *asof.NoScheduleError
 	status := http.StatusInternalServerError
 	switch {
 	case apispec.IsInvalid(err):
 		status = http.StatusBadRequest
+	case errors.Is(err, asof.ErrIndexBusy), errors.Is(err, asof.ErrIndexBuilding), errors.Is(err, asof.ErrScheduleExists):
+		status = http.StatusConflict
+	case errors.As(err, &noSchedule), errors.Is(err, asof.ErrNoWorkflow):
+		status = http.StatusNotFound
 	case errors.As(err, &noIndex), errors.Is(err, catalog.ErrNoDigest), errors.Is(err, catalog.ErrNoDay), errors.Is(err, blob.ErrNotFound),
 		errors.Is(err, catalog.ErrNoAnswer), errors.Is(err, catalog.ErrNoEval), errors.Is(err, catalog.ErrNoFormat):
 		status = http.StatusNotFound
@@ -231,32 +242,16 @@ func (s *server) ask(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	if err := catalog.RequireIndex(ctx, s.cfg.Bucket, in.Index); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	// Eager start: when a worker made from this client polls the queue (asof serve's own), the
-	// server hands the first workflow task back with the start instead of through matching;
-	// without one, the start is an ordinary one.
-	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.AskWorkflowID(in.Index, time.Now()) + "-" + rand.Text()[:8], TaskQueue: workflows.TaskQueue, // concurrent asks: one id each
-		EnableEagerStart: true,
-	}, workflows.Ask, in)
+	ans, err := s.c.Ask(r.Context(), in)
 	if err != nil {
-		s.fail(w, r, fmt.Errorf("start ask: %w", err))
-		return
-	}
-	var ans schemas.Answer
-	if err := run.Get(ctx, &ans); err != nil {
-		s.fail(w, r, fmt.Errorf("ask %s: %w", in.Index, workflows.ExplainFailure(err, run.GetID(), s.cfg.UI)))
+		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, ans)
 }
 
 func (s *server) listIndexes(w http.ResponseWriter, r *http.Request) {
-	l, err := catalog.Indexes(r.Context(), s.cfg.Bucket, "", false)
+	l, err := s.c.Indexes(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -273,16 +268,17 @@ func (s *server) getIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "index name: "+err.Error())
 		return
 	}
-	l, err := catalog.Indexes(r.Context(), s.cfg.Bucket, name, true)
+	ix, err := s.c.GetIndex(r.Context(), name)
+	var none *asof.NoIndexError
+	if errors.As(err, &none) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no index named %q (GET /v1/indexes lists them)", name))
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if len(l) == 0 {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no index named %q (GET /v1/indexes lists them)", name))
-		return
-	}
-	writeJSON(w, http.StatusOK, l[0])
+	writeJSON(w, http.StatusOK, ix)
 }
 
 func (s *server) listDigests(w http.ResponseWriter, r *http.Request) {
@@ -448,57 +444,28 @@ func (s *server) startDigest(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	if err := catalog.RequireIndex(ctx, s.cfg.Bucket, checked.Index); err != nil {
+	run, err := s.c.StartDigest(r.Context(), workflows.DigestInputFrom(checked))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	in := workflows.DigestInputFrom(checked)
-	run, err := s.cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.DigestWorkflowID(in.Name, time.Now()), TaskQueue: workflows.TaskQueue,
-	}, workflows.Digest, in)
-	if err != nil {
-		s.fail(w, r, fmt.Errorf("start digest: %w", err))
-		return
-	}
-	writeJSON(w, http.StatusAccepted, apispec.Started{WorkflowID: run.GetID()})
+	writeJSON(w, http.StatusAccepted, apispec.Started{WorkflowID: run.ID()})
 }
 
 func (s *server) getEval(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("workflow_id")
-	if !strings.HasPrefix(id, workflows.EvalWorkflowID("")) {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("workflow id %q is not an eval's (they start with %s)", id, workflows.EvalWorkflowID("")))
+	if !asof.IsEvalID(id) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("workflow id %q is not an eval's (they start with %s)", id, asof.EvalID("")))
 		return
 	}
-	ctx := r.Context()
-	d, err := s.cfg.Client.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
+	st, err := s.c.WorkflowStatus(r.Context(), id)
+	if errors.Is(err, asof.ErrNoWorkflow) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no workflow %q", id))
 		return
 	}
 	if err != nil {
-		s.fail(w, r, fmt.Errorf("describe workflow %s: %w", id, err))
+		s.fail(w, r, err)
 		return
-	}
-	st := apispec.Status{WorkflowID: id}
-	switch d.GetWorkflowExecutionInfo().GetStatus() {
-	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		st.Status = apispec.StatusRunning
-		writeJSON(w, http.StatusOK, st)
-		return
-	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED, enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
-		st.Status = apispec.StatusCompleted
-	default:
-		st.Status = apispec.StatusFailed
-	}
-	var res json.RawMessage
-	err = s.cfg.Client.GetWorkflow(ctx, id, "").Get(ctx, &res)
-	switch {
-	case err != nil:
-		st.Status, st.Error = apispec.StatusFailed, workflows.ExplainFailure(err, id, s.cfg.UI).Error()
-	default:
-		st.Result = res
 	}
 	writeJSON(w, http.StatusOK, st)
 }

@@ -2,7 +2,8 @@ package workflows
 
 // This file is asof's public workflow API: what a client (the CLI, the examples, another
 // program) needs to start asof's workflows and read their results: the task queue, the inputs
-// and results, the workflow ids, the query name and the error types. The workflows themselves
+// and results, the query name and the error types. The workflow ids are the client package's
+// (client/ids.go), with a typed call per use case. The workflows themselves
 // are in one file each; the activities they call are not part of the API.
 
 import (
@@ -226,9 +227,6 @@ type InFlightShard struct {
 	Workflow string `json:"workflow,omitempty"`
 }
 
-// IndexWorkflowID names the build of an index (one at a time per index).
-func IndexWorkflowID(index string) string { return "asof-index-" + index }
-
 // Ask
 
 // AskInput is one as-of question.
@@ -337,11 +335,6 @@ func (o JudgeOptions) Validate() error {
 	return nil
 }
 
-// AskWorkflowID names a question's run (client time, for humans).
-func AskWorkflowID(index string, t time.Time) string {
-	return fmt.Sprintf("asof-ask-%s-%s", index, t.UTC().Format("20060102T150405.000Z"))
-}
-
 // Digest
 
 // DigestInput is a set of topics to answer as of one day.
@@ -380,11 +373,6 @@ func DigestInputFrom(d apispec.Digest) DigestInput {
 	return DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, AsOf: d.AsOf, TimeZone: d.TimeZone}
 }
 
-// DigestWorkflowID names a digest run started from the command line (client time, for humans).
-func DigestWorkflowID(name string, t time.Time) string {
-	return fmt.Sprintf("asof-digest-%s-%s", name, t.UTC().Format("20060102T150405.000Z"))
-}
-
 // Eval
 
 // EvalInput is one bulk evaluation.
@@ -416,9 +404,6 @@ type EvalResult struct {
 	Resumed  int                         `json:"resumed"`
 	Unjudged int                         `json:"unjudged"`
 }
-
-// EvalWorkflowID names an evaluation's run.
-func EvalWorkflowID(evalID string) string { return "asof-eval-" + evalID }
 
 // EvalSummaries
 
@@ -460,9 +445,6 @@ type EvalSummariesResult struct {
 	Failed  int `json:"failed"`
 }
 
-// EvalSummariesWorkflowID names a summaries evaluation's run.
-func EvalSummariesWorkflowID(evalID string) string { return "asof-eval-summaries-" + evalID }
-
 // HealthCheck
 
 // HealthCheckInput configures a health check.
@@ -482,9 +464,4 @@ type HealthCheckResult struct {
 	Bytes     int64                   `json:"bytes"`
 	WrittenAt time.Time               `json:"written_at"`
 	Queues    []activities.PingResult `json:"queues"`
-}
-
-// HealthCheckWorkflowID names a health-check run started at t (client time, for humans).
-func HealthCheckWorkflowID(t time.Time) string {
-	return fmt.Sprintf("asof-health-%s", t.UTC().Format("20060102T150405.000Z"))
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/catalog"
@@ -161,19 +160,10 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 		return err
 	}
 	defer stop()
-	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
-		return err
-	}
 	began := time.Now()
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.AskWorkflowID(f.index, began), TaskQueue: workflows.TaskQueue,
-	}, workflows.Ask, in)
+	ans, err := a.client(st).Ask(ctx, in)
 	if err != nil {
-		return fmt.Errorf("start ask: %w", err)
-	}
-	var ans schemas.Answer
-	if err := run.Get(ctx, &ans); err != nil {
-		return fmt.Errorf("ask %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
+		return err
 	}
 	if in.AsOfToday {
 		printf(a.stderr, "asof: as of today, %s (no --as-of)\n", ans.AsOf.UTC().Format(time.DateOnly))

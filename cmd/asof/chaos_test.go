@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	asof "github.com/asofrag/asof/client"
 	"io"
 	"log/slog"
 	"maps"
@@ -379,7 +380,7 @@ func (s *chaosStack) embedding() (inFlight []string, worker map[string]string, e
 		return nil, nil, err
 	}
 	defer c.Close()
-	id := workflows.IndexWorkflowID(s.indexName)
+	id := asof.IndexID(s.indexName)
 	v, err := c.QueryWorkflow(ctx, id, "", workflows.ProgressQuery)
 	if err != nil {
 		return nil, nil, err
@@ -491,7 +492,7 @@ type fault struct {
 // workflows of ids: their history lengths, summed, and the latest heartbeat or attempt start
 // of their pending activities.
 func (s *chaosStack) temporalState(ctx context.Context, c client.Client, ids []string) (events int64, latest time.Time, err error) {
-	id := workflows.IndexWorkflowID(s.indexName)
+	id := asof.IndexID(s.indexName)
 	for _, wf := range append([]string{id}, ids...) {
 		d, err := c.DescribeWorkflowExecution(ctx, wf, "")
 		if err != nil {

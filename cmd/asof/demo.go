@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/demo"
@@ -112,20 +113,21 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 
 	// 1. Index.
 	printf(a.stderr, "\n== 1/3 index %q: validate, chunk, embed, shard by month ==\n", demoIndex)
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, []string{corpusFile, changesFile})
+	c := a.client(st)
+	inputs, err := stageFiles(ctx, a, c, []string{corpusFile, changesFile})
 	if err != nil {
 		return err
 	}
-	run, err := startIndexBuild(ctx, a, st.Client, workflows.IndexBuildInput{
+	run, err := c.StartIndex(ctx, workflows.IndexBuildInput{
 		Index: demoIndex, Inputs: inputs, Period: "month", Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 100},
-	})
+	}, asof.StartIndexOptions{})
 	if err != nil {
 		return err
 	}
 	report := planReporter(a, served, false)
-	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, demoIndex, 32, run, time.Now(), report)
+	res, err := watchIndex(ctx, a.stderr, c, run, time.Now(), report)
 	if err != nil {
-		return a.indexFailed(st, demoIndex, "asof demo", run.GetID(), err)
+		return a.indexFailed(st, demoIndex, "asof demo", run.ID(), err)
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" {
 		printf(a.stderr, "%s\n", say)
@@ -135,17 +137,15 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 	// 2. Digest as of the anchor.
 	printf(a.stderr, "\n== 2/3 digest of %d topics as of %s ==\n\n", len(topics), demo.Anchor)
 	dbegin := time.Now()
-	drun, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.DigestWorkflowID("demo", time.Now()), TaskQueue: workflows.TaskQueue,
-	}, workflows.Digest, workflows.DigestInput{Name: "demo", Index: demoIndex, Topics: topics, AsOf: anchor, Judge: jo, Summarizer: summarizer})
+	drun, err := c.StartDigest(ctx, workflows.DigestInput{Name: "demo", Index: demoIndex, Topics: topics, AsOf: anchor, Judge: jo, Summarizer: summarizer})
 	if err != nil {
-		return fmt.Errorf("start digest: %w", err)
+		return err
 	}
-	var dres workflows.DigestResult
-	if err := drun.Get(ctx, &dres); err != nil {
-		return fmt.Errorf("digest: %w", explainFailure(err, drun.GetID(), a.uiHint()))
+	dres, err := drun.Wait(ctx)
+	if err != nil {
+		return err
 	}
-	if err := showDigest(ctx, a, st.Bucket, dres, out, false, time.Since(dbegin)); err != nil {
+	if err := showDigest(ctx, a, c, dres, out, false, time.Since(dbegin)); err != nil {
 		return err
 	}
 
@@ -169,15 +169,9 @@ func runDemo(ctx context.Context, a *app, out string, jf judgeFlags) error {
 			}
 		}
 		qbegan := time.Now()
-		arun, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: workflows.AskWorkflowID(demoIndex, qbegan), TaskQueue: workflows.TaskQueue,
-		}, workflows.Ask, in)
+		ans, err := c.Ask(ctx, in)
 		if err != nil {
-			return fmt.Errorf("start ask: %w", err)
-		}
-		var ans schemas.Answer
-		if err := arun.Get(ctx, &ans); err != nil {
-			return fmt.Errorf("ask %q: %w", q.Query, explainFailure(err, arun.GetID(), a.uiHint()))
+			return fmt.Errorf("question %q: %w", q.Query, err)
 		}
 		printf(a.stdout, "---\n\n**%s**\n\n", q.Title)
 		printAnswer(a.stdout, ans, time.Since(qbegan))

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/config"
@@ -69,7 +70,7 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 			if deps.Reranker != nil {
 				printf(a.stdout, "  Reranking %s\n", rerankerLine(deps))
 			}
-			if err := healthCheck(ctx, a.stdout, st.Client, webUIHint(a.cfg, st.Embedded.UIURL)); err != nil {
+			if err := healthCheck(ctx, a.stdout, &asof.Client{Temporal: st.Client, Store: st.Bucket, UI: webUIHint(a.cfg, st.Embedded.UIURL)}); err != nil {
 				return err
 			}
 			printAttach(a.stdout, st)
@@ -143,21 +144,21 @@ func s3KeyEnv(st *infra.Stack) string {
 }
 
 // healthCheck runs the HealthCheck workflow and prints its outcome.
-func healthCheck(ctx context.Context, w io.Writer, c client.Client, ui string) error {
+func healthCheck(ctx context.Context, w io.Writer, c *asof.Client) error {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	id := workflows.HealthCheckWorkflowID(began)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.HealthCheck, workflows.HealthCheckInput{})
+	run, err := c.StartHealthCheck(ctx, workflows.HealthCheckInput{})
 	if err != nil {
-		return fmt.Errorf("start health check: %w", err)
+		return err
 	}
-	var res workflows.HealthCheckResult
-	if err := run.Get(ctx, &res); err != nil {
+	id := run.ID()
+	res, err := run.Wait(ctx)
+	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("health check %s did not finish in 2 minutes (is a worker polling %s?)", id, workflows.TaskQueue)
 		}
-		return fmt.Errorf("health check: %w", explainFailure(err, id, ui))
+		return err
 	}
 	var queues []string
 	for _, q := range res.Queues {

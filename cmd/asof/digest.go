@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
@@ -129,15 +130,11 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 		return err
 	}
 	defer stop()
-	if err := checkIndexExists(ctx, st.Bucket, in.Index); err != nil {
-		return err
-	}
+	c := a.client(st)
 	began := time.Now()
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.DigestWorkflowID(in.Name, began), TaskQueue: workflows.TaskQueue,
-	}, workflows.Digest, in)
+	run, err := c.StartDigest(ctx, in)
 	if err != nil {
-		return fmt.Errorf("start digest: %w", err)
+		return err
 	}
 	today := ""
 	if in.AsOf.IsZero() {
@@ -147,21 +144,21 @@ func runDigest(ctx context.Context, a *app, f digestFlags) error {
 	if in.Name == "digest" { // the default name: not "digest digest"
 		label = "digest"
 	}
-	printf(a.stderr, "%s: %d topics on index %s%s (workflow %s)\n", label, len(in.Topics), in.Index, today, run.GetID())
-	var res workflows.DigestResult
-	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("%s: %w", label, explainFailure(err, run.GetID(), a.uiHint()))
+	printf(a.stderr, "%s: %d topics on index %s%s (workflow %s)\n", label, len(in.Topics), in.Index, today, run.ID())
+	res, err := run.Wait(ctx)
+	if err != nil {
+		return err
 	}
-	return showDigest(ctx, a, st.Bucket, res, f.out, f.asJSON, time.Since(began))
+	return showDigest(ctx, a, c, res, f.out, f.asJSON, time.Since(began))
 }
 
 // showDigest prints a written digest (Markdown, or JSON) and copies it to out when set.
-func showDigest(ctx context.Context, a *app, b blob.Bucket, res workflows.DigestResult, out string, asJSON bool, took time.Duration) error {
+func showDigest(ctx context.Context, a *app, c *asof.Client, res workflows.DigestResult, out string, asJSON bool, took time.Duration) error {
 	key := res.Keys.Markdown
 	if asJSON {
 		key = res.Keys.JSON
 	}
-	data, err := blob.ReadAll(ctx, b, key)
+	data, err := blob.ReadAll(ctx, c.Store, key)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", key, err)
 	}
@@ -173,7 +170,7 @@ func showDigest(ctx context.Context, a *app, b blob.Bucket, res workflows.Digest
 			return err
 		}
 		for _, k := range []string{res.Keys.Markdown, res.Keys.HTML, res.Keys.JSON} {
-			if err := copyOut(ctx, b, k, filepath.Join(out, path.Base(k))); err != nil {
+			if err := c.Download(ctx, k, filepath.Join(out, path.Base(k))); err != nil {
 				return err
 			}
 		}

@@ -2,25 +2,20 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
+	asof "github.com/asofrag/asof/client"
 
-	"github.com/asofrag/asof/internal/blob"
+	"github.com/spf13/cobra"
+
 	"github.com/asofrag/asof/internal/evalrun"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -168,14 +163,11 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 		return none, "", err
 	}
 	defer stop()
-	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
+	c := a.client(st)
+	if err := c.RequireIndex(ctx, f.index); err != nil {
 		return none, "", err
 	}
-	cur, err := blob.ReadAll(ctx, st.Bucket, layout.CurrentKey(f.index))
-	if err != nil {
-		return none, "", err
-	}
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	inputs, err := stageFiles(ctx, a, c, files)
 	if err != nil {
 		return none, "", err
 	}
@@ -184,76 +176,25 @@ func evaluate(ctx context.Context, a *app, f evalFlags) (workflows.EvalResult, s
 	if !in.Unlabelled {
 		in.QrelsKey = inputs[1].Key
 	}
-	in.EvalID = resumeID(in, cur)
+	run, err := c.StartEval(ctx, in)
+	if err != nil {
+		return none, "", err
+	}
 	names := strings.Join(f.systems, ", ")
 	if len(f.systems) > 12 {
 		names = fmt.Sprintf("%d systems (%s, …)", len(f.systems), strings.Join(f.systems[:8], ", "))
 	}
-	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, names, in.EvalID)
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.Eval, in)
+	printf(a.stderr, "evaluating %s with %s (eval %s)\n", f.index, names, strings.TrimPrefix(run.ID(), asof.EvalID("")))
+	res, err := run.Wait(ctx)
 	if err != nil {
-		return none, "", fmt.Errorf("start eval: %w", err)
-	}
-	var res workflows.EvalResult
-	if err := run.Get(ctx, &res); err != nil {
-		return none, "", fmt.Errorf("eval %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
+		return none, "", err
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.PerQueryKey, res.Finish.ReportKey} {
-		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
+		if err := c.Download(ctx, k, filepath.Join(out, path.Base(k))); err != nil {
 			return none, "", err
 		}
 	}
 	return res, out, nil
-}
-
-// resumeID names an evaluation by its inputs and the index version it runs on (the index's
-// CURRENT): equal inputs on the same version give the same id, so a rerun finds the finished
-// work and resumes.
-func resumeID[T any](in T, current []byte) string {
-	h := sha256.New()
-	json.NewEncoder(h).Encode(struct {
-		In      T
-		Current string
-		Code    string
-	}{in, string(current), codeVersion()})
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// codeVersion identifies the asof binary that starts an evaluation (the sha256 of its
-// executable): a rerun resumes only batches that this same code scored, never a previous
-// build's.
-var codeVersion = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
-})
-
-func copyOut(ctx context.Context, b blob.Bucket, key, dst string) error {
-	r, err := b.Get(ctx, key)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	w, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, r); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
 }
 
 func printEval(w io.Writer, res workflows.EvalResult, out string, took time.Duration) {

@@ -16,7 +16,6 @@ import (
 	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
-	"github.com/asofrag/asof/workflows"
 )
 
 const realtimeqa = "../../../shared/data/realtimeqa"
@@ -189,16 +188,4 @@ func evalMeasuresWhatAskServes(t *testing.T, common []string, questionsFile, per
 		}
 	}
 	t.Logf("eval's ranked lists equal ask's results for %d question×system pairs", compared)
-}
-
-// TestResumeID: equal inputs on one index version name one evaluation (a rerun resumes); a
-// new index version or another input names another.
-func TestResumeID(t *testing.T) {
-	in := workflows.EvalInput{Index: "rtqa", Systems: []string{"temporal_rrf"}, Limit: 5}
-	a, b := resumeID(in, []byte("manifests/000001.json")), resumeID(in, []byte("manifests/000001.json"))
-	in2 := in
-	in2.Limit = 6
-	if a != b || len(a) != 16 || a == resumeID(in, []byte("manifests/000002.json")) || a == resumeID(in2, []byte("manifests/000001.json")) {
-		t.Fatalf("ids %s %s", a, b)
-	}
 }

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-	"go.temporal.io/sdk/client"
+	asof "github.com/asofrag/asof/client"
 
-	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/layout"
+	"github.com/spf13/pflag"
+
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -117,14 +117,11 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 		return err
 	}
 	defer stop()
-	if err := checkIndexExists(ctx, st.Bucket, f.index); err != nil {
+	c := a.client(st)
+	if err := c.RequireIndex(ctx, f.index); err != nil {
 		return err
 	}
-	cur, err := blob.ReadAll(ctx, st.Bucket, layout.CurrentKey(f.index))
-	if err != nil {
-		return err
-	}
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	inputs, err := stageFiles(ctx, a, c, files)
 	if err != nil {
 		return err
 	}
@@ -142,22 +139,21 @@ func runEvalSummaries(ctx context.Context, a *app, f evalFlags, s summariesFlags
 	}
 	// Equal inputs on the same index version give the same id: a rerun resumes. The rubric is
 	// not part of it, so --rubric llm after a plain run grades the answers already there.
-	in.EvalID = resumeID(in, cur)
 	if s.rubric == workflows.RubricLLM {
 		in.Rubric = workflows.RubricLLM
 	}
 	began := time.Now()
-	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", files[0], f.index, in.EvalID)
-	run, err := st.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.EvalSummariesWorkflowID(in.EvalID), TaskQueue: workflows.TaskQueue}, workflows.EvalSummaries, in)
+	run, err := c.StartSummariesEval(ctx, in)
 	if err != nil {
-		return fmt.Errorf("start summaries eval: %w", err)
+		return err
 	}
-	var res workflows.EvalSummariesResult
-	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("summaries eval %s: %w", f.index, explainFailure(err, run.GetID(), a.uiHint()))
+	printf(a.stderr, "answering the queries of %s on %s and measuring the summaries (eval %s)\n", files[0], f.index, strings.TrimPrefix(run.ID(), asof.SummariesEvalID("")))
+	res, err := run.Wait(ctx)
+	if err != nil {
+		return err
 	}
 	for _, k := range []string{res.Finish.SummaryKey, res.Finish.TableKey, res.Finish.PerAnswerKey} {
-		if err := copyOut(ctx, st.Bucket, k, filepath.Join(out, path.Base(k))); err != nil {
+		if err := c.Download(ctx, k, filepath.Join(out, path.Base(k))); err != nil {
 			return err
 		}
 	}

@@ -1,41 +1,31 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/infra/models"
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
-	"github.com/asofrag/asof/internal/fsutil"
 	"github.com/asofrag/asof/internal/indexplan"
-	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/modelchoice"
 	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/internal/shard"
-	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -185,8 +175,12 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 		}
 	}
 	if len(remote) > 0 {
-		fetched, cleanup, err := fetchRemoteCorpora(ctx, a, remote)
-		defer cleanup()
+		tmp, err := os.MkdirTemp("", "asof-corpus-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		fetched, err := asof.FetchCorpora(ctx, tmp, remote, a.s3Options())
 		if err != nil {
 			return err
 		}
@@ -207,26 +201,33 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	}
 	defer stop()
 	report := planReporter(a, served, f.appendRows)
-	inputs, err := uploadCorpora(ctx, a.stderr, st.Bucket, files)
+	c := a.client(st)
+	inputs, err := stageFiles(ctx, a, c, files)
 	if err != nil {
 		return err
 	}
-	inputsKey, err := storeInputList(ctx, st.Bucket, inputs)
+	inputsKey, err := c.StoreInputList(ctx, inputs)
 	if err != nil {
 		return err
 	}
-	run, err := startIndexBuild(ctx, a, st.Client, workflows.IndexBuildInput{
+	run, err := c.StartIndex(ctx, workflows.IndexBuildInput{
 		Index: f.index, InputsKey: inputsKey, InputCount: len(inputs), Mapping: mapping, From: from, To: to, Period: f.period,
 		Chunk:       schemas.ChunkConfig{Size: f.size, Overlap: f.overlap, Min: f.min, MaxChunksPerDoc: f.max},
 		Concurrency: f.concurrency, EmbedPartSize: f.partSize, EmbedHeartbeat: f.heartbeat, MaxShardsPerRun: f.maxPerRun, Append: f.appendRows,
 		AllowFuture: f.allowFuture, Replace: f.replace, Kind: kind,
-	})
+	}, asof.StartIndexOptions{OnRunning: func(id string, same bool) {
+		if same {
+			printf(a.stderr, "a build of index %s with these inputs is already running (workflow %s): following it\n", f.index, id)
+		} else {
+			printf(a.stderr, "another build of index %s is running (workflow %s): this one starts when it ends\n", f.index, id)
+		}
+	}})
 	if err != nil {
 		return err
 	}
-	res, err := waitIndex(ctx, a.stderr, st.Client, st.Bucket, f.index, f.partSize, run, began, report)
+	res, err := watchIndex(ctx, a.stderr, c, run, began, report)
 	if err != nil {
-		return a.indexFailed(st, f.index, "the same command", run.GetID(), err)
+		return a.indexFailed(st, f.index, "the same command", run.ID(), err)
 	}
 	if say := report(res.Model, res.Counts.Languages); say != "" { // a build too short for the progress query to see its plan
 		printf(a.stderr, "%s\n", say)
@@ -293,81 +294,6 @@ func countsLine(counts map[string]int, order []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// startIndexBuild starts the IndexBuild workflow of in.Index. One build per index runs at a
-// time. When one is already running with the same inputs (this command run again, e.g. after
-// its CLI was killed), it is followed instead (this process's worker serves it too, so the
-// build resumes here). When it runs with other inputs (another append), this build waits for
-// it to end and then starts: following it would drop this command's rows while reporting the
-// other build's result.
-func startIndexBuild(ctx context.Context, a *app, c client.Client, in workflows.IndexBuildInput) (client.WorkflowRun, error) {
-	id := workflows.IndexWorkflowID(in.Index)
-	for {
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: id, TaskQueue: workflows.TaskQueue, WorkflowExecutionErrorWhenAlreadyStarted: true,
-		}, workflows.IndexBuild, in)
-		var already *serviceerror.WorkflowExecutionAlreadyStarted
-		if !errors.As(err, &already) {
-			if err != nil {
-				return nil, fmt.Errorf("start index build: %w", err)
-			}
-			return run, nil
-		}
-		running, err := runningIndexInput(ctx, c, id)
-		if err != nil {
-			return nil, fmt.Errorf("read the running build of index %s: %w", in.Index, err)
-		}
-		if sameIndexBuild(running, in) {
-			printf(a.stderr, "a build of index %s with these inputs is already running (workflow %s): following it\n", in.Index, id)
-			return c.GetWorkflow(ctx, id, ""), nil
-		}
-		printf(a.stderr, "another build of index %s is running (workflow %s): this one starts when it ends\n", in.Index, id)
-		// Its outcome is its own CLI's to report; this build plans on whatever it published.
-		if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// runningIndexInput reads the input of the latest run of workflow id from its first event.
-func runningIndexInput(ctx context.Context, c client.Client, id string) (workflows.IndexBuildInput, error) {
-	var in workflows.IndexBuildInput
-	it := c.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	if !it.HasNext() {
-		return in, errors.New("empty history")
-	}
-	ev, err := it.Next()
-	if err != nil {
-		return in, err
-	}
-	attrs := ev.GetWorkflowExecutionStartedEventAttributes()
-	if attrs == nil {
-		return in, fmt.Errorf("first event is %s", ev.GetEventType())
-	}
-	err = converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &in)
-	return in, err
-}
-
-// sameIndexBuild reports whether two builds index the same rows the same way: the same input
-// files, mapping, date range, period, chunking and mode. Tuning (concurrency, part size,
-// heartbeat, shards per run) and what a run sets itself (as-of, start, carried tallies) differ
-// freely.
-func sameIndexBuild(a, b workflows.IndexBuildInput) bool {
-	norm := func(in workflows.IndexBuildInput) string {
-		in.Concurrency, in.EmbedPartSize, in.EmbedHeartbeat, in.MaxShardsPerRun = 0, 0, 0, 0
-		in.AsOf, in.Started, in.Carried = time.Time{}, time.Time{}, nil
-		in.From, in.To = in.From.UTC(), in.To.UTC()
-		if in.Period == "" {
-			in.Period = "month"
-		}
-		if len(in.Mapping) == 0 {
-			in.Mapping = nil
-		}
-		out, _ := json.Marshal(in)
-		return string(out)
-	}
-	return norm(a) == norm(b)
-}
-
 // expandCorpora resolves paths and globs to absolute file paths.
 func expandCorpora(specs []string) ([]string, error) {
 	if len(specs) == 0 {
@@ -397,145 +323,18 @@ func expandCorpora(specs []string) ([]string, error) {
 	return files, nil
 }
 
-// fetchRemoteCorpora copies Parquet objects named by s3:// or file:// URLs (the last path
-// element may be a glob, e.g. s3://bucket/exports/2024-*.parquet) into a temporary folder,
-// keeping their names, so they go through the same checks and upload as local files.
-func fetchRemoteCorpora(ctx context.Context, a *app, urls []string) ([]string, func(), error) {
-	tmp, err := os.MkdirTemp("", "asof-corpus-")
+// stageFiles puts files in the store (client.Stage), saying which it uploaded.
+func stageFiles(ctx context.Context, a *app, c *asof.Client, files []string) ([]workflows.InputFile, error) {
+	staged, err := c.Stage(ctx, files)
 	if err != nil {
-		return nil, func() {}, err
+		return nil, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	var files []string
-	for i, raw := range urls {
-		loc, err := blob.ParseLocation(raw)
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("--corpus: %w", err)
-		}
-		var base, key string
-		switch loc.Scheme {
-		case "s3":
-			dir, file := path.Split(loc.Prefix)
-			q := ""
-			if len(loc.Query) > 0 {
-				q = "?" + loc.Query.Encode()
-			}
-			base, key = "s3://"+loc.Bucket+"/"+strings.TrimSuffix(dir, "/")+q, file
-		default:
-			dir, file := filepath.Split(loc.Path)
-			base, key = "file://"+dir, file
-		}
-		if key == "" {
-			return nil, cleanup, fmt.Errorf("--corpus %q: name a file (or a glob of files), not a folder", raw)
-		}
-		src, err := blob.Open(ctx, base, blob.S3Options{Endpoint: a.cfg.Store.Endpoint, Region: a.cfg.Store.Region, PathStyle: a.cfg.Store.PathStyle,
-			AccessKeyID: a.cfg.Store.AccessKeyID, SecretAccessKey: a.cfg.Store.SecretAccessKey})
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
-		}
-		var keys []string
-		err = src.Iter(ctx, "", func(o blob.ObjectInfo) error {
-			if ok, _ := path.Match(key, o.Key); ok && !strings.Contains(o.Key, "/") {
-				keys = append(keys, o.Key)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
-		}
-		if len(keys) == 0 {
-			return nil, cleanup, fmt.Errorf("--corpus %q: no such object", raw)
-		}
-		for _, k := range keys {
-			dst := filepath.Join(tmp, fmt.Sprint(i), k)
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return nil, cleanup, err
-			}
-			r, err := src.Get(ctx, k)
-			if err != nil {
-				return nil, cleanup, fmt.Errorf("--corpus %q: %w", raw, err)
-			}
-			out, err := os.Create(dst)
-			if err == nil {
-				_, err = io.Copy(out, r)
-				if cerr := out.Close(); err == nil {
-					err = cerr
-				}
-			}
-			r.Close()
-			if err != nil {
-				return nil, cleanup, fmt.Errorf("--corpus %q: fetch %s: %w", raw, k, err)
-			}
-			files = append(files, dst)
+	for _, s := range staged {
+		if s.Uploaded {
+			printf(a.stderr, "uploaded %s to %s\n", s.Path, s.Key)
 		}
 	}
-	return files, cleanup, nil
-}
-
-// uploadCorpora puts each file in the store under a content-addressed key (skipped when it
-// is already there), so workers anywhere can read it. Each is named by corpus.UniqueNames:
-// two files of one base name stay two rows of the result table.
-func uploadCorpora(ctx context.Context, log io.Writer, b blob.Bucket, files []string) ([]workflows.InputFile, error) {
-	var out []workflows.InputFile
-	names := corpus.UniqueNames(files)
-	for i, p := range files {
-		_, sum, err := fsutil.HashFile(p)
-		if err != nil {
-			return nil, err
-		}
-		key := layout.CorpusKey(sum, filepath.Base(p))
-		if ok, err := b.Exists(ctx, key); err != nil {
-			return nil, err
-		} else if !ok {
-			fh, err := os.Open(p)
-			if err != nil {
-				return nil, err
-			}
-			_, err = b.Put(ctx, key, fh)
-			fh.Close()
-			if err != nil {
-				return nil, fmt.Errorf("upload %s: %w", p, err)
-			}
-			fmt.Fprintf(log, "uploaded %s to %s\n", p, key)
-		}
-		out = append(out, workflows.InputFile{Key: key, Name: names[i]})
-	}
-	return out, nil
-}
-
-// storeInputList writes the input file list to the store under its content's hash
-// (layout.InputListKey), so the build's input carries one key however many files it reads.
-func storeInputList(ctx context.Context, b blob.Bucket, inputs []workflows.InputFile) (string, error) {
-	data, err := json.Marshal(inputs)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	key := layout.InputListKey(hex.EncodeToString(sum[:]))
-	if ok, err := b.Exists(ctx, key); err != nil {
-		return "", err
-	} else if !ok {
-		if _, err := b.Put(ctx, key, bytes.NewReader(data)); err != nil {
-			return "", fmt.Errorf("store the input file list: %w", err)
-		}
-	}
-	return key, nil
-}
-
-// readFileTable fills r.Files from the per-file table a build stored (r.FilesKey), so the
-// result a user reads (the table, --json) is the same whether the build stored it or not.
-func readFileTable(ctx context.Context, b blob.Bucket, r *workflows.IndexBuildResult) error {
-	if r.FilesKey == "" || r.Files != nil {
-		return nil
-	}
-	data, err := blob.ReadAll(ctx, b, r.FilesKey)
-	if err != nil {
-		return fmt.Errorf("read the build's per-file table: %w", err)
-	}
-	if err := json.Unmarshal(data, &r.Files); err != nil {
-		return fmt.Errorf("read the build's per-file table %s: %w", r.FilesKey, err)
-	}
-	return nil
+	return asof.InputFiles(staged), nil
 }
 
 // planReporter returns what a build says once its plan is known (from the progress query,
@@ -564,89 +363,54 @@ func planReporter(a *app, served servedModel, appending bool) func(model schemas
 	}
 }
 
-// waitIndex shows progress from the workflow's progress query until it ends. onPlan, when
-// set, is called with the model and the documents' languages while the query reports the
-// plan, and what it returns is printed.
-func waitIndex(ctx context.Context, log io.Writer, c client.Client, b blob.Bucket, index string, partSize int, run client.WorkflowRun, began time.Time,
+// watchIndex shows the build's progress (client.WatchIndex) until it ends: one line redrawn
+// on a terminal, else a line on each change of stage and every 30 s. onPlan, when set, is
+// called with the model and the documents' languages while the progress reports the plan, and
+// what it returns is printed.
+func watchIndex(ctx context.Context, log io.Writer, c *asof.Client, run *asof.IndexRun, began time.Time,
 	onPlan func(model schemas.ModelRef, langs map[string]int64) string) (workflows.IndexBuildResult, error) {
-	done := make(chan error, 1)
-	var res workflows.IndexBuildResult
-	go func() { done <- run.Get(ctx, &res) }()
 	tty := isTerminal(log)
 	last := ""
-	var lastP workflows.Progress
 	lastPrint := time.Now()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	var meter progressMeter
-	inFlight := newInFlightCounter(b, index, partSize)
-	for {
-		select {
-		case err := <-done:
-			if tty && last != "" {
-				fmt.Fprintln(log)
-			}
-			if err == nil {
-				err = readFileTable(ctx, b, &res)
-			}
-			if err != nil && ctx.Err() != nil {
-				return res, &stoppedWatching{last: lastP, cause: ctx.Err()}
-			}
-			return res, err
-		case <-tick.C:
-			v, err := c.QueryWorkflow(ctx, run.GetID(), "", workflows.ProgressQuery) // "": the latest run, after continue-as-new too
-			if err != nil {
-				continue
-			}
-			var p workflows.Progress
-			if v.Get(&p) != nil {
-				continue
-			}
-			lastP = p
-			if onPlan != nil && p.Model.ID != "" {
-				if say := onPlan(p.Model, p.Languages); say != "" {
-					if tty && last != "" {
-						fmt.Fprintln(log) // off the progress line
-					}
-					fmt.Fprintln(log, say)
+	res, err := c.WatchIndex(ctx, run, asof.WatchOptions{OnProgress: func(p asof.IndexProgress) {
+		if onPlan != nil && p.Model.ID != "" {
+			if say := onPlan(p.Model, p.Languages); say != "" {
+				if tty && last != "" {
+					fmt.Fprintln(log) // off the progress line
 				}
+				fmt.Fprintln(log, say)
 			}
-			line := meter.line(p, inFlight.count(ctx, p.InFlight), time.Now(), time.Since(began))
-			if line == last && !tty {
-				continue
-			}
-			if tty {
-				fmt.Fprintf(log, "\r%-100s", line)
-			} else if stage(line) != stage(last) || time.Since(lastPrint) >= 30*time.Second {
-				fmt.Fprintln(log, line) // not a terminal: a line on each change of stage, then every 30 s
-				lastPrint = time.Now()
-			}
-			last = line
 		}
+		line := meter.line(p.Progress, p.Embedded, time.Now(), time.Since(began))
+		if line == last && !tty {
+			return
+		}
+		if tty {
+			fmt.Fprintf(log, "\r%-100s", line)
+		} else if stage(line) != stage(last) || time.Since(lastPrint) >= 30*time.Second {
+			fmt.Fprintln(log, line) // not a terminal: a line on each change of stage, then every 30 s
+			lastPrint = time.Now()
+		}
+		last = line
+	}})
+	if tty && last != "" {
+		fmt.Fprintln(log)
 	}
+	return res, err
 }
-
-// stoppedWatching is waitIndex's error when the command was stopped (Ctrl-C, SIGTERM) while
-// the build ran: the build itself is not failed. last is the last progress seen.
-type stoppedWatching struct {
-	last  workflows.Progress
-	cause error
-}
-
-func (e *stoppedWatching) Error() string { return "stopped: " + e.cause.Error() }
-func (e *stoppedWatching) Unwrap() error { return e.cause }
 
 // indexFailed is the error of a build of index that waitIndex returned err for: a failed
 // workflow explained; a stop (Ctrl-C) said in plain words on stderr (what happened to the build
 // and what to do: rerun names the command that resumes or follows it), then returned as the
 // bare cancellation, which ends the command with exit code 130 and no further line.
 func (a *app) indexFailed(st *infra.Stack, index, rerun, workflowID string, err error) error {
-	var sw *stoppedWatching
+	var sw *asof.StoppedWatching
 	if !errors.As(err, &sw) {
-		return fmt.Errorf("index %s: %w", index, explainFailure(err, workflowID, a.uiHint()))
+		return err
 	}
 	at := ""
-	if p := sw.last; p.ShardsTotal > 0 {
+	if p := sw.Last; p.ShardsTotal > 0 {
 		at = fmt.Sprintf(" at %d of %d shards", p.ShardsDone, p.ShardsTotal)
 	}
 	if a.runsWorker(st) {
@@ -660,61 +424,10 @@ func (a *app) indexFailed(st *infra.Stack, index, rerun, workflowID string, err 
 		printf(a.stderr, "\nasof: stopped following the build%s. It goes on in %s (workflow %s): run %s again to follow it, or asof indexes to see the index once it is published.\n",
 			at, by, workflowID, rerun)
 	}
-	return sw.cause
+	return sw.Cause
 }
 
 func stage(line string) string { s, _, _ := strings.Cut(line, " "); return s }
-
-// inFlightCounter counts the chunks the in-flight shards have embedded, from their stored
-// parts. Parts are stored in order and never change: every stored part of a shard but its
-// last holds partSize chunks; the last may hold fewer (a shard's final part, or a small shard's
-// only one), so its count is read from its header, once. Counting every part as full made a
-// batch of small shards look like thousands of chunks (three one-part shards: 3072) and the
-// never-go-back line then stood still for minutes while shards landed.
-type inFlightCounter struct {
-	b        blob.Bucket
-	index    string
-	partSize int
-	counts   map[string]int // a read part's key → its chunks
-}
-
-func newInFlightCounter(b blob.Bucket, index string, partSize int) *inFlightCounter {
-	return &inFlightCounter{b: b, index: index, partSize: partSize, counts: map[string]int{}}
-}
-
-// count is the chunks shards have stored. A part whose header cannot be read counts as full.
-func (c *inFlightCounter) count(ctx context.Context, shards []workflows.InFlightShard) int {
-	n := 0
-	for _, s := range shards {
-		parts, last := 0, ""
-		_ = c.b.Iter(ctx, layout.VectorsPrefix(c.index, s.ShardID)+"/", func(o blob.ObjectInfo) error {
-			parts++
-			last = max(last, o.Key) // zero-padded part numbers: the greatest key is the last part
-			return nil
-		})
-		if parts > 0 {
-			n += (parts-1)*c.partSize + c.partChunks(ctx, last)
-		}
-	}
-	return n
-}
-
-func (c *inFlightCounter) partChunks(ctx context.Context, key string) int {
-	if n, ok := c.counts[key]; ok {
-		return n
-	}
-	r, err := c.b.Get(ctx, key)
-	if err != nil {
-		return c.partSize
-	}
-	defer r.Close()
-	n, err := vecindex.ReadCount(r)
-	if err != nil {
-		return c.partSize
-	}
-	c.counts[key] = n
-	return n
-}
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

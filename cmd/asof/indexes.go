@@ -13,18 +13,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"golang.org/x/term"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/render"
 	"github.com/asofrag/asof/internal/storeio"
-	"github.com/asofrag/asof/workflows"
 
-	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
 )
 
@@ -156,7 +154,7 @@ func newIndexesCmd(a *app) *cobra.Command {
 	list := func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		return withStack(ctx, a, func(st *infra.Stack) error {
-			l, err := catalog.Indexes(ctx, st.Bucket, "", false)
+			l, err := a.client(st).Indexes(ctx)
 			if err != nil {
 				return err
 			}
@@ -200,15 +198,17 @@ shards; delete removes every object under indexes/<name>/.`,
 			}
 			ctx := cmd.Context()
 			return withStack(ctx, a, func(st *infra.Stack) error {
-				l, err := catalog.Indexes(ctx, st.Bucket, name, true)
+				c := a.client(st)
+				ix, err := c.GetIndex(ctx, name)
+				var none *asof.NoIndexError
+				if errors.As(err, &none) {
+					return noIndex(name)
+				}
 				if err != nil {
 					return err
 				}
-				if len(l) == 0 {
-					return noIndex(name)
-				}
 				if lifecycleToo {
-					rep, err := catalog.Lifecycle(ctx, st.Bucket, name)
+					rep, err := c.IndexLifecycle(ctx, name)
 					if err != nil {
 						return err
 					}
@@ -219,9 +219,9 @@ shards; delete removes every object under indexes/<name>/.`,
 					return nil
 				}
 				if asJSON {
-					return writeJSON(a.stdout, l[0])
+					return writeJSON(a.stdout, ix)
 				}
-				printIndex(a.stdout, l[0])
+				printIndex(a.stdout, ix)
 				return nil
 			})
 		},
@@ -258,32 +258,14 @@ written from the index stay.`,
 	return cmd
 }
 
-// deleteIndex removes every object under an index's prefix, CURRENT first.
+// deleteIndex removes every object under an index's prefix, CURRENT first (client.DeleteIndex),
+// once a person said yes on a terminal, or yes is set.
 func deleteIndex(ctx context.Context, a *app, st *infra.Stack, name string, yes bool) error {
-	id := workflows.IndexWorkflowID(name)
-	d, err := st.Client.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	switch {
-	case errors.As(err, &nf):
-	case err != nil:
-		return fmt.Errorf("is index %s being built? describe workflow %s: %w", name, id, err)
-	case d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return fmt.Errorf("index %s is being built by workflow %s: wait for it to finish, or cancel it (%s), then delete", name, id, a.uiHint())
-	}
-	prefix := layout.IndexPrefix(name) + "/"
-	objs, err := blob.List(ctx, st.Bucket, prefix)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", prefix, err)
-	}
-	if len(objs) == 0 {
-		return noIndex(name)
-	}
-	var size int64
-	for _, o := range objs {
-		size += o.Size
-	}
-	what := fmt.Sprintf("%d objects, %s under %s", len(objs), sizeLabel(size), prefix)
-	if !yes {
+	what, err := a.client(st).DeleteIndex(ctx, name, func(o asof.IndexObjects) error {
+		if yes {
+			return nil
+		}
+		what := fmt.Sprintf("%d objects, %s under %s", o.Objects, sizeLabel(o.Bytes), o.Prefix)
 		if !stdinIsTerminal() {
 			return fmt.Errorf("delete index %s (%s): add --yes to confirm", name, what)
 		}
@@ -292,21 +274,16 @@ func deleteIndex(ctx context.Context, a *app, st *infra.Stack, name string, yes 
 		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 			return fmt.Errorf("index %s kept", name)
 		}
+		return nil
+	})
+	var none *asof.NoIndexError
+	if errors.As(err, &none) {
+		return noIndex(name)
 	}
-	// CURRENT first: from then on no reader finds the index, even if a delete below fails.
-	current := layout.CurrentKey(name)
-	if err := st.Bucket.Delete(ctx, current); err != nil {
-		return fmt.Errorf("delete %s: %w", current, err)
+	if err != nil {
+		return err
 	}
-	for _, o := range objs {
-		if o.Key == current {
-			continue
-		}
-		if err := st.Bucket.Delete(ctx, o.Key); err != nil {
-			return fmt.Errorf("delete %s: %w (the index is unpublished; run delete again to remove the rest)", o.Key, err)
-		}
-	}
-	printf(a.stdout, "deleted index %s: %s\n", name, what)
+	printf(a.stdout, "deleted index %s: %d objects, %s under %s\n", name, what.Objects, sizeLabel(what.Bytes), what.Prefix)
 	return nil
 }
 

@@ -4,24 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
-	commonpb "go.temporal.io/api/common/v1"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/asofrag/asof/infra"
 	"github.com/asofrag/asof/internal/digest"
-	"github.com/asofrag/asof/workflows"
 )
-
-// scheduleID is the Temporal schedule of a named digest.
-func scheduleID(name string) string { return "asof-digest-" + name }
 
 func newScheduleCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -90,22 +82,13 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 				return errors.New("--cron is required, e.g. \"0 7 * * *\" (every day at 07:00 in --time-zone)")
 			}
 			return withStack(cmd.Context(), a, func(st *infra.Stack) error {
-				_, err := st.Client.ScheduleClient().Create(cmd.Context(), client.ScheduleOptions{
-					ID:            scheduleID(f.name),
-					Spec:          client.ScheduleSpec{CronExpressions: []string{f.cron}, TimeZoneName: f.timeZone},
-					Action:        &client.ScheduleWorkflowAction{ID: scheduleID(f.name), Workflow: workflows.Digest, Args: []any{in}, TaskQueue: workflows.TaskQueue},
-					Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-					CatchupWindow: f.catchupWindow,
-					Paused:        f.paused,
-					Note:          f.note,
-					Memo:          map[string]any{"cron": f.cron, "index": in.Index, "topics": len(in.Topics), "as_of": mode},
-				})
+				err := a.client(st).CreateSchedule(cmd.Context(), asof.ScheduleSpec{Name: f.name, Cron: f.cron, TimeZone: f.timeZone, Digest: in,
+					CatchupWindow: f.catchupWindow, Paused: f.paused, Note: f.note})
+				if errors.Is(err, asof.ErrScheduleExists) {
+					return fmt.Errorf("schedule %q already exists (delete it first, or pick another --name)", f.name)
+				}
 				if err != nil {
-					var exists *serviceerror.WorkflowExecutionAlreadyStarted
-					if errors.As(err, &exists) || strings.Contains(err.Error(), "already") {
-						return fmt.Errorf("schedule %q already exists (delete it first, or pick another --name)", f.name)
-					}
-					return fmt.Errorf("create schedule %q: %w", f.name, err)
+					return err
 				}
 				printf(a.stdout, "schedule %s created: %q in %s, %d topics on index %s as of %s, digests under digests/%s/<day>/\n",
 					f.name, f.cron, f.timeZone, len(in.Topics), in.Index, asOfWords(mode), f.name)
@@ -139,7 +122,7 @@ func newScheduleListCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStack(cmd.Context(), a, func(st *infra.Stack) error {
-				rows, err := listSchedules(cmd.Context(), st.Client)
+				rows, err := a.client(st).Schedules(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -149,7 +132,11 @@ func newScheduleListCmd(a *app) *cobra.Command {
 				}
 				printf(a.stdout, "| name | cron | state | last run | next run | note |\n|---|---|---|---|---|---|\n")
 				for _, r := range rows {
-					printf(a.stdout, "| %s | %s | %s | %s | %s | %s |\n", r.name, r.cron, r.state, r.last, r.next, r.note)
+					cron := r.Cron
+					if r.TimeZone != "" {
+						cron += " (" + r.TimeZone + ")"
+					}
+					printf(a.stdout, "| %s | %s | %s | %s | %s | %s |\n", r.Name, cron, r.State, timeOr(r.LastRun, "never"), timeOr(r.NextRun, "–"), r.Note)
 				}
 				return nil
 			})
@@ -159,60 +146,12 @@ func newScheduleListCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-type scheduleRow struct{ name, cron, state, last, next, note string }
-
-// listSchedules describes every asof digest schedule, by name. Describe (not the visibility
-// listing) gives the current state at once.
-func listSchedules(ctx context.Context, c client.Client) ([]scheduleRow, error) {
-	it, err := c.ScheduleClient().List(ctx, client.ScheduleListOptions{PageSize: 100})
-	if err != nil {
-		return nil, fmt.Errorf("list schedules: %w", err)
+// timeOr is t in RFC 3339 (UTC), or none when nil.
+func timeOr(t *time.Time, none string) string {
+	if t == nil {
+		return none
 	}
-	var rows []scheduleRow
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			return nil, fmt.Errorf("list schedules: %w", err)
-		}
-		name, ok := strings.CutPrefix(e.ID, "asof-digest-")
-		if !ok {
-			continue
-		}
-		d, err := c.ScheduleClient().GetHandle(ctx, e.ID).Describe(ctx)
-		if err != nil {
-			continue // deleted meanwhile
-		}
-		r := scheduleRow{name: name, state: "active", last: "never", next: "–"}
-		// The server turns cron expressions into calendar specs; create kept the expression in
-		// the memo.
-		r.cron = "(calendar)"
-		if d.Memo != nil {
-			if p, ok := d.Memo.GetFields()["cron"]; ok {
-				var cron string
-				if converter.GetDefaultDataConverter().FromPayload(p, &cron) == nil {
-					r.cron = cron
-				}
-			}
-		}
-		if d.Schedule.Spec != nil && d.Schedule.Spec.TimeZoneName != "" {
-			r.cron += " (" + d.Schedule.Spec.TimeZoneName + ")"
-		}
-		if d.Schedule.State != nil {
-			if d.Schedule.State.Paused {
-				r.state = "paused"
-			}
-			r.note = d.Schedule.State.Note
-		}
-		if n := len(d.Info.RecentActions); n > 0 {
-			r.last = d.Info.RecentActions[n-1].ActualTime.UTC().Format(time.RFC3339)
-		}
-		if len(d.Info.NextActionTimes) > 0 {
-			r.next = d.Info.NextActionTimes[0].UTC().Format(time.RFC3339)
-		}
-		rows = append(rows, r)
-	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
-	return rows, nil
+	return t.UTC().Format(time.RFC3339)
 }
 
 func newScheduleTriggerCmd(a *app) *cobra.Command {
@@ -234,15 +173,15 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				}
 			}
 			return withStack(ctx, a, func(st *infra.Stack) error {
-				h := st.Client.ScheduleClient().GetHandle(ctx, scheduleID(args[0]))
-				before, err := h.Describe(ctx)
+				c := a.client(st)
+				sched, err := c.GetSchedule(ctx, args[0])
 				if err != nil {
-					return scheduleNotFound(args[0], err)
+					return scheduleNotFound(err)
 				}
 				stopWorker := func() {}
 				if wait {
 					// The digest embeds its topics with the model of the index it reads.
-					if _, err := chooseModel(ctx, a, st, scheduleIndex(before), nil); err != nil {
+					if _, err := chooseModel(ctx, a, st, sched.Index, nil); err != nil {
 						return err
 					}
 					if stopWorker, err = serveInProcess(ctx, a, st, nil); err != nil {
@@ -251,23 +190,20 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 				}
 				defer stopWorker()
 				began := time.Now()
-				if err := h.Trigger(ctx, client.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL}); err != nil {
-					return fmt.Errorf("trigger %s: %w", args[0], err)
+				run, err := c.TriggerSchedule(ctx, args[0])
+				if err != nil {
+					return scheduleNotFound(err)
 				}
 				if !wait {
-					printf(a.stdout, "schedule %s triggered\n", args[0])
+					printf(a.stdout, "schedule %s triggered (digest workflow %s)\n", args[0], run.ID())
 					return nil
 				}
-				run, err := awaitNewAction(ctx, h, before.Info.NumActions)
+				printf(a.stderr, "schedule %s: running digest workflow %s\n", args[0], run.ID())
+				res, err := run.Wait(ctx)
 				if err != nil {
 					return err
 				}
-				printf(a.stderr, "schedule %s: running digest workflow %s\n", args[0], run.WorkflowID)
-				var res workflows.DigestResult
-				if err := st.Client.GetWorkflow(ctx, run.WorkflowID, run.FirstExecutionRunID).Get(ctx, &res); err != nil {
-					return fmt.Errorf("digest %s: %w", args[0], explainFailure(err, run.WorkflowID, a.uiHint()))
-				}
-				return showDigest(ctx, a, st.Bucket, res, out, asJSON, time.Since(began))
+				return showDigest(ctx, a, c, res, out, asJSON, time.Since(began))
 			})
 		},
 	}
@@ -277,67 +213,6 @@ func newScheduleTriggerCmd(a *app) *cobra.Command {
 	a.embeddedFlags(cmd, false)
 	a.embedFlags(cmd)
 	return cmd
-}
-
-// scheduleIndex is the index a digest schedule reads, from its action's input; "" when it
-// cannot be read (the worker then takes the configured or default model).
-func scheduleIndex(d *client.ScheduleDescription) string {
-	act, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
-	if !ok || len(act.Args) != 1 {
-		return ""
-	}
-	p, ok := act.Args[0].(*commonpb.Payload)
-	if !ok {
-		return ""
-	}
-	var in workflows.DigestInput
-	if converter.GetDefaultDataConverter().FromPayload(p, &in) != nil {
-		return ""
-	}
-	return in.Index
-}
-
-// awaitNewAction waits (up to a minute) for the schedule to record an action after the first
-// `after`, and returns the workflow it started. A Describe that runs out of time or finds the
-// server unavailable is polled again within that minute: describing a schedule queries its
-// scheduler workflow, which a loaded machine can keep past the client's 10-second call limit.
-func awaitNewAction(ctx context.Context, h client.ScheduleHandle, after int) (*client.ScheduleWorkflowExecution, error) {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		d, err := h.Describe(ctx)
-		if err != nil && (ctx.Err() != nil || !slowServer(err) || time.Now().After(deadline)) {
-			return nil, fmt.Errorf("wait for the triggered run: describe the schedule: %w", err)
-		}
-		if err != nil {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
-			continue
-		}
-		if d.Info.NumActions > after && len(d.Info.RecentActions) > 0 {
-			if r := d.Info.RecentActions[len(d.Info.RecentActions)-1].StartWorkflowResult; r != nil {
-				return r, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil, errors.New("the schedule did not start a run within a minute")
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// slowServer reports whether err is a call that ran out of time or found the server briefly
-// unavailable, which the next poll may not.
-func slowServer(err error) bool {
-	var late *serviceerror.DeadlineExceeded
-	var down *serviceerror.Unavailable
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &late) || errors.As(err, &down)
 }
 
 func newSchedulePauseCmd(a *app, pause bool) *cobra.Command {
@@ -353,15 +228,8 @@ func newSchedulePauseCmd(a *app, pause bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return withStack(ctx, a, func(st *infra.Stack) error {
-				h := st.Client.ScheduleClient().GetHandle(ctx, scheduleID(args[0]))
-				var err error
-				if pause {
-					err = h.Pause(ctx, client.SchedulePauseOptions{Note: note})
-				} else {
-					err = h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: note})
-				}
-				if err != nil {
-					return scheduleNotFound(args[0], err)
+				if err := a.client(st).PauseSchedule(ctx, args[0], pause, note); err != nil {
+					return scheduleNotFound(err)
 				}
 				printf(a.stdout, "schedule %s %sd\n", args[0], strings.Fields(use)[0])
 				return nil
@@ -381,8 +249,8 @@ func newScheduleDeleteCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return withStack(ctx, a, func(st *infra.Stack) error {
-				if err := st.Client.ScheduleClient().GetHandle(ctx, scheduleID(args[0])).Delete(ctx); err != nil {
-					return scheduleNotFound(args[0], err)
+				if err := a.client(st).DeleteSchedule(ctx, args[0]); err != nil {
+					return scheduleNotFound(err)
 				}
 				printf(a.stdout, "schedule %s deleted\n", args[0])
 				return nil
@@ -393,13 +261,13 @@ func newScheduleDeleteCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// scheduleNotFound names a missing schedule plainly.
-func scheduleNotFound(name string, err error) error {
-	var nf *serviceerror.NotFound
+// scheduleNotFound points a missing schedule at the listing.
+func scheduleNotFound(err error) error {
+	var nf *asof.NoScheduleError
 	if errors.As(err, &nf) {
-		return fmt.Errorf("no schedule named %q (see `asof schedule list`)", name)
+		return fmt.Errorf("%w (see `asof schedule list`)", err)
 	}
-	return fmt.Errorf("schedule %s: %w", name, err)
+	return err
 }
 
 // asOfWords says which day a schedule's runs answer as of.

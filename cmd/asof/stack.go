@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	asof "github.com/asofrag/asof/client"
+	"github.com/asofrag/asof/internal/blob"
 	"os"
 	"strings"
 	"syscall"
@@ -153,4 +155,18 @@ func portClash(err error, withFlags bool) error {
 		return fmt.Errorf("%w; stop the process that holds it (an asof dev or server on another data dir?), or choose free ports with --temporal-port, --s3-port, --ui-port", err)
 	}
 	return fmt.Errorf("%w; no asof dev runs on this data dir, so this command starts its own servers: to use an asof dev or server that runs elsewhere pass its --data-dir, else choose free ports with ASOF_TEMPORAL_PORT and ASOF_S3_PORT", err)
+}
+
+// client is asof's client of a started stack: its Temporal client and store, failures pointed
+// at this stack's Web UI.
+func (a *app) client(st *infra.Stack) *asof.Client {
+	c := asof.New(st.Client, st.Bucket)
+	c.UI = a.uiHint()
+	return c
+}
+
+// s3Options are the configured S3 settings, for s3:// URLs outside the store (--corpus).
+func (a *app) s3Options() blob.S3Options {
+	s := a.cfg.Store
+	return blob.S3Options{Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle, AccessKeyID: s.AccessKeyID, SecretAccessKey: s.SecretAccessKey}
 }

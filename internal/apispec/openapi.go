@@ -43,7 +43,9 @@ type Status struct {
 	Status string `json:"status"`
 	// Result is the workflow's result when completed (for an eval: eval-result.json).
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	// Progress is a running index build's progress (its progress query's answer).
+	Progress json.RawMessage `json:"progress,omitempty"`
+	Error    string          `json:"error,omitempty"`
 }
 
 // Param is a path or query parameter of an operation.
@@ -64,6 +66,8 @@ type Operation struct {
 	Params []Param
 	// Alternatives are other media types of the response (text/markdown, text/html).
 	Alternatives []string
+	// OptionalBody: the request body may be left out.
+	OptionalBody bool
 }
 
 var (
@@ -104,6 +108,29 @@ var Operations = []Operation{
 		Params: []Param{{Name: "id", In: "path", Description: "the eval id (asof evals list, or the id asof eval prints)"}, formatParam}},
 	{Method: "GET", Path: "/v1/evals/{workflow_id}", ID: "getEval", Summary: "An eval workflow's status, and its result once completed",
 		Response: reflect.TypeFor[Status](), Status: 200, Params: []Param{{Name: "workflow_id", In: "path"}}},
+	{Method: "POST", Path: "/v1/indexes/{name}/build", ID: "startIndex",
+		Summary: "Build or update an index from Parquet objects in the store (starts the IndexBuild workflow, or follows the same build running; 409 while another runs)",
+		Request: reflect.TypeFor[IndexRequest](), Response: reflect.TypeFor[Started](), Status: 202, Params: []Param{nameParam}},
+	{Method: "GET", Path: "/v1/indexes/{name}/build", ID: "getIndexBuild", Summary: "The index's latest build: running with its progress, or its result",
+		Response: reflect.TypeFor[Status](), Status: 200, Params: []Param{nameParam}},
+	{Method: "DELETE", Path: "/v1/indexes/{name}", ID: "deleteIndex", Summary: "Delete an index: its CURRENT first, then every object under indexes/<name>/ (409 while it is being built)",
+		Response: reflect.TypeFor[DeletedIndex](), Status: 200, Params: []Param{nameParam}},
+	{Method: "POST", Path: "/v1/evals", ID: "startEval", Summary: "Start a retrieval evaluation of question files in the store, or resume the one of equal inputs (GET /v1/evals/{workflow_id} follows it)",
+		Request: reflect.TypeFor[EvalRequest](), Response: reflect.TypeFor[Started](), Status: 202},
+	{Method: "GET", Path: "/v1/schedules", ID: "listSchedules", Summary: "The digest schedules: cron, state, last and next run",
+		Response: reflect.TypeFor[[]ScheduleInfo](), Status: 200},
+	{Method: "POST", Path: "/v1/schedules", ID: "createSchedule", Summary: "Create a digest schedule (409 when the name is taken)",
+		Request: reflect.TypeFor[ScheduleRequest](), Response: reflect.TypeFor[ScheduleInfo](), Status: 201},
+	{Method: "GET", Path: "/v1/schedules/{name}", ID: "getSchedule", Summary: "One digest schedule",
+		Response: reflect.TypeFor[ScheduleInfo](), Status: 200, Params: []Param{nameParam}},
+	{Method: "DELETE", Path: "/v1/schedules/{name}", ID: "deleteSchedule", Summary: "Delete a digest schedule (the digests it wrote stay)",
+		Response: reflect.TypeFor[ScheduleInfo](), Status: 200, Params: []Param{nameParam}},
+	{Method: "POST", Path: "/v1/schedules/{name}/trigger", ID: "triggerSchedule", Summary: "Run a schedule's digest now (does not wait for it)",
+		Response: reflect.TypeFor[Started](), Status: 202, Params: []Param{nameParam}},
+	{Method: "POST", Path: "/v1/schedules/{name}/pause", ID: "pauseSchedule", Summary: "Pause a schedule (the body's note, optional, says why)",
+		Request: reflect.TypeFor[NoteRequest](), OptionalBody: true, Response: reflect.TypeFor[ScheduleInfo](), Status: 200, Params: []Param{nameParam}},
+	{Method: "POST", Path: "/v1/schedules/{name}/unpause", ID: "unpauseSchedule", Summary: "Resume a paused schedule",
+		Request: reflect.TypeFor[NoteRequest](), OptionalBody: true, Response: reflect.TypeFor[ScheduleInfo](), Status: 200, Params: []Param{nameParam}},
 	{Method: "GET", Path: "/v1/openapi.json", ID: "openapi", Summary: "This document", Response: nil, Status: 200},
 }
 
@@ -127,7 +154,7 @@ func OpenAPI(serverVersion string) ([]byte, error) {
 			o["parameters"] = ps
 		}
 		if op.Request != nil {
-			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+			o["requestBody"] = map[string]any{"required": !op.OptionalBody, "content": map[string]any{
 				"application/json": map[string]any{"schema": c.Schema(op.Request, jsonschema.Input)}}}
 		}
 		body := map[string]any{"schema": jsonschema.Schema{"type": "object"}}

@@ -1,4 +1,4 @@
-package main
+package client
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
+	client "go.temporal.io/sdk/client"
 )
 
 // describeSeq is a schedule handle whose Describe answers from a list: an error, or a schedule
@@ -52,7 +52,7 @@ func TestAwaitNewActionOutlastsASlowServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &describeSeq{replies: tt.replies}
-			run, err := awaitNewAction(context.Background(), h, 0)
+			run, err := AwaitNewAction(context.Background(), h, 0)
 			if want, ok := strings.CutPrefix(tt.want, "error: "); ok {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Fatalf("err = %v, want one containing %q", err, want)
@@ -76,7 +76,7 @@ func TestAwaitNewActionStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	h := &describeSeq{replies: []any{serviceerror.NewDeadlineExceeded("context deadline exceeded")}}
-	if _, err := awaitNewAction(ctx, h, 0); err == nil {
+	if _, err := AwaitNewAction(ctx, h, 0); err == nil {
 		t.Fatal("a cancelled wait returned no error")
 	}
 }

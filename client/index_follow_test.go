@@ -1,4 +1,4 @@
-package main
+package client
 
 import (
 	"testing"
@@ -39,8 +39,8 @@ func TestSameIndexBuild(t *testing.T) {
 			other := base
 			other.Inputs = append([]workflows.InputFile(nil), base.Inputs...)
 			tt.change(&other)
-			if got := sameIndexBuild(base, other); got != tt.same {
-				t.Fatalf("sameIndexBuild = %v, want %v", got, tt.same)
+			if got := SameIndexBuild(base, other); got != tt.same {
+				t.Fatalf("SameIndexBuild = %v, want %v", got, tt.same)
 			}
 		})
 	}
