@@ -222,7 +222,7 @@ func newEvalsGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = out.write(a, data, "asof-eval-"+id+"-*.html", kind+" evaluation "+id)
+				_, err = out.write(a, data, "asof-report-eval-"+id+"-*.html", kind+" evaluation "+id)
 				return err
 			})
 		},

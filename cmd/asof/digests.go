@@ -136,7 +136,7 @@ func newDigestGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				toStdout, err := out.write(a, data, "asof-digest-"+name+"-"+day+"-*.html", fmt.Sprintf("digest %s of %s", name, day))
+				toStdout, err := out.write(a, data, "asof-report-digest-"+name+"-"+day+"-*.html", fmt.Sprintf("digest %s of %s", name, day))
 				if err == nil && toStdout && len(args) == 1 && out.format() == catalog.FormatMarkdown {
 					printf(a.stderr, "\ndigest %s of %s, the latest of %d days (asof digest list %s)\n", name, day, len(days), name)
 				}

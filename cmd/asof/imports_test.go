@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,51 @@ func TestCLIDoesNotImportActivities(t *testing.T) {
 			}
 			return true
 		})
+	}
+}
+
+// workflowCalls are the Temporal client's calls that start, signal, query or describe a
+// workflow or a schedule: use cases, which live in package client (one per use case, with its
+// workflow id rule), never in a command.
+var workflowCalls = []string{"ExecuteWorkflow", "SignalWorkflow", "SignalWithStartWorkflow", "QueryWorkflow", "DescribeWorkflowExecution",
+	"GetWorkflowHistory", "ScheduleClient", "CancelWorkflow", "TerminateWorkflow", "UpdateWorkflow"}
+
+// TestCommandsCallTheClient fails when a command (a non-test file of cmd/asof) calls the
+// Temporal client for a workflow or a schedule itself, or writes an asof workflow id: a command
+// is flags, a call of package client, and output, so the CLI and the HTTP API serve each use
+// case with the same rules.
+func TestCommandsCallTheClient(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				if slices.Contains(workflowCalls, x.Sel.Name) {
+					t.Errorf("%s: .%s: a command starts, queries or schedules workflows through package client", fset.Position(x.Pos()), x.Sel.Name)
+				}
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING && strings.HasPrefix(s, "asof-") &&
+					slices.ContainsFunc([]string{"asof-ask-", "asof-digest-", "asof-index-", "asof-eval-", "asof-health-"}, func(p string) bool { return strings.HasPrefix(s, p) }) {
+					t.Errorf("%s: %q: workflow ids are made by package client (client/ids.go)", fset.Position(x.Pos()), s)
+				}
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no command files in cmd/asof")
 	}
 }
