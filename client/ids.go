@@ -54,3 +54,8 @@ func IsEvalID(id string) bool { return strings.HasPrefix(id, evalPrefix) && len(
 func HealthCheckID(t time.Time) string { return "asof-health-" + stamp(t) }
 
 func stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000Z") }
+
+// DigestTopicID names the child Ask that answered topic i (0-based, in the digest's topics
+// order) of the digest run digestID: "<digest id>-t01", "-t02", … (the Digest workflow names
+// its children so, in workflows/digest.go).
+func DigestTopicID(digestID string, i int) string { return fmt.Sprintf("%s-t%02d", digestID, i+1) }

@@ -1,8 +1,9 @@
 // Command asof-client asks asof a question as of a day and makes a digest, from Go, through
-// nothing but Temporal's client and the JSON documented in docs/api.md: it imports no asof
-// package. It starts the Ask and Digest workflows on the asof-default task queue with inputs
-// built as map[string]any (schemas/jsonschema/ask-input.json, digest-input.json) and decodes
-// their results into the small JSON-tagged structs below (answer.json, digest-result.json).
+// asof's typed client (package client, the one the asof command line and HTTP API call): a
+// Temporal client dialled to asof's server is all it needs. The inputs and results are the
+// workflows' own types (workflows.AskInput, schemas.Answer, workflows.DigestResult), published
+// as JSON Schemas in schemas/jsonschema/; examples/python speaks the same JSON without an asof
+// import.
 //
 //	go run ./examples/go --address 127.0.0.1:7233 --index demo --as-of 2026-03-31 \
 //	    --topic "Bridge=Lindholm bridge delay" "central bank key rate"
@@ -12,8 +13,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,37 +24,18 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	asof "github.com/asofrag/asof/client"
+	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/workflows"
 )
 
 // apiVersion is the API version this client was written for (x-asof-api-version).
-const apiVersion = 1
-
-// taskQueue is where asof's workflows run.
-const taskQueue = "asof-default"
+const apiVersion = workflows.APIVersion
 
 // asofErrors are asof's error types (docs/api.md, "Errors"): none of them is worth a retry.
 var asofErrors = []string{"InvalidInput", "BadConfiguration", "Mismatch"}
-
-// answer is the part of an Ask result (answer.json) this client reads; a reader ignores the
-// rest, and fields added within the API version. Summary is the answer written for a reader,
-// in Markdown: its sections, then the dated sources it cites; the client prints it as it is,
-// so it shows what `asof ask` and the digests show.
-type answer struct {
-	RunID   string    `json:"run_id"`
-	Query   string    `json:"query"`
-	AsOf    time.Time `json:"as_of"`
-	Mode    string    `json:"mode"`
-	Message string    `json:"message,omitempty"`
-	Summary string    `json:"summary"`
-}
-
-// digestResult is a Digest result (digest-result.json).
-type digestResult struct {
-	AsOf   time.Time         `json:"as_of"`
-	Keys   map[string]string `json:"keys"`
-	Topics int               `json:"topics"`
-	Failed int               `json:"failed"`
-}
 
 type topicFlags []string
 
@@ -86,25 +66,22 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("--as-of: %w", err)
 	}
-	c, err := client.Dial(client.Options{HostPort: *address, Namespace: *namespace})
+	tc, err := client.Dial(client.Options{HostPort: *address, Namespace: *namespace})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w", *address, err)
 	}
-	defer c.Close()
-	ctx := context.Background()
+	defer tc.Close()
+	// No store: the workflows read it; the client only starts them and reads their results.
+	c := asof.New(tc, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
 
-	// One workflow id per request (see docs/api.md, "Workflow ids").
-	askID := fmt.Sprintf("goclient-ask-%s-%s", *index, suffix())
-	var raw json.RawMessage
-	if err := execute(ctx, c, askID, "Ask", map[string]any{"index": *index, "query": flag.Arg(0), "as_of": day}, 10*time.Minute, &raw); err != nil {
-		return err
-	}
-	var ans answer
-	if err := json.Unmarshal(raw, &ans); err != nil {
-		return fmt.Errorf("decode the answer: %w", err)
+	ans, err := c.Ask(ctx, workflows.AskInput{Index: *index, Query: flag.Arg(0), AsOf: day})
+	if err != nil {
+		return explain("Ask", err)
 	}
 
-	var ts []map[string]string
+	var ts []digest.Topic
 	if len(topics) == 0 {
 		topics = topicFlags{flag.Arg(0)}
 	}
@@ -113,61 +90,48 @@ func run() error {
 		if !ok {
 			n, q = t, t
 		}
-		ts = append(ts, map[string]string{"name": n, "query": q})
+		ts = append(ts, digest.Topic{Name: n, Query: q})
 	}
-	digestID := fmt.Sprintf("goclient-digest-%s-%s", *name, suffix())
-	var dig digestResult
-	if err := execute(ctx, c, digestID, "Digest", map[string]any{"name": *name, "index": *index, "topics": ts, "as_of": day}, 20*time.Minute, &dig); err != nil {
-		return err
+	run, err := c.StartDigest(ctx, workflows.DigestInput{Name: *name, Index: *index, Topics: ts, AsOf: day})
+	if err != nil {
+		return explain("Digest", err)
 	}
-	// Topic i (1-based, in input order) was answered by the child Ask <digest id>-t<ii>.
+	dig, err := run.Wait(ctx)
+	if err != nil {
+		return explain("Digest", err)
+	}
+	// Topic i (in input order) was answered by the child Ask asof.DigestTopicID(digest id, i).
 	answers := make([]json.RawMessage, len(ts))
 	for i := range ts {
-		if err := c.GetWorkflow(ctx, fmt.Sprintf("%s-t%02d", digestID, i+1), "").Get(ctx, &answers[i]); err != nil {
+		if err := tc.GetWorkflow(ctx, asof.DigestTopicID(run.ID(), i), "").Get(ctx, &answers[i]); err != nil {
 			answers[i], _ = json.Marshal(map[string]string{"error": err.Error()})
 		}
 	}
 
 	if *asJSON {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"api_version": apiVersion, "answer": raw, "digest": dig, "topics": answers})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"api_version": apiVersion, "answer": ans, "digest": dig, "topics": answers})
 	}
 	fmt.Printf("# %s (as of %s, %s)\n\n%s", ans.Query, ans.AsOf.Format(time.DateOnly), ans.Mode, written(ans))
 	fmt.Printf("\n# Digest %s as of %s: %d topics, %d failed\n", *name, dig.AsOf.Format(time.DateOnly), dig.Topics, dig.Failed)
-	for _, k := range []string{"json", "markdown", "html"} {
-		fmt.Printf("  %-9s %s\n", k, dig.Keys[k])
-	}
+	fmt.Printf("  %-9s %s\n  %-9s %s\n  %-9s %s\n", "json", dig.Keys.JSON, "markdown", dig.Keys.Markdown, "html", dig.Keys.HTML)
 	for i, t := range ts {
-		var a answer
+		var a schemas.Answer
 		_ = json.Unmarshal(answers[i], &a)
-		fmt.Printf("\n## %s\n\n%s", t["name"], firstOf(written(a), string(answers[i])+"\n"))
+		fmt.Printf("\n## %s\n\n%s", t.Name, firstOf(written(a), string(answers[i])+"\n"))
 	}
 	return nil
 }
 
-// execute starts a workflow and waits for its result; a failure is reported by its root cause
-// and, for asof's own errors, their type (InvalidInput, BadConfiguration, …).
-func execute(ctx context.Context, c client.Client, id, workflowType string, in any, timeout time.Duration, out any) error {
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue, WorkflowExecutionTimeout: timeout}, workflowType, in)
-	if err != nil {
-		return fmt.Errorf("start %s %s: %w", workflowType, id, err)
-	}
-	if err := run.Get(ctx, out); err != nil {
-		// The workflow wraps what failed in its own words; asof's error type is further down
-		// the cause chain (docs/api.md, "Errors").
-		for e := err; e != nil; e = errors.Unwrap(e) {
-			if app, ok := e.(*temporal.ApplicationError); ok && slices.Contains(asofErrors, app.Type()) {
-				return fmt.Errorf("%s %s failed: %s: %s", workflowType, id, app.Type(), app.Message())
-			}
+// explain reports a failed workflow by its root cause (the client's error says it once, with
+// the workflow id) and, for asof's own errors, their type (InvalidInput, BadConfiguration, …),
+// further down the cause chain (docs/api.md, "Errors").
+func explain(workflowType string, err error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if app, ok := e.(*temporal.ApplicationError); ok && slices.Contains(asofErrors, app.Type()) {
+			return fmt.Errorf("%s failed: %s: %s", workflowType, app.Type(), app.Message())
 		}
-		return fmt.Errorf("%s %s failed: %w", workflowType, id, err)
 	}
-	return nil
-}
-
-func suffix() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	return fmt.Errorf("%s failed: %w", workflowType, err)
 }
 
 func envOr(key, def string) string {
@@ -179,7 +143,7 @@ func envOr(key, def string) string {
 
 // written is what an answer says to its reader: the message of an empty answer, if any, and
 // the summary, each ending with a line break.
-func written(a answer) string {
+func written(a schemas.Answer) string {
 	var parts []string
 	for _, s := range []string{a.Message, a.Summary} {
 		if s = strings.TrimSpace(s); s != "" {
