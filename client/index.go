@@ -350,7 +350,11 @@ func (c *Client) IndexBuildStatus(ctx context.Context, index string) (apispec.St
 	if err != nil || st.Status != apispec.StatusRunning {
 		return st, err
 	}
-	if p, err := c.IndexProgress(ctx, st.WorkflowID); err == nil {
+	// A build whose first task no worker has taken yet cannot answer a query: the call would
+	// wait for the SDK's 10-second limit. Ask briefly, and answer "running" without progress.
+	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if p, err := c.IndexProgress(qctx, st.WorkflowID); err == nil {
 		st.Progress, _ = json.Marshal(p)
 	}
 	return st, nil
