@@ -109,7 +109,11 @@ func (a *Activities) PlanIndex(ctx context.Context, in PlanIndexInput) (PlanInde
 			return PlanIndexResult{}, err
 		}
 	}
-	loader := corpus.NewLoader(indexplan.LoaderOptions(in.Mapping, in.From, in.To, existing, in.Started, in.AllowFuture))
+	opts := indexplan.LoaderOptions(in.Mapping, in.From, in.To, existing, in.Started, in.AllowFuture)
+	if opts.Deleted, err = a.takenDown(ctx, in.Index); err != nil {
+		return PlanIndexResult{}, err
+	}
+	loader := corpus.NewLoader(opts)
 	docs, rejects, err := storeio.ReadCorpus(ctx, a.Bucket, loader, inputs, func(name string) { heartbeat(ctx, name) })
 	if errors.Is(err, blob.ErrNotFound) || errors.Is(err, corpus.ErrMissingColumn) || errors.Is(err, corpus.ErrBadFile) || errors.Is(err, corpus.ErrColumnType) {
 		return PlanIndexResult{}, invalid(err) // a missing file, or one the loader cannot read
@@ -590,4 +594,17 @@ func (a *Activities) plannedShards(ctx context.Context, index, planKey string) (
 		return nil, 0, invalid(fmt.Errorf("publish %s: %w (its build did not finish)", index, err))
 	}
 	return metas, chunks, err
+}
+
+// takenDown is the doc_ids taken down from index's live manifest (nil: none, or no index): a
+// build counts their rows as deleted instead of indexing them again.
+func (a *Activities) takenDown(ctx context.Context, index string) (map[string]bool, error) {
+	m, err := layout.ReadLive(ctx, a.Bucket, index)
+	if errors.Is(err, layout.ErrIndexNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return indexplan.TakenDown(m), nil
 }

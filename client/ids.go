@@ -59,3 +59,9 @@ func stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000Z") }
 // order) of the digest run digestID: "<digest id>-t01", "-t02", … (the Digest workflow names
 // its children so, in workflows/digest.go).
 func DigestTopicID(digestID string, i int) string { return fmt.Sprintf("%s-t%02d", digestID, i+1) }
+
+// TakeDownID names a takedown's run (asof docs delete): the index and the client's time.
+// Takedowns of one index may run side by side: each publishes by compare-and-swap.
+func TakeDownID(index string, t time.Time) string {
+	return fmt.Sprintf("asof-takedown-%s-%s", index, stamp(t))
+}

@@ -25,6 +25,7 @@ import (
 	asof "github.com/asofrag/asof/client"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
@@ -84,7 +85,7 @@ func New(cfg Config) (http.Handler, error) {
 		"getEval": s.getEval, "openapi": s.getOpenAPI,
 		"listAnswers": listing(s, catalog.Answers), "getAnswer": storedDoc(s, apispec.CheckRunID, catalog.AnswerDoc, catalog.ErrNoAnswer, "GET /v1/answers"),
 		"listEvals": listing(s, catalog.Evals), "getEvalReport": storedDoc(s, apispec.CheckEvalID, evalDoc, catalog.ErrNoEval, "GET /v1/evals"),
-		"startIndex": s.startIndex, "getIndexBuild": s.getIndexBuild, "deleteIndex": s.deleteIndex, "startEval": s.startEval,
+		"takeDown": s.takeDown, "listTakedowns": s.listTakedowns, "startIndex": s.startIndex, "getIndexBuild": s.getIndexBuild, "deleteIndex": s.deleteIndex, "startEval": s.startEval,
 		"listSchedules": s.listSchedules, "createSchedule": s.createSchedule, "getSchedule": s.getSchedule, "deleteSchedule": s.deleteSchedule,
 		"triggerSchedule": s.triggerSchedule, "pauseSchedule": s.pauseSchedule(true), "unpauseSchedule": s.pauseSchedule(false),
 	}
@@ -160,7 +161,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var noSchedule *asof.NoScheduleError
 	status := http.StatusInternalServerError
 	switch {
-	case apispec.IsInvalid(err):
+	case apispec.IsInvalid(err), invalidRun(err):
 		status = http.StatusBadRequest
 	case errors.Is(err, asof.ErrIndexBusy), errors.Is(err, asof.ErrIndexBuilding), errors.Is(err, asof.ErrScheduleExists):
 		status = http.StatusConflict
@@ -473,4 +474,11 @@ func (s *server) getEval(w http.ResponseWriter, r *http.Request) {
 func (s *server) getOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(s.openapi)
+}
+
+// invalidRun reports a workflow that failed on its input (asof's InvalidInput error type):
+// the request's fault, not the server's.
+func invalidRun(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == workflows.ErrTypeInvalidInput
 }

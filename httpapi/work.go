@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	asof "github.com/asofrag/asof/client"
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/workflows"
 )
 
 // indexName is the checked {name} of an index path; false when it answered 400.
@@ -213,4 +216,39 @@ func (s *server) pauseSchedule(pause bool) http.HandlerFunc {
 		}
 		writeJSON(w, http.StatusOK, sched)
 	}
+}
+
+func (s *server) takeDown(w http.ResponseWriter, r *http.Request) {
+	name, ok := indexName(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("doc_id")
+	reason := strings.TrimSpace(r.URL.Query().Get("reason"))
+	if reason == "" {
+		writeError(w, http.StatusBadRequest, "reason: required (?reason=…): it is recorded in the manifest with the takedown")
+		return
+	}
+	res, err := s.c.TakeDown(r.Context(), workflows.TakeDownInput{Index: name, DocIDs: []string{id}, Reason: reason})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *server) listTakedowns(w http.ResponseWriter, r *http.Request) {
+	name, ok := indexName(w, r)
+	if !ok {
+		return
+	}
+	l, err := s.c.Takedowns(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if l == nil {
+		l = []schemas.Takedown{}
+	}
+	writeJSON(w, http.StatusOK, l)
 }

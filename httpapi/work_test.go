@@ -29,6 +29,7 @@ import (
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -234,6 +235,7 @@ func TestWorkAPIOnRealTemporal(t *testing.T) {
 	t.Run("schedules", func(t *testing.T) { t.Parallel(); workSchedules(t, e) })
 	t.Run("index build", func(t *testing.T) { t.Parallel(); workIndexBuild(t, e) })
 	t.Run("evals", func(t *testing.T) { t.Parallel(); workEvals(t, e) })
+	t.Run("takedowns", func(t *testing.T) { t.Parallel(); workTakedowns(t, e) })
 }
 
 func workSchedules(t *testing.T, e *workEnv) {
@@ -482,5 +484,19 @@ func workEvals(t *testing.T, e *workEnv) {
 	e.terminateAtEnd(t, o.WorkflowID)
 	if o.WorkflowID == started.WorkflowID || !strings.HasPrefix(o.WorkflowID, "asof-eval-") {
 		t.Errorf("an eval with a limit: workflow %q, want another asof-eval-… than %q", o.WorkflowID, started.WorkflowID)
+	}
+}
+
+// workTakedowns checks the takedown endpoints' requests (the takedown itself runs through the
+// worker in worker's TestTakeDownThroughRealServer): a reason is required, the index must exist,
+// and an index's takedowns list as [] when it has none.
+func workTakedowns(t *testing.T, e *workEnv) {
+	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1", nil, http.StatusBadRequest, "reason")
+	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1?reason=court+order", nil, http.StatusNotFound, "work-td")
+	e.wantError(t, "DELETE", "/v1/indexes/Bad_Name/docs/d1?reason=x", nil, http.StatusBadRequest, "index name")
+	e.wantError(t, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusNotFound, "work-td")
+	workSeedIndex(t, e, "work-td")
+	if l := workJSON[[]schemas.Takedown](t, e, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusOK); l == nil || len(l) != 0 {
+		t.Fatalf("takedowns of a fresh index: %v, want []", l)
 	}
 }

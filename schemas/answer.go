@@ -136,6 +136,8 @@ type AnswerCounts struct {
 	Standing   int `json:"standing,omitempty"`
 	Superseded int `json:"superseded,omitempty"`
 	NotYet     int `json:"not_yet,omitempty"`
+	// TakenDown counts the documents taken down (asof docs delete) whose rows the mask removed.
+	TakenDown int `json:"taken_down,omitempty"`
 }
 
 // CandidateVersion is the version of CandidateRow.

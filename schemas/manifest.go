@@ -16,9 +16,10 @@ const ManifestVersion = 1
 const ManifestVersionLifecycle = 2
 
 // ManifestVersionOf is the version m is written as: ManifestVersionLifecycle when it has a
-// standing kind or a lifecycle table, else ManifestVersion.
+// standing kind, a lifecycle table or takedowns (a reader that ignored them would serve
+// documents taken down), else ManifestVersion.
 func ManifestVersionOf(m Manifest) int {
-	if m.Lifecycle != nil || m.Kind == KindStanding {
+	if m.Lifecycle != nil || m.Kind == KindStanding || len(m.Takedowns) > 0 {
 		return ManifestVersionLifecycle
 	}
 	return ManifestVersion
@@ -45,6 +46,34 @@ type Manifest struct {
 	// version of a document stops being current, which standing text supersedes which. Absent
 	// when no document is standing or has a second version.
 	Lifecycle *LifecycleRef `json:"lifecycle,omitempty"`
+	// Takedowns are the documents removed from the index (asof docs delete): none of their
+	// versions is served from the manifest that records them on, as of any day; a rebuild or an
+	// append carries them forward and counts their rows as deleted. Sorted by doc_id.
+	Takedowns []Takedown `json:"takedowns,omitempty"`
+}
+
+// TakeDownResult is the manifest that records a takedown (asof docs delete), the documents
+// it took down (Taken, with the rows each took out of the counts), those taken down before
+// (Already), and the index's counts after it.
+type TakeDownResult struct {
+	ManifestKey string      `json:"manifest_key"`
+	Seq         int         `json:"seq"`
+	Unchanged   bool        `json:"unchanged"`
+	Taken       []Takedown  `json:"taken"`
+	Already     []string    `json:"already,omitempty"`
+	Counts      IndexCounts `json:"counts"`
+}
+
+// Takedown records one document removed from an index: when (the takedown workflow's time),
+// why, and how many of its indexed rows (versions) it took out of the counts. Purged is when
+// its text and vectors left the index's shards (asof docs delete --purge); nil while the shards
+// still hold them, masked.
+type Takedown struct {
+	DocID  string     `json:"doc_id"`
+	At     time.Time  `json:"at"`
+	Reason string     `json:"reason"`
+	Rows   int64      `json:"rows"`
+	Purged *time.Time `json:"purged,omitempty"`
 }
 
 // LifecycleRef names a stored lifecycle table (Parquet of lifecycle entries) and the report
@@ -135,6 +164,9 @@ type IndexCounts struct {
 	// ja, ko). Absent from indexes built before it was counted, and from an append's sum when
 	// the index it adds to did not count it: it then adds up to Indexed, or is absent.
 	Languages map[string]int64 `json:"languages,omitempty"`
+	// Deleted counts the rows of documents taken down (Manifest.Takedowns): indexed once, or
+	// met again in a rebuild or an append, and not indexed since.
+	Deleted int64 `json:"deleted,omitempty"`
 }
 
 // QuarantinedTotal sums the quarantine counts.
@@ -150,7 +182,7 @@ func (c IndexCounts) QuarantinedTotal() int64 {
 // left 0: the manifest counts chunks from its shards. Languages are summed when both sides
 // counted every document they indexed; otherwise the sum would undercount, and is left out.
 func (c IndexCounts) Plus(o IndexCounts) IndexCounts {
-	out := IndexCounts{Read: c.Read + o.Read, Indexed: c.Indexed + o.Indexed, Skipped: c.Skipped + o.Skipped, Quarantined: map[string]int64{}}
+	out := IndexCounts{Read: c.Read + o.Read, Indexed: c.Indexed + o.Indexed, Skipped: c.Skipped + o.Skipped, Deleted: c.Deleted + o.Deleted, Quarantined: map[string]int64{}}
 	for _, q := range []map[string]int64{c.Quarantined, o.Quarantined} {
 		for k, v := range q {
 			out.Quarantined[k] += v
@@ -176,9 +208,10 @@ func (c IndexCounts) languagesComplete() bool {
 	return n == c.Indexed
 }
 
-// Reconciles reports whether every row read is accounted for.
+// Reconciles reports whether every row read is accounted for: read = indexed + quarantined +
+// skipped + deleted.
 func (c IndexCounts) Reconciles() bool {
-	return c.Read == c.Indexed+c.QuarantinedTotal()+c.Skipped
+	return c.Read == c.Indexed+c.QuarantinedTotal()+c.Skipped+c.Deleted
 }
 
 // DecodeManifest parses a manifest and refuses versions this build does not know.

@@ -58,6 +58,10 @@ type InputFile = indexplan.InputFile
 // the table stored at IndexBuildResult.FilesKey).
 type FileCounts = indexplan.FileCounts
 
+// Topic is one topic of a digest (DigestInput.Topics): its name and question, and optionally
+// its mode and dates.
+type Topic = digest.Topic
+
 // ModeAuto is AskInput.Mode's default: the query-intent parser chooses the mode and dates.
 const ModeAuto = answer.Auto
 
@@ -444,6 +448,18 @@ type EvalSummariesResult struct {
 	Resumed int `json:"resumed"`
 	Failed  int `json:"failed"`
 }
+
+// TakeDown
+
+// TakeDownInput names documents to remove from an index, and why (recorded in its manifest).
+type TakeDownInput struct {
+	Index  string   `json:"index"`
+	DocIDs []string `json:"doc_ids"`
+	Reason string   `json:"reason"`
+}
+
+// TakeDownResult is the manifest that records the takedown and what it took down.
+type TakeDownResult = activities.TakeDownResult
 
 // HealthCheck
 

@@ -23,4 +23,5 @@ func RegisterColocated(r worker.WorkflowRegistry, c Colocated) {
 	r.RegisterWorkflowWithOptions(Eval, workflow.RegisterOptions{Name: "Eval"})
 	r.RegisterWorkflowWithOptions(Digest, workflow.RegisterOptions{Name: "Digest"})
 	r.RegisterWorkflowWithOptions(EvalSummaries, workflow.RegisterOptions{Name: "EvalSummaries"})
+	r.RegisterWorkflowWithOptions(TakeDown, workflow.RegisterOptions{Name: "TakeDown"})
 }

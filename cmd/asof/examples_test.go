@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,24 +34,34 @@ func examplesRepoRoot(t *testing.T) string {
 	return root
 }
 
-// TestGoExampleImportsNoAsofPackage keeps the Go example client honest: it proves that the
-// documented JSON (docs/api.md) is enough to use asof, so it may import Temporal's SDK and the
-// standard library, never one of asof's packages.
-func TestGoExampleImportsNoAsofPackage(t *testing.T) {
+// TestGoExampleUsesThePublicClient keeps the Go example client honest: it uses asof the way
+// another module would, through the public packages (the typed client, the workflows' inputs
+// and results, the schemas), never one under internal/, which another module cannot import.
+func TestGoExampleUsesThePublicClient(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(examplesRepoRoot(t), "examples", "go", "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go example client: %v", err)
 	}
+	public := []string{"github.com/asofrag/asof/client", "github.com/asofrag/asof/workflows", "github.com/asofrag/asof/schemas"}
+	usesClient := false
 	for _, f := range files {
 		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, imp := range parsed.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/asofrag/asof") {
-				t.Errorf("%s imports %s: the example must use only the documented JSON", filepath.Base(f), p)
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, "github.com/asofrag/asof") {
+				continue
+			}
+			usesClient = usesClient || p == public[0]
+			if !slices.Contains(public, p) {
+				t.Errorf("%s imports %s: the example uses only asof's public packages (%s)", filepath.Base(f), p, strings.Join(public, ", "))
 			}
 		}
+	}
+	if !usesClient {
+		t.Errorf("the Go example does not use the typed client (%s)", public[0])
 	}
 }
 

@@ -26,7 +26,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	asof "github.com/asofrag/asof/client"
-	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
 )
@@ -81,7 +80,7 @@ func run() error {
 		return explain("Ask", err)
 	}
 
-	var ts []digest.Topic
+	var ts []workflows.Topic
 	if len(topics) == 0 {
 		topics = topicFlags{flag.Arg(0)}
 	}
@@ -90,7 +89,7 @@ func run() error {
 		if !ok {
 			n, q = t, t
 		}
-		ts = append(ts, digest.Topic{Name: n, Query: q})
+		ts = append(ts, workflows.Topic{Name: n, Query: q})
 	}
 	run, err := c.StartDigest(ctx, workflows.DigestInput{Name: *name, Index: *index, Topics: ts, AsOf: day})
 	if err != nil {

@@ -151,7 +151,7 @@ func (r Ranking) Fill(ans *schemas.Answer) {
 		ans.From = r.Bounds.HardLo
 	}
 	ans.Counts.Allowed, ans.Counts.Candidates, ans.Counts.Clusters = r.Allowed, r.Candidates, r.Clusters
-	ans.Counts.Standing, ans.Counts.Superseded, ans.Counts.NotYet = r.Life.Standing, r.Life.Superseded, r.Life.NotYet
+	ans.Counts.Standing, ans.Counts.Superseded, ans.Counts.NotYet, ans.Counts.TakenDown = r.Life.Standing, r.Life.Superseded, r.Life.NotYet, r.Life.TakenDown
 	ans.Message, ans.Standing = r.Message, r.Standing
 	for i, h := range r.Results {
 		ans.Results = append(ans.Results, Result(i+1, h))

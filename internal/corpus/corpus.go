@@ -110,6 +110,9 @@ type Options struct {
 	// version's, a stale version when it is published no later than that, and else the
 	// document's next version. It replaces Existing.
 	Known map[string]Known
+	// Deleted, when set, holds the doc_ids taken down from the index (schemas.Takedown): their
+	// rows are counted as deleted and not indexed, in a rebuild as in an append.
+	Deleted map[string]bool
 	// Footers tune what is learned from each file about its sources' boilerplate (zero:
 	// textnorm.DefaultFooterOptions).
 	Footers textnorm.FooterOptions
@@ -141,6 +144,8 @@ type Stats struct {
 	Documents   int64            `json:"documents"`
 	Skipped     int64            `json:"skipped"`
 	Quarantined map[string]int64 `json:"quarantined"`
+	// Deleted counts the rows of documents taken down (Options.Deleted).
+	Deleted int64 `json:"deleted,omitempty"`
 	// Tidied counts the rows read whose text lost boilerplate (textnorm.Tidy), TidiedRunes the
 	// runes removed, TextRunes the runes of all texts before: they measure the cleaning, not
 	// the reconciliation.
@@ -151,7 +156,7 @@ type Stats struct {
 
 // Reconciles reports whether every row read is accounted for.
 func (s Stats) Reconciles() bool {
-	n := s.Documents + s.Skipped
+	n := s.Documents + s.Skipped + s.Deleted
 	for _, v := range s.Quarantined {
 		n += v
 	}
@@ -199,6 +204,7 @@ func (l *Loader) Total() Stats {
 		t.Read += s.Read
 		t.Documents += s.Documents
 		t.Skipped += s.Skipped
+		t.Deleted += s.Deleted
 		t.Tidied += s.Tidied
 		t.TidiedRunes += s.TidiedRunes
 		t.TextRunes += s.TextRunes
@@ -286,6 +292,9 @@ func (l *Loader) ReadFile(ctx context.Context, r io.ReaderAt, size int64, name s
 			return reject(*q)
 		case !l.inRange(doc.PublishedAt):
 			st.Skipped++
+			return nil
+		case l.opts.Deleted[doc.DocID]:
+			st.Deleted++
 			return nil
 		}
 		where := fmt.Sprintf("%s:%d", name, rowNum)

@@ -190,6 +190,9 @@ func Publish(b Build, live *schemas.Manifest, liveSeq int, base map[string]bool)
 	}
 	m := schemas.Manifest{Version: schemas.ManifestVersion, Index: b.Index, CreatedAt: b.CreatedAt.UTC(),
 		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts, Kind: ManifestKind(b.Kind)}
+	if live != nil {
+		m.Takedowns = live.Takedowns // a rebuild or an append never brings a document taken down back
+	}
 	m.Version = schemas.ManifestVersionOf(m)
 	for _, s := range shards {
 		m.Counts.Chunks += int64(s.Chunks)
@@ -316,4 +319,16 @@ func Versioned(docs []schemas.Document, known map[string]corpus.Known) int {
 		}
 	}
 	return later
+}
+
+// TakenDown is the set of doc_ids m records as taken down (nil: none).
+func TakenDown(m schemas.Manifest) map[string]bool {
+	if len(m.Takedowns) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(m.Takedowns))
+	for _, t := range m.Takedowns {
+		out[t.DocID] = true
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func Reconcile(loader *corpus.Loader, docs []schemas.Document) ([]FileCounts, sc
 		files = append(files, FileCounts{Name: n, Stats: stats[i]})
 	}
 	t := loader.Total()
-	return files, schemas.IndexCounts{Read: t.Read, Indexed: t.Documents, Quarantined: t.Quarantined, Skipped: t.Skipped,
+	return files, schemas.IndexCounts{Read: t.Read, Indexed: t.Documents, Quarantined: t.Quarantined, Skipped: t.Skipped, Deleted: t.Deleted,
 		Languages: modelchoice.Count(docs)}
 }
 

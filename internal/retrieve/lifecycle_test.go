@@ -78,6 +78,18 @@ func TestLifecycleMaskProperty(t *testing.T) {
 				shards = append(shards, lifeShard(t, fmt.Sprint("s", s), chunks[s], vecs[s], x))
 			}
 		}
+		// Documents taken down (schemas.Takedown), in half the trials: never served.
+		gone := map[string]bool{}
+		if trial%2 == 1 {
+			for i := range nDocs {
+				if rng.IntN(4) == 0 {
+					gone[fmt.Sprintf("d%d", i)] = true
+				}
+			}
+			for i := range shards {
+				shards[i] = shards[i].WithRemoved(gone)
+			}
+		}
 		pubOf := map[lifecycle.Key]time.Time{}
 		for _, dd := range docs {
 			pubOf[lifecycle.Key{DocID: dd.DocID, Version: int32(dd.Version)}] = dd.Published
@@ -121,6 +133,9 @@ func TestLifecycleMaskProperty(t *testing.T) {
 			}
 			allowed := func(s *Shard, i int) bool {
 				c := &s.Chunks[i]
+				if gone[c.DocID] {
+					return false
+				}
 				lo := newsLo
 				if c.Kind == schemas.KindStanding {
 					lo = standingLo
@@ -138,6 +153,9 @@ func TestLifecycleMaskProperty(t *testing.T) {
 				ch := c.Chunk
 				if !asofday.Allows(a, ch.PublishedAt) {
 					t.Fatalf("%s: %s published %s, after the anchor", name, ch.ChunkID, ch.PublishedAt)
+				}
+				if gone[ch.DocID] {
+					t.Fatalf("%s: %s was taken down", name, ch.ChunkID)
 				}
 				if !allowed(shards[c.Shard], c.Row) {
 					t.Fatalf("%s: %s is not current as of the anchor", name, ch.ChunkID)

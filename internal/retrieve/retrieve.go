@@ -80,12 +80,38 @@ type Shard struct {
 	// version of a document is current, which standing texts are in force, as of a day. The
 	// shard itself is immutable; a manifest's Life is set on a copy of it (WithLife).
 	Life *lifecycle.Life
+	// Removed, when set, marks the rows of documents taken down (schemas.Takedown): never
+	// served, as of any day, in any mode. Set on a copy, as Life is (WithRemoved).
+	Removed []bool
 }
 
 // WithLife is a copy of s that applies l (nil: none) to its rows.
 func (s *Shard) WithLife(l *lifecycle.Life) *Shard {
 	cp := *s
 	cp.Life = l
+	return &cp
+}
+
+// WithRemoved is a copy of s whose rows of the doc_ids in gone are removed (Shard.Removed);
+// s itself when none of its rows is.
+func (s *Shard) WithRemoved(gone map[string]bool) *Shard {
+	if len(gone) == 0 {
+		return s
+	}
+	var removed []bool
+	for i := range s.Chunks {
+		if gone[s.Chunks[i].DocID] {
+			if removed == nil {
+				removed = make([]bool, len(s.Chunks))
+			}
+			removed[i] = true
+		}
+	}
+	if removed == nil {
+		return s
+	}
+	cp := *s
+	cp.Removed = removed
 	return &cp
 }
 
@@ -415,6 +441,8 @@ type LifeCounts struct {
 	NotYet     int `json:"not_yet,omitempty"`
 	// News counts the allowed chunks of news (the rest of Allowed).
 	News int `json:"news,omitempty"`
+	// TakenDown counts the documents taken down whose rows the mask removed.
+	TakenDown int `json:"taken_down,omitempty"`
 }
 
 // Gather applies the mask and runs both branches to depth o.TopNEach.
@@ -438,7 +466,7 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 	masks := make([]vecindex.Mask, len(shards))
 	var live []int // shards that can hold allowed chunks
 	standingLive, lifeHidden, windowed := false, 0, 0
-	standing, superseded, notYet := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	standing, superseded, notYet, gone := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for si, s := range shards {
 		if err := checkShard(s, qvec); err != nil {
 			return nil, err
@@ -458,12 +486,15 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		for k := range n.notYet {
 			notYet[k] = true
 		}
+		for k := range n.gone {
+			gone[k] = true
+		}
 		if n.allowed > 0 {
 			live = append(live, si)
 			standingLive = standingLive || len(n.standing) > 0
 		}
 	}
-	g.Life.Standing, g.Life.Superseded, g.Life.NotYet = len(standing), len(superseded), len(notYet)
+	g.Life.Standing, g.Life.Superseded, g.Life.NotYet, g.Life.TakenDown = len(standing), len(superseded), len(notYet), len(gone)
 	if g.Allowed == 0 {
 		return g, nil
 	}
@@ -560,6 +591,8 @@ type masked struct {
 	// the document versions hidden as superseded or not yet in force.
 	allowed, life, news          int
 	standing, superseded, notYet map[string]bool
+	// gone holds the documents taken down whose rows were removed (Shard.Removed).
+	gone map[string]bool
 	// windowed counts news rows outside the recency window but inside a standing text's range
 	// (bleve's range lets them through when standing texts are searched beside them).
 	windowed int
@@ -571,6 +604,16 @@ func (m mask) rows(s *Shard) (vecindex.Mask, masked) {
 	var c masked
 	for i := range s.Chunks {
 		ch := &s.Chunks[i]
+		if s.Removed != nil && s.Removed[i] {
+			if m.b.allows(ch) {
+				c.life++ // hidden like a replaced version: BM25 fetches past it
+			}
+			if c.gone == nil {
+				c.gone = map[string]bool{}
+			}
+			c.gone[ch.DocID] = true
+			continue
+		}
 		if !m.b.allows(ch) || (len(m.sources) > 0 && !slices.ContainsFunc(m.sources, func(want string) bool { return strings.EqualFold(want, ch.Source) })) {
 			if ch.Kind != schemas.KindStanding && m.b.AllowsStanding(ch.PublishedAt) {
 				c.windowed++

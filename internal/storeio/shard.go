@@ -117,13 +117,15 @@ func (s *Shards) Release() {
 // can hold chunks inside bounds (a shard of standing texts whatever the recency window),
 // skipping the others, and calls loaded with the count so far after each (a heartbeat). Each
 // shard comes with the manifest's lifecycle applied to its rows (LoadLifecycle,
-// retrieve.Shard.Life). On an error it releases what it loaded.
+// retrieve.Shard.Life) and the rows of the documents it records as taken down removed
+// (retrieve.Shard.Removed). On an error it releases what it loaded.
 func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve.Shard], index string, m schemas.Manifest, bounds retrieve.Bounds, loaded func(n int)) (*Shards, error) {
 	out := &Shards{}
 	life, err := LoadLifecycle(ctx, b, index, m)
 	if err != nil {
 		return nil, err
 	}
+	gone := indexplan.TakenDown(m)
 	for _, sm := range m.Shards {
 		overlaps := bounds.Overlaps(sm.MinDate, sm.MaxDate)
 		if sm.Standing > 0 {
@@ -144,6 +146,7 @@ func LoadShards(ctx context.Context, b blob.Bucket, cache *shard.Cache[*retrieve
 		if l := life.LifeOf(sm.ID, s.Chunks); l != nil {
 			s = s.WithLife(l) // the cached shard stays as it is: another manifest may apply another table
 		}
+		s = s.WithRemoved(gone) // documents taken down: never served, whatever the day
 		out.Shards = append(out.Shards, s)
 		out.Searched++
 		loaded(out.Searched)

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/asofrag/asof/infra"
+	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/workflows"
+)
+
+func newDocsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "docs delete|list",
+		Short: "Take documents down from an index (every version, from every answer), and list what was taken down",
+		Long: `docs deletes documents from an index, for a legal takedown or a withdrawn text: every
+version of each doc_id leaves every answer from then on, as of any day and in every mode (the
+mask removes their rows before any branch ranks), and the index's manifest records the takedown
+(when, why, how many rows). Builds after it — a rebuild of the same files, an --append that
+meets the doc_id again — count its rows as deleted, never indexed: read = indexed + skipped +
+quarantined + deleted. The shards themselves keep the rows, masked, until a rebuild writes them
+without.`,
+		Example: `  asof docs delete --index news --doc-id tg-4711 --reason "court order 12/2026"
+  asof docs list --index news`,
+	}
+	cmd.AddCommand(newDocsDeleteCmd(a), newDocsListCmd(a))
+	return cmd
+}
+
+func newDocsDeleteCmd(a *app) *cobra.Command {
+	var (
+		index, reason string
+		ids           []string
+		asJSON        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "delete --index NAME --doc-id ID... --reason TEXT",
+		Short: "Take documents down: every version, from every answer, recorded in the manifest",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if err := layout.ValidateIndexName(index); err != nil {
+				return fmt.Errorf("--index: %w", err)
+			}
+			if strings.TrimSpace(reason) == "" {
+				return errors.New("--reason is required: it is recorded in the manifest with the takedown")
+			}
+			if len(ids) == 0 {
+				return errors.New("--doc-id: name at least one document")
+			}
+			st, _, stop, err := startServing(ctx, a, index, nil)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			res, err := a.client(st).TakeDown(ctx, workflows.TakeDownInput{Index: index, DocIDs: ids, Reason: reason})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, res)
+			}
+			printTakeDown(a, index, res)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&index, "index", "", "the index (required)")
+	fs.StringArrayVar(&ids, "doc-id", nil, "a document to take down, every version of it (repeatable; required)")
+	fs.StringVar(&reason, "reason", "", "why, recorded in the manifest (required)")
+	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	for _, n := range []string{"index", "doc-id", "reason"} {
+		_ = cmd.MarkFlagRequired(n)
+	}
+	a.embeddedFlags(cmd, false)
+	return cmd
+}
+
+func printTakeDown(a *app, index string, res workflows.TakeDownResult) {
+	for _, t := range res.Taken {
+		printf(a.stdout, "took down %s from index %s (%d indexed %s): %s\n", t.DocID, index, t.Rows, plural(t.Rows, "version", "versions"), t.Reason)
+	}
+	for _, id := range res.Already {
+		printf(a.stdout, "%s was taken down from index %s before: left as it was\n", id, index)
+	}
+	c := res.Counts
+	if res.Unchanged {
+		printf(a.stdout, "index %s unchanged (%s)\n", index, res.ManifestKey)
+		return
+	}
+	printf(a.stdout, "index %s published: %s (seq %d); %d rows indexed, %d deleted, %d quarantined, %d skipped of %d read\n",
+		index, res.ManifestKey, res.Seq, c.Indexed, c.Deleted, c.QuarantinedTotal(), c.Skipped, c.Read)
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func newDocsListCmd(a *app) *cobra.Command {
+	var (
+		index  string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list --index NAME",
+		Short: "The documents taken down from an index: when, why, how many rows",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if err := layout.ValidateIndexName(index); err != nil {
+				return fmt.Errorf("--index: %w", err)
+			}
+			return withStack(ctx, a, func(st *infra.Stack) error {
+				l, err := a.client(st).Takedowns(ctx, index)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(a.stdout, l)
+				}
+				if len(l) == 0 {
+					printf(a.stdout, "nothing taken down from index %s\n", index)
+					return nil
+				}
+				printf(a.stdout, "| doc_id | taken down | rows | reason |\n|---|---|---:|---|\n")
+				for _, t := range l {
+					printf(a.stdout, "| %s | %s | %d | %s |\n", t.DocID, t.At.UTC().Format(time.RFC3339), t.Rows, t.Reason)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&index, "index", "", "the index (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	_ = cmd.MarkFlagRequired("index")
+	a.embeddedFlags(cmd, false)
+	return cmd
+}
