@@ -462,8 +462,11 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 		}
 		printf(w, "languages of the documents indexed: %s\n", strings.Join(parts, ", "))
 	}
+	if c.Deleted > 0 {
+		printf(w, "deleted: %d rows of documents taken down (asof docs list), not indexed\n", c.Deleted)
+	}
 	if !c.Reconciles() {
-		printf(w, "WARNING: counts do not reconcile (read %d ≠ indexed + skipped + quarantined)\n", c.Read)
+		printf(w, "WARNING: counts do not reconcile (read %d ≠ indexed + skipped + quarantined + deleted)\n", c.Read)
 	}
 	if len(c.Quarantined) > 0 {
 		var reasons []string

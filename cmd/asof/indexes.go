@@ -72,7 +72,11 @@ func printIndex(w io.Writer, e catalog.Index) {
 	printf(w, "  model      %s (dim %d, sha256 %s)\n", e.Model, e.ModelDim, render.Truncate(e.ModelSHA256, 20))
 	printf(w, "  documents  %d in %d chunks, published %s … %s\n", e.Documents, e.Chunks, dayOrDash(e.From), dayOrDash(e.To))
 	if c := e.Counts; c != nil {
-		printf(w, "  build      %d read = %d indexed + %d quarantined + %d skipped\n", c.Read, c.Indexed, c.QuarantinedTotal(), c.Skipped)
+		if c.Deleted > 0 {
+			printf(w, "  build      %d read = %d indexed + %d quarantined + %d skipped + %d deleted\n", c.Read, c.Indexed, c.QuarantinedTotal(), c.Skipped, c.Deleted)
+		} else {
+			printf(w, "  build      %d read = %d indexed + %d quarantined + %d skipped\n", c.Read, c.Indexed, c.QuarantinedTotal(), c.Skipped)
+		}
 		if len(c.Languages) > 0 {
 			printf(w, "  languages  %s\n", countsLabel(c.Languages))
 		}
@@ -88,6 +92,9 @@ func printIndex(w io.Writer, e catalog.Index) {
 		for _, line := range strings.Split(strings.TrimSpace(lw.String()), "\n") {
 			printf(w, "  %s\n", strings.TrimSpace(line))
 		}
+	}
+	if e.TakenDown > 0 {
+		printf(w, "  taken down %d %s, never served (asof docs list --index %s)\n", e.TakenDown, plural(int64(e.TakenDown), "document", "documents"), e.Name)
 	}
 	printf(w, "  shards     %d (by %s):\n", e.Shards, e.Period)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -92,6 +92,9 @@ type Index struct {
 	// lifecycle table (standing texts, versions, supersession), nil when it needs none.
 	Kind      string                `json:"kind,omitempty"`
 	Lifecycle *schemas.LifecycleRef `json:"lifecycle,omitempty"`
+	// TakenDown counts the documents taken down from the index (asof docs delete; asof docs
+	// list names them).
+	TakenDown int `json:"taken_down,omitempty"`
 }
 
 // chunkSource is the part of a chunk row that says which source published which document.
@@ -158,7 +161,7 @@ func (e *Index) fill(ctx context.Context, b blob.Bucket, detail bool) error {
 		return err
 	}
 	e.Model, e.Documents, e.Chunks, e.Shards, e.Period = m.Model.ID, m.Counts.Indexed, m.Counts.Chunks, len(m.Shards), m.Period
-	e.ManifestSeq, e.BuiltAt, e.Kind, e.Lifecycle = m.Seq, m.CreatedAt, m.Kind, m.Lifecycle
+	e.ManifestSeq, e.BuiltAt, e.Kind, e.Lifecycle, e.TakenDown = m.Seq, m.CreatedAt, m.Kind, m.Lifecycle, len(m.Takedowns)
 	if lo, hi := Span(m); !hi.IsZero() {
 		e.From, e.To = &lo, &hi
 	}

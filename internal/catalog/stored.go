@@ -181,12 +181,24 @@ func AnswerDoc(ctx context.Context, b blob.Bucket, runID, format string) ([]byte
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
-	if format == FormatJSON {
-		return data, nil
-	}
 	var ans schemas.Answer
 	if err := json.Unmarshal(data, &ans); err != nil {
+		if format == FormatJSON {
+			return data, nil // as stored: the reader sees what is there
+		}
 		return nil, fmt.Errorf("%s does not parse: %w", key, err)
+	}
+	// A document taken down since the answer was written is removed from it, in every format.
+	gone, err := takedownsOf(ctx, b, ans.Index)
+	if err != nil {
+		return nil, fmt.Errorf("answer %s: read the takedowns of index %s: %w", runID, ans.Index, err)
+	}
+	redacted := RedactAnswer(&ans, gone)
+	if format == FormatJSON {
+		if !redacted {
+			return data, nil
+		}
+		return json.MarshalIndent(ans, "", "  ")
 	}
 	if format == FormatMarkdown {
 		return []byte(render.AnswerMarkdown(ans, 0)), nil
