@@ -50,8 +50,8 @@ func (b *boot) Close() {
 // nil.
 func (b *boot) workerDeps(cfg config.Config) (deps worker.Deps, noModel error, release func(), err error) {
 	// A long-running worker answers every index, each with its own model.
-	deps, releaseModel, noModel := withModel(cfg, worker.Deps{Bucket: b.st.Bucket, Metrics: b.sm.m}, true)
-	deps, closeRerank, err := withReranker(cfg, deps)
+	deps, releaseModel, noModel := worker.WithModel(cfg, worker.Deps{Bucket: b.st.Bucket, Metrics: b.sm.m}, true)
+	deps, closeRerank, err := worker.WithReranker(cfg, deps)
 	if err != nil {
 		releaseModel()
 		return deps, noModel, func() {}, err

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	asof "github.com/asofrag/asof/client"
 	"io"
 	"log/slog"
 	"maps"
@@ -21,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	asof "github.com/asofrag/asof/client"
 
 	"github.com/parquet-go/parquet-go"
 	"go.temporal.io/api/enums/v1"

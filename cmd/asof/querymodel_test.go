@@ -14,6 +14,7 @@ import (
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
+	"github.com/asofrag/asof/worker"
 )
 
 // TestOneWorkerAnswersIndexesOfEveryModelWithModel: one `asof dev`, started with no
@@ -104,7 +105,7 @@ func TestQueryModelLoaderErrors(t *testing.T) {
 	cfg := config.Default()
 	cfg.ModelDir = modelDir
 	cfg.Embed.Backend = embed.BackendGo
-	load := queryModelLoader(cfg)
+	load := worker.QueryModelLoader(cfg)
 	for _, tt := range []struct{ id, want string }{
 		{models.EnglishID, "model not pulled: " + models.EnglishID + " is not in " + modelDir + " (fetch it with `asof models pull " + models.EnglishID + "`)"},
 		{"my-e5", "unknown model: my-e5 is neither a catalogue model (asof models list) nor a folder in " + modelDir + "; put the model folder the index was built with there"},

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	asof "github.com/asofrag/asof/client"
-	"github.com/asofrag/asof/internal/blob"
 	"os"
 	"strings"
 	"syscall"
 	"time"
+
+	asof "github.com/asofrag/asof/client"
+	"github.com/asofrag/asof/internal/blob"
 
 	"github.com/spf13/cobra"
 

@@ -44,10 +44,10 @@ ASOF_S3_SECRET_ACCESS_KEY, or the standard AWS chain (AWS_ACCESS_KEY_ID, ~/.aws,
 			if merr != nil {
 				printf(a.stderr, "asof worker: no embedding model, index work will fail on this worker: %v\n", merr)
 			} else {
-				printf(a.stdout, "asof worker: embedding %s\n", embedderLine(a.cfg, deps))
+				printf(a.stdout, "asof worker: embedding %s\n", worker.EmbedderLine(a.cfg, deps))
 			}
 			if deps.Reranker != nil {
-				printf(a.stdout, "asof worker: reranking %s\n", rerankerLine(deps))
+				printf(a.stdout, "asof worker: reranking %s\n", worker.RerankerLine(deps))
 			}
 			printf(a.stdout, "asof worker polling %s on %s (namespace %s), store %s. Ctrl-C to stop.\n",
 				strings.Join(a.cfg.Worker.TaskQueues, ", "), redact.URL(a.cfg.Temporal.Address), a.cfg.Temporal.Namespace, b.st.Bucket)

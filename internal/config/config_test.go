@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -258,5 +259,26 @@ func TestModelDirs(t *testing.T) {
 	}
 	if got := c.ModelDirs(); len(got) != 1 || got[0] != c.ModelDir {
 		t.Errorf("--model-dir: ModelDirs = %v, want it alone", got)
+	}
+}
+
+// TestLocalProfile: a local LLM gets the local defaults where the configuration leaves a field
+// unset, and a set field wins.
+func TestLocalProfile(t *testing.T) {
+	tests := []struct {
+		name string
+		in   LLM
+		want LLM
+	}{
+		{"all unset", LLM{}, LLM{Slots: 1, JSONSchema: true, Judge: "heuristic", JudgePerCall: 1, Timeout: LocalLLMTimeout, MaxTokens: LocalLLMMaxTokens}},
+		{"set fields win", LLM{Slots: 2, Judge: "llm", JudgePerCall: 8, Timeout: time.Minute, MaxTokens: 256},
+			LLM{Slots: 2, JSONSchema: true, Judge: "llm", JudgePerCall: 8, Timeout: time.Minute, MaxTokens: 256}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.in.LocalProfile(); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("LocalProfile = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
