@@ -9,7 +9,7 @@ GOTESTSUM_VERSION     := v1.13.0
 # pure-Go session, has a data race of its own in Executable.executeNode, and -race makes the
 # model ~30x slower); a second pass runs them (names matching WithModel) without -race.
 MODEL_TESTS := WithModel
-MODEL_PKGS  := ./internal/embed ./infra/models ./activities ./worker ./cmd/asof
+MODEL_PKGS  := ./internal/embed ./internal/models ./activities ./worker ./cmd/asof
 GOTESTSUM   := $(TOOLS)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --format-icons text --hide-summary skipped
 
 # ONNX Runtime backend (~25x faster embeddings): `make setup-ort` fills ORT_LIB through npm/pip

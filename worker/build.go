@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/infra/llmserver"
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/llm"
 	"github.com/asofrag/asof/internal/modelcache"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/rerank"
 	"github.com/asofrag/asof/schemas"
 )

@@ -21,10 +21,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/infra/loopback"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/llm"
+	"github.com/asofrag/asof/internal/loopback"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/models"
 )
 
 // multilingualPair is the multilingual model and the English default it is measured against.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/vecindex"
 )
 

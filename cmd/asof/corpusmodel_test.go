@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 )

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,5 +63,44 @@ func TestDesignNamesEveryPackage(t *testing.T) {
 	}
 	if len(checked) < 20 {
 		t.Fatalf("checked %d folders: the walk missed the module", len(checked))
+	}
+}
+
+// TestInternalImportsOneWay keeps the layering docs/design.md states: nothing under internal/
+// (its tests included) imports Temporal or a package above it — the stack (infra/), the
+// benchmarks, the worker, workflows, activities, the client, the HTTP API or a command — so
+// every pipeline stage is plain Go, tested and benchmarked as such.
+func TestInternalImportsOneWay(t *testing.T) {
+	root := examplesRepoRoot(t)
+	above := []string{"infra", "bench", "cmd", "worker", "workflows", "activities", "client", "httpapi", "examples"}
+	files := 0
+	err := filepath.WalkDir(filepath.Join(root, "internal"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(root, p)
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, "go.temporal.io/") {
+				t.Errorf("%s imports %s: internal/ never imports Temporal", rel, path)
+			}
+			for _, a := range above {
+				if path == "github.com/asofrag/asof/"+a || strings.HasPrefix(path, "github.com/asofrag/asof/"+a+"/") {
+					t.Errorf("%s imports %s: internal/ imports nothing above it", rel, path)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d files under internal/: the walk missed them", files)
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/pflag"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/internal/embed/embedtest"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/internal/vecindex"

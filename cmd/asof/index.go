@@ -19,12 +19,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/asofrag/asof/infra"
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/chunk"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/schemas"

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/layout"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"

@@ -20,9 +20,9 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/infra/loopback"
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/infra/s3gw"
+	"github.com/asofrag/asof/internal/loopback"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/vecindex"
 	"github.com/asofrag/asof/workflows"
 )

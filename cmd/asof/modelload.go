@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/asofrag/asof/infra"
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 )

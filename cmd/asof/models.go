@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/asofrag/asof/infra/models"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/redact"
 	"github.com/asofrag/asof/worker"
 )

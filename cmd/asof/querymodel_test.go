@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/testmodel"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"

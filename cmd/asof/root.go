@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/asofrag/asof/infra"
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
+	"github.com/asofrag/asof/internal/models"
 )
 
 // app carries the loaded configuration and output streams to every command.

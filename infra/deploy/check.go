@@ -30,9 +30,9 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/models"
 )
 
 // Files is a set of files by slash-separated path relative to the repository root.

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 // DefaultDir is the runtime folder when none is configured: set at build time

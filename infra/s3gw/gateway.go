@@ -28,7 +28,7 @@ import (
 	"github.com/versity/versitygw/debuglogger"
 	"github.com/versity/versitygw/embedgw"
 
-	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 // healthPath answers unauthenticated readiness probes.

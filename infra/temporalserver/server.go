@@ -27,7 +27,7 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
-	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 // Host is the only interface the embedded server binds to.

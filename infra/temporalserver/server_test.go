@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/asofrag/asof/infra/loopback"
 	"github.com/asofrag/asof/infra/temporalserver"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 const queue = "restart-test"

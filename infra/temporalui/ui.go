@@ -13,7 +13,7 @@ import (
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	"github.com/temporalio/ui-server/v2/server/server_options"
 
-	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 // Options configure the UI server.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/internal/testmodel"
 )
 

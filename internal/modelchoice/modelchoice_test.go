@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/modelchoice"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/schemas"
 )
 

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/asofrag/asof/infra/models"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/models"
 	"github.com/asofrag/asof/schemas"
 )
 

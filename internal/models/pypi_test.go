@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/asofrag/asof/infra/models/e5s1"
+	"github.com/asofrag/asof/internal/models/e5s1"
 )
 
 // tinyE5S1 is a valid E5S1 v1 file of a small encoder (hidden 32, 1 layer, 1 head, FFN 32,
