@@ -120,7 +120,7 @@ func TestWorkerMetricsReconcileWithModel(t *testing.T) {
 		{"c", "2024-06-03", "The finance ministry placed new bonds at a higher yield."},
 		{"bad", "yesterday", "No usable date."},
 		{"", "2024-06-04", "No id."},
-		{"a", "2024-06-05", "A second row with the first row's id."},
+		{"a", "2024-05-01", "The central bank kept the key rate unchanged and signalled caution."}, // sent twice: a duplicate (other text published later would be its next version)
 	}
 	file := writeParquetFile(t, dir, "news.parquet", rows)
 	idx := startProc(t, env, "index", "--temporal", hostPort, "--store", store, "--model-dir", modelDir,
