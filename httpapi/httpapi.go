@@ -227,15 +227,26 @@ func decode(w http.ResponseWriter, r *http.Request, v any) (status int, err erro
 	return 0, nil
 }
 
-func (s *server) ask(w http.ResponseWriter, r *http.Request) {
-	var req apispec.AskRequest
+// request decodes the JSON body into a T (decode) and checks it (check, with the API's field
+// names); false when it answered the error (415, 413, 400), and the handler is done.
+func request[T, C any](s *server, w http.ResponseWriter, r *http.Request, check func(T) (C, error)) (C, bool) {
+	var req T
+	var none C
 	if status, err := decode(w, r, &req); err != nil {
 		writeError(w, status, err.Error())
-		return
+		return none, false
 	}
-	checked, err := req.Check(apispec.JSONLabel)
+	checked, err := check(req)
 	if err != nil {
 		s.fail(w, r, err)
+		return none, false
+	}
+	return checked, true
+}
+
+func (s *server) ask(w http.ResponseWriter, r *http.Request) {
+	checked, ok := request(s, w, r, func(q apispec.AskRequest) (apispec.Ask, error) { return q.Check(apispec.JSONLabel) })
+	if !ok {
 		return
 	}
 	in, err := workflows.AskInputFrom(checked)
@@ -435,14 +446,8 @@ func (s *server) getDigest(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) startDigest(w http.ResponseWriter, r *http.Request) {
-	var req apispec.DigestRequest
-	if status, err := decode(w, r, &req); err != nil {
-		writeError(w, status, err.Error())
-		return
-	}
-	checked, err := req.Check(apispec.JSONLabel)
-	if err != nil {
-		s.fail(w, r, err)
+	checked, ok := request(s, w, r, func(q apispec.DigestRequest) (apispec.Digest, error) { return q.Check(apispec.JSONLabel) })
+	if !ok {
 		return
 	}
 	run, err := s.c.StartDigest(r.Context(), workflows.DigestInputFrom(checked))

@@ -43,14 +43,8 @@ func (s *server) startIndex(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req apispec.IndexRequest
-	if status, err := decode(w, r, &req); err != nil {
-		writeError(w, status, err.Error())
-		return
-	}
-	ix, err := req.Check(name, apispec.JSONLabel)
-	if err != nil {
-		s.fail(w, r, err)
+	ix, ok := request(s, w, r, func(q apispec.IndexRequest) (apispec.Index, error) { return q.Check(name, apispec.JSONLabel) })
+	if !ok {
 		return
 	}
 	run, err := s.c.StartIndexFromStore(r.Context(), ix)
@@ -92,14 +86,8 @@ func (s *server) deleteIndex(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) startEval(w http.ResponseWriter, r *http.Request) {
-	var req apispec.EvalRequest
-	if status, err := decode(w, r, &req); err != nil {
-		writeError(w, status, err.Error())
-		return
-	}
-	e, err := req.Check(apispec.JSONLabel)
-	if err != nil {
-		s.fail(w, r, err)
+	e, ok := request(s, w, r, func(q apispec.EvalRequest) (apispec.Eval, error) { return q.Check(apispec.JSONLabel) })
+	if !ok {
 		return
 	}
 	run, err := s.c.StartEvalFromStore(r.Context(), e)
@@ -123,14 +111,8 @@ func (s *server) listSchedules(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) createSchedule(w http.ResponseWriter, r *http.Request) {
-	var req apispec.ScheduleRequest
-	if status, err := decode(w, r, &req); err != nil {
-		writeError(w, status, err.Error())
-		return
-	}
-	checked, err := req.Check(apispec.JSONLabel)
-	if err != nil {
-		s.fail(w, r, err)
+	checked, ok := request(s, w, r, func(q apispec.ScheduleRequest) (apispec.Schedule, error) { return q.Check(apispec.JSONLabel) })
+	if !ok {
 		return
 	}
 	ctx := r.Context()
