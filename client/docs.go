@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/workflows"
@@ -14,6 +16,9 @@ import (
 // (with the reason) on; builds after it count the documents' rows as deleted.
 func (c *Client) StartTakeDown(ctx context.Context, in workflows.TakeDownInput) (*Run[workflows.TakeDownResult], error) {
 	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if err := CheckTakeDown(in); err != nil {
 		return nil, err
 	}
 	if err := c.RequireIndex(ctx, in.Index); err != nil {
@@ -49,4 +54,26 @@ func (c *Client) Takedowns(ctx context.Context, index string) ([]schemas.Takedow
 		return nil, err
 	}
 	return m.Takedowns, nil
+}
+
+// CheckTakeDown refuses a takedown that cannot run, before anything starts (an
+// *apispec.InvalidError): a bad index name, no doc_id or an empty one, or no reason (it is
+// recorded in the manifest).
+func CheckTakeDown(in workflows.TakeDownInput) error {
+	invalid := func(format string, a ...any) error { return &apispec.InvalidError{Err: fmt.Errorf(format, a...)} }
+	if err := layout.ValidateIndexName(in.Index); err != nil {
+		return invalid("index: %w", err)
+	}
+	if len(in.DocIDs) == 0 {
+		return invalid("doc_id: name at least one document to take down")
+	}
+	for _, id := range in.DocIDs {
+		if strings.TrimSpace(id) == "" {
+			return invalid("doc_id: an empty doc_id")
+		}
+	}
+	if strings.TrimSpace(in.Reason) == "" {
+		return invalid("reason: required (it is recorded in the manifest with the takedown)")
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	asof "github.com/asofrag/asof/client"
 	"github.com/asofrag/asof/internal/apispec"
@@ -205,13 +204,8 @@ func (s *server) takeDown(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id := r.PathValue("doc_id")
-	reason := strings.TrimSpace(r.URL.Query().Get("reason"))
-	if reason == "" {
-		writeError(w, http.StatusBadRequest, "reason: required (?reason=…): it is recorded in the manifest with the takedown")
-		return
-	}
-	res, err := s.c.TakeDown(r.Context(), workflows.TakeDownInput{Index: name, DocIDs: []string{id}, Reason: reason})
+	// ?reason= is required; the client checks it with the rest.
+	res, err := s.c.TakeDown(r.Context(), workflows.TakeDownInput{Index: name, DocIDs: []string{r.PathValue("doc_id")}, Reason: r.URL.Query().Get("reason")})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	asof "github.com/asofrag/asof/client"
+
 	"github.com/spf13/cobra"
 
 	"github.com/asofrag/asof/infra"
@@ -43,21 +45,16 @@ func newDocsDeleteCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if err := layout.ValidateIndexName(index); err != nil {
-				return fmt.Errorf("--index: %w", err)
-			}
-			if strings.TrimSpace(reason) == "" {
-				return errors.New("--reason is required: it is recorded in the manifest with the takedown")
-			}
-			if len(ids) == 0 {
-				return errors.New("--doc-id: name at least one document")
+			in := workflows.TakeDownInput{Index: index, DocIDs: ids, Reason: reason}
+			if err := asof.CheckTakeDown(in); err != nil { // before any server starts
+				return flagNames(err)
 			}
 			st, _, stop, err := startServing(ctx, a, index, nil)
 			if err != nil {
 				return err
 			}
 			defer stop()
-			res, err := a.client(st).TakeDown(ctx, workflows.TakeDownInput{Index: index, DocIDs: ids, Reason: reason})
+			res, err := a.client(st).TakeDown(ctx, in)
 			if err != nil {
 				return err
 			}
@@ -142,4 +139,15 @@ func newDocsListCmd(a *app) *cobra.Command {
 	_ = cmd.MarkFlagRequired("index")
 	a.embeddedFlags(cmd, false)
 	return cmd
+}
+
+// flagNames says a takedown check's field names as this command's flags.
+func flagNames(err error) error {
+	msg := err.Error()
+	for field, flag := range map[string]string{"index: ": "--index: ", "doc_id: ": "--doc-id: ", "reason: ": "--reason: "} {
+		if rest, ok := strings.CutPrefix(msg, field); ok {
+			return errors.New(flag + rest)
+		}
+	}
+	return err
 }

@@ -121,7 +121,7 @@ func TestClearOneLineErrors(t *testing.T) {
 		{"unknown command", nil, []string{"frobnicate"}, "unknown command"},
 		{"server with external temporal", nil, []string{"server", "--temporal", "h:7233"}, "drop --temporal"},
 		{"unreachable external store", nil, []string{"worker", "--temporal", "127.0.0.1:1", "--store", "s3://b"}, "connect to Temporal at 127.0.0.1:1"},
-		{"takedown without a reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--reason", " "}, "--reason is required"},
+		{"takedown without a reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--reason", " "}, "--reason: required"},
 		{"takedown of a bad index name", nil, []string{"docs", "delete", "--index", "Bad_Name", "--doc-id", "d1", "--reason", "x"}, "--index"},
 		{"takedown without a doc", nil, []string{"docs", "delete", "--index", "news", "--reason", "x"}, "doc-id"},
 	}
