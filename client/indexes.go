@@ -64,15 +64,8 @@ func (c *Client) DeleteIndex(ctx context.Context, name string, confirm func(Inde
 	if err := layout.ValidateIndexName(name); err != nil {
 		return what, fmt.Errorf("index name: %w", err)
 	}
-	id := IndexID(name)
-	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	switch {
-	case errors.As(err, &nf):
-	case err != nil:
-		return what, fmt.Errorf("is index %s being built? describe workflow %s: %w", name, id, err)
-	case d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return what, fmt.Errorf("%w: index %s, by workflow %s: wait for it to finish, or cancel it (%s), then delete", ErrIndexBuilding, name, id, c.UI)
+	if err := c.notBuilding(ctx, name, "delete"); err != nil {
+		return what, err
 	}
 	objs, err := blob.List(ctx, c.Store, what.Prefix)
 	if err != nil {
@@ -114,4 +107,20 @@ func (c *Client) IndexLifecycle(ctx context.Context, name string) (*storeio.Life
 		return nil, err
 	}
 	return catalog.Lifecycle(ctx, c.Store, name)
+}
+
+// notBuilding is ErrIndexBuilding, naming what waits (delete, purge), while a build of index
+// runs.
+func (c *Client) notBuilding(ctx context.Context, index, what string) error {
+	id := IndexID(index)
+	d, err := c.Temporal.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	switch {
+	case errors.As(err, &nf):
+	case err != nil:
+		return fmt.Errorf("is index %s being built? describe workflow %s: %w", index, id, err)
+	case d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return fmt.Errorf("%w: index %s, by workflow %s: wait for it to finish, or cancel it (%s), then %s", ErrIndexBuilding, index, id, c.UI, what)
+	}
+	return nil
 }

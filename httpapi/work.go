@@ -5,9 +5,11 @@ package httpapi
 // the matching asof command does.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	asof "github.com/asofrag/asof/client"
 	"github.com/asofrag/asof/internal/apispec"
@@ -204,8 +206,14 @@ func (s *server) takeDown(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// ?reason= is required; the client checks it with the rest.
-	res, err := s.c.TakeDown(r.Context(), workflows.TakeDownInput{Index: name, DocIDs: []string{r.PathValue("doc_id")}, Reason: r.URL.Query().Get("reason")})
+	// ?reason= is required; the client checks it with the rest. ?purge=true purges as well.
+	q := r.URL.Query()
+	purge, err := strconv.ParseBool(cmp.Or(q.Get("purge"), "false"))
+	if err != nil {
+		s.fail(w, r, &apispec.InvalidError{Err: fmt.Errorf("purge: %q is not true or false", q.Get("purge"))})
+		return
+	}
+	res, err := s.c.TakeDown(r.Context(), workflows.TakeDownInput{Index: name, DocIDs: []string{r.PathValue("doc_id")}, Reason: q.Get("reason"), Purge: purge})
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -62,6 +62,41 @@ type TakeDownResult struct {
 	Taken       []Takedown  `json:"taken"`
 	Already     []string    `json:"already,omitempty"`
 	Counts      IndexCounts `json:"counts"`
+	// Purge is what the purge did, when one was asked for (asof docs delete --purge).
+	Purge *PurgeResult `json:"purge,omitempty"`
+}
+
+// PurgeResult is what purging the documents taken down from an index did (asof docs delete
+// --purge): the documents purged (Docs), the live shards that held them, each written again
+// without their rows (Written, or Reused: found written by an earlier try of the purge) or
+// dropped (Dropped: nothing else in it), the chunk rows removed, the manifest that lists the
+// purged shards, and what the sweep of the rest of the store deleted or rewrote.
+type PurgeResult struct {
+	Docs        []string   `json:"docs"`
+	ManifestKey string     `json:"manifest_key"`
+	Seq         int        `json:"seq"`
+	Unchanged   bool       `json:"unchanged"`
+	Written     int        `json:"shards_written"`
+	Reused      int        `json:"shards_reused"`
+	Dropped     int        `json:"shards_dropped"`
+	Rows        int64      `json:"rows_removed"`
+	Sweep       PurgeSweep `json:"sweep"`
+}
+
+// PurgeSweep counts what a purge's sweep did to the objects that held a purged document's text
+// outside the live shards: shard folders no live manifest lists (earlier manifests' shards),
+// lifecycle tables, staged build files and uploaded corpus copies deleted; stored answers and
+// digest days rewritten with the document shown as removed (and their archive pages); Objects
+// counts every object deleted or rewritten, Scanned every object read.
+type PurgeSweep struct {
+	Shards    int `json:"shards"`
+	Lifecycle int `json:"lifecycle"`
+	Staging   int `json:"staging"`
+	Corpora   int `json:"corpora"`
+	Answers   int `json:"answers"`
+	Digests   int `json:"digests"`
+	Objects   int `json:"objects"`
+	Scanned   int `json:"scanned"`
 }
 
 // Takedown records one document removed from an index: when (the takedown workflow's time),

@@ -456,6 +456,12 @@ type TakeDownInput struct {
 	Index  string   `json:"index"`
 	DocIDs []string `json:"doc_ids"`
 	Reason string   `json:"reason"`
+	// Purge, once the takedown is recorded, removes the text and vectors of every document
+	// taken down from the store as well (asof docs delete --purge): the live shards are
+	// written again without their rows, then every other object that holds their text is
+	// deleted or written again (schemas.PurgeResult). A takedown with no DocIDs and Purge only
+	// purges what earlier takedowns left masked.
+	Purge bool `json:"purge,omitempty"`
 }
 
 // TakeDownResult is the manifest that records the takedown and what it took down.

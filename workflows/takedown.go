@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/asofrag/asof/activities"
+	"github.com/asofrag/asof/schemas"
 )
 
 // TakeDown removes documents from an index (asof docs delete): every version of each doc_id
@@ -28,11 +29,43 @@ func TakeDown(ctx workflow.Context, in TakeDownInput) (TakeDownResult, error) {
 		},
 	})
 	var res activities.TakeDownResult
-	err := workflow.ExecuteActivity(actx, a.TakeDown, activities.TakeDownInput{
-		Index: in.Index, DocIDs: in.DocIDs, Reason: in.Reason, At: workflow.Now(ctx).UTC(),
-	}).Get(ctx, &res)
-	if err != nil {
-		return TakeDownResult{}, fmt.Errorf("take down in %s: %w", in.Index, err)
+	at := workflow.Now(ctx).UTC()
+	if len(in.DocIDs) > 0 || !in.Purge {
+		err := workflow.ExecuteActivity(actx, a.TakeDown, activities.TakeDownInput{
+			Index: in.Index, DocIDs: in.DocIDs, Reason: in.Reason, At: at,
+		}).Get(ctx, &res)
+		if err != nil {
+			return TakeDownResult{}, fmt.Errorf("take down in %s: %w", in.Index, err)
+		}
+	}
+	if !in.Purge {
+		return res, nil
+	}
+	// The purge rewrites shards (BM25 built anew) and reads every stored answer and digest: it
+	// heartbeats each shard and object, and a retry resumes from what the store holds.
+	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: 6 * time.Hour,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
+			MaximumAttempts:        10,
+			NonRetryableErrorTypes: []string{ErrTypeInvalidInput},
+		},
+	})
+	p := activities.PurgeInput{Index: in.Index, At: at}
+	var purged schemas.PurgeResult
+	if err := workflow.ExecuteActivity(pctx, a.PurgeShards, p).Get(ctx, &purged); err != nil {
+		return res, fmt.Errorf("purge %s: %w", in.Index, err)
+	}
+	if err := workflow.ExecuteActivity(pctx, a.PurgeSweep, p).Get(ctx, &purged.Sweep); err != nil {
+		return res, fmt.Errorf("purge %s: sweep the store: %w", in.Index, err)
+	}
+	res.Purge = &purged
+	if res.ManifestKey == "" || !purged.Unchanged {
+		res.ManifestKey, res.Seq = purged.ManifestKey, purged.Seq
 	}
 	return res, nil
 }

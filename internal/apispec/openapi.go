@@ -116,7 +116,7 @@ var Operations = []Operation{
 	{Method: "DELETE", Path: "/v1/indexes/{name}", ID: "deleteIndex", Summary: "Delete an index: its CURRENT first, then every object under indexes/<name>/ (409 while it is being built)",
 		Response: reflect.TypeFor[DeletedIndex](), Status: 200, Params: []Param{nameParam}},
 	{Method: "DELETE", Path: "/v1/indexes/{name}/docs/{doc_id}", ID: "takeDown",
-		Summary:  "Take a document down (every version, from every answer as of any day), recorded in the manifest with ?reason= (required); waits for the manifest",
+		Summary:  "Take a document down (every version, from every answer as of any day), recorded in the manifest with ?reason= (required); with ?purge=true its text and vectors then leave the store (409 while a build runs); waits for the manifest",
 		Response: reflect.TypeFor[schemas.TakeDownResult](), Status: 200,
 		Params: []Param{nameParam, {Name: "doc_id", In: "path"}, {Name: "reason", In: "query", Description: "why (required; recorded in the manifest)"}}},
 	{Method: "GET", Path: "/v1/indexes/{name}/takedowns", ID: "listTakedowns", Summary: "The documents taken down from an index: when, why, how many rows",

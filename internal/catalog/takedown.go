@@ -42,7 +42,8 @@ func takedownsOf(ctx context.Context, b blob.Bucket, index string) (map[string]s
 // RemovedTitle, no address or sources, and a snippet saying when and why it was removed; the
 // summary's claims that cite one are left out and the summary written again from what is left
 // (render.Markdown); the context text handed to the summarizer is withheld; the message says so.
-// It reports whether anything was removed.
+// A result or block shown as removed already is left as it is, so an answer redacted and stored
+// (asof docs delete --purge) reads back unchanged. It reports whether anything was removed.
 func RedactAnswer(ans *schemas.Answer, gone map[string]schemas.Takedown) bool {
 	if len(gone) == 0 {
 		return false
@@ -53,7 +54,7 @@ func RedactAnswer(ans *schemas.Answer, gone map[string]schemas.Takedown) bool {
 	removed := 0
 	for i := range ans.Results {
 		r := &ans.Results[i]
-		if t, ok := gone[r.DocID]; ok {
+		if t, ok := gone[r.DocID]; ok && (r.Title != RemovedTitle || r.Snippet != note(t)) {
 			r.Title, r.URL, r.Sources, r.Source, r.Snippet = RemovedTitle, "", nil, "", note(t)
 			removed++
 		}
@@ -62,7 +63,7 @@ func RedactAnswer(ans *schemas.Answer, gone map[string]schemas.Takedown) bool {
 	for i := range ans.Blocks {
 		bl := &ans.Blocks[i]
 		bl.Folded = slices.DeleteFunc(bl.Folded, func(id string) bool { _, ok := gone[id]; return ok })
-		if t, ok := gone[bl.DocID]; ok {
+		if t, ok := gone[bl.DocID]; ok && (bl.Title != RemovedTitle || bl.Snippet != note(t)) {
 			bl.Title, bl.URL, bl.Sources, bl.Snippet = RemovedTitle, "", nil, note(t)
 			blocks[bl.N] = true
 			removed++
@@ -100,4 +101,22 @@ func RedactAnswer(ans *schemas.Answer, gone map[string]schemas.Takedown) bool {
 	}
 	ans.Message = msg
 	return true
+}
+
+// RedactDigest removes from a stored digest what it quoted of documents taken down since (gone,
+// by doc_id), topic by topic as RedactAnswer does for an answer: each such source keeps its
+// place as RemovedTitle with a note of when and why, the brief's claims that cite one are left
+// out, and the topic's message says so. It reports whether anything was removed.
+func RedactDigest(d *schemas.Digest, gone map[string]schemas.Takedown) bool {
+	changed := false
+	for i := range d.Topics {
+		t := &d.Topics[i]
+		brief := t.Brief
+		ans := schemas.Answer{Blocks: t.Sources, Brief: &brief, Message: t.Message}
+		if RedactAnswer(&ans, gone) {
+			t.Sources, t.Brief, t.Message = ans.Blocks, *ans.Brief, ans.Message
+			changed = true
+		}
+	}
+	return changed
 }

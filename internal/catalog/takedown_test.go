@@ -66,6 +66,44 @@ func TestRedactAnswer(t *testing.T) {
 			if !strings.Contains(ans.Message, "taken down") || ans.Context != "" {
 				t.Fatalf("message %q, context %q", ans.Message, ans.Context)
 			}
+			// A redacted answer, stored (a purge) and read back, is redacted again: unchanged.
+			before, _ := json.Marshal(ans)
+			if RedactAnswer(&ans, tt.gone) {
+				t.Fatal("RedactAnswer of an answer redacted already reports a change")
+			}
+			if after, _ := json.Marshal(ans); string(after) != string(before) {
+				t.Fatalf("redacting twice changed the answer:\n%s\n%s", before, after)
+			}
 		})
 	}
+
+	t.Run("digest", func(t *testing.T) {
+		ans := mk()
+		other := mk()
+		other.Brief.New = nil // the second topic cites the kept document only
+		d := schemas.Digest{Name: "daily", Index: "news", AsOf: day(20), Topics: []schemas.DigestTopic{
+			{Name: "Bridge", Query: "bridge", Brief: *ans.Brief, Sources: ans.Blocks},
+			{Name: "Kept", Query: "bridge", Brief: *other.Brief, Sources: other.Blocks[:1]},
+			{Name: "Failed", Error: "ask failed"},
+		}}
+		if RedactDigest(&d, map[string]schemas.Takedown{"other": gone["gone"]}) {
+			t.Fatal("a digest citing no document taken down reports a change")
+		}
+		if !RedactDigest(&d, gone) {
+			t.Fatal("a digest citing a document taken down: no change")
+		}
+		data, _ := json.Marshal(d)
+		if strings.Contains(string(data), secret) || strings.Contains(string(data), "Minister") {
+			t.Fatalf("the redacted digest still holds the removed document: %s", data)
+		}
+		if !strings.Contains(string(data), kept) || d.Topics[0].Sources[1].Title != RemovedTitle || !strings.Contains(d.Topics[0].Message, "taken down") {
+			t.Fatalf("redacted digest %s", data)
+		}
+		if d.Topics[1].Message != "" || d.Topics[2].Error != "ask failed" {
+			t.Fatalf("topics without the document changed: %+v", d.Topics[1:])
+		}
+		if RedactDigest(&d, gone) {
+			t.Fatal("redacting a digest twice reports a change")
+		}
+	})
 }

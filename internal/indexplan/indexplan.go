@@ -8,6 +8,7 @@ package indexplan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -191,13 +192,27 @@ func Publish(b Build, live *schemas.Manifest, liveSeq int, base map[string]bool)
 	m := schemas.Manifest{Version: schemas.ManifestVersion, Index: b.Index, CreatedAt: b.CreatedAt.UTC(),
 		Model: b.Model, Period: b.Period, Chunk: b.Chunk, Shards: shards, Counts: counts, Kind: ManifestKind(b.Kind)}
 	if live != nil {
-		m.Takedowns = live.Takedowns // a rebuild or an append never brings a document taken down back
+		m.Takedowns = carried(live.Takedowns, b.CreatedAt) // a rebuild or an append never brings a document taken down back
 	}
 	m.Version = schemas.ManifestVersionOf(m)
 	for _, s := range shards {
 		m.Counts.Chunks += int64(s.Chunks)
 	}
 	return Publication{Manifest: m, Rebased: rebased}, nil
+}
+
+// carried is the live manifest's takedowns as a build that started at started publishes them:
+// a document taken down before the build started was left out of its shards, so a purge of it
+// stays done; one taken down while the build ran may be in the shards it wrote, so it is
+// marked not purged (a purge run again removes it from them).
+func carried(live []schemas.Takedown, started time.Time) []schemas.Takedown {
+	out := slices.Clone(live)
+	for i := range out {
+		if out[i].Purged != nil && !out[i].At.Before(started) {
+			out[i].Purged = nil
+		}
+	}
+	return out
 }
 
 // rebase adds the shards an append built (b.Shards not in base) to the live manifest's.

@@ -259,3 +259,35 @@ func TestVersioned(t *testing.T) {
 		t.Errorf("versions %s (%d later), want %s (3)", strings.Join(got, ","), n, want)
 	}
 }
+
+// TestPublishCarriesPurges: a build keeps the live takedowns, and a purge stays done only for
+// the documents taken down before the build started (left out of its shards); one taken down
+// while it ran may be in the shards it wrote, so it is marked not purged.
+func TestPublishCarriesPurges(t *testing.T) {
+	started := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	purged := started.Add(-time.Hour)
+	live := &schemas.Manifest{Seq: 3, Model: e5, Period: "month", Chunk: chunk, Shards: []schemas.ShardMeta{sm("a", "2024-01", 3)},
+		Takedowns: []schemas.Takedown{
+			{DocID: "before", At: started.Add(-2 * time.Hour), Purged: &purged},
+			{DocID: "masked", At: started.Add(-2 * time.Hour)},
+			{DocID: "during", At: started.Add(time.Minute), Purged: &purged},
+			{DocID: "at-start", At: started, Purged: &purged},
+		}}
+	b := Build{Index: "news", Period: "month", Chunk: chunk, Model: e5, Shards: []schemas.ShardMeta{sm("x", "2024-01", 5)}, CreatedAt: started}
+	p, err := Publish(b, live, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"before": true, "masked": false, "during": false, "at-start": false}
+	if len(p.Manifest.Takedowns) != len(want) {
+		t.Fatalf("takedowns %+v", p.Manifest.Takedowns)
+	}
+	for _, td := range p.Manifest.Takedowns {
+		if got := td.Purged != nil; got != want[td.DocID] {
+			t.Errorf("%s: purged %v, want %v", td.DocID, got, want[td.DocID])
+		}
+	}
+	if live.Takedowns[2].Purged == nil {
+		t.Fatal("Publish modified the live manifest's takedowns")
+	}
+}

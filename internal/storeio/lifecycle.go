@@ -79,23 +79,29 @@ func ResolveLifecycle(ctx context.Context, b blob.Bucket, index string, shards [
 	}
 	docs = withEarlierVersions(docs)
 	t := lifecycle.Resolve(docs, o)
+	return putLifecycle(ctx, b, index, t.Entries, LifecycleReport{Links: t.Links, Warnings: t.Warnings, Stats: t.Stats(standing)})
+}
+
+// putLifecycle stores a lifecycle table and its report, content-addressed (layout.LifecycleKeys;
+// a table already stored is not written again), the table last.
+func putLifecycle(ctx context.Context, b blob.Bucket, index string, entries []lifecycle.Entry, rep LifecycleReport) (*schemas.LifecycleRef, error) {
 	var buf bytes.Buffer
-	if err := parquet.Write(&buf, t.Entries, parquet.Compression(&parquet.Zstd)); err != nil {
+	if err := parquet.Write(&buf, entries, parquet.Compression(&parquet.Zstd)); err != nil {
 		return nil, fmt.Errorf("lifecycle of %s: encode: %w", index, err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	hexSum := hex.EncodeToString(sum[:])
 	key, report := layout.LifecycleKeys(hexSum)
-	ref := &schemas.LifecycleRef{Key: key, Report: report, SHA256: hexSum, Size: int64(buf.Len()), Stats: t.Stats(standing)}
+	ref := &schemas.LifecycleRef{Key: key, Report: report, SHA256: hexSum, Size: int64(buf.Len()), Stats: rep.Stats}
 	full := layout.IndexKey(index, key)
 	if ok, err := b.Exists(ctx, full); err != nil {
 		return nil, err
 	} else if !ok {
-		rep, err := json.MarshalIndent(LifecycleReport{Links: t.Links, Warnings: t.Warnings, Stats: ref.Stats}, "", "  ")
+		data, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			return nil, err
 		}
-		if _, err := b.Put(ctx, layout.IndexKey(index, report), bytes.NewReader(rep)); err != nil {
+		if _, err := b.Put(ctx, layout.IndexKey(index, report), bytes.NewReader(data)); err != nil {
 			return nil, err
 		}
 		if _, err := b.Put(ctx, full, &buf); err != nil { // the table last: with it, the report is there
@@ -103,6 +109,51 @@ func ResolveLifecycle(ctx context.Context, b blob.Bucket, index string, shards [
 		}
 	}
 	return ref, nil
+}
+
+// WithoutLifecycle stores the lifecycle table ref names (of index) without what it says of the
+// documents gone (by doc_id, taken down and being purged), and returns the new table's ref: their
+// entries and warnings are dropped, and the words quoted from their text (the Detail of an entry
+// or link they end or are on an end of) are cleared. What the table says of every other text is
+// kept as it was, so answers read the same before and after a purge: a text a document taken
+// down superseded stays superseded. A nil ref is nil.
+func WithoutLifecycle(ctx context.Context, b blob.Bucket, index string, ref *schemas.LifecycleRef, gone map[string]bool) (*schemas.LifecycleRef, error) {
+	if ref == nil {
+		return nil, nil
+	}
+	entries, err := GetParquet[lifecycle.Entry](ctx, b, layout.IndexKey(index, ref.Key))
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle of %s: %w", index, err)
+	}
+	rep, err := GetJSON[LifecycleReport](ctx, b, layout.IndexKey(index, ref.Report))
+	if err != nil {
+		return nil, fmt.Errorf("lifecycle report of %s: %w", index, err)
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if gone[e.DocID] {
+			continue
+		}
+		if gone[e.By] {
+			e.Detail = ""
+		}
+		out = append(out, e)
+	}
+	links := rep.Links[:0]
+	for _, l := range rep.Links {
+		if gone[l.Old] || gone[l.New] {
+			l.Detail = ""
+		}
+		links = append(links, l)
+	}
+	warnings := rep.Warnings[:0]
+	for _, w := range rep.Warnings {
+		if !gone[w.DocID] {
+			warnings = append(warnings, w)
+		}
+	}
+	rep.Links, rep.Warnings = links, warnings
+	return putLifecycle(ctx, b, index, out, rep)
 }
 
 // withEarlierVersions adds a stand-in for each earlier version the docs lack (the first version

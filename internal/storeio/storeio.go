@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -281,4 +282,63 @@ func DeletePrefix(ctx context.Context, b blob.Bucket, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// ParquetHolds reports whether the Parquet object at key has a row with a value equal to one of
+// want (a string, or an integer written in decimal) in any column: how a purge finds the uploaded
+// input files that hold a document, whatever column its doc_id was mapped from. A file that is
+// not Parquet, or is damaged, is an error naming it.
+func ParquetHolds(ctx context.Context, b blob.Bucket, key string, want map[string]bool) (found bool, err error) {
+	err = ReadLocal(ctx, b, key, func(r io.ReaderAt, size int64) (err error) {
+		defer func() {
+			if p := recover(); p != nil { // parquet-go panics on some damaged files
+				err = fmt.Errorf("read %s: %v", key, p)
+			}
+		}()
+		f, err := parquet.OpenFile(r, size)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", key, err)
+		}
+		buf := make([]parquet.Row, 256)
+		for _, rg := range f.RowGroups() {
+			if found, err = rowsHold(ctx, rg.Rows(), buf, want); err != nil {
+				return fmt.Errorf("read %s: %w", key, err)
+			} else if found {
+				return nil
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// rowsHold reads rows (closing them) until a value equals one of want (ParquetHolds).
+func rowsHold(ctx context.Context, rows parquet.Rows, buf []parquet.Row, want map[string]bool) (bool, error) {
+	defer rows.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		n, err := rows.ReadRows(buf)
+		for _, row := range buf[:n] {
+			for _, v := range row {
+				switch v.Kind() {
+				case parquet.ByteArray, parquet.FixedLenByteArray:
+					if want[string(v.ByteArray())] {
+						return true, nil
+					}
+				case parquet.Int32, parquet.Int64:
+					if want[strconv.FormatInt(v.Int64(), 10)] {
+						return true, nil
+					}
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
