@@ -36,8 +36,9 @@ type PurgeInput struct {
 // dropped), under a new id (shard.PurgedID: a retry or a rerun finds the shards it wrote and
 // does not write them again), and publishes the live manifest with those shards, the takedowns
 // marked purged and the lifecycle table without them (storeio.WithoutLifecycle), by
-// compare-and-swap like any build. Answers read the same before and after: the rows it removes
-// were masked already. With nothing left to purge it publishes nothing.
+// compare-and-swap like any build. No answer served the rows before (the mask) or after; BM25's
+// statistics of a shard written again no longer count them. With nothing left to purge it
+// publishes nothing.
 func (a *Activities) PurgeShards(ctx context.Context, in PurgeInput) (schemas.PurgeResult, error) {
 	if err := layout.ValidateIndexName(in.Index); err != nil {
 		return schemas.PurgeResult{}, invalid(err)

@@ -115,8 +115,8 @@ func putLifecycle(ctx context.Context, b blob.Bucket, index string, entries []li
 // documents gone (by doc_id, taken down and being purged), and returns the new table's ref: their
 // entries and warnings are dropped, and the words quoted from their text (the Detail of an entry
 // or link they end or are on an end of) are cleared. What the table says of every other text is
-// kept as it was, so answers read the same before and after a purge: a text a document taken
-// down superseded stays superseded. A nil ref is nil.
+// kept as it was, so what is in force reads the same before and after a purge: a text a
+// document taken down superseded stays superseded. A nil ref is nil.
 func WithoutLifecycle(ctx context.Context, b blob.Bucket, index string, ref *schemas.LifecycleRef, gone map[string]bool) (*schemas.LifecycleRef, error) {
 	if ref == nil {
 		return nil, nil
