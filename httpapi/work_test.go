@@ -414,6 +414,8 @@ func workIndexBuild(t *testing.T, e *workEnv) {
 	if !e.exists(t, layout.CurrentKey(name)) {
 		t.Fatal("a refused delete removed the index's CURRENT")
 	}
+	// A purge while it builds: refused too, before any takedown starts.
+	e.wantError(t, "DELETE", "/v1/indexes/"+name+"/docs/d1?reason=x&purge=true", nil, http.StatusConflict, "being built", "purge")
 
 	// Terminated: the build is failed, and the index can go.
 	e.terminate(t, id)
@@ -494,6 +496,7 @@ func workTakedowns(t *testing.T, e *workEnv) {
 	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1", nil, http.StatusBadRequest, "reason")
 	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1?reason=court+order", nil, http.StatusNotFound, "work-td")
 	e.wantError(t, "DELETE", "/v1/indexes/Bad_Name/docs/d1?reason=x", nil, http.StatusBadRequest, "index name")
+	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1?reason=x&purge=maybe", nil, http.StatusBadRequest, "purge")
 	e.wantError(t, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusNotFound, "work-td")
 	workSeedIndex(t, e, "work-td")
 	if l := workJSON[[]schemas.Takedown](t, e, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusOK); l == nil || len(l) != 0 {

@@ -124,6 +124,7 @@ func TestClearOneLineErrors(t *testing.T) {
 		{"takedown without a reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--reason", " "}, "--reason: required"},
 		{"takedown of a bad index name", nil, []string{"docs", "delete", "--index", "Bad_Name", "--doc-id", "d1", "--reason", "x"}, "--index"},
 		{"takedown without a doc", nil, []string{"docs", "delete", "--index", "news", "--reason", "x"}, "doc-id"},
+		{"a purge with a doc but no reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--purge"}, "--reason: required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
