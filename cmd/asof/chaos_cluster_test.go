@@ -14,9 +14,9 @@ import (
 )
 
 // clusterScript brings up and restarts the pieces of the external cluster.
-const clusterScript = "../../infra/cluster/cluster.sh"
+const clusterScript = "../../deploy/cluster/cluster.sh"
 
-// externalCluster is a cluster that infra/cluster/cluster.sh runs: its folder and the settings
+// externalCluster is a cluster that deploy/cluster/cluster.sh runs: its folder and the settings
 // it wrote to asof.env for asof.
 type externalCluster struct {
 	dir string
@@ -27,7 +27,7 @@ type externalCluster struct {
 func loadExternalCluster(dir string) (*externalCluster, error) {
 	f, err := os.Open(filepath.Join(dir, "asof.env"))
 	if err != nil {
-		return nil, fmt.Errorf("%w (bring the cluster up first: ASOF_CLUSTER_DIR=%s infra/cluster/cluster.sh up)", err, dir)
+		return nil, fmt.Errorf("%w (bring the cluster up first: ASOF_CLUSTER_DIR=%s deploy/cluster/cluster.sh up)", err, dir)
 	}
 	defer f.Close()
 	c := &externalCluster{dir: dir, env: map[string]string{}}
@@ -122,7 +122,7 @@ func TestLoadExternalCluster(t *testing.T) {
 }
 
 // TestChaosExternalClusterWithModel is the chaos test on an external cluster
-// (infra/cluster/cluster.sh: the upstream Temporal server on PostgreSQL, versitygw as the S3
+// (deploy/cluster/cluster.sh: the upstream Temporal server on PostgreSQL, versitygw as the S3
 // server, each its own process) with asof workers as separate processes on it. While the
 // append builds it SIGKILLs an embed worker mid-part, restarts PostgreSQL (an immediate stop:
 // crash recovery), SIGKILLs the other embed worker and starts a fresh one, then SIGKILLs and
@@ -134,7 +134,7 @@ func TestLoadExternalCluster(t *testing.T) {
 func TestChaosExternalClusterWithModel(t *testing.T) {
 	dir := os.Getenv("ASOF_TEST_CLUSTER")
 	if dir == "" {
-		t.Skip("ASOF_TEST_CLUSTER is unset: `make cluster-chaos` runs this against infra/cluster/cluster.sh's cluster")
+		t.Skip("ASOF_TEST_CLUSTER is unset: `make cluster-chaos` runs this against deploy/cluster/cluster.sh's cluster")
 	}
 	if testing.Short() {
 		t.Skip("starts workers in subprocesses")

@@ -13,8 +13,8 @@ import (
 )
 
 // TestDesignNamesEveryPackage keeps docs/design.md's package map true: every folder of the
-// module with Go code (outside testdata and the side modules under infra/deploy and
-// infra/cluster) is named in its "Layout" section, so a newcomer finds each one there.
+// module with Go code (outside testdata and the side modules under deploy and
+// deploy/cluster) is named in its "Layout" section, so a newcomer finds each one there.
 func TestDesignNamesEveryPackage(t *testing.T) {
 	root := examplesRepoRoot(t)
 	doc, err := os.ReadFile(filepath.Join(root, "docs", "design.md"))
@@ -38,7 +38,7 @@ func TestDesignNamesEveryPackage(t *testing.T) {
 		if d.IsDir() {
 			base := d.Name()
 			if rel != "." && (strings.HasPrefix(base, ".") || base == "testdata" || base == "bin" || base == "node_modules" ||
-				rel == "infra/deploy" || rel == "infra/cluster") {
+				rel == "deploy" || rel == "deploy/cluster") {
 				return filepath.SkipDir
 			}
 			return nil

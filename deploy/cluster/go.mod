@@ -1,4 +1,4 @@
-module github.com/asofrag/asof/infra/cluster/tools
+module github.com/asofrag/asof/deploy/cluster/tools
 
 go 1.26.8
 

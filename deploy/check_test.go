@@ -10,7 +10,7 @@ import (
 )
 
 // repoRoot is the repository this module sits in.
-var repoRoot, _ = filepath.Abs("../..")
+var repoRoot, _ = filepath.Abs("..")
 
 func readFiles(t *testing.T) Files {
 	t.Helper()
@@ -48,7 +48,7 @@ func TestDeploymentFiles(t *testing.T) {
 func TestChecksCatchBrokenFiles(t *testing.T) {
 	const (
 		compose = ComposePath
-		cfg     = "infra/deploy/asof.yaml"
+		cfg     = "deploy/asof.yaml"
 		kust    = K8sDir + "/kustomization.yaml"
 		cm      = K8sDir + "/configmap.yaml"
 		secret  = K8sDir + "/secret.yaml"
@@ -99,7 +99,7 @@ func TestChecksCatchBrokenFiles(t *testing.T) {
 		{"k8s: bad topics in the digest job", sched, "        mode: evolution", "        mode: sideways", "unknown mode"},
 		{"k8s: job runs no asof command", index, `args: ["index",`, `args: ["indx",`, "do not run an asof client command"},
 		{"Dockerfile: Go version drifts from go.mod", docker, "ARG GO_VERSION=1.26.8", "ARG GO_VERSION=1.25.0", "go.mod says go"},
-		{"Dockerfile: copies a path that does not exist", docker, "COPY infra/ort/ infra/ort/", "COPY infra/onnx/ infra/onnx/", "COPY infra/onnx/: not in the repository"},
+		{"Dockerfile: copies a path that does not exist", docker, "COPY scripts/ort/ scripts/ort/", "COPY infra/onnx/ infra/onnx/", "COPY infra/onnx/: not in the repository"},
 		{"Dockerfile: a make target that does not exist", docker, "make build-lean ORT_LIB", "make build-worker ORT_LIB", "no such Makefile target"},
 		{"Dockerfile: copies a binary its stage does not build", docker, "COPY --from=build-full /src/bin/asof ", "COPY --from=build-lean /src/bin/asof ", "that stage does not run make build"},
 		{"Dockerfile: a make variable that does not exist", docker, "make build ORT_LIB=", "make build ORT_DIR=", "no variable ORT_DIR"},
@@ -107,7 +107,7 @@ func TestChecksCatchBrokenFiles(t *testing.T) {
 		{"Dockerfile: runs as root", docker, "USER 10001:10001", "USER root", "non-root USER"},
 		{"Dockerfile: unknown model", docker, "ARG MODELS=e5-small-v2-q", "ARG MODELS=e5-large", "not a catalogue model"},
 		{"Dockerfile: worker not the default target", docker, "FROM runtime AS full", "FROM runtime AS fullx", `no stage "full"`},
-		{"Dockerfile: setup script missing", docker, "RUN infra/ort/setup.sh /opt/asof/ort", "RUN infra/ort/install.sh /opt/asof/ort", "infra/ort/install.sh: no such executable"},
+		{"Dockerfile: setup script missing", docker, "RUN scripts/ort/setup.sh /opt/asof/ort", "RUN scripts/ort/install.sh /opt/asof/ort", "scripts/ort/install.sh: no such executable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

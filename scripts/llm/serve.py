@@ -1,10 +1,10 @@
 """serve.py: llama.cpp's OpenAI-compatible server (xllamacpp) on one GGUF model, on 127.0.0.1.
 
-    DEST/venv/bin/python infra/llm/serve.py --model DEST/SmolLM2-135M-Instruct.Q4_1.gguf --port 8089
+    DEST/venv/bin/python scripts/llm/serve.py --model DEST/SmolLM2-135M-Instruct.Q4_1.gguf --port 8089
 
 It serves /v1/chat/completions, /v1/models and /health under the model name "smollm2" (--alias),
 prints "READY <address>" on stdout once it listens, and stops on SIGTERM or SIGINT.
-infra/llm/setup.sh installs xllamacpp and fetches the model; worker/llm_e2e_test.go runs this.
+scripts/llm/setup.sh installs xllamacpp and fetches the model; worker/llm_e2e_test.go runs this.
 """
 
 import argparse
