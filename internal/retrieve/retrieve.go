@@ -41,6 +41,7 @@ import (
 
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/fusion"
+	"github.com/asofrag/asof/internal/ident"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -374,6 +375,10 @@ type Candidate struct {
 	RankDense, RankBM25, RankTime int
 	// Score is the final score in the mode's scale; results are sorted by it.
 	Score float64
+	// Exact counts the query's structured identifiers (internal/ident: a circular number, a
+	// section, an instrument; ident.Ranking) the chunk holds as a whole: a chunk that holds more
+	// ranks before one that holds fewer, whatever its score (0 for a query with none).
+	Exact int
 	// Group is "then" or "now" in evolution mode, else "".
 	Group string
 	// Fragments is how many candidates the time-gap rerank merged into this one (1: itself).
@@ -540,6 +545,7 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		if err := bm25Top(shards, live, masks, query, w, lifeHidden, o, get); err != nil {
 			return nil, err
 		}
+		exactMatches(shards, live, masks, ident.NewMatcher(ident.Ranking(ident.Find(query))), pool, get)
 	}
 	g.cands = make([]Candidate, 0, len(pool))
 	for _, c := range pool {
@@ -550,6 +556,42 @@ func gather(shards []*Shard, query string, qvec []float32, asOf time.Time, o Opt
 		return cmp.Or(cmp.Compare(a.Shard, b.Shard), cmp.Compare(a.Row, b.Row))
 	})
 	return g, nil
+}
+
+// MaxExact bounds the chunks an identifier adds to the candidates: a query whose identifiers
+// more allowed chunks hold than this (a common section number) marks only the candidates the
+// branches found.
+const MaxExact = 100
+
+// exactMatches marks the allowed chunks of the live shards that hold the query's identifiers
+// (m; nil: none) as exact matches (Candidate.Exact), adding those the branches missed, unless
+// more than MaxExact hold them. The mask decides as it does for the branches: a chunk it leaves
+// out is never read.
+func exactMatches(shards []*Shard, live []int, masks []vecindex.Mask, m *ident.Matcher, pool map[[2]int]*Candidate, get func(int, int) *Candidate) {
+	if m == nil {
+		return
+	}
+	type hit struct{ si, row, n int }
+	var hits []hit
+	for _, si := range live {
+		s := shards[si]
+		for row := range s.Chunks {
+			if !masks[si].Allowed(row) {
+				continue
+			}
+			c := &s.Chunks[row]
+			if n := max(m.Count(c.Text), m.Count(c.Title)); n > 0 {
+				hits = append(hits, hit{si, row, n})
+			}
+		}
+	}
+	for _, h := range hits {
+		if c, ok := pool[[2]int{h.si, h.row}]; ok {
+			c.Exact = h.n
+		} else if len(hits) <= MaxExact {
+			get(h.si, h.row).Exact = h.n
+		}
+	}
 }
 
 // checkShard reports a shard whose vectors do not match its chunks or the query vector.
@@ -684,7 +726,7 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 		if c.RankBM25 > o.TopNEach {
 			c.RankBM25, c.BM25 = 0, 0
 		}
-		if c.RankDense > 0 || c.RankBM25 > 0 {
+		if c.RankDense > 0 || c.RankBM25 > 0 || c.Exact > 0 {
 			cands = append(cands, c)
 		}
 	}
@@ -1052,10 +1094,12 @@ func afterRestatements(cands []Candidate) {
 // SortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).
 func SortByScore(cands []Candidate) { sortByScore(cands) }
 
-// sortByScore orders candidates best first; ties: fresher, then chunk id (deterministic).
+// sortByScore orders candidates best first: those that hold more of the query's identifiers
+// first (Exact), then by score; ties: fresher, then chunk id (deterministic).
 func sortByScore(cands []Candidate) {
 	slices.SortStableFunc(cands, func(a, b Candidate) int {
 		return cmp.Or(
+			cmp.Compare(b.Exact, a.Exact),
 			cmp.Compare(b.Score, a.Score),
 			b.Chunk.PublishedAt.Compare(a.Chunk.PublishedAt),
 			cmp.Compare(a.Chunk.ChunkID, b.Chunk.ChunkID),
