@@ -112,7 +112,11 @@ func find(text string, only map[Kind]bool) []ID {
 	})
 	each(zhDoc, Document, func(m []string) string { return m[1] + "[" + m[2] + "]" + m[3] + "号" })
 	each(provision, Provision, func(m []string) string {
-		return singular(strings.ToLower(m[1])) + " " + squash(strings.ToLower(m[2]))
+		n := squash(strings.ToLower(m[2]))
+		if y, err := strconv.Atoi(n); err == nil && y >= 1900 && y <= 2100 {
+			return "" // "Regulations, 2011": the year of a regulation set, not a provision
+		}
+		return singular(strings.ToLower(m[1])) + " " + n
 	})
 	each(ruProvision, Provision, func(m []string) string { return ruWord(m[1]) + " " + m[2] })
 	each(zhProvision, Provision, func(m []string) string {

@@ -34,6 +34,7 @@ func TestFind(t *testing.T) {
 		{"Chinese article in digits", "依据第12条规定", []ID{{Provision, "第12条"}}},
 		{"Chinese article over a hundred", "第一百零五条", []ID{{Provision, "第105条"}}},
 		{"Chinese document number", "根据银发〔2025〕12号文件", []ID{{Document, "银发[2025]12号"}}},
+		{"a regulation set's year is no provision", "the SEBI (ICDR) Regulations 2018 and Regulation 12", []ID{{Provision, "regulation 12"}}},
 		{"a car is no rupees", "the Audi RS 7 Sportback in 2022", nil},
 		{"no identifier", "The central bank kept the key rate unchanged in 2024.", nil},
 		{"a plain year is none", "In 2021 the rule changed.", nil},
