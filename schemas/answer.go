@@ -63,6 +63,9 @@ type AnswerResult struct {
 	RankTime  int     `json:"rank_time"`
 	Cosine    float64 `json:"cosine"`
 	BM25      float64 `json:"bm25"`
+	// Exact counts the query's identifiers (a circular number, a provision, an instrument) the
+	// result holds as a whole; such results rank first (docs/retrieval.md).
+	Exact int `json:"exact,omitempty"`
 	// Group is "then" or "now" in evolution mode.
 	Group string `json:"group,omitempty"`
 	// Duplicates is how many other chunks (reposts, near-duplicates) were folded into this

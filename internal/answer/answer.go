@@ -879,7 +879,7 @@ func Result(rank int, h Hit) schemas.AnswerResult {
 	out := schemas.AnswerResult{
 		Rank: rank, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
 		Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
-		Cosine: float64(c.Cos), BM25: c.BM25, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
+		Cosine: float64(c.Cos), BM25: c.BM25, Exact: c.Exact, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
 		Snippet: evidence.Snippet(c.Chunk.Text, 300), Kind: c.Chunk.Kind, EffectiveAt: c.Chunk.EffectiveAt,
 	}
 	if c.Chunk.Version > 1 {
