@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind names what an identifier is.
@@ -163,6 +164,8 @@ type Matcher struct {
 type need struct {
 	all []string
 	any []string
+	// anchor is where in a text the identifier must be: the patterns read around it.
+	anchor string
 }
 
 // NewMatcher matches ids (nil when there are none).
@@ -183,21 +186,48 @@ func (m *Matcher) IDs() []ID { return m.ids }
 
 // Count is how many of the identifiers text holds.
 func (m *Matcher) Count(text string) int {
-	var found []ID
-	read := false
 	n := 0
 	for i, id := range m.ids {
-		if !m.needs[i].met(text) {
-			continue
-		}
-		if !read {
-			found, read = find(text, m.kinds), true
-		}
-		if slices.Contains(found, id) {
+		if m.needs[i].met(text) && m.holds(text, id, m.needs[i].anchor) {
 			n++
 		}
 	}
 	return n
+}
+
+// window is how far around an anchor the patterns read: an identifier's text spans its anchor
+// (its longest run of digits, or 第) and at most this many bytes on either side.
+const window = 72
+
+// holds reads the text around each place anchor occurs for id (the whole text without an
+// anchor): the patterns cost far more than the search for the anchor, and a long text holds an
+// identifier's digits in few places.
+func (m *Matcher) holds(text string, id ID, anchor string) bool {
+	if anchor == "" {
+		return slices.Contains(find(text, m.kinds), id)
+	}
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], anchor)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		lo, hi := max(0, at-window), min(len(text), at+len(anchor)+window)
+		for lo > 0 && !unicode.IsSpace(rune(text[lo-1])) && at-lo < 2*window { // start at a word, not inside one
+			lo--
+		}
+		for hi < len(text) && !utf8.RuneStart(text[hi]) {
+			hi++
+		}
+		for lo > 0 && !utf8.RuneStart(text[lo]) {
+			lo--
+		}
+		if slices.Contains(find(text[lo:hi], m.kinds), id) {
+			return true
+		}
+		from = at + len(anchor)
+	}
+	return false
 }
 
 func (n need) met(text string) bool {
@@ -219,12 +249,14 @@ func needOf(id ID) need {
 	switch {
 	case strings.HasPrefix(id.Norm, "第"): // 第十二条 is 第12条: the unit character only
 		n.all = []string{"第", id.Norm[len(id.Norm)-len("条"):]} // the unit: 条, 章, 款, 项 or 节
+		n.anchor = "第"
 		return n
 	case id.Kind == Amount && len(d) > 2: // 15,000 and 15 000 are 15000
 		d = d[:2]
 	}
 	if d != "" {
 		n.all = append(n.all, d)
+		n.anchor = d
 	}
 	word, _, _ := strings.Cut(id.Norm, " ")
 	switch {

@@ -2,6 +2,7 @@ package ident
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -108,4 +109,34 @@ func TestMatcher(t *testing.T) {
 	if got := zh.Count("依据第12条"); got != 1 {
 		t.Errorf("Chinese: %d of 1", got)
 	}
+}
+
+// BenchmarkMatcherScan is what an identifier question adds to a search: every allowed chunk
+// read for the identifier (retrieve.exactMatches). 10,000 news-like chunks of ~1 KB, a few
+// with digits and a provision word, one with the identifier.
+func BenchmarkMatcherScan(b *testing.B) {
+	base := "The central bank kept the key rate unchanged on Tuesday, citing inflation that stayed above its target for a third month, and said regulation of lenders would tighten. "
+	texts := make([]string, 10000)
+	for i := range texts {
+		t := strings.Repeat(base, 6)
+		switch {
+		case i == 7000:
+			t += "Regulation 15(7): an adviser shall not trade against its advice."
+		case i%50 == 0:
+			t += "Regulation 15(2) and section 7 apply from 2025."
+		}
+		texts[i] = t
+	}
+	m := NewMatcher(Ranking(Find("What does Regulation 15(7) of the Investment Advisers Regulations say?")))
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for _, t := range texts {
+			n += m.Count(t)
+		}
+		if n != 1 {
+			b.Fatalf("%d texts hold it, want 1", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(texts)), "ns/chunk")
 }
