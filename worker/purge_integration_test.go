@@ -123,6 +123,7 @@ func TestPurgeThroughRealServer(t *testing.T) {
 	if p == nil || !slices.Equal(p.Docs, []string{"a"}) || p.Rows != 2 || p.Written != 2 || p.Unchanged || res.Seq != built.Seq+2 {
 		t.Fatalf("purge %+v (result %+v): want a's 2 rows out of 2 shards written again, in manifest %d", p, res, built.Seq+2)
 	}
+	t.Logf("purge %+v", *p)
 	if w := p.Sweep; w.Shards < 1 || w.Corpora != 2 || w.Answers < 1 || w.Digests != 1 {
 		t.Fatalf("sweep %+v: want the first build's shard, the 2 input files with a, the stored answers and the digest day", w)
 	}
