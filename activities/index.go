@@ -556,7 +556,7 @@ func (a *Activities) PublishManifest(ctx context.Context, in PublishManifestInpu
 				return nil, nil
 			}
 			p.Manifest = *live
-			p.Manifest.Kind, p.Manifest.CreatedAt = indexplan.ManifestKind(in.Kind), in.CreatedAt.UTC()
+			p.Manifest.Kind, p.Manifest.CreatedAt, p.Manifest.RestoredFrom = indexplan.ManifestKind(in.Kind), in.CreatedAt.UTC(), 0
 		}
 		rebased = p.Rebased
 		p.Manifest.Lifecycle = ref

@@ -132,7 +132,7 @@ func (a *Activities) PurgeShards(ctx context.Context, in PurgeInput) (schemas.Pu
 			}
 			m.Lifecycle = ref
 		}
-		m.Seq, m.CreatedAt = seq+1, at
+		m.Seq, m.CreatedAt, m.RestoredFrom = seq+1, at, 0
 		m.Version = schemas.ManifestVersionOf(m)
 		return &m, nil
 	}, func(existing schemas.Manifest, m *schemas.Manifest) bool {

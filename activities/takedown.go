@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/shard"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
 )
@@ -50,7 +48,7 @@ func (a *Activities) TakeDown(ctx context.Context, in TakeDownInput) (TakeDownRe
 		return TakeDownResult{}, invalid(fmt.Errorf("a takedown needs a reason (it is recorded in the manifest)"))
 	}
 	var res TakeDownResult
-	scanned := map[string]docRows{} // by shard list: a publisher that loses the race scans only what changed
+	scanned := map[string]storeio.DocRows{} // by shard list: a publisher that loses the race scans only what changed
 	pub, err := layout.Publish(ctx, a.Bucket, in.Index, func(live *schemas.Manifest, seq int, liveErr error) (*schemas.Manifest, error) {
 		if live == nil {
 			if liveErr != nil {
@@ -77,14 +75,18 @@ func (a *Activities) TakeDown(ctx context.Context, in TakeDownInput) (TakeDownRe
 		key := indexplan.ShardList(live.Shards)
 		rows, ok := scanned[key]
 		if !ok {
-			if rows, err = a.docRows(ctx, in.Index, live.Shards, want); err != nil {
+			wanted := map[string]bool{}
+			for _, id := range want {
+				wanted[id] = true
+			}
+			if rows, err = storeio.CountDocRows(ctx, a.Bucket, in.Index, live.Shards, wanted, func(sm schemas.ShardMeta) { heartbeat(ctx, sm.ID) }); err != nil {
 				return nil, err
 			}
-			scanned = map[string]docRows{key: rows}
+			scanned = map[string]storeio.DocRows{key: rows}
 		}
 		var missing []string
 		for _, id := range want {
-			if rows.versions[id] == 0 {
+			if rows.Versions[id] == 0 {
 				missing = append(missing, id)
 			}
 		}
@@ -94,26 +96,14 @@ func (a *Activities) TakeDown(ctx context.Context, in TakeDownInput) (TakeDownRe
 		}
 		m := *live
 		m.Takedowns = append([]schemas.Takedown(nil), live.Takedowns...)
-		m.Counts = live.Counts
-		m.Counts.Languages = maps.Clone(live.Counts.Languages)
+		m.Counts = storeio.WithoutRows(live.Counts, rows, want)
 		for _, id := range want {
-			n := int64(rows.versions[id])
-			t := schemas.Takedown{DocID: id, At: in.At.UTC(), Reason: reason, Rows: n}
+			t := schemas.Takedown{DocID: id, At: in.At.UTC(), Reason: reason, Rows: int64(rows.Versions[id])}
 			m.Takedowns = append(m.Takedowns, t)
 			res.Taken = append(res.Taken, t)
-			m.Counts.Indexed -= n
-			m.Counts.Deleted += n
-			for lang, k := range rows.langs[id] {
-				if m.Counts.Languages != nil {
-					m.Counts.Languages[lang] -= k
-					if m.Counts.Languages[lang] <= 0 {
-						delete(m.Counts.Languages, lang)
-					}
-				}
-			}
 		}
 		sort.Slice(m.Takedowns, func(i, j int) bool { return m.Takedowns[i].DocID < m.Takedowns[j].DocID })
-		m.Seq, m.CreatedAt = seq+1, in.At.UTC()
+		m.Seq, m.CreatedAt, m.RestoredFrom = seq+1, in.At.UTC(), 0
 		m.Version = schemas.ManifestVersionOf(m)
 		res.Counts = m.Counts
 		return &m, nil
@@ -151,48 +141,6 @@ func takedownIDs(in []string) ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
-}
-
-// docRows is what an index holds of some documents: their indexed versions (rows of the
-// counts), and those versions per language.
-type docRows struct {
-	versions map[string]int
-	langs    map[string]map[string]int64
-}
-
-// docRows scans the doc_id, version, seq and lang columns of every shard for the documents
-// want.
-func (a *Activities) docRows(ctx context.Context, index string, shards []schemas.ShardMeta, want []string) (docRows, error) {
-	type row struct {
-		DocID   string `parquet:"doc_id"`
-		Version int32  `parquet:"version,optional"`
-		Seq     int32  `parquet:"seq"`
-		Lang    string `parquet:"lang"`
-	}
-	wanted := map[string]bool{}
-	for _, id := range want {
-		wanted[id] = true
-	}
-	out := docRows{versions: map[string]int{}, langs: map[string]map[string]int64{}}
-	for _, sm := range shards {
-		rows, err := storeio.GetParquet[row](ctx, a.Bucket, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
-		if err != nil {
-			return out, fmt.Errorf("read shard %s: %w", sm.ID, err)
-		}
-		for _, r := range rows {
-			if r.Seq == 0 && wanted[r.DocID] { // a document version's first chunk
-				out.versions[r.DocID]++
-				if r.Lang != "" {
-					if out.langs[r.DocID] == nil {
-						out.langs[r.DocID] = map[string]int64{}
-					}
-					out.langs[r.DocID][r.Lang]++
-				}
-			}
-		}
-		heartbeat(ctx, sm.ID)
-	}
 	return out, nil
 }
 

@@ -85,7 +85,7 @@ func New(cfg Config) (http.Handler, error) {
 		"getEval": s.getEval, "openapi": s.getOpenAPI,
 		"listAnswers": listing(s, catalog.Answers), "getAnswer": storedDoc(s, apispec.CheckRunID, catalog.AnswerDoc, catalog.ErrNoAnswer, "GET /v1/answers"),
 		"listEvals": listing(s, catalog.Evals), "getEvalReport": storedDoc(s, apispec.CheckEvalID, evalDoc, catalog.ErrNoEval, "GET /v1/evals"),
-		"takeDown": s.takeDown, "listTakedowns": s.listTakedowns, "startIndex": s.startIndex, "getIndexBuild": s.getIndexBuild, "deleteIndex": s.deleteIndex, "startEval": s.startEval,
+		"takeDown": s.takeDown, "listTakedowns": s.listTakedowns, "indexHistory": s.indexHistory, "rollbackIndex": s.rollbackIndex, "startIndex": s.startIndex, "getIndexBuild": s.getIndexBuild, "deleteIndex": s.deleteIndex, "startEval": s.startEval,
 		"listSchedules": s.listSchedules, "createSchedule": s.createSchedule, "getSchedule": s.getSchedule, "deleteSchedule": s.deleteSchedule,
 		"triggerSchedule": s.triggerSchedule, "pauseSchedule": s.pauseSchedule(true), "unpauseSchedule": s.pauseSchedule(false),
 	}
@@ -163,7 +163,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case apispec.IsInvalid(err), invalidRun(err):
 		status = http.StatusBadRequest
-	case errors.Is(err, asof.ErrIndexBusy), errors.Is(err, asof.ErrIndexBuilding), errors.Is(err, asof.ErrScheduleExists):
+	case errors.Is(err, asof.ErrIndexBusy), errors.Is(err, asof.ErrIndexBuilding), errors.Is(err, asof.ErrScheduleExists), errors.Is(err, asof.ErrNotRestorable):
 		status = http.StatusConflict
 	case errors.As(err, &noSchedule), errors.Is(err, asof.ErrNoWorkflow):
 		status = http.StatusNotFound

@@ -236,3 +236,33 @@ func (s *server) listTakedowns(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, l)
 }
+
+func (s *server) indexHistory(w http.ResponseWriter, r *http.Request) {
+	name, ok := indexName(w, r)
+	if !ok {
+		return
+	}
+	h, err := s.c.IndexHistory(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+func (s *server) rollbackIndex(w http.ResponseWriter, r *http.Request) {
+	name, ok := indexName(w, r)
+	if !ok {
+		return
+	}
+	req, ok := request(s, w, r, func(q apispec.RollbackRequest) (apispec.RollbackRequest, error) { return q, q.Check() })
+	if !ok {
+		return
+	}
+	res, err := s.c.RollbackIndex(r.Context(), name, req.Seq)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

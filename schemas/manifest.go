@@ -50,6 +50,9 @@ type Manifest struct {
 	// versions is served from the manifest that records them on, as of any day; a rebuild or an
 	// append carries them forward and counts their rows as deleted. Sorted by doc_id.
 	Takedowns []Takedown `json:"takedowns,omitempty"`
+	// RestoredFrom, when set, is the number of the earlier manifest this one restores (asof
+	// indexes rollback): its shards, model and chunking, with the live takedowns kept.
+	RestoredFrom int `json:"restored_from,omitempty"`
 }
 
 // TakeDownResult is the manifest that records a takedown (asof docs delete), the documents

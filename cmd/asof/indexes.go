@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -177,15 +178,18 @@ func newIndexesCmd(a *app) *cobra.Command {
 		})
 	}
 	cmd := &cobra.Command{
-		Use:   "indexes [list | show NAME | delete NAME]",
-		Short: "List, show and delete the indexes in the store",
+		Use:   "indexes [list | show NAME | history NAME | rollback NAME SEQ | delete NAME]",
+		Short: "List, show, roll back and delete the indexes in the store",
 		Long: `indexes lists the indexes in the store, read from each one's live manifest: its model, documents
 and chunks, the dates they were published between, how many sources, shards and bytes, the
 manifest's number and when it was built. show gives one index's documents per source and its
-shards; delete removes every object under indexes/<name>/.`,
+shards; history lists its manifests (every build, takedown, purge and rollback published one);
+rollback publishes an earlier one again; delete removes every object under indexes/<name>/.`,
 		Example: `  asof indexes
   asof indexes --json | jq '.[].name'
   asof indexes show tg
+  asof indexes history tg
+  asof indexes rollback tg 3
   asof indexes delete tg --yes`,
 		Args: cobra.NoArgs,
 		RunE: list,
@@ -235,7 +239,7 @@ shards; delete removes every object under indexes/<name>/.`,
 	}
 	showCmd.Flags().BoolVar(&lifecycleToo, "lifecycle", false, "list the index's supersession links (which text supersedes which, from when, and how asof knows) and its lifecycle warnings instead")
 	a.embeddedFlags(showCmd, false)
-	cmd.AddCommand(listCmd, showCmd, newIndexesDeleteCmd(a))
+	cmd.AddCommand(listCmd, showCmd, newIndexesDeleteCmd(a), newIndexesHistoryCmd(a), newIndexesRollbackCmd(a))
 	return cmd
 }
 
@@ -292,6 +296,134 @@ func deleteIndex(ctx context.Context, a *app, st *infra.Stack, name string, yes 
 	}
 	printf(a.stdout, "deleted index %s: %d objects, %s under %s\n", name, what.Objects, sizeLabel(what.Bytes), what.Prefix)
 	return nil
+}
+
+func newIndexesHistoryCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history NAME",
+		Short: "An index's manifests, oldest first: when, shards, documents, takedowns, the live one",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if err := layout.ValidateIndexName(name); err != nil {
+				return err
+			}
+			asJSON, _ := cmd.Flags().GetBool("json")
+			ctx := cmd.Context()
+			return withStack(ctx, a, func(st *infra.Stack) error {
+				h, err := a.client(st).IndexHistory(ctx, name)
+				var none *asof.NoIndexError
+				if errors.As(err, &none) {
+					return noIndex(name)
+				}
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(a.stdout, h)
+				}
+				printf(a.stdout, "| manifest | published | model | shards | indexed | deleted | read | taken down | |\n|---:|---|---|---:|---:|---:|---:|---:|---|\n")
+				for _, m := range h {
+					note := ""
+					switch {
+					case m.Error != "":
+						note = "does not read: " + m.Error
+					case m.Live && m.RestoredFrom > 0:
+						note = fmt.Sprintf("**live**, restores %d", m.RestoredFrom)
+					case m.Live:
+						note = "**live**"
+					case m.RestoredFrom > 0:
+						note = fmt.Sprintf("restores %d", m.RestoredFrom)
+					}
+					printf(a.stdout, "| %d | %s | %s | %d | %d | %d | %d | %d | %s |\n", m.Seq, m.CreatedAt.UTC().Format(time.RFC3339), m.Model, m.Shards,
+						m.Counts.Indexed, m.Counts.Deleted, m.Counts.Read, m.Takedowns, note)
+				}
+				return nil
+			})
+		},
+	}
+	a.embeddedFlags(cmd, false)
+	return cmd
+}
+
+func newIndexesRollbackCmd(a *app) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "rollback NAME SEQ",
+		Short: "Publish an earlier manifest of an index again (asks first; --yes does not)",
+		Long: `rollback publishes manifest SEQ of an index (asof indexes history NAME lists them) again, as
+its next manifest, by compare-and-swap like any build: readers see the index before or after,
+never half. The restored index has that manifest's shards, model, chunking, kind and lifecycle,
+and keeps every document taken down since (a rollback never brings one back: its rows count as
+deleted). It refuses while a build of the index runs, for the live manifest, and for a manifest
+whose shards are gone (a purge deletes the shards that held a document it removed). A rollback
+is itself a manifest: roll back to the one before it to undo it.`,
+		Example: `  asof indexes history news
+  asof indexes rollback news 4 --yes`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if err := layout.ValidateIndexName(name); err != nil {
+				return err
+			}
+			seq, err := strconv.Atoi(args[1])
+			if err != nil || seq < 1 {
+				return fmt.Errorf("SEQ %q: the number of a manifest (asof indexes history %s lists them)", args[1], name)
+			}
+			ctx := cmd.Context()
+			return withStack(ctx, a, func(st *infra.Stack) error {
+				c := a.client(st)
+				if !yes {
+					h, err := c.IndexHistory(ctx, name)
+					var none *asof.NoIndexError
+					if errors.As(err, &none) {
+						return noIndex(name)
+					}
+					if err != nil {
+						return err
+					}
+					var live, target *asof.ManifestInfo
+					for i := range h {
+						if h[i].Live {
+							live = &h[i]
+						}
+						if h[i].Seq == seq {
+							target = &h[i]
+						}
+					}
+					if target == nil || live == nil {
+						return fmt.Errorf("index %s has no manifest %d (asof indexes history %s lists them)", name, seq, name)
+					}
+					what := fmt.Sprintf("manifest %d (%d shards, %d indexed) replaces the live %d (%d shards, %d indexed)", seq, target.Shards, target.Counts.Indexed, live.Seq, live.Shards, live.Counts.Indexed)
+					if !stdinIsTerminal() {
+						return fmt.Errorf("roll back index %s: %s; add --yes to confirm", name, what)
+					}
+					printf(a.stderr, "Roll back index %s: %s? [y/N] ", name, what)
+					line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+					if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+						return fmt.Errorf("index %s kept", name)
+					}
+				}
+				res, err := c.RollbackIndex(ctx, name, seq)
+				var none *asof.NoIndexError
+				if errors.As(err, &none) {
+					return noIndex(name)
+				}
+				if err != nil {
+					return err
+				}
+				if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+					return writeJSON(a.stdout, res)
+				}
+				printf(a.stdout, "index %s rolled back to manifest %d: published %s (seq %d); %d shards, %d rows indexed, %d deleted of %d read; %d takedowns kept\n",
+					name, res.RestoredFrom, res.ManifestKey, res.Seq, res.Shards, res.Counts.Indexed, res.Counts.Deleted, res.Counts.Read, res.Takedowns)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "roll back without asking")
+	a.embeddedFlags(cmd, false)
+	return cmd
 }
 
 func noIndex(name string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/shard"
+	"github.com/asofrag/asof/schemas"
 )
 
 // MaxInputs is the most store objects one index build or evaluation request names.
@@ -346,4 +347,48 @@ type DeletedIndex struct {
 	Prefix  string `json:"prefix"`
 	Objects int    `json:"objects"`
 	Bytes   int64  `json:"bytes"`
+}
+
+// ManifestInfo is one manifest of an index's history (GET /v1/indexes/{name}/history; asof
+// indexes history): its number and key, when it was published, what it holds, and whether it
+// is live. RestoredFrom names the manifest a rollback published again.
+type ManifestInfo struct {
+	Seq          int                 `json:"seq"`
+	Key          string              `json:"key"`
+	CreatedAt    time.Time           `json:"created_at"`
+	Live         bool                `json:"live"`
+	Model        string              `json:"model"`
+	Kind         string              `json:"kind,omitempty"`
+	Shards       int                 `json:"shards"`
+	Counts       schemas.IndexCounts `json:"counts"`
+	Takedowns    int                 `json:"takedowns"`
+	RestoredFrom int                 `json:"restored_from,omitempty"`
+	// Error says why the manifest does not read (it is listed all the same).
+	Error string `json:"error,omitempty"`
+}
+
+// RollbackRequest names the manifest to publish again (POST /v1/indexes/{name}/rollback).
+type RollbackRequest struct {
+	Seq int `json:"seq"`
+}
+
+// Check refuses a manifest number below 1.
+func (r RollbackRequest) Check() error {
+	if r.Seq < 1 {
+		return &InvalidError{Err: fmt.Errorf("seq: the manifest number to restore (asof indexes history NAME lists them), 1 or more")}
+	}
+	return nil
+}
+
+// Rollback is what a rollback published: the new live manifest, the one it restores, and its
+// counts (with the rows of documents taken down since counted as deleted).
+type Rollback struct {
+	Index        string              `json:"index"`
+	ManifestKey  string              `json:"manifest_key"`
+	Seq          int                 `json:"seq"`
+	RestoredFrom int                 `json:"restored_from"`
+	Shards       int                 `json:"shards"`
+	Counts       schemas.IndexCounts `json:"counts"`
+	// Takedowns counts the live takedowns the restored manifest keeps.
+	Takedowns int `json:"takedowns"`
 }

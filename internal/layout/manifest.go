@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/schemas"
@@ -122,4 +123,22 @@ func MoveCurrent(ctx context.Context, b blob.Bucket, index, etag string, cur Cur
 		_, err = b.CompareAndSwap(ctx, CurrentKey(index), etag, bytes.NewReader(ptr))
 	}
 	return err
+}
+
+// ManifestSeqs lists the numbers of index's manifests in the store (manifests/NNNNNN.json),
+// in order: what `asof indexes history` shows and a rollback can name.
+func ManifestSeqs(ctx context.Context, b blob.Bucket, index string) ([]int, error) {
+	objs, err := blob.List(ctx, b, path.Join(IndexPrefix(index), "manifests")+"/")
+	if err != nil {
+		return nil, err
+	}
+	var seqs []int
+	for _, o := range objs {
+		var n int
+		if _, err := fmt.Sscanf(path.Base(o.Key), "%06d.json", &n); err == nil && ManifestName(n) == path.Join("manifests", path.Base(o.Key)) {
+			seqs = append(seqs, n)
+		}
+	}
+	slices.Sort(seqs)
+	return seqs, nil
 }

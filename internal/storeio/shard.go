@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -302,4 +303,65 @@ func StagePeriods(ctx context.Context, b blob.Bucket, index string, periods, ids
 		out = append(out, pp)
 	}
 	return out, nil
+}
+
+// DocRows is what shards hold of some documents: their indexed versions (a document version
+// is a row of an index's counts) and those versions per language.
+type DocRows struct {
+	Versions map[string]int
+	Langs    map[string]map[string]int64
+}
+
+// CountDocRows reads the doc_id, version, seq and lang columns of every shard of index for the
+// documents want (by doc_id), calling progress after each shard.
+func CountDocRows(ctx context.Context, b blob.Bucket, index string, shards []schemas.ShardMeta, want map[string]bool, progress func(sm schemas.ShardMeta)) (DocRows, error) {
+	type row struct {
+		DocID   string `parquet:"doc_id"`
+		Version int32  `parquet:"version,optional"`
+		Seq     int32  `parquet:"seq"`
+		Lang    string `parquet:"lang"`
+	}
+	out := DocRows{Versions: map[string]int{}, Langs: map[string]map[string]int64{}}
+	for _, sm := range shards {
+		rows, err := GetParquet[row](ctx, b, layout.ShardKey(index, sm.Period, sm.ID, shard.ChunksFile))
+		if err != nil {
+			return out, fmt.Errorf("read shard %s: %w", sm.ID, err)
+		}
+		for _, r := range rows {
+			if r.Seq == 0 && want[r.DocID] { // a document version's first chunk
+				out.Versions[r.DocID]++
+				if r.Lang != "" {
+					if out.Langs[r.DocID] == nil {
+						out.Langs[r.DocID] = map[string]int64{}
+					}
+					out.Langs[r.DocID][r.Lang]++
+				}
+			}
+		}
+		if progress != nil {
+			progress(sm)
+		}
+	}
+	return out, nil
+}
+
+// WithoutRows is counts with the rows of rows moved from indexed to deleted, their languages
+// with them (a takedown; a rollback to a manifest from before one).
+func WithoutRows(counts schemas.IndexCounts, rows DocRows, ids []string) schemas.IndexCounts {
+	c := counts
+	c.Languages = maps.Clone(counts.Languages)
+	for _, id := range ids {
+		n := int64(rows.Versions[id])
+		c.Indexed -= n
+		c.Deleted += n
+		for lang, k := range rows.Langs[id] {
+			if c.Languages != nil {
+				c.Languages[lang] -= k
+				if c.Languages[lang] <= 0 {
+					delete(c.Languages, lang)
+				}
+			}
+		}
+	}
+	return c
 }
