@@ -416,6 +416,8 @@ func workIndexBuild(t *testing.T, e *workEnv) {
 	}
 	// A purge while it builds: refused too, before any takedown starts.
 	e.wantError(t, "DELETE", "/v1/indexes/"+name+"/docs/d1?reason=x&purge=true", nil, http.StatusConflict, "being built", "purge")
+	// And a rollback.
+	e.wantError(t, "POST", "/v1/indexes/"+name+"/rollback", map[string]any{"seq": 1}, http.StatusConflict, "being built", "roll back")
 
 	// Terminated: the build is failed, and the index can go.
 	e.terminate(t, id)
@@ -499,6 +501,14 @@ func workTakedowns(t *testing.T, e *workEnv) {
 	e.wantError(t, "DELETE", "/v1/indexes/work-td/docs/d1?reason=x&purge=maybe", nil, http.StatusBadRequest, "purge")
 	e.wantError(t, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusNotFound, "work-td")
 	workSeedIndex(t, e, "work-td")
+	// History and rollback: one manifest, the live one; a rollback to it or to none is refused.
+	if h := workJSON[[]apispec.ManifestInfo](t, e, "GET", "/v1/indexes/work-td/history", nil, http.StatusOK); len(h) != 1 || !h[0].Live || h[0].Seq != 1 {
+		t.Fatalf("history of a fresh index: %+v", h)
+	}
+	e.wantError(t, "GET", "/v1/indexes/work-none/history", nil, http.StatusNotFound, "work-none")
+	e.wantError(t, "POST", "/v1/indexes/work-td/rollback", map[string]any{"seq": 0}, http.StatusBadRequest, "seq")
+	e.wantError(t, "POST", "/v1/indexes/work-td/rollback", map[string]any{"seq": 1}, http.StatusBadRequest, "live manifest")
+	e.wantError(t, "POST", "/v1/indexes/work-td/rollback", map[string]any{"seq": 7}, http.StatusBadRequest, "no manifest 7")
 	if l := workJSON[[]schemas.Takedown](t, e, "GET", "/v1/indexes/work-td/takedowns", nil, http.StatusOK); l == nil || len(l) != 0 {
 		t.Fatalf("takedowns of a fresh index: %v, want []", l)
 	}
