@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"time"
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/shard"
@@ -186,4 +189,71 @@ func cmpErr(err, def error) error {
 		return err
 	}
 	return def
+}
+
+// ReplaceDrops is what a --replace build of some files would drop from an index: the documents
+// the live index holds (not taken down) that no valid row of the files has.
+type ReplaceDrops struct {
+	Index   string   `json:"index"`
+	Live    int      `json:"live"`
+	Dropped int      `json:"dropped"`
+	Sample  []string `json:"sample,omitempty"`
+}
+
+// DropsOfReplace reads the doc_id of every row of the local Parquet files (through the corpus
+// loader with mapping and the days kept, from and to: the rows a build would index) and of
+// every live shard of index, and says which documents a --replace build of the files would
+// drop. An index that does not exist yet drops nothing.
+func (c *Client) DropsOfReplace(ctx context.Context, index string, files []string, mapping map[string]string, from, to time.Time) (ReplaceDrops, error) {
+	out := ReplaceDrops{Index: index}
+	if err := c.checkStore(); err != nil {
+		return out, err
+	}
+	live, err := layout.ReadLive(ctx, c.Store, index)
+	if errors.Is(err, layout.ErrIndexNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	gone := indexplan.TakenDown(live)
+	held := map[string]bool{}
+	err = storeio.EachShardDocIDs(ctx, c.Store, index, live.Shards, func(_ schemas.ShardMeta, ids []string) {
+		for _, id := range ids {
+			if !gone[id] {
+				held[id] = true
+			}
+		}
+	})
+	if err != nil {
+		return out, err
+	}
+	out.Live = len(held)
+	loader := corpus.NewLoader(indexplan.LoaderOptions(mapping, from, to, nil, time.Time{}, true))
+	kept := map[string]bool{}
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return out, err
+		}
+		st, err := f.Stat()
+		if err == nil {
+			err = loader.ReadFile(ctx, f, st.Size(), p, func(d schemas.Document) error { kept[d.DocID] = true; return nil },
+				func(schemas.QuarantineRow) error { return nil })
+		}
+		f.Close()
+		if err != nil {
+			return out, fmt.Errorf("read %s: %w", p, err)
+		}
+	}
+	var dropped []string
+	for id := range held {
+		if !kept[id] {
+			dropped = append(dropped, id)
+		}
+	}
+	slices.Sort(dropped)
+	out.Dropped = len(dropped)
+	out.Sample = dropped[:min(5, len(dropped))]
+	return out, nil
 }

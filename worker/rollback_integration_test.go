@@ -1,12 +1,16 @@
 package worker_test
 
 import (
+	"path/filepath"
+
 	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	temporal "go.temporal.io/sdk/client"
 
@@ -54,6 +58,18 @@ func TestRollbackThroughRealServer(t *testing.T) {
 		return res
 	}
 	first := build("rb-build-1", "corpora/rb/all.parquet")
+	// What a --replace of one.parquet would drop, said before it runs (asof index --replace).
+	local := filepath.Join(t.TempDir(), "one.parquet")
+	if err := parquet.WriteFile(local, rows[2:]); err != nil {
+		t.Fatal(err)
+	}
+	drops, err := c.DropsOfReplace(rctx, "rb", []string{local}, nil, time.Time{}, time.Time{})
+	if err != nil || drops.Live != 3 || drops.Dropped != 2 || !slices.Equal(drops.Sample, []string{"a", "b"}) {
+		t.Fatalf("drops of a replace %+v, %v: want a and b of 3", drops, err)
+	}
+	if none, err := c.DropsOfReplace(rctx, "rb-none", []string{local}, nil, time.Time{}, time.Time{}); err != nil || none.Dropped != 0 {
+		t.Fatalf("drops of a replace of no index: %+v, %v", none, err)
+	}
 	replaced := build("rb-build-2", "corpora/rb/one.parquet") // the replace that drops a and b
 	if first.Counts.Indexed != 3 || replaced.Counts.Indexed != 1 {
 		t.Fatalf("builds: %+v then %+v", first.Counts, replaced.Counts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +37,7 @@ type indexFlags struct {
 	corpora, maps           []string
 	telegram, asJSON        bool
 	appendRows, allowFuture bool
-	replace                 bool
+	replace, yes            bool
 	kind                    string
 	size, overlap, min, max int
 	concurrency, partSize   int
@@ -94,7 +95,8 @@ gets a warning naming the multilingual model to use.`,
 	fs.StringArrayVar(&f.corpora, "corpus", nil, "Parquet file or glob, or an s3:// or file:// URL whose last element may be a glob (repeatable); required")
 	fs.StringArrayVar(&f.maps, "map", nil, "column mapping canonical=input, e.g. text=message (repeatable)")
 	fs.BoolVar(&f.appendRows, "append", false, "add these files to the live index: its shards stay, rows it already holds (same doc_id) are duplicates, new rows make new shards")
-	fs.BoolVar(&f.replace, "replace", false, "publish this build even if the live index holds documents these files do not (they are dropped); without it such a build is refused")
+	fs.BoolVar(&f.replace, "replace", false, "publish this build even if the live index holds documents these files do not (they are dropped: it says how many and asks first; asof indexes rollback undoes it); without it such a build is refused")
+	fs.BoolVar(&f.yes, "yes", false, "with --replace: drop the documents these files lack without asking")
 	fs.StringVar(&f.kind, "kind", "", "how rows without a kind column are read: news (dated news: fresher preferred, the 365-day look-back; the default) or standing (regulations, circulars, policies: in force until superseded, however old; no look-back, no preference for newer texts in force); an --append keeps the index's")
 	fs.BoolVar(&f.allowFuture, "allow-future", false, "index rows published after tomorrow (by default they are quarantined as future_date: usually a date typed wrong)")
 	fs.BoolVar(&f.telegram, "telegram", false, "use the Telegram layout (message_id, message, date, channel_name, channel_w, topic)")
@@ -203,6 +205,11 @@ func runIndex(ctx context.Context, a *app, f indexFlags) error {
 	defer stop()
 	report := planReporter(a, served, f.appendRows)
 	c := a.client(st)
+	if f.replace {
+		if err := confirmReplace(ctx, a, c, &f, files, mapping, from, to); err != nil {
+			return err
+		}
+	}
 	inputs, err := stageFiles(ctx, a, c, files)
 	if err != nil {
 		return err
@@ -490,4 +497,32 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 	if r.Truncated > 0 {
 		printf(w, "truncated: %d documents cut at %d chunks each, their rest not indexed (raise --max-chunks-per-doc, or 0 for no cap)\n", r.Truncated, r.MaxChunksPerDoc)
 	}
+}
+
+// confirmReplace says how many documents a --replace build of files drops from the live index
+// and, unless --yes, asks a person on a terminal (elsewhere it needs --yes); nothing dropped,
+// nothing asked.
+func confirmReplace(ctx context.Context, a *app, c *asof.Client, f *indexFlags, files []string, mapping map[string]string, from, to time.Time) error {
+	d, err := c.DropsOfReplace(ctx, f.index, files, mapping, from, to)
+	if err != nil {
+		return fmt.Errorf("--replace: what it drops: %w", err)
+	}
+	if d.Dropped == 0 {
+		return nil
+	}
+	what := fmt.Sprintf("--replace drops %d of the %d documents index %s holds (%s%s); asof indexes rollback %s undoes it",
+		d.Dropped, d.Live, f.index, strings.Join(d.Sample, ", "), map[bool]string{true: ", …", false: ""}[d.Dropped > len(d.Sample)], f.index)
+	if f.yes {
+		printf(a.stderr, "%s\n", what)
+		return nil
+	}
+	if !stdinIsTerminal() {
+		return fmt.Errorf("%s: add --yes to confirm", what)
+	}
+	printf(a.stderr, "%s. Go on? [y/N] ", what)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		return fmt.Errorf("index %s kept as it was", f.index)
+	}
+	return nil
 }
