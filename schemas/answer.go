@@ -25,8 +25,9 @@ type Answer struct {
 	Reading string `json:"reading,omitempty"`
 	// SearchText is the text BM25 and the embedder saw (the query without its date phrases).
 	SearchText string `json:"search_text"`
-	// From and To bound the documents that could be returned (inclusive).
-	From time.Time `json:"from"`
+	// From and To bound the documents that could be returned (inclusive); From is left out
+	// when there is no start (a standing index, evolution's history).
+	From time.Time `json:"from,omitzero"`
 	To   time.Time `json:"to"`
 	// Message explains an empty answer ("no documents in that period").
 	Message string `json:"message,omitempty"`
