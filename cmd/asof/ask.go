@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 
 type askFlags struct {
 	index, asOf, mode, from, to string
+	queryFile                   string
 	year, k, windowDays, topN   int
 	evolutionK                  int
 	clusterGap                  time.Duration
@@ -94,13 +97,26 @@ before the workflow starts.`,
   asof ask --index rtqa --as-of 2023-12-31 "elections in 2015"
   asof ask --index tg --as-of 2025-09-04 --mode evolution "как менялась ключевая ставка"
   asof ask --index tg --as-of 2025-09-04 --json "ключевая ставка" | jq '.results[0]'`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.queryFile != "" && len(args) > 0 {
+				return errors.New("give the question as an argument or with --query-file, not both")
+			}
+			if f.queryFile == "" && len(args) == 0 {
+				return errors.New(`no question: give it as an argument ("…"), "-" to read it from stdin, or --query-file FILE`)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runAsk(cmd.Context(), a, f, joinQuery(a.stderr, args))
+			q, err := questionOf(a.stderr, args, f.queryFile, os.Stdin)
+			if err != nil {
+				return err
+			}
+			return runAsk(cmd.Context(), a, f, q)
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.index, "index", "", "index to ask (required)")
+	fs.StringVar(&f.queryFile, "query-file", "", `read the question from this file ("-": stdin), for a long or multi-line question`)
 	fs.StringVar(&f.asOf, "as-of", "", "anchor day YYYY-MM-DD, 1000-01-01 to 9999-12-31 (default: today, UTC, said on stderr)")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, recency, decay, window, evolution, hybrid, dense or bm25")
 	fs.IntVar(&f.year, "year", 0, "window: only documents of this year")
@@ -186,6 +202,39 @@ func runAsk(ctx context.Context, a *app, f askFlags, query string) error {
 // prints a stored one in).
 func printAnswer(w io.Writer, ans schemas.Answer, took time.Duration) {
 	printf(w, "%s", render.AnswerMarkdown(ans, took))
+}
+
+// MaxQuestionBytes bounds a question read from a file or stdin.
+const MaxQuestionBytes = 64 << 10
+
+// questionOf is the question: from the file (or "-": stdin) when one is named, or the arguments
+// ("-" alone: stdin), its lines joined by spaces; an empty one is an error.
+func questionOf(w io.Writer, args []string, file string, stdin io.Reader) (string, error) {
+	if file == "" && !(len(args) == 1 && args[0] == "-") {
+		return joinQuery(w, args), nil
+	}
+	var r io.Reader = stdin
+	from := "stdin"
+	if file != "" && file != "-" {
+		fh, err := os.Open(file)
+		if err != nil {
+			return "", fmt.Errorf("--query-file: %w", err)
+		}
+		defer fh.Close()
+		r, from = fh, file
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxQuestionBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read the question from %s: %w", from, err)
+	}
+	if len(data) > MaxQuestionBytes {
+		return "", fmt.Errorf("the question in %s is over %d KB", from, MaxQuestionBytes>>10)
+	}
+	q := strings.Join(strings.Fields(string(data)), " ")
+	if q == "" {
+		return "", fmt.Errorf("the question in %s is empty", from)
+	}
+	return q, nil
 }
 
 // joinQuery is the question: one argument as it is, or several (an unquoted query) joined by

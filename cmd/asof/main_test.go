@@ -124,6 +124,8 @@ func TestClearOneLineErrors(t *testing.T) {
 		{"takedown without a reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--reason", " "}, "--reason: required"},
 		{"takedown of a bad index name", nil, []string{"docs", "delete", "--index", "Bad_Name", "--doc-id", "d1", "--reason", "x"}, "--index"},
 		{"takedown without a doc", nil, []string{"docs", "delete", "--index", "news", "--reason", "x"}, "doc-id"},
+		{"ask without a question", nil, []string{"ask", "--index", "news"}, "no question"},
+		{"ask with a question twice", nil, []string{"ask", "--index", "news", "--query-file", "q.txt", "key rate"}, "not both"},
 		{"a purge with a doc but no reason", nil, []string{"docs", "delete", "--index", "news", "--doc-id", "d1", "--purge"}, "--reason: required"},
 	}
 	for _, tt := range tests {
