@@ -109,6 +109,9 @@ func ParseTopics(r io.Reader) ([]Topic, error) {
 		if err := suggest.YAMLKeys(err, Topic{}, topicsFile{}); errors.As(err, &uk) {
 			return nil, syntaxError{err} // "line 3: unknown key `qeury` (did you mean `query`?)"
 		}
+		if line, msg := misindented(data); line > 0 {
+			return nil, fmt.Errorf("%w: line %d: %s (yaml: %w)", ErrSyntax, line, msg, err)
+		}
 		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	var extra yaml.Node
@@ -182,4 +185,30 @@ func defaultName(query string) string {
 		}
 	}
 	return strings.TrimSpace(string(q[:cut])) + "…"
+}
+
+// misindented finds, in a topics file YAML refused, the first key of a list entry indented
+// otherwise than the entry's first key ("- name: …" then "   query: …"): YAML names the line
+// its block began on, which is rarely the line to fix. 0 when no such line.
+func misindented(data []byte) (int, string) {
+	keyCol, entryLine := -1, 0
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimRight(raw, " \t\r")
+		trimmed := strings.TrimLeft(line, " ")
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		indent := len(line) - len(trimmed)
+		switch {
+		case strings.HasPrefix(trimmed, "- "):
+			rest := strings.TrimLeft(trimmed[2:], " ")
+			keyCol, entryLine = indent+len(trimmed)-len(rest), i+1
+		case keyCol >= 0 && indent > 0 && indent != keyCol && strings.Contains(trimmed, ":") && !strings.HasPrefix(trimmed, "\"") && indent < keyCol+2:
+			key, _, _ := strings.Cut(trimmed, ":")
+			return i + 1, fmt.Sprintf("`%s:` is indented %d spaces, but the entry that starts on line %d has its keys at %d", key, indent, entryLine, keyCol)
+		case indent == 0:
+			keyCol = -1
+		}
+	}
+	return 0, ""
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +17,22 @@ import (
 // MaxDistance is the most edits a suggestion may be from what was typed.
 const MaxDistance = 2
 
+// Synonyms are words people type for a known name that no edit distance reaches ("title" for
+// a topic's name, "question" for its query).
+var Synonyms = map[string][]string{
+	"title": {"name"}, "label": {"name"}, "heading": {"name"},
+	"question": {"query"}, "q": {"query"}, "search": {"query"}, "text": {"query"},
+}
+
 // Nearest is the known name that name most likely meant: the closest by edit distance (at
-// most MaxDistance; the first of equals), else the first that starts with name (of at least
-// 3 bytes); "" when none.
+// most MaxDistance; the first of equals), else a known synonym (Synonyms), else the first that
+// starts with name (of at least 3 bytes); "" when none.
 func Nearest(name string, known []string) string {
+	for _, syn := range Synonyms[strings.ToLower(name)] {
+		if slices.Contains(known, syn) {
+			return syn
+		}
+	}
 	best, bestD := "", MaxDistance+1
 	for _, k := range known {
 		if d := Distance(name, k); d < bestD {

@@ -11,7 +11,7 @@ import (
 func TestNearest(t *testing.T) {
 	known := []string{"name", "query", "mode"}
 	for _, tt := range []struct{ in, want string }{
-		{"qeury", "query"}, {"nmae", "name"}, {"mod", "mode"}, {"title", ""}, {"que", "query"},
+		{"qeury", "query"}, {"nmae", "name"}, {"mod", "mode"}, {"title", "name"}, {"Question", "query"}, {"colour", ""}, {"que", "query"},
 	} {
 		if got := Nearest(tt.in, known); got != tt.want {
 			t.Errorf("Nearest(%q) = %q, want %q", tt.in, got, tt.want)
