@@ -679,7 +679,7 @@ func Fold(cands []retrieve.Candidate, o dedup.Options) ([]Hit, error) {
 	items := make([]dedup.Item, len(cands))
 	for i, c := range cands {
 		items[i] = dedup.Item{ChunkID: c.Chunk.ChunkID, DocID: c.Chunk.DocID, Source: c.Chunk.Source,
-			PublishedAt: c.Chunk.PublishedAt, Key: c.Chunk.DedupKey, Vec: c.Vec, Score: c.Score}
+			PublishedAt: c.Chunk.PublishedAt, Key: c.Chunk.DedupKey, Vec: c.Vec, Score: c.Score, Edited: c.Chunk.Version > 1}
 	}
 	clusters, err := dedup.Group(items, o)
 	if err != nil {

@@ -35,6 +35,10 @@ type Item struct {
 	Vec []float32
 	// Score is the fused retrieval score; higher is better.
 	Score float64
+	// Edited marks a later version of its document (an edit, a correction): in a cluster it
+	// is the representative over copies of what it corrects (a repost elsewhere still carries
+	// the first text), the cluster keeping its best member's place.
+	Edited bool
 }
 
 // Options tune what counts as a duplicate.
@@ -70,7 +74,8 @@ var ErrScore = errors.New("dedup: score is NaN")
 // Cluster is one group of duplicates, as indices into Group's items.
 type Cluster struct {
 	// Best is the kept representative: the highest Score; ties go to the earliest
-	// PublishedAt, then the lowest index.
+	// PublishedAt, then the lowest index; but an Edited member, when the cluster has one,
+	// over every member that is not (the best of them by the same rule).
 	Best int
 	// Members are all indices of the cluster, ascending; Best is one of them.
 	Members []int
@@ -82,7 +87,8 @@ type Cluster struct {
 }
 
 // Group clusters items and returns the clusters ordered as a deduplicated result list: by
-// their Best item's Score descending, ties by Best index. Every index of items is in exactly
+// their best member's Score descending (Best's, unless an edit is shown in its place), ties
+// by that member's index. Every index of items is in exactly
 // one cluster. Semantic pairs are only compared within MaxDayGap days of each other (items
 // sorted by day, sliding window), so the cost is O(n·w·d) for w items per window.
 func Group(items []Item, o Options) ([]Cluster, error) {
@@ -168,24 +174,38 @@ func Group(items []Item, o Options) ([]Cluster, error) {
 		slot[i] = -1
 	}
 	var clusters []Cluster
+	var tops []int
 	for i := range items {
 		r := uf.find(i)
 		if slot[r] < 0 {
 			slot[r] = len(clusters)
 			clusters = append(clusters, Cluster{Best: i})
+			tops = append(tops, i)
 		}
 		c := &clusters[slot[r]]
 		c.Members = append(c.Members, i)
-		if better(items, i, c.Best) {
+		if better(items, i, tops[slot[r]]) {
+			tops[slot[r]] = i // where the cluster ranks: its best member, edits not preferred
+		}
+		if e, be := items[i].Edited, items[c.Best].Edited; e && !be || e == be && better(items, i, c.Best) {
 			c.Best = i
 		}
 	}
 	for k := range clusters {
 		finish(&clusters[k], items)
 	}
-	slices.SortFunc(clusters, func(a, b Cluster) int {
-		return cmp.Or(cmp.Compare(items[b.Best].Score, items[a.Best].Score), cmp.Compare(a.Best, b.Best))
+	order := make([]int, len(clusters))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(items[tops[b]].Score, items[tops[a]].Score), cmp.Compare(tops[a], tops[b]))
 	})
+	sorted := make([]Cluster, len(clusters))
+	for k, o := range order {
+		sorted[k] = clusters[o]
+	}
+	clusters = sorted
 	return clusters, nil
 }
 

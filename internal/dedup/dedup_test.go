@@ -427,3 +427,35 @@ func BenchmarkGroup(b *testing.B) {
 		})
 	}
 }
+
+// TestGroupShowsTheEdit: a cluster holding an edited text (a later version of its document)
+// and copies of the first text shows the edit, keeps its best member's place, and a cluster
+// without an edit is as before.
+func TestGroupShowsTheEdit(t *testing.T) {
+	at := time.Date(2026, 2, 13, 9, 0, 0, 0, time.UTC)
+	items := []Item{
+		{ChunkID: "repost", DocID: "tg-1", Source: "tg", PublishedAt: at, Key: "k", Score: 0.9},
+		{ChunkID: "other", DocID: "o", Source: "wire", PublishedAt: at, Key: "x", Score: 0.8},
+		{ChunkID: "edit", DocID: "wire-1", Source: "wire", PublishedAt: at.Add(26 * time.Hour), Key: "k", Score: 0.7, Edited: true},
+		{ChunkID: "copy", DocID: "tg-2", Source: "tg2", PublishedAt: at, Key: "k", Score: 0.75},
+	}
+	// Exact keys join within a day only: the edit, a day later, joins by the vectors.
+	for i := range items {
+		if items[i].Key == "k" {
+			items[i].Vec = []float32{1, 0}
+		} else {
+			items[i].Vec = []float32{0, 1}
+		}
+	}
+	cs, err := Group(items, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].Best != 2 || !slices.Equal(cs[0].Members, []int{0, 2, 3}) || cs[1].Best != 1 {
+		t.Fatalf("clusters %+v: want the edit (2) shown for the first, which keeps its place before 1", cs)
+	}
+	items[2].Edited = false
+	if cs, _ := Group(items, DefaultOptions()); cs[0].Best != 0 {
+		t.Fatalf("without the edit the best score is shown: %+v", cs)
+	}
+}
