@@ -486,7 +486,7 @@ func printIndexResult(w io.Writer, index string, r workflows.IndexBuildResult, t
 		for i, k := range reasons {
 			parts[i] = fmt.Sprintf("%s %d", k, c.Quarantined[k])
 		}
-		printf(w, "quarantined by reason: %s (rows in %s)\n", strings.Join(parts, ", "), r.QuarantineKey)
+		printf(w, "quarantined by reason: %s (rows in %s: asof quarantine show %s)\n", strings.Join(parts, ", "), r.QuarantineKey, r.QuarantineKey)
 	}
 	printLifecycle(w, r.Kind, r.Lifecycle)
 	printf(w, "shards: %d built, %d reused; %d chunks", r.ShardsBuilt, r.ShardsReused, c.Chunks)
