@@ -46,7 +46,7 @@ var llmDir, serveScript = func() (string, string) {
 			dir = d
 		}
 	}
-	return dir, filepath.Join(wd, "..", "infra", "llm", "serve.py")
+	return dir, filepath.Join(wd, "..", "scripts", "llm", "serve.py")
 }()
 
 // TestAskWithLocalLLM runs the Ask workflow, judge and summary included, against a real small

@@ -202,7 +202,7 @@ func pyclient(t *testing.T, root string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	setup := exec.CommandContext(ctx, filepath.Join(root, "infra", "pyclient", "setup.sh"), venv)
+	setup := exec.CommandContext(ctx, filepath.Join(root, "scripts", "pyclient", "setup.sh"), venv)
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Skipf("the Python example needs temporalio from PyPI, and make setup-pyclient failed (%v):\n%s", err, out)
 	}
