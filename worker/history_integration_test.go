@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/fnv"
+	"path"
 	"slices"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/digest"
+	"github.com/asofrag/asof/internal/embed"
 	"github.com/asofrag/asof/schemas"
 	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
@@ -25,16 +27,39 @@ import (
 // runToyWorker runs a worker with the toy embedder (12 dimensions) on b until the test ends;
 // the context it returns ends with it.
 func runToyWorker(t *testing.T, b blob.Bucket, identity string) context.Context {
+	return runWorkerWith(t, b, identity, toyEmbedder{dim: 12}, schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12})
+}
+
+// runWorkerWith runs a worker embedding with emb (as model) on b until the test ends; the
+// context it returns ends with it.
+func runWorkerWith(t *testing.T, b blob.Bucket, identity string, emb embed.Embedder, model schemas.ModelRef) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	cfg := config.Default().Worker
 	cfg.ShutdownTimeout = 2 * time.Second
-	model := schemas.ModelRef{ID: "toy", SHA256: "toy", Dim: 12}
 	go func() {
-		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: toyEmbedder{dim: 12}, Model: model, Identity: identity})
+		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: emb, Model: model, Identity: identity})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return ctx
+}
+
+// buildIndex runs a monthly IndexBuild of index over the store file key (Replace: it may drop
+// documents the live index holds) under workflow id, and returns its result.
+func buildIndex(t *testing.T, ctx context.Context, id, index, key string) workflows.IndexBuildResult {
+	t.Helper()
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
+		Index: index, Inputs: []activities.InputFile{{Key: key, Name: path.Base(key)}}, Period: "month",
+		Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10}, Replace: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.IndexBuildResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 type toyEmbedder struct{ dim int }

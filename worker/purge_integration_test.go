@@ -3,7 +3,6 @@ package worker_test
 import (
 	"context"
 	"crypto/sha256"
-	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -11,15 +10,12 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/blob"
-	"github.com/asofrag/asof/internal/config"
 	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/purgetest"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
-	"github.com/asofrag/asof/worker"
 	"github.com/asofrag/asof/workflows"
 )
 
@@ -51,23 +47,8 @@ func TestPurgeThroughRealServer(t *testing.T) {
 	putParquet(t, b, "corpora/p1/first.parquet", rows[:3])
 	putParquet(t, b, "corpora/p2/all.parquet", rows)
 	putParquet(t, b, "corpora/p3/other.parquet", rows[2:])
-	build := func(id, key string) workflows.IndexBuildResult {
-		t.Helper()
-		run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
-			Index: "pg", Inputs: []activities.InputFile{{Key: key, Name: path.Base(key)}}, Period: "month",
-			Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10}, Replace: true,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res workflows.IndexBuildResult
-		if err := run.Get(rctx, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	build("pg-build-1", "corpora/p1/first.parquet") // an earlier manifest's shards hold a too
-	built := build("pg-build-2", "corpora/p2/all.parquet")
+	buildIndex(t, rctx, "pg-build-1", "pg", "corpora/p1/first.parquet") // an earlier manifest's shards hold a too
+	built := buildIndex(t, rctx, "pg-build-2", "pg", "corpora/p2/all.parquet")
 	if built.Counts.Indexed != 5 || !built.Counts.Reconciles() {
 		t.Fatalf("build counts %+v", built.Counts)
 	}
@@ -187,16 +168,7 @@ func (e hashEmbedder) EmbedPassages(_ context.Context, texts []string) ([][]floa
 
 // runHashWorker is runToyWorker with the hashEmbedder.
 func runHashWorker(t *testing.T, b blob.Bucket, identity string) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	cfg := config.Default().Worker
-	cfg.ShutdownTimeout = 2 * time.Second
-	model := schemas.ModelRef{ID: "hash", SHA256: "hash", Dim: 12}
-	go func() {
-		done <- worker.Run(ctx, tc, cfg, worker.Deps{Bucket: b, Embedder: hashEmbedder{}, Model: model, Identity: identity})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return ctx
+	return runWorkerWith(t, b, identity, hashEmbedder{}, schemas.ModelRef{ID: "hash", SHA256: "hash", Dim: 12})
 }
 
 func (hashEmbedder) Dim() int        { return 12 }

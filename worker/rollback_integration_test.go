@@ -14,7 +14,6 @@ import (
 
 	temporal "go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	asof "github.com/asofrag/asof/client"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/schemas"
@@ -42,22 +41,7 @@ func TestRollbackThroughRealServer(t *testing.T) {
 	}
 	putParquet(t, b, "corpora/rb/all.parquet", rows)
 	putParquet(t, b, "corpora/rb/one.parquet", rows[2:])
-	build := func(id, key string) workflows.IndexBuildResult {
-		t.Helper()
-		run, err := tc.ExecuteWorkflow(rctx, temporal.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
-			Index: "rb", Inputs: []activities.InputFile{{Key: key, Name: key}}, Period: "month",
-			Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10}, Replace: true,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res workflows.IndexBuildResult
-		if err := run.Get(rctx, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	first := build("rb-build-1", "corpora/rb/all.parquet")
+	first := buildIndex(t, rctx, "rb-build-1", "rb", "corpora/rb/all.parquet")
 	// What a --replace of one.parquet would drop, said before it runs (asof index --replace).
 	local := filepath.Join(t.TempDir(), "one.parquet")
 	if err := parquet.WriteFile(local, rows[2:]); err != nil {
@@ -70,7 +54,7 @@ func TestRollbackThroughRealServer(t *testing.T) {
 	if none, err := c.DropsOfReplace(rctx, "rb-none", []string{local}, nil, time.Time{}, time.Time{}); err != nil || none.Dropped != 0 {
 		t.Fatalf("drops of a replace of no index: %+v, %v", none, err)
 	}
-	replaced := build("rb-build-2", "corpora/rb/one.parquet") // the replace that drops a and b
+	replaced := buildIndex(t, rctx, "rb-build-2", "rb", "corpora/rb/one.parquet") // the replace that drops a and b
 	if first.Counts.Indexed != 3 || replaced.Counts.Indexed != 1 {
 		t.Fatalf("builds: %+v then %+v", first.Counts, replaced.Counts)
 	}

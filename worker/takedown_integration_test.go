@@ -9,7 +9,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/asofrag/asof/activities"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
@@ -35,22 +34,7 @@ func TestTakeDownThroughRealServer(t *testing.T) {
 		{"b", "2024-01-10", "The key rate decision surprised the market.", "y.com"},
 		{"c", "2024-02-02", "Oil fell after OPEC; the key rate stays.", "z.com"},
 	})
-	build := func(id string) workflows.IndexBuildResult {
-		t.Helper()
-		run, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue}, workflows.IndexBuild, workflows.IndexBuildInput{
-			Index: "td", Inputs: []activities.InputFile{{Key: "corpora/td.parquet", Name: "td.parquet"}}, Period: "month",
-			Chunk: schemas.ChunkConfig{Size: 1600, Overlap: 200, Min: 10}, Replace: true,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res workflows.IndexBuildResult
-		if err := run.Get(rctx, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	built := build("td-build-1")
+	built := buildIndex(t, rctx, "td-build-1", "td", "corpora/td.parquet")
 	if built.Counts.Indexed != 4 || !built.Counts.Reconciles() {
 		t.Fatalf("first build counts %+v: want 4 rows indexed (a in two versions)", built.Counts)
 	}
@@ -127,7 +111,7 @@ func TestTakeDownThroughRealServer(t *testing.T) {
 		t.Fatalf("the refused takedown published %+v", m2.Takedowns)
 	}
 
-	rebuilt := build("td-build-2")
+	rebuilt := buildIndex(t, rctx, "td-build-2", "td", "corpora/td.parquet")
 	if c := rebuilt.Counts; c.Indexed != 2 || c.Deleted != 2 || !c.Reconciles() {
 		t.Fatalf("rebuild counts %+v: want a's 2 rows deleted, not indexed", c)
 	}
