@@ -10,6 +10,7 @@ import (
 
 	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/blob"
+	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/corpus"
 	"github.com/asofrag/asof/internal/indexplan"
 	"github.com/asofrag/asof/internal/layout"
@@ -256,4 +257,13 @@ func (c *Client) DropsOfReplace(ctx context.Context, index string, files []strin
 	out.Dropped = len(dropped)
 	out.Sample = dropped[:min(5, len(dropped))]
 	return out, nil
+}
+
+// Quarantine is the rows an index build run refused, with their reasons, and the key they were
+// read from (catalog.QuarantineRows: run is the run id or the key `asof index` printed).
+func (c *Client) Quarantine(ctx context.Context, run string) ([]schemas.QuarantineRow, string, error) {
+	if err := c.checkStore(); err != nil {
+		return nil, "", err
+	}
+	return catalog.QuarantineRows(ctx, c.Store, run)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	asof "github.com/asofrag/asof/client"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/catalog"
 	"github.com/asofrag/asof/internal/render"
@@ -48,7 +49,7 @@ func newQuarantineShowCmd(a *app) *cobra.Command {
 			}
 			ctx := cmd.Context()
 			return withStore(ctx, a, func(b blob.Bucket) error {
-				rows, key, err := catalog.QuarantineRows(ctx, b, args[0])
+				rows, key, err := (&asof.Client{Store: b}).Quarantine(ctx, args[0])
 				if errors.Is(err, catalog.ErrNoQuarantine) {
 					return fmt.Errorf("%w (the run id is the folder under quarantine/ that asof index printed)", err)
 				}
