@@ -69,6 +69,9 @@ type AnswerResult struct {
 	Exact int `json:"exact,omitempty"`
 	// Group is "then" or "now" in evolution mode.
 	Group string `json:"group,omitempty"`
+	// Period names the period of a comparison it was found for ("2021", "2020-03", "now"):
+	// a question comparing named periods searches each on its own.
+	Period string `json:"period,omitempty"`
 	// Duplicates is how many other chunks (reposts, near-duplicates) were folded into this
 	// one; Sources lists every source that carried it.
 	Duplicates int      `json:"duplicates"`

@@ -13,8 +13,10 @@
 package answer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +71,13 @@ type Reading struct {
 	// BM25Weight, when positive, replaces the options' BM25 weight: PastBM25Weight for the
 	// readings that search the whole past by relevance alone.
 	BM25Weight float64 `json:"bm25_weight,omitempty"`
+	// Periods, when there are two or more, are the periods a comparison names ("in 2021 and
+	// 2023", "from 2012 to 2020", "since 2019": 2019 and now): Rank searches each on its own
+	// and interleaves their best evidence (RankPeriods).
+	Periods []retrieve.Span `json:"periods,omitempty"`
+	// Stated, with Near, places a document whose title states the period it is about by that
+	// period (retrieve.Options.Stated): one period of a comparison.
+	Stated retrieve.Span `json:"stated,omitzero"`
 	// Kind names the reading auto chose, for answers and evaluation reports (Kinds); empty for
 	// an explicit mode.
 	Kind string `json:"kind,omitempty"`
@@ -95,11 +104,12 @@ const (
 	KindSoft       = "soft"        // a date named in passing ("two years ago")
 	KindFuture     = "future"      // a period after the anchor: recency up to it
 	KindEvolution  = "evolution"   // a change cue: then vs now
+	KindPeriods    = "periods"     // two or more named periods compared: each searched on its own
 )
 
 // Kinds lists the reading kinds in report order.
 var Kinds = []string{KindPlain, KindLookBack, KindFresh, KindPast, KindPeriod, KindOngoing, KindPastPeriod, KindWindow, KindSoft,
-	KindFuture, KindEvolution}
+	KindFuture, KindEvolution, KindPeriods}
 
 // LookBackRule is how Rank tells a question about the past from one about the present when
 // auto read it as recency (Reading.LookBack): it ranks the whole as-of past by relevance alone
@@ -154,6 +164,18 @@ func Read(query string, asOf time.Time, mode string, from, to time.Time) (Readin
 			out.From, out.To = r.From, r.To
 		}
 		out.Kind = kindOf(r)
+		if len(r.Periods) >= 2 {
+			// A comparison of named periods ("in 2021 and 2023", "from 2012 to 2020"): each
+			// period is searched on its own, so that each has its best evidence in the top 10.
+			out.Mode, out.Kind, out.From, out.To = string(retrieve.Evolution), KindPeriods, time.Time{}, time.Time{}
+			var labels []string
+			for _, p := range r.Periods {
+				out.Periods = append(out.Periods, retrieve.Span{From: p.From, To: p.To})
+				labels = append(labels, PeriodLabel(retrieve.Span{From: p.From, To: p.To}, asOf))
+			}
+			out.Interpretation = "a comparison of " + strings.Join(labels, ", ") + ": each period searched on its own (its reports, or documents that say they are about it), its best evidence interleaved"
+			return out, nil
+		}
 		switch {
 		case r.Past && !r.Fresh && !r.Empty && (r.Mode == intent.Recency || r.Mode == intent.Window):
 			// A question about the past ("when did", "which came first", 什么时候, 四年前): its
@@ -394,6 +416,9 @@ type Variant struct {
 // A Fresh reading (auto read "latest", "this week") has its time weight multiplied by
 // Options.FreshBoost.
 func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
+	if len(q.Read.Periods) >= 2 {
+		return RankPeriods(shards, q)
+	}
 	read, o, res, err := searchAll(shards, q)
 	if err != nil {
 		return Ranking{}, err
@@ -450,6 +475,125 @@ func Rank(shards []*retrieve.Shard, q Query) (Ranking, error) {
 	return r, nil
 }
 
+// PeriodReading is how one period p of a comparison is searched as of asOf: over the whole past
+// up to the anchor, the time rank a rank of closeness to the days around p (AroundPeriod), with
+// a document whose title states the period it is about (a yearly report, published the year
+// after) placed by that period (retrieve.Options.Stated). A period that ends at the anchor
+// ("since 2019": now) is the latest news. RankPeriods then puts the nearest first.
+func PeriodReading(read Reading, p retrieve.Span, asOf time.Time) Reading {
+	r := Reading{Mode: string(retrieve.Recency), WindowDays: -1, Text: read.Text, Kind: KindPeriods, Stated: p}
+	r.Near.From, r.Near.To = AroundPeriod(p.From, p.To, asOf)
+	r.Interpretation = "the period " + PeriodLabel(p, asOf) + " of " + read.Interpretation
+	return r
+}
+
+// PeriodLabel names a period of a comparison: "2021", "2021-03", "2021-03-05", "now" (a period
+// ending at the anchor that starts within a week of it), else "from..to".
+func PeriodLabel(p retrieve.Span, asOf time.Time) string {
+	a := asofday.Start(asOf)
+	f, t := p.From.UTC(), p.To.UTC()
+	switch {
+	case t.Equal(a) && a.Sub(f) <= 7*24*time.Hour:
+		return "now"
+	case f.Equal(t):
+		return f.Format(time.DateOnly)
+	case f.Month() == time.January && f.Day() == 1 && t.Equal(f.AddDate(1, 0, -1)):
+		return strconv.Itoa(f.Year())
+	case f.Day() == 1 && t.Equal(f.AddDate(0, 1, -1)):
+		return f.Format("2006-01")
+	}
+	return Span(f, t)
+}
+
+// RankPeriods ranks a comparison of q.Read.Periods: each period is searched on its own
+// (PeriodReading, variants left out), its candidates ordered nearest first (nearestFirst: the
+// period's own documents by relevance, then the nearest others), folded and capped as Rank
+// does, and the periods' lists
+// are interleaved — each period's best, then each one's second best, and so on, a document
+// once — so that the first K hold every period's best evidence. Each hit is labelled with its
+// period (Candidate.Period) and grouped "then" (the earlier periods) or "now" (the last), for
+// the summary's then-and-now. Ranked holds up to DefaultPool hits; Results the first K.
+func RankPeriods(shards []*retrieve.Shard, q Query) (Ranking, error) {
+	r := Ranking{Read: q.Read, Mode: retrieve.Evolution}
+	lists := make([][]Hit, len(q.Read.Periods))
+	var o retrieve.Options
+	for i, p := range q.Read.Periods {
+		sub := q
+		sub.Read, sub.Variants, sub.LookBack = PeriodReading(q.Read, p, q.AsOf), nil, nil
+		var res retrieve.Result
+		var err error
+		if o, res, err = search(q.Cache, shards, sub.Read, q.Vec, q.AsOf, q.Options); err != nil {
+			return Ranking{}, err
+		}
+		if i == 0 || res.Allowed > r.Allowed {
+			r.Bounds, r.Allowed, r.Life = res.Bounds, res.Allowed, res.Life
+		}
+		r.Candidates += len(res.Candidates)
+		nearestFirst(res.Candidates)
+		var hits []Hit
+		if q.NoFold {
+			hits = strict(res, o)
+		} else if hits, err = Fold(res.Candidates, q.Dedup); err != nil {
+			return Ranking{}, err
+		} else {
+			nearestFirstHits(hits)
+			hits = Cap(hits, len(hits), o.MaxPerSource)
+		}
+		label, group := PeriodLabel(p, q.AsOf), "then"
+		if i == len(q.Read.Periods)-1 {
+			group = "now"
+		}
+		for j := range hits {
+			hits[j].Period, hits[j].Group = label, group
+		}
+		lists[i] = hits
+	}
+	if r.Allowed == 0 {
+		r.Message = fmt.Sprintf("No documents in that period (%s) as of %s.", Span(r.Bounds.Lo, r.Bounds.Hi), q.AsOf.UTC().Format(time.DateOnly))
+	}
+	seen := map[string]bool{}
+	for depth := 0; len(r.Ranked) < max(DefaultPool, o.K); depth++ {
+		more := false
+		for _, l := range lists {
+			if depth >= len(l) {
+				continue
+			}
+			more = true
+			if h := l[depth]; !seen[h.Chunk.DocID] {
+				seen[h.Chunk.DocID] = true
+				r.Ranked = append(r.Ranked, h)
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	r.Clusters = len(r.Ranked)
+	r.Results = r.Ranked[:min(o.K, len(r.Ranked))]
+	return r, nil
+}
+
+// nearestFirst orders a period's candidates by their time rank (closeness to the period: 1 for
+// every document about it or published around it), then by score: the period's own documents
+// first, by relevance, then the nearest others. A candidate with no time rank comes last.
+func nearestFirst(cands []retrieve.Candidate) { slices.SortStableFunc(cands, nearer) }
+
+// nearestFirstHits is nearestFirst over folded hits (Fold lists its clusters by score).
+func nearestFirstHits(hits []Hit) {
+	slices.SortStableFunc(hits, func(a, b Hit) int { return nearer(a.Candidate, b.Candidate) })
+}
+
+// nearer orders by time rank (none last), then by score.
+func nearer(a, b retrieve.Candidate) int {
+	rank := func(c retrieve.Candidate) int {
+		if c.RankTime > 0 {
+			return c.RankTime
+		}
+		return math.MaxInt
+	}
+	return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(b.Score, a.Score))
+}
+
 // StandingNote says what a search used of standing texts as of asOf: "12 standing texts in
 // force on 2019-05-01; 1 superseded text and 1 not yet in force left out".
 func StandingNote(l retrieve.LifeCounts, asOf time.Time) string {
@@ -499,6 +643,11 @@ func InForce(read Reading, asOf time.Time, news bool) Reading {
 // pool and the context) needs: what a parameter sweep scores, hundreds of times per question.
 // q.Dedup and q.NoFold are not used.
 func RankStrict(shards []*retrieve.Shard, q Query) ([]Hit, error) {
+	if len(q.Read.Periods) >= 2 {
+		q.NoFold = true
+		r, err := RankPeriods(shards, q)
+		return r.Results, err
+	}
 	_, o, res, err := searchAll(shards, q)
 	if err != nil {
 		return nil, err
@@ -599,7 +748,7 @@ func search(c *retrieve.Cache, shards []*retrieve.Shard, read Reading, vec []flo
 func SearchOptions(read Reading, o retrieve.Options) retrieve.Options {
 	o.Mode = retrieve.Mode(read.Mode)
 	o.From, o.To = read.From, read.To
-	o.Near = read.Near
+	o.Near, o.Stated = read.Near, read.Stated
 	if read.BM25Weight > 0 {
 		o.Weights.BM25 = read.BM25Weight
 	}
@@ -879,7 +1028,7 @@ func Result(rank int, h Hit) schemas.AnswerResult {
 	out := schemas.AnswerResult{
 		Rank: rank, DocID: c.Chunk.DocID, ChunkID: c.Chunk.ChunkID, PublishedAt: c.Chunk.PublishedAt, Source: c.Chunk.Source,
 		Title: c.Chunk.Title, URL: c.Chunk.URL, Score: c.Score, RankDense: c.RankDense, RankBM25: c.RankBM25, RankTime: c.RankTime,
-		Cosine: float64(c.Cos), BM25: c.BM25, Exact: c.Exact, Group: c.Group, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
+		Cosine: float64(c.Cos), BM25: c.BM25, Exact: c.Exact, Group: c.Group, Period: c.Period, Duplicates: h.Duplicates, Sources: h.Sources, Fragments: max(1, c.Fragments),
 		Snippet: evidence.Snippet(c.Chunk.Text, 300), Kind: c.Chunk.Kind, EffectiveAt: c.Chunk.EffectiveAt,
 	}
 	if c.Chunk.Version > 1 {

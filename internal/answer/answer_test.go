@@ -548,3 +548,45 @@ func TestEvolutionFoldsReposts(t *testing.T) {
 		}
 	}
 }
+
+// TestRankPeriods: a comparison of two years searches each on its own. Yearly reports are
+// published in the spring after the year they are about, so the report about 2020 is read for
+// 2020 (its title states the year), not for 2021 when it was published; each year's report
+// holds a place in the first results, labelled by its year and grouped then/now; the report
+// published after the anchor never comes. Searched as one period window instead (main before
+// the comparison reading), the 2023 report's newer neighbours crowd out the 2020 one.
+func TestRankPeriods(t *testing.T) {
+	s := []*retrieve.Shard{retrievetest.Shard(t, "reports", []retrievetest.Doc{
+		{ID: "r2019", Text: "Audi Report 2019: deliveries of cars and revenue", Source: "audi", PublishedAt: day("2020-05-14"), Vec: unit(0.9, 0.1, 0.3)},
+		{ID: "r2020", Text: "Audi Report 2020: deliveries of cars and revenue", Source: "audi", PublishedAt: day("2021-03-18"), Vec: unit(0.8, 0.1, 0.2)},
+		{ID: "r2021", Text: "Audi Report 2021: deliveries of cars and revenue grew", Source: "audi", PublishedAt: day("2022-03-17"), Vec: unit(0.95, 0.05, 0)},
+		{ID: "r2022", Text: "Audi Report 2022: deliveries of cars and revenue grew", Source: "audi", PublishedAt: day("2023-03-16"), Vec: unit(0.95, 0.05, 0.1)},
+		{ID: "r2023", Text: "Audi Report 2023: deliveries of cars and revenue", Source: "audi", PublishedAt: day("2024-03-19"), Vec: unit(0.8, 0.2, 0.1)},
+		{ID: "r2024", Text: "Audi Report 2024: deliveries of cars and revenue", Source: "audi", PublishedAt: day("2025-03-18"), Vec: unit(1, 0, 0)},
+	})}
+	asOf := day("2024-03-20")
+	read, err := Read("What were Audi's deliveries and revenue in 2020 and 2023, respectively?", asOf, Auto, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Kind != KindPeriods || len(read.Periods) != 2 {
+		t.Fatalf("read %+v, want a comparison of 2020 and 2023", read)
+	}
+	o := retrieve.DefaultOptions()
+	o.MaxPerSource = 0
+	r, err := Rank(s, Query{Read: read, Vec: unit(0.9, 0.1, 0), AsOf: asOf, Options: o, Dedup: dedup.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := docIDs(r.Results)
+	if len(got) < 2 || !slices.Equal(got[:2], []string{"r2020", "r2023"}) || slices.Contains(got, "r2024") {
+		t.Fatalf("results %v, want r2020 and r2023 first and never r2024", got)
+	}
+	if r.Results[0].Period != "2020" || r.Results[0].Group != "then" || r.Results[1].Period != "2023" || r.Results[1].Group != "now" {
+		t.Fatalf("labels %q/%q %q/%q, want 2020/then 2023/now", r.Results[0].Period, r.Results[0].Group, r.Results[1].Period, r.Results[1].Group)
+	}
+	strictHits, err := RankStrict(s, Query{Read: read, Vec: unit(0.9, 0.1, 0), AsOf: asOf, Options: o})
+	if err != nil || len(strictHits) < 2 || strictHits[0].Chunk.DocID != "r2020" {
+		t.Fatalf("strict %v %v, want the same comparison", strictHits, err)
+	}
+}

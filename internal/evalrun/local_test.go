@@ -11,15 +11,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/asofrag/asof/internal/answer"
 	"github.com/asofrag/asof/internal/blob"
 	"github.com/asofrag/asof/internal/embed"
+	"github.com/asofrag/asof/internal/eval"
 	"github.com/asofrag/asof/internal/evalrun"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/retrieve"
@@ -211,4 +215,88 @@ func queryVectors(t *testing.T, model schemas.ModelRef, batches [][]evalrun.Plan
 	os.MkdirAll(filepath.Dir(cache), 0o755)
 	os.WriteFile(cache, data, 0o644)
 	return out
+}
+
+// TestLocalPerYearBM25 is the outside baseline of a comparison set (audi-evolution-dev): BM25
+// with the as-of mask, run inside each year the question names (a four-digit year up to the
+// anchor's, publication in that year, or with ASOF_DEVEVAL_LAG=1 in the year after: a yearly
+// report is published the year after the year it is about), the years' lists interleaved. It
+// writes rows beside TestLocalDevSet's (system "bm25_per_year") to ASOF_DEVEVAL_OUT.
+func TestLocalPerYearBM25(t *testing.T) {
+	index := os.Getenv("ASOF_DEVEVAL_INDEX")
+	if index == "" || os.Getenv("ASOF_DEVEVAL_PERYEAR") == "" {
+		t.Skip("set ASOF_DEVEVAL_INDEX, ASOF_DEVEVAL_SET and ASOF_DEVEVAL_PERYEAR=1")
+	}
+	lag := 0
+	if os.Getenv("ASOF_DEVEVAL_LAG") != "" {
+		lag = 1
+	}
+	set := os.Getenv("ASOF_DEVEVAL_SET")
+	_, shards := loadLocalIndex(t, os.Getenv("ASOF_DEVEVAL_DATA"), index)
+	qs := readParquet[schemas.EvalQuestion](t, filepath.Join(set, "questions.parquet"))
+	qrels := readParquet[schemas.Qrel](t, filepath.Join(set, "qrels.parquet"))
+	judged := map[string][]eval.Judged{}
+	for _, q := range qrels {
+		judged[q.QuestionID] = append(judged[q.QuestionID], eval.Judged{DocID: q.DocID, Grade: int(q.Grade)})
+	}
+	yearRE := regexp.MustCompile(`\b(19|20)\d\d\b`)
+	var rows []schemas.EvalRow
+	var sum float64
+	n := 0
+	for _, q := range qs {
+		var years []int
+		for _, m := range yearRE.FindAllString(q.Question, -1) {
+			y, _ := strconv.Atoi(m)
+			if y <= q.QuestionDate.Year() && !slices.Contains(years, y) {
+				years = append(years, y)
+			}
+		}
+		var lists [][]answer.Hit
+		for _, y := range years {
+			from := time.Date(y+lag, 1, 1, 0, 0, 0, 0, time.UTC)
+			read := answer.Reading{Mode: string(retrieve.BM25), From: from, To: from.AddDate(1, 0, -1), Text: q.Question}
+			o := retrieve.DefaultOptions()
+			o.WindowDays = 0 // the year alone bounds it
+			hits, err := answer.RankStrict(shards, answer.Query{Read: read, AsOf: q.QuestionDate, Options: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lists = append(lists, hits)
+		}
+		if len(years) == 0 {
+			read := answer.Reading{Mode: string(retrieve.BM25), Text: q.Question}
+			o := retrieve.DefaultOptions()
+			o.WindowDays = 0
+			hits, err := answer.RankStrict(shards, answer.Query{Read: read, AsOf: q.QuestionDate, Options: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lists = append(lists, hits)
+		}
+		var top []eval.Ranked
+		var ids []string
+		seen := map[string]bool{}
+		for d := 0; d < 10 && len(top) < 10; d++ {
+			for _, l := range lists {
+				if d < len(l) && !seen[l[d].Chunk.DocID] && len(top) < 10 {
+					seen[l[d].Chunk.DocID] = true
+					top = append(top, eval.Ranked{DocID: l[d].Chunk.DocID, PublishedAt: l[d].Chunk.PublishedAt})
+					ids = append(ids, l[d].Chunk.DocID)
+				}
+			}
+		}
+		p := eval.Score(eval.Query{ID: q.QuestionID, AsOf: q.QuestionDate, Judged: judged[q.QuestionID], Results: top})
+		if !p.Valid {
+			continue
+		}
+		n++
+		sum += p.NDCG10
+		rows = append(rows, schemas.EvalRow{System: "bm25_per_year", QuestionID: q.QuestionID, Valid: true, NDCG10: p.NDCG10, Top10: ids})
+	}
+	if out := os.Getenv("ASOF_DEVEVAL_OUT"); out != "" {
+		if err := parquet.WriteFile(out, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("bm25 per year (publication lag %d): %d questions, nDCG@10 %.3f", lag, n, sum/float64(n))
 }

@@ -45,7 +45,7 @@ func (p *parser) dateExpr(i int) (int, span, bool) {
 // and p.soft whether it was a date named in passing: "N units ago" or a decade on its own, not
 // the end of a range ("since two years ago" bounds the search).
 func (p *parser) dateExprRel(i int) (int, span, bool) {
-	p.rel, p.soft = false, false
+	p.rel, p.soft, p.ends = false, false, nil
 	j, s, ok := p.dateExpr(i)
 	p.rel, p.soft = ok && p.rel, ok && p.soft
 	return j, s, ok
@@ -97,6 +97,7 @@ func (p *parser) between(i int) (int, span, bool) {
 	if at != nil {
 		first = latest(at, second.from)
 	}
+	p.ends = []span{first, second}
 	return e, hull(first, second), true
 }
 
@@ -132,6 +133,7 @@ func (p *parser) open(i int) (int, span, bool) {
 			}
 			return j + 1, span{s.from, p.a}, true
 		case "since":
+			p.ends = []span{s, {p.a, p.a}}
 			return j, span{s.from, p.a}, true
 		case "after":
 			return j, span{s.to.AddDate(0, 0, 1), p.a}, true

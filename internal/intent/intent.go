@@ -92,6 +92,7 @@
 package intent
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -163,7 +164,18 @@ type Reading struct {
 	// a look-back that reaches it and for window mode asked for explicitly. Text is the
 	// trimmed query; Fresh is set by a recency cue as usual ("recently … a year ago").
 	Soft bool
+	// Periods are the separate periods a comparison names, oldest first, when there are two or
+	// more that do not overlap: "in 2021 and 2023", "compare 2023 with 2021", "Q1 2020 vs Q1
+	// 2021", 2019年和2021年; with a change cue, a range's two ends ("how did X change from 2012
+	// to 2020": 2012 and 2020) and an open range's start and A ("since 2019": 2019 and A's day,
+	// which stands for "now"). Each is a period to search on its own (answer.Rank). Nil for
+	// one period, an open range without a change cue, or a period before an unbounded start
+	// ("before 2020"). Every period ends on or before A; one wholly after A is left out.
+	Periods []Span
 }
+
+// Span is one period of Reading.Periods: whole days From..To (UTC), inclusive.
+type Span struct{ From, To time.Time }
 
 // Explain returns one human-readable line, e.g. `window 2015-01-01..2015-12-31 (from "in
 // 2015")`, `recency (no date in query)` or `evolution since 2020-01-01 (from "how has",
@@ -266,6 +278,9 @@ func Parse(query string, asOf time.Time) Reading {
 			r.To = p.a
 		}
 		r.Cues = p.phrases(changeCue, kind)
+		if kind == dateCue && !r.Empty && !hist && !p.recentCue() && (change || p.compares() || p.coordinatedCue()) {
+			r.Periods = p.periods(change || p.compares())
+		}
 		if r.Mode == Window && hist {
 			r.Past, r.Cues = true, p.phrases(kind, historyCue)
 		}
@@ -283,6 +298,116 @@ func Parse(query string, asOf time.Time) Reading {
 		r.Text = p.text()
 	}
 	return r
+}
+
+// compareWords ask to compare (Reading.Periods: a range's two ends are the periods compared,
+// "compare between 2021 and 2017", «сравните 2019 и 2021 годы»).
+const compareWords = "compare|compared|compares|comparing|comparison|differ|differs|differed|difference|differences|different|" +
+	"versus|vs|contrast|evolve|evolved|evolves|evolving|change|changed|changes|" +
+	"сравн*|отлича*|отлич*|измен*|разниц*"
+
+// compares reports a word that asks to compare, outside any cue.
+func (p *parser) compares() bool {
+	for i := range p.toks {
+		if !p.taken(i) && p.is(i, compareWords) {
+			return true
+		}
+	}
+	return false
+}
+
+// recentCue reports a date cue for a recent relative period ("this week", "yesterday"): a
+// question of the week's news, whatever older dates set its scene ("released this week after
+// being detained in 2018").
+func (p *parser) recentCue() bool {
+	return slices.ContainsFunc(p.cues, func(c cue) bool {
+		const week = recentDays * 24 * time.Hour
+		return c.kind == dateCue && c.rel && c.s.to.Sub(c.s.from) < week && p.a.Sub(c.s.to) <= week
+	})
+}
+
+// coordinatedCue reports a year joined to another date ("in 2021 and 2023", "2022 or 2023"):
+// periods named side by side to be compared.
+func (p *parser) coordinatedCue() bool {
+	return slices.ContainsFunc(p.cues, func(c cue) bool { return c.kind == dateCue && c.coord })
+}
+
+// yearJoins are the words that join a year to a date before it: "in 2021 and 2023", "2019,
+// 2020 or 2021", "2020 vs 2023", «в 2021 и 2023 годах».
+const yearJoins = "and|or|vs|versus|&|и|или"
+
+// joinsYear reports a year joined to the date that ends at j (coordinated).
+func (p *parser) joinsYear(j int) bool {
+	_, _, ok := p.joinedYear(j)
+	return ok
+}
+
+// joinedYear matches ", 2022", "and 2023", ", and in 2023", "vs. 2020", «и 2023 годах» at j.
+func (p *parser) joinedYear(j int) (int, int, bool) {
+	k := p.skip(j, ",")
+	k = p.skip(k, yearJoins)
+	if k == j {
+		return j, 0, false
+	}
+	k = p.skip(p.skip(k, "."), "in|the|в")
+	e, y, _, ok := p.year(k)
+	return e, y, ok
+}
+
+// coordinated adds a date cue for each year joined to the date cue ending at i (joinedYear) and
+// returns the index after the last.
+func (p *parser) coordinated(i int) int {
+	for {
+		e, y, ok := p.joinedYear(i)
+		if !ok {
+			return i
+		}
+		s := monthsSpan(y, 1, 12)
+		p.cues = append(p.cues, cue{i: i, j: e, kind: dateCue, s: s, coord: true})
+		p.hull, i = hull(p.hull, s), e
+	}
+}
+
+// periods is Reading.Periods: the date cues' periods (with a change cue, a range's two ends),
+// clipped to A, sorted, the overlapping merged; nil unless two or more are left.
+func (p *parser) periods(change bool) []Span {
+	var ps []Span
+	for _, c := range p.cues {
+		if c.kind != dateCue {
+			continue
+		}
+		parts := []span{c.s}
+		if change && len(c.ends) == 2 {
+			parts = c.ends
+		}
+		for _, s := range parts {
+			if s.from.IsZero() {
+				return nil // "before 2020": no start to compare
+			}
+			if s.from.After(p.a) {
+				continue
+			}
+			if s.to.After(p.a) {
+				s.to = p.a
+			}
+			ps = append(ps, Span{s.from, s.to})
+		}
+	}
+	slices.SortFunc(ps, func(a, b Span) int { return cmp.Or(a.From.Compare(b.From), a.To.Compare(b.To)) })
+	var out []Span
+	for _, s := range ps {
+		if n := len(out); n > 0 && !s.From.After(out[n-1].To) {
+			if s.To.After(out[n-1].To) {
+				out[n-1].To = s.To
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }
 
 // singleEvent reports a word that names one event rather than a history ("последнего
@@ -380,7 +505,10 @@ const (
 type cue struct {
 	i, j, kind int
 	rel        bool
-	bound      bool // an open range: "since 2020", "before 2020", 截至2023年
+	bound      bool   // an open range: "since 2020", "before 2020", 截至2023年
+	s          span   // the days it names (date cues)
+	ends       []span // a range's two ends (date cues: "from 2012 to 2020", "since 2019")
+	coord      bool   // a year joined to the date before it ("and 2023")
 }
 
 type parser struct {
@@ -388,11 +516,12 @@ type parser struct {
 	toks  []token
 	a     time.Time // the anchor day
 	cues  []cue
-	hull  span // smallest span covering every date cue
-	past  span // smallest span covering every pastCue
-	rel   bool // the last date expression matched a period relative to A
-	soft  bool // the last date expression was a date named in passing ("two years ago", "the 1960s")
-	zhAgo bool // a Chinese "N units ago" (四年前) was read: a question about the past
+	hull  span   // smallest span covering every date cue
+	past  span   // smallest span covering every pastCue
+	rel   bool   // the last date expression matched a period relative to A
+	soft  bool   // the last date expression was a date named in passing ("two years ago", "the 1960s")
+	zhAgo bool   // a Chinese "N units ago" (四年前) was read: a question about the past
+	ends  []span // the two ends of the range the last date expression matched ("from 2012 to 2020", "since 2019": 2019 and A)
 }
 
 // scan walks the tokens left to right and records cues. At each token it tries, in order:
@@ -412,7 +541,19 @@ func (p *parser) scan() {
 				*h = s
 			}
 			*h = hull(*h, s)
-			p.cues, i = append(p.cues, cue{i: i, j: j, kind: kind, rel: p.rel, bound: !p.rel && (s.from.IsZero() || s.to.Equal(p.a))}), j
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: kind, rel: p.rel, bound: !p.rel && (s.from.IsZero() || s.to.Equal(p.a)), s: s, ends: p.ends}), j
+			if kind == dateCue {
+				i = p.coordinated(i)
+			}
+		} else if j, y, _, ok := p.year(i); ok && p.joinsYear(j) {
+			// "Bentley 2022 and 2023", "2012 and 2014 deliveries": a bare year joined to another.
+			s := monthsSpan(y, 1, 12)
+			p.cues, i = append(p.cues, cue{i: i, j: j, kind: dateCue, s: s}), j
+			p.hull = s
+			if len(p.cues) > 1 {
+				p.hull = hull(p.hull, s)
+			}
+			i = p.coordinated(i)
 		} else if cs := p.change(i); len(cs) > 0 {
 			p.cues, i = append(p.cues, cs...), cs[0].j
 		} else if j, ok := p.zhRecency(i); ok {
@@ -605,4 +746,37 @@ func (p *parser) change(i int) []cue {
 		}
 	}
 	return nil
+}
+
+// Stated is the period a document's title says it is about, as of its publication day: the
+// title's first named period — a year, also bare ("Audi Report 2020", "Annual Report 2014"),
+// a quarter, month or date ("Q3 2023 results", «Итоги 2021 года», 2021年年度报告) — that
+// ends on or before that day. A period relative to the day ("this week"), an open range
+// ("since 2019") or a period after the day (a plan: "Outlook 2025") states nothing: ok is
+// false.
+func Stated(title string, published time.Time) (Span, bool) {
+	if title == "" || published.IsZero() {
+		return Span{}, false
+	}
+	y, m, d := asofday.Start(published).Date()
+	p := &parser{q: title, toks: tokenize(title), a: date(y, int(m), d)}
+	for i := 0; i < len(p.toks); i++ {
+		var s span
+		if j, sp, ok := p.dateExprRel(i); ok {
+			if p.rel || sp.from.IsZero() || p.ends != nil || sp.to.Equal(p.a) {
+				i = j - 1
+				continue
+			}
+			s = sp
+		} else if _, yr, _, ok := p.year(i); ok {
+			s = monthsSpan(yr, 1, 12)
+		} else {
+			continue
+		}
+		if s.to.After(p.a) {
+			return Span{}, false
+		}
+		return Span{s.from, s.to}, true
+	}
+	return Span{}, false
 }

@@ -187,13 +187,16 @@ func (p *parser) zhDate(i int) (int, span, bool) {
 	if e, ok := p.zh(j, zhJoins); ok {
 		e = p.zhSkip(e, "—")
 		if e2, ok := p.zh(e, "今|现在|目前|今天"); ok {
+			p.ends = []span{first, {p.a, p.a}}
 			return p.bounded(p.zhSkip(e2, "为止"), span{first.from, p.a})
 		}
 		if e2, second, ok := p.zhTail(e, first); ok {
+			p.ends = []span{first, second}
 			return p.bounded(p.zhSkip(e2, "期间|之间|间"), hull(first, second))
 		}
 	}
 	if e, ok := p.zh(j, "以来|起|开始|至今|迄今"); ok {
+		p.ends = []span{first, {p.a, p.a}}
 		return p.bounded(e, span{first.from, p.a})
 	}
 	if e, ok := p.zh(j, "前后"); ok {
@@ -208,6 +211,7 @@ func (p *parser) zhDate(i int) (int, span, bool) {
 		return p.bounded(e, span{time.Time{}, first.to})
 	}
 	if since {
+		p.ends = []span{first, {p.a, p.a}}
 		return p.bounded(j, span{first.from, p.a})
 	}
 	return j, first, true
@@ -230,6 +234,7 @@ func (p *parser) zhYearRange(i int) (int, span, bool) {
 		return i, span{}, false
 	}
 	if k, y2, short, ok := p.zhYearAt(p.zhSkip(j, "—")); ok && !short {
+		p.ends = []span{monthsSpan(y1, 1, 12), monthsSpan(y2, 1, 12)}
 		return k, hull(monthsSpan(y1, 1, 12), monthsSpan(y2, 1, 12)), true
 	}
 	return i, span{}, false

@@ -82,7 +82,10 @@ func AnswerMarkdown(ans schemas.Answer, took time.Duration) string {
 					}
 				}
 			}
-			if r.Group != "" {
+			switch {
+			case r.Period != "":
+				label += " " + r.Period
+			case r.Group != "":
 				label += " " + r.Group
 			}
 			switch {

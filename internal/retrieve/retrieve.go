@@ -42,6 +42,7 @@ import (
 	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/fusion"
 	"github.com/asofrag/asof/internal/ident"
+	"github.com/asofrag/asof/internal/intent"
 	"github.com/asofrag/asof/internal/lexical"
 	"github.com/asofrag/asof/internal/lifecycle"
 	"github.com/asofrag/asof/internal/textnorm"
@@ -197,6 +198,14 @@ type Options struct {
 	// period named in a question (answer.Reading.Near): the period's own reports first, later
 	// and earlier ones by relevance, and no preference for what is fresh at the anchor.
 	Near Span `json:"Near,omitzero"`
+	// Stated, when set beside Near, is the period Near was drawn around: a candidate whose
+	// title states the period it is about (intent.Stated: "Audi Report 2020", published in
+	// March 2021) is placed by that period instead of its publication day, at the days between
+	// it and Stated (0 when they overlap). A yearly report is about the year before the one it
+	// is published in; its publication day would place it in the wrong year. It changes only
+	// the time rank: the mask still reads the publication day, so nothing published after the
+	// anchor can rank.
+	Stated Span `json:"Stated,omitzero"`
 }
 
 // Span is a range of days (UTC, 00:00 of each; To inclusive).
@@ -381,6 +390,9 @@ type Candidate struct {
 	Exact int
 	// Group is "then" or "now" in evolution mode, else "".
 	Group string
+	// Period names the period of a comparison it was found for ("2021", "2020-03", "now";
+	// answer.Rank over Reading.Periods), else "".
+	Period string
 	// Fragments is how many candidates the time-gap rerank merged into this one (1: itself).
 	Fragments int
 	// Ended, when set, says the candidate's text had stopped being current by the anchor: a
@@ -735,7 +747,7 @@ func (g *Gathered) Fuse(o Options) (Result, error) {
 			return Result{}, err
 		}
 	} else {
-		timeRanks(cands, g.asOf, o.TimeRank, o.Near)
+		timeRanks(cands, g.asOf, o.TimeRank, o.Near, o.Stated)
 	}
 	if err := score(cands, g.asOf, o); err != nil {
 		return Result{}, err
@@ -950,18 +962,25 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, w
 // standing text in force is current: it ranks as of the anchor's day, so standing texts never
 // outrank each other by age. With near set, by closeness to its days instead (by publication,
 // standing texts too): the days inside it are one rank, the first.
-func timeRanks(cands []Candidate, asOf time.Time, style string, near Span) {
+func timeRanks(cands []Candidate, asOf time.Time, style string, near, stated Span) {
 	days := make([]int64, len(cands))
 	lo, hi := asofday.Number(near.From), asofday.Number(near.To)
+	slo, shi := asofday.Number(stated.From), asofday.Number(stated.To)
 	today := asofday.Number(asOf)
 	for i, c := range cands {
 		days[i] = asofday.Number(c.Chunk.PublishedAt)
 		if c.Chunk.Kind == schemas.KindStanding && near.From.IsZero() && c.Ended == nil {
 			days[i] = today
 		}
-		if !near.From.IsZero() {
-			days[i] = -max(lo-days[i], days[i]-hi, 0) // larger is nearer, as fresher is larger
+		if near.From.IsZero() {
+			continue
 		}
+		if p, ok := statedPeriod(c.Chunk); ok && !stated.From.IsZero() {
+			// Placed by the period it says it is about: the days between the two periods.
+			days[i] = -max(slo-asofday.Number(p.To), asofday.Number(p.From)-shi, 0)
+			continue
+		}
+		days[i] = -max(lo-days[i], days[i]-hi, 0) // larger is nearer, as fresher is larger
 	}
 	ties := fusion.TiesCompetition
 	if style == TimeRankDays {
@@ -970,6 +989,11 @@ func timeRanks(cands []Candidate, asOf time.Time, style string, near Span) {
 	for i, r := range fusion.Ranks(days, ties) {
 		cands[i].RankTime = r
 	}
+}
+
+// statedPeriod is the period a chunk's title states (intent.Stated), as of its publication.
+func statedPeriod(c *schemas.Chunk) (intent.Span, bool) {
+	return intent.Stated(c.Title, c.PublishedAt)
 }
 
 // timeRanksAmong sets the time rank of the o.TimePool candidates that relevance alone ranks
@@ -994,7 +1018,7 @@ func timeRanksAmong(cands []Candidate, asOf time.Time, o Options) error {
 	for _, i := range order[:min(n, o.TimePool)] {
 		pool = append(pool, cands[i])
 	}
-	timeRanks(pool, asOf, o.TimeRank, o.Near)
+	timeRanks(pool, asOf, o.TimeRank, o.Near, o.Stated)
 	for i := range cands {
 		cands[i].RankTime = 0
 	}

@@ -168,7 +168,7 @@ func TestTimeRanksShareSameDay(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			timeRanks(tc.in, time.Time{}, tc.style, Span{})
+			timeRanks(tc.in, time.Time{}, tc.style, Span{}, Span{})
 			var got []int
 			for _, c := range tc.in {
 				got = append(got, c.RankTime)
