@@ -10,7 +10,7 @@ import (
 // news that names an older year in passing, a question about the past and a period before an
 // unbounded start list none.
 func TestPeriods(t *testing.T) {
-	d := func(s string) time.Time { return mustDay(t, s) }
+	d := day0
 	y := func(n int) Span {
 		return Span{time.Date(n, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(n, 12, 31, 0, 0, 0, 0, time.UTC)}
 	}
@@ -52,7 +52,7 @@ func TestPeriods(t *testing.T) {
 
 // TestStated: the period a title says its document is about, as of its publication day.
 func TestStated(t *testing.T) {
-	d := func(s string) time.Time { return mustDay(t, s) }
+	d := day0
 	for _, tc := range []struct {
 		title     string
 		published string
@@ -81,13 +81,4 @@ func TestStated(t *testing.T) {
 			t.Errorf("%q: stated %v (%v), want %s..%s", tc.title, s, ok, tc.from, tc.to)
 		}
 	}
-}
-
-func mustDay(t *testing.T, s string) time.Time {
-	t.Helper()
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
