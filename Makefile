@@ -23,7 +23,7 @@ endif
 # --llm local runs llama.cpp's server from the runtime `make setup-llm` puts in .asof/llm.
 GOLDFLAGS += -X github.com/asofrag/asof/infra/llmserver.DefaultDir=$(CURDIR)/.asof/llm
 
-.PHONY: cluster-up cluster-down cluster-status cluster-chaos help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-backfill bench-go chaos scale-test clean verify-kernels
+.PHONY: cluster-up cluster-down cluster-status cluster-chaos help deploy-check setup ort-if-possible setup-ort setup-ort-gpu setup-embed-server setup-llm setup-pyclient setup-scorers bench-embed bench-search build build-lean demo dev test test-short lint tools bench bench-backfill bench-go chaos scale-test clean verify-kernels
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -57,6 +57,10 @@ setup-llm: ## optional: llama.cpp's OpenAI-compatible server (xllamacpp) and the
 
 setup-pyclient: ## optional: the Temporal Python SDK (temporalio, PyPI) in a venv at .asof/pyclient, for the Python example client (examples/python) and its test
 	scripts/pyclient/setup.sh $(CURDIR)/.asof/pyclient
+
+setup-scorers: ## optional: pandas and pyarrow (PyPI) in a venv at .asof/scorers, for the test that checks asof's timeline scores against CL-TLS's own scorer
+	@test -x .asof/scorers/bin/python || python3 -m venv .asof/scorers
+	.asof/scorers/bin/pip install --quiet --disable-pip-version-check --only-binary=:all: -r scripts/scorers/requirements.txt
 
 build: ## build bin/asof (with ONNX Runtime after setup-ort)
 	$(GO) build -tags "$(GOTAGS)" -ldflags "$(GOLDFLAGS)" -o $(BIN)/asof ./cmd/asof
