@@ -167,8 +167,9 @@ type ShardMeta struct {
 	Docs    int       `json:"docs"`
 	Chunks  int       `json:"chunks"`
 	// Lexical is the BM25 analysis version (lexical.AnalysisVersion) a shard with Chinese,
-	// Japanese or Korean chunks was built with, also hashed into its ID; 0 (absent) for a
-	// shard of English and Russian chunks only, analysed alike by every version.
+	// Japanese, Korean, Spanish, French or Italian chunks was built with, also hashed into its
+	// ID; 0 (absent) for a shard of English and Russian chunks only, analysed alike by every
+	// version.
 	Lexical int `json:"lexical,omitempty"`
 	// Clean is the version of the boilerplate rules (textnorm.CleanVersion) its documents' text
 	// was cleaned with, also hashed into its ID; 0 (absent) for a shard built before cleaning.

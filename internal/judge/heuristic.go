@@ -130,7 +130,7 @@ func HeuristicPool(query string, docs []Doc, pool Pool) []Verdict {
 			case words || cos >= CosineRelated:
 				rel = 1
 			}
-			if n == 0 && worded && !textnorm.CJK(qlang) && textnorm.Lang(d.Title+"\n"+d.Text) == qlang {
+			if n == 0 && worded && !textnorm.CJK(qlang) && textnorm.SameScript(qlang, textnorm.Lang(d.Title+"\n"+d.Text)) {
 				rel = 0 // the pool names the subject in the query's words; this one, in the same language, names none
 			}
 		}

@@ -1,8 +1,9 @@
 // Package lexical builds and searches the BM25 half of a shard with bleve.
 //
-// Each chunk is indexed under its row number in the shard, with its text in text_en, text_ru
-// or text_cjk (analyzed by bleve's English, Russian or CJK-bigram analyzer, chosen per chunk by
-// language; a Chinese chunk in text_zh as words too, zh.go) and its publication time as a datetime field. Search scores bleve's BM25 term at a
+// Each chunk is indexed under its row number in the shard, with its text in text_en, text_ru,
+// text_cjk, text_es, text_fr or text_it (analyzed by bleve's English, Russian, CJK-bigram,
+// Spanish, French or Italian analyzer, chosen per chunk by language; a Chinese chunk in text_zh
+// as words too, zh.go) and its publication time as a datetime field. Search scores bleve's BM25 term at a
 // time over the index's postings (score.go) and applies the as-of date range before ranking,
 // so chunks outside the window are never ranked at all. Several shards are searched as the one
 // index of all their documents (SearchAll).
@@ -20,6 +21,9 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/es"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -35,7 +39,8 @@ type Doc struct {
 	// Text is what is indexed.
 	Text string
 	// Lang picks the text's fields: "ru" text_ru, Chinese, Japanese and Korean text_cjk
-	// (bigrams), Chinese text_zh (words) too, anything else text_en.
+	// (bigrams), Chinese text_zh (words) too, "es", "fr", "it" text_es, text_fr, text_it,
+	// anything else text_en.
 	Lang string
 	// PublishedAt is the chunk's publication time, what a Window bounds.
 	PublishedAt time.Time
@@ -45,10 +50,17 @@ type Doc struct {
 // chunks in text_ru and every other chunk in text_en (English analysis: a Chinese, Japanese
 // or Korean text became single characters); version 2 indexes Chinese, Japanese and Korean
 // chunks in text_cjk as character bigrams; version 3 indexes Chinese chunks in text_zh as
-// words (zh.go) too, beside their bigrams. English and Russian chunks are
-// indexed alike in all, so only shards with CJK chunks need rebuilding (internal/shard hashes
-// the version into their ids).
-const AnalysisVersion = 3
+// words (zh.go) too, beside their bigrams; version 4 indexes Spanish, French and Italian
+// chunks in text_es, text_fr and text_it with their stemmers (they were English before).
+// English and Russian chunks are indexed alike in all, so only shards with chunks of the other
+// languages need rebuilding (internal/shard hashes the version into their ids: Versioned).
+const AnalysisVersion = 4
+
+// Versioned reports whether a chunk in language lang is analysed differently from version 1
+// (English and Russian are not): a shard with one hashes AnalysisVersion into its id.
+func Versioned(lang string) bool {
+	return textnorm.CJK(lang) || lang == textnorm.Spanish || lang == textnorm.French || lang == textnorm.Italian
+}
 
 // indexed is the document shape bleve stores.
 type indexed struct {
@@ -56,6 +68,9 @@ type indexed struct {
 	TextRU      string    `json:"text_ru,omitempty"`
 	TextCJK     string    `json:"text_cjk,omitempty"`
 	TextZH      string    `json:"text_zh,omitempty"`
+	TextES      string    `json:"text_es,omitempty"`
+	TextFR      string    `json:"text_fr,omitempty"`
+	TextIT      string    `json:"text_it,omitempty"`
 	PublishedAt time.Time `json:"published_at"`
 }
 
@@ -78,6 +93,9 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt("text_ru", textField(ru.AnalyzerName))
 	doc.AddFieldMappingsAt("text_cjk", textField(cjk.AnalyzerName))
 	doc.AddFieldMappingsAt("text_zh", textField(zhAnalyzerName))
+	doc.AddFieldMappingsAt("text_es", textField(es.AnalyzerName))
+	doc.AddFieldMappingsAt("text_fr", textField(fr.AnalyzerName))
+	doc.AddFieldMappingsAt("text_it", textField(it.AnalyzerName))
 	doc.AddFieldMappingsAt("published_at", dateField)
 	im := bleve.NewIndexMapping()
 	im.DefaultMapping = doc
@@ -103,6 +121,12 @@ func Build(dir string, docs []Doc) error {
 			v.TextZH, v.TextCJK = d.Text, d.Text
 		case textnorm.CJK(d.Lang):
 			v.TextCJK = d.Text
+		case d.Lang == textnorm.Spanish:
+			v.TextES = d.Text
+		case d.Lang == textnorm.French:
+			v.TextFR = d.Text
+		case d.Lang == textnorm.Italian:
+			v.TextIT = d.Text
 		default:
 			v.TextEN = d.Text
 		}
@@ -225,14 +249,9 @@ func searchAll(indexes []*Index, q string, k int, w Window, scope dfScope) ([]Sh
 	if err != nil {
 		return nil, err
 	}
-	nq := fieldCJK // English and Russian; the CJK fields where the collection has CJK text
-	if st.card[fieldCJK] > 0 {
-		nq = fieldZH
-	}
-	if st.card[fieldZH] > 0 {
-		nq = nText
-	}
-	text, n, err := analyze(q, nq)
+	fs := queried(st)
+	nq := len(fs)
+	text, n, err := analyze(q, fs)
 	if err != nil {
 		return nil, err
 	}

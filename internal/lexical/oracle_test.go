@@ -16,6 +16,9 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/es"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -26,27 +29,31 @@ import (
 )
 
 // bleveRequest is the query as bleve ran it before score.go: both language fields (and the
-// CJK bigram one for a collection with CJK text, and the Chinese word one after it for a
-// collection with Chinese text), the window as a conjunction with a date range, ties by id.
-func bleveRequest(q string, k int, w Window, withCJK, withZH bool) *bleve.SearchRequest {
-	mEN := bleve.NewMatchQuery(q)
-	mEN.SetField("text_en")
-	mEN.Analyzer = en.AnalyzerName
-	mRU := bleve.NewMatchQuery(q)
-	mRU.SetField("text_ru")
-	mRU.Analyzer = ru.AnalyzerName
-	text := []query.Query{mEN, mRU}
-	if withCJK || withZH {
-		mCJK := bleve.NewMatchQuery(q)
-		mCJK.SetField("text_cjk")
-		mCJK.Analyzer = cjk.AnalyzerName
-		text = append(text, mCJK)
+// CJK bigram one for a collection with CJK text, the Chinese word one after it for a collection
+// with Chinese text, and the Spanish, French and Italian ones for a collection with text in
+// them), the window as a conjunction with a date range, ties by id.
+func bleveRequest(q string, k int, w Window, has present) *bleve.SearchRequest {
+	match := func(field, analyzer string) query.Query {
+		m := bleve.NewMatchQuery(q)
+		m.SetField(field)
+		m.Analyzer = analyzer
+		return m
 	}
-	if withZH {
-		mZH := bleve.NewMatchQuery(q)
-		mZH.SetField("text_zh")
-		mZH.Analyzer = zhAnalyzerName
-		text = append(text, mZH)
+	text := []query.Query{match("text_en", en.AnalyzerName), match("text_ru", ru.AnalyzerName)}
+	if has.cjk || has.zh {
+		text = append(text, match("text_cjk", cjk.AnalyzerName))
+	}
+	if has.zh {
+		text = append(text, match("text_zh", zhAnalyzerName))
+	}
+	if has.es {
+		text = append(text, match("text_es", es.AnalyzerName))
+	}
+	if has.fr {
+		text = append(text, match("text_fr", fr.AnalyzerName))
+	}
+	if has.it {
+		text = append(text, match("text_it", it.AnalyzerName))
 	}
 	var qq query.Query = bleve.NewDisjunctionQuery(text...)
 	if !w.From.IsZero() || !w.To.IsZero() {
@@ -60,14 +67,31 @@ func bleveRequest(q string, k int, w Window, withCJK, withZH bool) *bleve.Search
 	return req
 }
 
-// hasCJK reports whether docs hold a Chinese, Japanese or Korean chunk.
-func hasCJK(docs []Doc) bool {
-	return slices.ContainsFunc(docs, func(d Doc) bool { return textnorm.CJK(d.Lang) })
+// present says which languages beyond English and Russian a collection has chunks in.
+type present struct{ cjk, zh, es, fr, it bool }
+
+// presentIn is what docs hold.
+func presentIn(docs []Doc) present {
+	var p present
+	for _, d := range docs {
+		switch {
+		case d.Lang == textnorm.Chinese:
+			p.cjk, p.zh = true, true
+		case textnorm.CJK(d.Lang):
+			p.cjk = true
+		case d.Lang == textnorm.Spanish:
+			p.es = true
+		case d.Lang == textnorm.French:
+			p.fr = true
+		case d.Lang == textnorm.Italian:
+			p.it = true
+		}
+	}
+	return p
 }
 
-// hasZH reports whether docs hold a Chinese chunk (indexed in text_zh too).
-func hasZH(docs []Doc) bool {
-	return slices.ContainsFunc(docs, func(d Doc) bool { return d.Lang == textnorm.Chinese })
+func (p present) or(q present) present {
+	return present{p.cjk || q.cjk, p.zh || q.zh, p.es || q.es, p.fr || q.fr, p.it || q.it}
 }
 
 // collection is shards of documents and the oracle's one index of all of them: union row
@@ -76,8 +100,7 @@ type collection struct {
 	shards []*Index
 	union  *Index
 	back   [][2]int
-	cjk    bool
-	zh     bool
+	has    present
 }
 
 // newCollection builds each part as a shard and all of them as one index.
@@ -86,7 +109,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 	c := &collection{}
 	if len(parts) == 1 { // the shard is the one index
 		c.shards = []*Index{build(t, parts[0])}
-		c.union, c.cjk, c.zh = c.shards[0], hasCJK(parts[0]), hasZH(parts[0])
+		c.union, c.has = c.shards[0], presentIn(parts[0])
 		for _, d := range parts[0] {
 			c.back = append(c.back, [2]int{0, d.Row})
 		}
@@ -100,7 +123,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 			d.Row = len(all)
 			all = append(all, d)
 		}
-		c.cjk, c.zh = c.cjk || hasCJK(p), c.zh || hasZH(p)
+		c.has = c.has.or(presentIn(p))
 	}
 	c.union = build(t, all)
 	return c
@@ -110,7 +133,7 @@ func newCollection(t testing.TB, parts [][]Doc) *collection {
 // hits named by shard and row.
 func (c *collection) bleveSearch(t testing.TB, q string, k int, w Window) []ShardHit {
 	t.Helper()
-	res, err := c.union.idx.Search(bleveRequest(q, k, w, c.cjk, c.zh))
+	res, err := c.union.idx.Search(bleveRequest(q, k, w, c.has))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +176,7 @@ func bleveAliasSearch(t testing.TB, indexes []*Index, q string, k int, w Window)
 		t.Fatal(err)
 	}
 	ctx := context.WithValue(context.Background(), search.SearchTypeKey, search.GlobalScoring)
-	res, err := alias.SearchInContext(ctx, bleveRequest(q, k, w, false, false))
+	res, err := alias.SearchInContext(ctx, bleveRequest(q, k, w, present{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,6 +392,62 @@ func TestSearchMatchesBleveCJK(t *testing.T) {
 	})
 }
 
+// syntheticLatinDocs are n documents in Spanish, French, Italian, English and Russian, from
+// small vocabularies that share names (Libia, Gadafi, Bengasi) and stems across forms.
+func syntheticLatinDocs(seed uint64, n int) []Doc {
+	vocab := map[string][]string{
+		"es": strings.Fields("Libia Gadafi Bengasi rebeldes rebelde protestas protesta muertos ciudad ciudades ataque ataques gobierno los las el"),
+		"fr": strings.Fields("Libye Kadhafi Benghazi rebelles rebelle manifestations manifestation morts ville villes attaque attaques gouvernement les des"),
+		"it": strings.Fields("Libia Gheddafi Bengasi ribelli ribelle proteste protesta morti città attacco attacchi governo gli della"),
+		"en": strings.Fields("Libya Gaddafi Benghazi rebels rebel protests protest dead city cities attack attacks government the"),
+		"ru": strings.Fields("Ливия Каддафи Бенгази повстанцы протесты город атака правительство"),
+	}
+	langs := []string{"es", "es", "fr", "it", "en", "ru"}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	docs := make([]Doc, n)
+	for i := range docs {
+		lang := langs[rng.IntN(len(langs))]
+		words := vocab[lang]
+		var b strings.Builder
+		for range 3 + rng.IntN(30) {
+			b.WriteString(words[rng.IntN(len(words))] + " ")
+		}
+		docs[i] = Doc{Row: i, Text: b.String(), Lang: lang, PublishedAt: day(2011, 1, 1).Add(time.Duration(rng.IntN(400*24))*time.Hour + time.Duration(rng.IntN(100)))}
+	}
+	return docs
+}
+
+// TestSearchMatchesBleveLatin: with Spanish, French and Italian chunks in their own fields
+// (bleve's stemming analyzers), queries in every language rank as bleve's one index with a
+// match query per field does, on one shard, on three, and on three where only one shard has
+// them, with and without windows; and a Spanish query finds the plural by its stem.
+func TestSearchMatchesBleveLatin(t *testing.T) {
+	docs := syntheticLatinDocs(11, 2000)
+	var other []Doc
+	for _, d := range syntheticDocs(9, 1200) {
+		if d.Lang != "ru" || len(other)%2 == 0 {
+			other = append(other, d)
+		}
+	}
+	queries := []string{"Libia rebeldes", "protestas en Bengasi", "manifestations à Benghazi", "ribelli della Libia", "Libya rebels attack",
+		"Ливия повстанцы", "Gadafi", "villes attaques", "la ciudad"}
+	windows := []Window{
+		{From: day(2011, 2, 15), To: day(2011, 10, 31)},
+		{To: day(2011, 8, 23).Add(24*time.Hour - 1)},
+	}
+	checkCollections(t, queries, windows, []namedCollection{
+		{"one shard", newCollection(t, [][]Doc{docs})},
+		{"three shards", newCollection(t, split(docs, 700))},
+		{"Latin in one shard of three", newCollection(t, append(split(other, 600), split(docs[:700], 700)...))},
+	})
+	x := build(t, []Doc{{Row: 0, Text: "Los rebeldes tomaron la ciudad", Lang: textnorm.Spanish, PublishedAt: day(2011, 8, 1)},
+		{Row: 1, Text: "the rebel took the city", Lang: textnorm.English, PublishedAt: day(2011, 8, 1)}})
+	hits, err := x.Search("rebelde", 5, Window{})
+	if err != nil || len(hits) != 1 || hits[0].Row != 0 {
+		t.Fatalf("rebelde: %+v, %v; want the Spanish row, found by its stem", hits, err)
+	}
+}
+
 // oldMapping is the shard mapping of AnalysisVersion 1: no text_cjk.
 func oldMapping() mapping.IndexMapping {
 	m := newMapping().(*mapping.IndexMappingImpl)
@@ -434,7 +513,7 @@ func TestOldShards(t *testing.T) {
 			t.Fatalf("a Chinese query ranked English row %d", h.Row)
 		}
 	}
-	mixed := &collection{shards: []*Index{old, build(t, newDocs)}, cjk: true, zh: hasZH(newDocs)}
+	mixed := &collection{shards: []*Index{old, build(t, newDocs)}, has: presentIn(newDocs).or(present{cjk: true})}
 	var all []Doc
 	for _, d := range oldDocs {
 		mixed.back = append(mixed.back, [2]int{0, d.Row})

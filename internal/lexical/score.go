@@ -13,6 +13,9 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/lang/es"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/numeric"
@@ -56,21 +59,46 @@ import (
 // fields are the text fields in query order, with the analyzer of each. Every query has the
 // English and Russian match queries, as it had before the CJK field existed, so English and
 // Russian scores are unchanged; the CJK one joins where the searched collection has CJK text.
-var fields = [4]struct{ name, analyzer string }{
+// The Spanish, French and Italian fields (with bleve's Snowball-stemming analyzers) join the
+// same way, each where the collection has text in its language.
+var fields = [7]struct{ name, analyzer string }{
 	{"text_en", en.AnalyzerName},
 	{"text_ru", ru.AnalyzerName},
 	{"text_cjk", cjk.AnalyzerName},
 	{"text_zh", zhAnalyzerName},
+	{"text_es", es.AnalyzerName},
+	{"text_fr", fr.AnalyzerName},
+	{"text_it", it.AnalyzerName},
 }
 
 // nText is the number of text fields.
 const nText = len(fields)
 
-// fieldCJK is the clause field number of the CJK bigram field, fieldZH of the Chinese words.
+// fieldCJK is the clause field number of the CJK bigram field, fieldZH of the Chinese words,
+// fieldES, fieldFR and fieldIT of the Spanish, French and Italian text.
 const (
 	fieldCJK = 2
 	fieldZH  = 3
+	fieldES  = 4
+	fieldFR  = 5
+	fieldIT  = 6
 )
+
+// queried are the text fields a search of a collection with statistics st queries, in order:
+// English and Russian always, the CJK bigrams where it has CJK text (Chinese text is in both
+// CJK fields), the Chinese words, Spanish, French and Italian each where it has text in them.
+func queried(st stats) []int {
+	out := []int{0, 1}
+	if st.card[fieldCJK] > 0 || st.card[fieldZH] > 0 {
+		out = append(out, fieldCJK)
+	}
+	for _, f := range []int{fieldZH, fieldES, fieldFR, fieldIT} {
+		if st.card[f] > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // dateField is the publication time field, indexed as prefix-coded int64 terms (Unix ns).
 const dateField = "published_at"
@@ -96,17 +124,17 @@ type clause struct {
 	term  []byte
 }
 
-// analyze turns q into the clauses of the first nq text fields, in bleve's order, and counts
-// them per field.
-func analyze(q string, nq int) ([]clause, [nText]int, error) {
+// analyze turns q into the clauses of the text fields fs, in bleve's order, and counts them per
+// field.
+func analyze(q string, fs []int) ([]clause, [nText]int, error) {
 	as, err := analyzers()
 	if err != nil {
 		return nil, [nText]int{}, err
 	}
 	var out []clause
 	var n [nText]int
-	for f, a := range as[:nq] {
-		for _, tok := range a.Analyze([]byte(q)) {
+	for _, f := range fs {
+		for _, tok := range as[f].Analyze([]byte(q)) {
 			out = append(out, clause{field: f, term: tok.Term})
 			n[f]++
 		}

@@ -907,7 +907,8 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, w
 	if err != nil {
 		return fmt.Errorf("retrieve: %w", err)
 	}
-	// In fused modes lexical evidence counts within the query's language only: an English
+	// In fused modes lexical evidence counts within the query's script only (textnorm.SameScript:
+	// the same language, or Latin-script languages among themselves): an English
 	// query matches Russian text on names, numbers and stray Latin words, which rank a text's
 	// neighbours (same names, other facts) as high as the answer, and reciprocal rank fusion
 	// would weigh that list like the dense one (ru-xquad-r, English questions: hybrid MRR 0.46
@@ -919,7 +920,7 @@ func bm25Top(shards []*Shard, live []int, masks []vecindex.Mask, query string, w
 	usable := func(h lexical.ShardHit) bool {
 		si := back[h.Shard]
 		l := shards[si].Chunks[h.Row].Lang
-		return masks[si].Allowed(h.Row) && (qlang == "" || l == "" || l == qlang)
+		return masks[si].Allowed(h.Row) && (qlang == "" || l == "" || textnorm.SameScript(qlang, l))
 	}
 	if o.Expand > 0 {
 		n := cmp.Or(o.FeedbackDocs, DefaultFeedbackDocs)

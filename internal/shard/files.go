@@ -148,7 +148,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 
 	meta := schemas.ShardMeta{ID: id, Period: period, Docs: docs, Chunks: len(chunks), MinDate: chunks[0].PublishedAt, MaxDate: chunks[0].PublishedAt, Clean: textnorm.CleanVersion}
 	for _, c := range chunks {
-		if textnorm.CJK(c.Lang) {
+		if lexical.Versioned(c.Lang) {
 			meta.Lexical = lexical.AnalysisVersion
 			break
 		}

@@ -81,7 +81,7 @@ func Group(docs []schemas.Document, unit string) (periods []string, groups map[s
 // ID is a shard's identity: a hash of its period, its documents' content (as cleaned: other
 // cleaning rules that change a document's text change the id; a shard whose text they leave
 // alone keeps it), the chunking configuration and the model, and, for a shard with Chinese,
-// Japanese or Korean documents, the BM25 analysis (lexical.AnalysisVersion, see
+// Japanese, Korean, Spanish, French or Italian documents, the BM25 analysis (lexical.AnalysisVersion, see
 // LexicalVersion). Equal inputs give equal ids, so a rerun finds the shard done; any change (an
 // edited document, another model, CJK text analysed anew) gives a new one. A document JSON cannot encode (a
 // NaN or infinite source weight, a year past 9999) is an error: hashing the rest would give a
@@ -117,13 +117,14 @@ func id(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model s
 }
 
 // LexicalVersion is the BM25 analysis version a shard of docs hashes into its id and records
-// in its meta.json: lexical.AnalysisVersion when a document is Chinese, Japanese or Korean
-// (textnorm.CJK; version 2 first indexed them as bigrams, so such a shard built before gets a
+// in its meta.json: lexical.AnalysisVersion when a document is Chinese, Japanese, Korean,
+// Spanish, French or Italian (lexical.Versioned; version 2 first indexed CJK as bigrams,
+// version 4 the Latin-script three with their stemmers, so such a shard built before gets a
 // new id and is rebuilt), else 0: English and Russian are analysed as they always were, so
 // their shards keep their ids and a rerun over them stays a no-op.
 func LexicalVersion(docs []schemas.Document) int {
 	for _, d := range docs {
-		if textnorm.CJK(d.Lang) {
+		if lexical.Versioned(d.Lang) {
 			return lexical.AnalysisVersion
 		}
 	}

@@ -1,7 +1,7 @@
 // Package textnorm normalizes document text: Unicode NFC and tidy whitespace for the stored
 // text; channel and site boilerplate removed (Tidy, Footers); sentences (Sentences); how a
-// source is named to a reader (DisplayTitle, AfterTitle, Channels); a language guess (English,
-// Russian, Chinese, Japanese or Korean, by script); word tokens; and dedup keys that ignore what
+// source is named to a reader (DisplayTitle, AfterTitle, Channels); a language guess (Russian,
+// Chinese, Japanese or Korean by script; English, Spanish, French or Italian by words); word tokens; and dedup keys that ignore what
 // reposts change (URLs, @handles, case, punctuation, spacing).
 package textnorm
 
@@ -96,11 +96,14 @@ const (
 	Chinese  = "zh"
 	Japanese = "ja"
 	Korean   = "ko"
+	Spanish  = "es"
+	French   = "fr"
+	Italian  = "it"
 )
 
 // Lang guesses the language of s from the scripts of its letters; "" when s has no letters.
 // Han, kana and Hangul count as CJK letters, Cyrillic as Russian, every other letter (Latin,
-// Greek, …) as English. When CJK letters make at least 30% of the letters, s is Korean if
+// Greek, …) as Latin-script: English, Spanish, French or Italian by its words (latinLang). When CJK letters make at least 30% of the letters, s is Korean if
 // Hangul makes at least half of them, else Japanese if it has any kana (Chinese writes
 // none), else Chinese. Otherwise s is Russian when Cyrillic makes at least 30% of the
 // remaining letters, else English. A CJK character counts as one letter, so an English text
@@ -140,8 +143,81 @@ func Lang(s string) string {
 	case cyr*10 >= (cyr+other)*3:
 		return Russian
 	default:
+		return latinLang(s)
+	}
+}
+
+// latinLang tells a Latin-script text's language by its function words: Spanish, French or
+// Italian when that language's own words (those the others and English do not spell alike:
+// "los", "y", "está"; "les", "dans", "à"; "gli", "della", "è") outnumber English's
+// (englishWords), there is at least one, and, in a text of EnglishWordsMin words or more, they
+// make at least LatinWordsPercent of its words. Otherwise English: a text without such words
+// ("Libia Gadafi") reads as English as every Latin-script text did before.
+func latinLang(s string) string {
+	var n [4]int // en, es, fr, it
+	words := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		words++
+		if englishWords[w] || englishQuestionWords[w] {
+			n[0]++
+		}
+		if l, ok := latinWords[w]; ok {
+			n[l]++
+		}
+	}
+	best := 1
+	for l := 2; l < 4; l++ {
+		if n[l] > n[best] {
+			best = l
+		}
+	}
+	if n[best] == 0 || n[best] <= n[0] || words >= EnglishWordsMin && n[best]*100 < words*LatinWordsPercent {
 		return English
 	}
+	return [4]string{English, Spanish, French, Italian}[best]
+}
+
+// englishQuestionWords are more English words no other Latin-script language Lang tells
+// apart writes alike, which a short question is made of ("How much did … per day?").
+var englishQuestionWords = map[string]bool{"what": true, "how": true, "did": true, "does": true, "why": true, "when": true,
+	"where": true, "which": true, "during": true, "is": true, "was": true, "of": true, "to": true, "will": true, "much": true, "many": true}
+
+// LatinWordsPercent is the least share of its own function words that makes a text of
+// EnglishWordsMin words or more Spanish, French or Italian (latinLang). A paragraph of news in
+// one of them has 15–25%; an English text quoting a phrase of one has well under 2%.
+const LatinWordsPercent = 3
+
+// latinWords are the function words of Spanish (1), French (2) and Italian (3) that the other
+// two and English do not write alike (so not "de", "la", "en", "que", "con", "una", "il",
+// "le", "non", "per"…).
+var latinWords = func() map[string]int {
+	m := map[string]int{}
+	for l, ws := range []string{
+		1: "el los las y por para su sus pero como más este esta estos estas también fue fueron son está están " +
+			"sobre desde hasta cuando muy sin ya porque según hay han había ser qué cómo cuándo dónde cuál quién ante tras",
+		2: "les des du et est dans pour pas sur au aux avec ce cette ces sont ont été mais ou leur leurs nous vous elle " +
+			"était selon après depuis ses qu à très être où quoi comment quand quel quelle quels quelles pourquoi lors",
+		3: "gli della delle dei degli di che è sono nel nella nei negli alla alle ai dal dalla sul sulla anche più " +
+			"questo questa essere stato stata dopo secondo tra fra perché così però dove quale quali chi cosa ed dell nell",
+	} {
+		for w := range strings.FieldsSeq(ws) {
+			m[w] = l
+		}
+	}
+	return m
+}()
+
+// SameScript reports whether a query in language q and a text in language d are compared word
+// for word: the same language, or both Latin-script languages Lang tells apart (English,
+// Spanish, French, Italian), whose names and words a query shares across them. A short query
+// reads as English when it has no function words ("Libia"), so Latin-script texts are never
+// kept apart by a guess.
+func SameScript(q, d string) bool {
+	if q == d {
+		return true
+	}
+	latin := func(l string) bool { return l == English || l == Spanish || l == French || l == Italian }
+	return latin(q) && latin(d)
 }
 
 // LooksEnglish reports whether s, which Lang reads as English, reads as English words: Lang

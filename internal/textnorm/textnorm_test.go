@@ -53,6 +53,16 @@ func TestLang(t *testing.T) {
 		{"chinese with digits", "2023年GDP增长5.2%", "zh"},
 		{"prolonged sound mark alone is no letter", "ー", ""},
 		{"fullwidth latin", "ＡＢＣ", "en"},
+		{"spanish", "Libia: la coalición bombardeó ayer las tropas de Gadafi.", "es"},
+		{"spanish question", "¿Qué pasó en Bengasi?", "es"},
+		{"french", "Le jeudi, la journée de colère en Libye a fait 24 morts à Benghazi.", "fr"},
+		{"french question", "Quand l'Otan a-t-elle pris le commandement ?", "fr"},
+		{"italian", "Dopo tre giorni di combattimenti gli insorti espugnano il compound del rais.", "it"},
+		{"italian question", "Cosa è successo a Bengasi?", "it"},
+		{"latin names alone read as english", "Libia Gadafi", "en"},
+		{"english with per", "How much did taxpayers pay per day during Liz Truss's time?", "en"},
+		{"english quoting spanish", "The crowd chanted 'el pueblo unido' as the president spoke to the nation about the reforms and the budget that parliament had passed.", "en"},
+		{"italian del is not spanish", "Assalto finale al bunker del raìs: gli insorti e la fine della guerra", "it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,5 +213,16 @@ func TestLooksEnglish(t *testing.T) {
 				t.Fatalf("LooksEnglish = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestSameScript(t *testing.T) {
+	for _, c := range []struct {
+		q, d string
+		want bool
+	}{{"en", "en", true}, {"en", "es", true}, {"fr", "it", true}, {"en", "ru", false}, {"ru", "ru", true}, {"zh", "ja", false}, {"es", "zh", false}, {"en", "de", false}} {
+		if got := SameScript(c.q, c.d); got != c.want {
+			t.Errorf("SameScript(%q, %q) = %v, want %v", c.q, c.d, got, c.want)
+		}
 	}
 }
