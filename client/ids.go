@@ -65,3 +65,9 @@ func DigestTopicID(digestID string, i int) string { return fmt.Sprintf("%s-t%02d
 func TakeDownID(index string, t time.Time) string {
 	return fmt.Sprintf("asof-takedown-%s-%s", index, stamp(t))
 }
+
+// TimelineID names one timeline's run, under which it is stored (runs/<id>/timeline.json):
+// the index, the client's time to the millisecond and a random suffix, as AskID.
+func TimelineID(index string, t time.Time) string {
+	return fmt.Sprintf("asof-timeline-%s-%s-%s", index, stamp(t), rand.Text()[:8])
+}

@@ -26,7 +26,7 @@ import (
 )
 
 // APIVersion is the major version of asof's public workflow API (docs/api.md): the workflow
-// type names Ask, Digest, Eval and IndexBuild, the task queue, and the JSON of their inputs and
+// type names Ask, Digest, Eval, IndexBuild and Timeline, the task queue, and the JSON of their inputs and
 // results published in schemas/jsonschema/ (each file says it as "x-asof-api-version").
 //
 // Within one major version changes are additive only: a field may be added (a client that does
@@ -447,6 +447,28 @@ type EvalSummariesResult struct {
 	Asked   int `json:"asked"`
 	Resumed int `json:"resumed"`
 	Failed  int `json:"failed"`
+}
+
+// Timeline
+
+// TimelineInput asks for the dated events of a topic as of a day (asof timeline).
+type TimelineInput struct {
+	Index string `json:"index"`
+	// Topic is what the timeline is about: a name, a few words ("Libia", "key rate").
+	Topic string `json:"topic"`
+	// AsOf is the anchor day (required, years 1000 to 9999): nothing published or dated after
+	// it is shown.
+	AsOf time.Time `json:"as_of"`
+	// From, when set, is the first day the timeline may show and search.
+	From time.Time `json:"from,omitzero"`
+	// Dates is how many days to show (0: one a week of the span found, 10 to 40); Sentences how
+	// many sentences each day shows (0: 1, at most 3); Pool how many passages about the topic
+	// are read (0: 300).
+	Dates     int `json:"dates,omitempty"`
+	Sentences int `json:"sentences,omitempty"`
+	Pool      int `json:"pool,omitempty"`
+	// BM25Only searches the topic's words alone, without embedding them.
+	BM25Only bool `json:"bm25_only,omitempty"`
 }
 
 // TakeDown

@@ -34,6 +34,8 @@ var publicSchemas = []struct {
 	{"eval-summary.json", reflect.TypeFor[evalrun.SummaryFile](), jsonschema.Output, "evals/<eval-id>/summary.json"},
 	{"index-build-input.json", reflect.TypeFor[IndexBuildInput](), jsonschema.Input, "Input of the IndexBuild workflow"},
 	{"index-build-result.json", reflect.TypeFor[IndexBuildResult](), jsonschema.Output, "Result of the IndexBuild workflow"},
+	{"timeline-input.json", reflect.TypeFor[TimelineInput](), jsonschema.Input, "Input of the Timeline workflow"},
+	{"timeline.json", reflect.TypeFor[schemas.Timeline](), jsonschema.Output, "Result of the Timeline workflow, and runs/<run-id>/timeline.json"},
 }
 
 // publicSchema is the published schema of t: its JSON Schema, with $id and title, carrying

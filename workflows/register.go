@@ -24,4 +24,5 @@ func RegisterColocated(r worker.WorkflowRegistry, c Colocated) {
 	r.RegisterWorkflowWithOptions(Digest, workflow.RegisterOptions{Name: "Digest"})
 	r.RegisterWorkflowWithOptions(EvalSummaries, workflow.RegisterOptions{Name: "EvalSummaries"})
 	r.RegisterWorkflowWithOptions(TakeDown, workflow.RegisterOptions{Name: "TakeDown"})
+	r.RegisterWorkflowWithOptions(Timeline, workflow.RegisterOptions{Name: "Timeline"})
 }

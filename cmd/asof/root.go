@@ -80,7 +80,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 	root.AddCommand(newDevCmd(a), newServerCmd(a), usesStack(newWorkerCmd(a)), usesStack(newIndexCmd(a)), usesStack(newIndexesCmd(a)),
 		usesStack(newAskCmd(a)), usesStack(newEvalCmd(a)), usesStack(newTuneCmd(a)), usesStack(newDemoCmd(a)), usesStack(newDigestCmd(a)),
-		usesStack(newAnswersCmd(a)), usesStack(newEvalsCmd(a)), usesStack(newScheduleCmd(a)), usesStack(newDocsCmd(a)), usesStack(newQuarantineCmd(a)), usesStack(newServeCmd(a)), newModelsCmd(a), newConfigCmd(a), usesStack(newPingCmd(a)), newNamespaceCmd(a), newVersionCmd(a))
+		usesStack(newAnswersCmd(a)), usesStack(newEvalsCmd(a)), usesStack(newScheduleCmd(a)), usesStack(newDocsCmd(a)), usesStack(newTimelineCmd(a)), usesStack(newQuarantineCmd(a)), usesStack(newServeCmd(a)), newModelsCmd(a), newConfigCmd(a), usesStack(newPingCmd(a)), newNamespaceCmd(a), newVersionCmd(a))
 	return root
 }
 

@@ -24,6 +24,7 @@
 //	  candidates.parquet                               the judge pool (CandidatesKey)
 //	  answer.json context.md                           the answer and its context (AnswerKey, ContextKey)
 //	  rubric.json                                      the summaries evaluation's grade of the answer (RubricKey)
+//	  timeline.json                                    a timeline run's result, in its own run (TimelineKey)
 //	digests/<name>/                                    the digests of one name (DigestsPrefix):
 //	  index.html                                       the archive page of every day (DigestArchiveKey)
 //	  <YYYY-MM-DD>/digest.json digest.md digest.html   one day's digest (DigestPrefix, DigestJSONKey, …)
@@ -220,6 +221,9 @@ func CandidatesKey(runID string) string { return path.Join(RunPrefix(runID), "ca
 
 // AnswerKey holds a question's answer (schemas.Answer as JSON).
 func AnswerKey(runID string) string { return path.Join(RunPrefix(runID), "answer.json") }
+
+// TimelineKey holds a timeline's run result (schemas.Timeline as JSON).
+func TimelineKey(runID string) string { return path.Join(RunPrefix(runID), "timeline.json") }
 
 // ContextKey holds the context an answer was written from, as Markdown.
 func ContextKey(runID string) string { return path.Join(RunPrefix(runID), "context.md") }

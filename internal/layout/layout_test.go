@@ -40,6 +40,7 @@ func TestKeys(t *testing.T) {
 		{name: "candidates", got: layout.CandidatesKey("r1"), want: "runs/r1/candidates.parquet"},
 		{name: "answer", got: layout.AnswerKey("r1"), want: "runs/r1/answer.json"},
 		{name: "context", got: layout.ContextKey("r1"), want: "runs/r1/context.md"},
+		{name: "timeline", got: layout.TimelineKey("r1"), want: "runs/r1/timeline.json"},
 		{name: "rubric", got: layout.RubricKey("r1"), want: "runs/r1/rubric.json"},
 		{name: "digests", got: layout.DigestsPrefix("daily"), want: "digests/daily"},
 		{name: "digest day in UTC", got: layout.DigestPrefix("daily", day), want: "digests/daily/2024-03-10"},

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofrag/asof/internal/asofday"
 	"github.com/asofrag/asof/internal/eventtime"
 	"github.com/asofrag/asof/internal/textnorm"
 )
@@ -35,7 +36,7 @@ type Passage struct {
 
 // Options shape a timeline.
 type Options struct {
-	// AsOf is the anchor: nothing published or dated after its day is used.
+	// AsOf is the anchor: nothing published or dated after its day (UTC) is used.
 	AsOf time.Time
 	// From, when set, is the first day a timeline may show.
 	From time.Time
@@ -71,8 +72,8 @@ type Sentence struct {
 type Timeline struct {
 	Entries []Entry // in day order
 	// Candidates is how many days were reported at all; Passages how many passages were read
-	// (published by the anchor).
-	Candidates, Passages int
+	// (published by the anchor), Documents how many documents they came from.
+	Candidates, Passages, Documents int
 }
 
 // Weights. A document that mentions a day counts 1 for it, at most once; one published on a
@@ -132,11 +133,13 @@ func Build(passages []Passage, opts Options) Timeline {
 	var tl Timeline
 	var first, last time.Time
 	seenLead := map[string]int{}
+	docs := map[string]bool{}
 	for _, p := range passages {
-		if p.Published.After(opts.AsOf) {
+		if p.Published.After(asofday.Last(opts.AsOf)) {
 			continue
 		}
 		tl.Passages++
+		docs[p.DocID] = true
 		pub := eventtime.Day(p.Published)
 		lang := p.Lang
 		if lang == "" {
@@ -165,7 +168,7 @@ func Build(passages []Passage, opts Options) Timeline {
 			last = pub
 		}
 	}
-	tl.Candidates = len(votes)
+	tl.Candidates, tl.Documents = len(votes), len(docs)
 	days := make([]time.Time, 0, len(votes))
 	for d := range votes {
 		days = append(days, d)
