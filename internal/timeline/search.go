@@ -8,19 +8,29 @@ import (
 	"github.com/asofrag/asof/schemas"
 )
 
-// DefaultPool is how many passages about a topic a timeline reads: the best of a hybrid search
-// (dense and BM25 fused, no preference for what is fresh) over the whole past up to the anchor.
+// DefaultPool is how many passages about a topic a timeline starts from: the best of a hybrid
+// search (dense and BM25 fused, no preference for what is fresh) over the whole past up to the
+// anchor. The documents they come from are then read whole (Find).
 const DefaultPool = 300
 
-// Find returns the passages about topic as of asOf (from from, when set): the pool best chunks
-// of a hybrid search, a document's chunks each a passage. qvec may be nil (BM25 only).
+// depthPerPool is how much deeper than the pool Find ranks, to find the other passages of the
+// pool's documents.
+const depthPerPool = 8
+
+// Find returns the passages about topic as of asOf (from from, when set): the documents of the
+// pool best chunks of a hybrid search, each with every chunk of it the search ranks (to a depth
+// of depthPerPool times the pool), in rank order. A document is about the topic when one of its
+// passages is; its other passages tell the days it reports as well (a report's date is often
+// in another paragraph than the topic's name). qvec may be nil (BM25 only). Everything comes
+// through the as-of mask: no passage published after the anchor, none taken down.
 func Find(shards []*retrieve.Shard, topic string, qvec []float32, asOf, from time.Time, pool int) ([]Passage, error) {
 	if pool <= 0 {
 		pool = DefaultPool
 	}
 	o := retrieve.DefaultOptions()
-	o.Mode, o.WindowDays, o.From, o.K, o.MaxPerSource = retrieve.Hybrid, 0, from, pool, 0
-	o.TopNEach = max(o.TopNEach, pool)
+	o.Mode, o.WindowDays, o.From, o.MaxPerSource = retrieve.Hybrid, 0, from, 0
+	o.K = pool * depthPerPool
+	o.TopNEach = max(o.TopNEach, o.K)
 	if qvec == nil {
 		o.Mode = retrieve.BM25
 	}
@@ -28,9 +38,15 @@ func Find(shards []*retrieve.Shard, topic string, qvec []float32, asOf, from tim
 	if err != nil {
 		return nil, fmt.Errorf("timeline: search %q: %w", topic, err)
 	}
-	out := make([]Passage, 0, len(res.Results))
+	about := map[string]bool{}
+	for _, c := range res.Results[:min(pool, len(res.Results))] {
+		about[c.Chunk.DocID] = true
+	}
+	var out []Passage
 	for _, c := range res.Results {
-		out = append(out, passage(c.Chunk))
+		if about[c.Chunk.DocID] {
+			out = append(out, passage(c.Chunk))
+		}
 	}
 	return out, nil
 }
