@@ -182,12 +182,23 @@ func Build(passages []Passage, opts Options) Timeline {
 		n = DefaultDates(last.Sub(first), len(days))
 	}
 	days = choose(days, votes, n)
-	slices.SortFunc(days, time.Time.Compare)
+	// Sentences are picked for the best days first, and a sentence shown for one day is not
+	// shown again for another ("la nuit de mardi à mercredi" names two) while the day has others.
 	k := min(max(opts.Sentences, 1), 3)
+	shown := map[string]bool{}
 	for _, d := range days {
 		v := votes[d]
-		tl.Entries = append(tl.Entries, Entry{Day: d, Sentences: pick(v.sents, k), Documents: len(v.docs), Score: v.score})
+		fresh := slices.DeleteFunc(slices.Clone(v.sents), func(s Sentence) bool { return shown[s.Text] })
+		if len(fresh) == 0 {
+			fresh = v.sents
+		}
+		e := Entry{Day: d, Sentences: pick(fresh, k), Documents: len(v.docs), Score: v.score}
+		for _, s := range e.Sentences {
+			shown[s.Text] = true
+		}
+		tl.Entries = append(tl.Entries, e)
 	}
+	slices.SortFunc(tl.Entries, func(a, b Entry) int { return a.Day.Compare(b.Day) })
 	return tl
 }
 

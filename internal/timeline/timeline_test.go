@@ -77,3 +77,17 @@ func TestDefaultDates(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildShowsASentenceOnce(t *testing.T) {
+	ps := []Passage{
+		{DocID: "a", Lang: "fr", Published: at("2011-03-24"), Text: "La coalition a bombardé Tripoli dans la nuit de mardi à mercredi."},
+		{DocID: "b", Lang: "fr", Published: at("2011-03-24"), Text: "Mardi, Kadhafi est apparu en public à Tripoli. La coalition a bombardé Tripoli dans la nuit de mardi à mercredi."},
+	}
+	tl := Build(ps, Options{AsOf: at("2011-03-25"), Dates: 2})
+	if len(tl.Entries) != 2 {
+		t.Fatalf("%d days, want 2", len(tl.Entries))
+	}
+	if a, b := tl.Entries[0].Text(), tl.Entries[1].Text(); a == b {
+		t.Errorf("both days show %q", a)
+	}
+}
