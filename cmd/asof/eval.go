@@ -32,6 +32,7 @@ type evalFlags struct {
 func newEvalCmd(a *app) *cobra.Command {
 	var f evalFlags
 	var sf *summariesFlags
+	var tf *timelinesFlags
 	cmd := &cobra.Command{
 		Use:   "eval --index NAME --questions FILE --qrels FILE --out DIR",
 		Short: "Evaluate retrieval systems as of each question's date against graded judgements",
@@ -54,18 +55,27 @@ Writes DIR/summary.json, DIR/per_query.parquet and DIR/report.html (a self-conta
 the metric table and charts), also kept under evals/<id>/ in the store (asof evals list|get).`,
 		Example: `  asof eval --index rtqa --questions ../shared/data/realtimeqa/questions.parquet \
       --qrels ../shared/data/realtimeqa/qrels.parquet --from 2022-03-18 --to 2023-03-03 --out eval-out
-  asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e`,
+  asof eval --index rtqa --questions q.parquet --qrels r.parquet --systems bm25,temporal_rrf,temporal_rrf+dedup --limit 100 --out e
+  asof eval --index 'tls-{lang}' --timelines ../shared/data/cl-tls-dev/timelines.parquet \
+      --topics ../shared/data/cl-tls-dev/topics.parquet --out tls-out`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tf.reference != "" {
+				if sf.on {
+					return fmt.Errorf("--timelines or --summaries, not both")
+				}
+				return runEvalTimelines(cmd.Context(), a, f, *tf)
+			}
 			if sf.on {
 				return runEvalSummaries(cmd.Context(), a, f, *sf)
 			}
 			return runEval(cmd.Context(), a, f)
 		},
 	}
-	cmd.Long += summariesHelp
+	cmd.Long += summariesHelp + timelinesHelp
 	fs := cmd.Flags()
 	sf = addSummariesFlags(fs)
+	tf = addTimelinesFlags(fs)
 	fs.StringVar(&f.index, "index", "", "index to evaluate (required)")
 	fs.StringVar(&f.questions, "questions", "", "questions Parquet (question_id, question_date, question)")
 	fs.StringVar(&f.qrels, "qrels", "", "judgements Parquet (question_id, doc_id, grade)")

@@ -88,7 +88,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // --model-dir): they are made absolute before anything starts, because the embedded S3 gateway
 // changes the process's working directory (infra/s3gw), and "--out out" would otherwise be
 // written inside the store's folder.
-var pathFlags = []string{"out", "corpus", "questions", "qrels", "queries", "study", "topics"}
+var pathFlags = []string{"out", "corpus", "questions", "qrels", "queries", "study", "topics", "timelines"}
 
 // absPathFlags makes the set pathFlags of fs absolute; URLs (s3://, file://) stay as given.
 func absPathFlags(fs *pflag.FlagSet) error {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"os"
 
 	"cmp"
 	"slices"
@@ -296,4 +297,83 @@ func ReadTimelines(path string) (map[TimelineKey]map[time.Time]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// TimelineTopic is a topic to build a timeline of, as a topics file names it (CL-TLS's
+// topics.parquet: lang, topic, query; last_article, when present, the day of its last article).
+type TimelineTopic struct {
+	Lang        string    `parquet:"lang"`
+	Topic       string    `parquet:"topic"`
+	Query       string    `parquet:"query"`
+	LastArticle time.Time `parquet:"last_article,optional,timestamp(millisecond)"`
+}
+
+// Key is the topic's timeline key.
+func (t TimelineTopic) Key() TimelineKey { return TimelineKey{t.Lang, t.Topic} }
+
+// ReadTimelineTopics reads a topics file: Parquet with columns lang, topic and query (required)
+// and last_article (optional).
+func ReadTimelineTopics(path string) ([]TimelineTopic, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("topics %s: %w", path, err)
+	}
+	for _, col := range []string{"lang", "topic", "query"} {
+		if _, ok := pf.Schema().Lookup(col); !ok {
+			return nil, fmt.Errorf("topics %s: no %q column (want lang, topic, query)", path, col)
+		}
+	}
+	rows, err := parquet.Read[TimelineTopic](f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("topics %s: %w", path, err)
+	}
+	for i, r := range rows {
+		if strings.TrimSpace(r.Query) == "" || r.Lang == "" || r.Topic == "" {
+			return nil, fmt.Errorf("topics %s: row %d has an empty lang, topic or query", path, i+1)
+		}
+	}
+	return rows, nil
+}
+
+// TimelineMacro is the mean of each figure over timelines, and their number.
+type TimelineMacro struct {
+	N                       int
+	DateP, DateR, DateF1    float64
+	Date1P, Date1R, Date1F1 float64
+	AlignP, AlignR, AlignF1 float64
+	ConcatF1                float64
+}
+
+// MacroTimelines averages scores over timelines (each counts once).
+func MacroTimelines(scores []TimelineScore) TimelineMacro {
+	m := TimelineMacro{N: len(scores)}
+	if len(scores) == 0 {
+		return m
+	}
+	for _, s := range scores {
+		m.DateP += s.DateP
+		m.DateR += s.DateR
+		m.DateF1 += s.DateF1
+		m.Date1P += s.Date1P
+		m.Date1R += s.Date1R
+		m.Date1F1 += s.Date1F1
+		m.AlignP += s.AlignP
+		m.AlignR += s.AlignR
+		m.AlignF1 += s.AlignF1
+		m.ConcatF1 += s.ConcatF1
+	}
+	n := float64(len(scores))
+	for _, p := range []*float64{&m.DateP, &m.DateR, &m.DateF1, &m.Date1P, &m.Date1R, &m.Date1F1, &m.AlignP, &m.AlignR, &m.AlignF1, &m.ConcatF1} {
+		*p /= n
+	}
+	return m
 }

@@ -163,3 +163,30 @@ func scorerPython(t *testing.T) string {
 }
 
 func (k TimelineKey) String() string { return fmt.Sprintf("%s-%s", k.Lang, k.Topic) }
+
+func TestReadTimelineTopics(t *testing.T) {
+	dir := "../../../shared/data/cl-tls-dev"
+	if _, err := os.Stat(filepath.Join(dir, "topics.parquet")); err != nil {
+		t.Skip("no ../shared/data/cl-tls-dev")
+	}
+	ts, err := ReadTimelineTopics(filepath.Join(dir, "topics.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 || ts[0].Query == "" || ts[0].LastArticle.IsZero() {
+		t.Fatalf("topics %+v", ts)
+	}
+	if _, err := ReadTimelineTopics(filepath.Join(dir, "timelines.parquet")); err == nil {
+		t.Fatal("a timelines file read as topics")
+	}
+}
+
+func TestMacroTimelines(t *testing.T) {
+	m := MacroTimelines([]TimelineScore{{DateF1: 0.5, Date1F1: 1}, {DateF1: 0.1, Date1F1: 0.5}})
+	if m.N != 2 || math.Abs(m.DateF1-0.3) > 1e-12 || math.Abs(m.Date1F1-0.75) > 1e-12 {
+		t.Fatalf("%+v", m)
+	}
+	if MacroTimelines(nil).N != 0 {
+		t.Fatal("empty")
+	}
+}
