@@ -634,3 +634,48 @@ func TestUnknownPath(t *testing.T) {
 		})
 	}
 }
+
+const goodTimeline = `{"index":"news","topic":"Libia","as_of":"2011-09-01","dates":5}`
+
+// TestTimelineRunsTheWorkflow: a good POST /v1/timeline starts the Timeline workflow under a
+// timeline id of its index, with the checked input, and answers what the run returned; a bad
+// one starts nothing.
+func TestTimelineRunsTheWorkflow(t *testing.T) {
+	b := newStore(t)
+	seedIndex(t, b, "news")
+	c := mocks.NewClient(t)
+	day := time.Date(2011, 9, 1, 0, 0, 0, 0, time.UTC)
+	want := schemas.Timeline{Version: 1, RunID: "asof-timeline-news-x", Index: "news", Topic: "Libia", AsOf: day,
+		Entries: []schemas.TimelineEntry{{Day: time.Date(2011, 8, 23, 0, 0, 0, 0, time.UTC), Text: "Los rebeldes toman Trípoli."}}}
+	onStart(t, c, workflows.Timeline,
+		func(o client.StartWorkflowOptions) bool {
+			return strings.HasPrefix(o.ID, "asof-timeline-news-") && o.TaskQueue == workflows.TaskQueue
+		},
+		func(in workflows.TimelineInput) bool {
+			return in.Index == "news" && in.Topic == "Libia" && in.AsOf.Equal(day) && in.Dates == 5
+		},
+		func(_ context.Context, v any) error {
+			p, ok := v.(*schemas.Timeline)
+			if !ok {
+				return errors.New("Get was not given a *schemas.Timeline")
+			}
+			*p = want
+			return nil
+		})
+	rec := serve(t, newHandler(t, c, b, ""), request{method: "POST", path: "/v1/timeline", body: goodTimeline})
+	got := decodeJSON[schemas.Timeline](t, rec, http.StatusOK)
+	if got.RunID != want.RunID || len(got.Entries) != 1 || got.Entries[0].Text != want.Entries[0].Text {
+		t.Errorf("timeline %+v, want %+v", got, want)
+	}
+	for _, bad := range []struct{ body, says string }{
+		{`{"index":"news","topic":"","as_of":"2011-09-01"}`, "topic is empty"},
+		{`{"index":"news","topic":"Libia"}`, "as_of is required"},
+		{`{"index":"news","topic":"Libia","as_of":"2011-09-01","from":"2011-10-01"}`, "from 2011-10-01 is after as_of"},
+		{`{"index":"news","topic":"Libia","as_of":"2011-09-01","sentences":9}`, "sentences 9"},
+	} {
+		c := mocks.NewClient(t)
+		rec := serve(t, newHandler(t, c, b, ""), request{method: "POST", path: "/v1/timeline", body: bad.body})
+		wantError(t, rec, http.StatusBadRequest, bad.says)
+		c.AssertNotCalled(t, "ExecuteWorkflow", mock.Anything, mock.Anything, mock.Anything, mock.Anything)
+	}
+}

@@ -80,7 +80,7 @@ func New(cfg Config) (http.Handler, error) {
 	c := &asof.Client{Temporal: cfg.Client, Store: cfg.Bucket, UI: cfg.UI, Eager: true}
 	s := &server{cfg: cfg, c: c, openapi: doc}
 	handlers := map[string]http.HandlerFunc{
-		"ask": s.ask, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
+		"ask": s.ask, "timeline": s.timeline, "listIndexes": s.listIndexes, "getIndex": s.getIndex, "listDigests": s.listDigests,
 		"startDigest": s.startDigest, "listDigestDays": s.listDigestDays, "getDigest": s.getDigest,
 		"getEval": s.getEval, "openapi": s.getOpenAPI,
 		"listAnswers": listing(s, catalog.Answers), "getAnswer": storedDoc(s, apispec.CheckRunID, catalog.AnswerDoc, catalog.ErrNoAnswer, "GET /v1/answers"),
@@ -260,6 +260,19 @@ func (s *server) ask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ans)
+}
+
+func (s *server) timeline(w http.ResponseWriter, r *http.Request) {
+	checked, ok := request(s, w, r, func(q apispec.TimelineRequest) (apispec.Timeline, error) { return q.Check(apispec.JSONLabel) })
+	if !ok {
+		return
+	}
+	tl, err := s.c.Timeline(r.Context(), workflows.TimelineInputFrom(checked))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, tl)
 }
 
 func (s *server) listIndexes(w http.ResponseWriter, r *http.Request) {

@@ -471,6 +471,12 @@ type TimelineInput struct {
 	BM25Only bool `json:"bm25_only,omitempty"`
 }
 
+// TimelineInputFrom is the Timeline workflow's input for a checked request (apispec.Timeline),
+// the same from `asof timeline` and POST /v1/timeline.
+func TimelineInputFrom(t apispec.Timeline) TimelineInput {
+	return TimelineInput{Index: t.Index, Topic: t.Topic, AsOf: t.AsOf, From: t.From, Dates: t.Dates, Sentences: t.Sentences, Pool: t.Pool, BM25Only: t.BM25}
+}
+
 // TakeDown
 
 // TakeDownInput names documents to remove from an index, and why (recorded in its manifest).

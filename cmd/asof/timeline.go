@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/asofrag/asof/internal/asofday"
-	"github.com/asofrag/asof/internal/layout"
-	"github.com/asofrag/asof/internal/querycap"
+	"github.com/asofrag/asof/internal/apispec"
 	"github.com/asofrag/asof/internal/timeline"
 	"github.com/asofrag/asof/workflows"
 )
@@ -43,34 +40,12 @@ printed as Markdown, as an HTML page with a time axis (--format html), or as JSO
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			if err := layout.ValidateIndexName(index); err != nil {
-				return fmt.Errorf("--index: %w", err)
-			}
-			if strings.TrimSpace(topic) == "" {
-				return fmt.Errorf(`--topic is empty: say what the timeline is about ("Libia", "key rate")`)
-			}
-			if err := querycap.Check("--topic", topic); err != nil {
+			req := apispec.TimelineRequest{Index: index, Topic: topic, AsOf: asOf, From: from, Dates: dates, Sentences: sentences, Pool: pool, BM25: bm25}
+			checked, err := req.Check(apispec.FlagLabel)
+			if err != nil {
 				return err
 			}
-			in := workflows.TimelineInput{Index: index, Topic: strings.TrimSpace(topic), Dates: dates, Sentences: sentences, Pool: pool, BM25Only: bm25}
-			var err error
-			if in.AsOf, err = parseDay("as-of", asOf); err != nil {
-				return err
-			}
-			if err := asofday.Check(in.AsOf); err != nil {
-				return fmt.Errorf("--as-of: %w", err)
-			}
-			if from != "" {
-				if in.From, err = parseDay("from", from); err != nil {
-					return err
-				}
-				if in.From.After(in.AsOf) {
-					return fmt.Errorf("--from %s is after --as-of %s", from, asOf)
-				}
-			}
-			if dates < 0 || sentences < 0 || sentences > 3 || pool < 0 {
-				return fmt.Errorf("--dates %d and --pool %d must not be negative, --sentences %d must be 0..3", dates, pool, sentences)
-			}
+			in := workflows.TimelineInputFrom(checked)
 			if format != "md" && format != "html" && format != "json" {
 				return fmt.Errorf("--format %q: use md, html or json", format)
 			}

@@ -81,6 +81,8 @@ var (
 var Operations = []Operation{
 	{Method: "POST", Path: "/v1/ask", ID: "ask", Summary: "Answer a question as of a day (runs the Ask workflow and waits for it)",
 		Request: reflect.TypeFor[AskRequest](), Response: reflect.TypeFor[schemas.Answer](), Status: 200},
+	{Method: "POST", Path: "/v1/timeline", ID: "timeline", Summary: "A topic's dated events as of a day: the days many sources report, with their sentences and citations (runs the Timeline workflow and waits for it)",
+		Request: reflect.TypeFor[TimelineRequest](), Response: reflect.TypeFor[schemas.Timeline](), Status: 200},
 	{Method: "GET", Path: "/v1/indexes", ID: "listIndexes", Summary: "The indexes in the store, each from its live manifest",
 		Response: reflect.TypeFor[[]catalog.Index](), Status: 200},
 	{Method: "GET", Path: "/v1/indexes/{name}", ID: "getIndex", Summary: "One index: documents per source, shards, build counts",
