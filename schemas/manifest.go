@@ -166,7 +166,7 @@ type ShardMeta struct {
 	MaxDate time.Time `json:"max_date"`
 	Docs    int       `json:"docs"`
 	Chunks  int       `json:"chunks"`
-	// Lexical is the BM25 analysis version (lexical.AnalysisVersion) a shard with Chinese,
+	// Lexical is the BM25 analysis version (lexical.VersionOf its languages) a shard with Chinese,
 	// Japanese, Korean, Spanish, French or Italian chunks was built with, also hashed into its
 	// ID; 0 (absent) for a shard of English and Russian chunks only, analysed alike by every
 	// version.

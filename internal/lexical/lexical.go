@@ -53,13 +53,22 @@ type Doc struct {
 // words (zh.go) too, beside their bigrams; version 4 indexes Spanish, French and Italian
 // chunks in text_es, text_fr and text_it with their stemmers (they were English before).
 // English and Russian chunks are indexed alike in all, so only shards with chunks of the other
-// languages need rebuilding (internal/shard hashes the version into their ids: Versioned).
+// languages need rebuilding (internal/shard hashes the version into their ids: VersionOf).
 const AnalysisVersion = 4
 
-// Versioned reports whether a chunk in language lang is analysed differently from version 1
-// (English and Russian are not): a shard with one hashes AnalysisVersion into its id.
-func Versioned(lang string) bool {
-	return textnorm.CJK(lang) || lang == textnorm.Spanish || lang == textnorm.French || lang == textnorm.Italian
+// VersionOf is the analysis version at which the analysis of a chunk in language lang last
+// changed: 4 for Spanish, French and Italian, 3 for Chinese, Japanese and Korean, 0 for the
+// rest (English and Russian are analysed as in version 1). A shard hashes the highest of its
+// chunks' into its id, so a shard is rebuilt only when the analysis of a language it holds
+// changed.
+func VersionOf(lang string) int {
+	switch {
+	case lang == textnorm.Spanish || lang == textnorm.French || lang == textnorm.Italian:
+		return 4
+	case textnorm.CJK(lang):
+		return 3
+	}
+	return 0
 }
 
 // indexed is the document shape bleve stores.

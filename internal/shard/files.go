@@ -148,10 +148,7 @@ func Write(dir, period, id string, docs int, chunks []schemas.Chunk, vectors *ve
 
 	meta := schemas.ShardMeta{ID: id, Period: period, Docs: docs, Chunks: len(chunks), MinDate: chunks[0].PublishedAt, MaxDate: chunks[0].PublishedAt, Clean: textnorm.CleanVersion}
 	for _, c := range chunks {
-		if lexical.Versioned(c.Lang) {
-			meta.Lexical = lexical.AnalysisVersion
-			break
-		}
+		meta.Lexical = max(meta.Lexical, lexical.VersionOf(c.Lang))
 	}
 	docsOf := map[string]bool{}
 	for _, c := range chunks {

@@ -117,18 +117,17 @@ func id(period string, docs []schemas.Document, cfg schemas.ChunkConfig, model s
 }
 
 // LexicalVersion is the BM25 analysis version a shard of docs hashes into its id and records
-// in its meta.json: lexical.AnalysisVersion when a document is Chinese, Japanese, Korean,
-// Spanish, French or Italian (lexical.Versioned; version 2 first indexed CJK as bigrams,
-// version 4 the Latin-script three with their stemmers, so such a shard built before gets a
-// new id and is rebuilt), else 0: English and Russian are analysed as they always were, so
+// in its meta.json: the highest lexical.VersionOf of its documents' languages (3 for Chinese,
+// Japanese or Korean, whose analysis changed in versions 2 and 3; 4 for Spanish, French or
+// Italian, stemmed in their own fields since version 4; a shard built before gets a new id and
+// is rebuilt), else 0: English and Russian are analysed as they always were, so
 // their shards keep their ids and a rerun over them stays a no-op.
 func LexicalVersion(docs []schemas.Document) int {
+	v := 0
 	for _, d := range docs {
-		if lexical.Versioned(d.Lang) {
-			return lexical.AnalysisVersion
-		}
+		v = max(v, lexical.VersionOf(d.Lang))
 	}
-	return 0
+	return v
 }
 
 // Chunks cuts documents into chunk rows, in document order. truncated counts documents that

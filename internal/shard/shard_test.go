@@ -130,9 +130,11 @@ func TestIDVersions(t *testing.T) {
 	}{
 		{"english and russian", "2024-03", groups["2024-03"], 0, "0f706f20447206809b6a44c5"},
 		{"english only", "2024-04", groups["2024-04"], 0, "184c8633fd5b91b2d50f1bdd"},
-		{"with a chinese document", "2024-03", withLang("zh"), lexical.AnalysisVersion, "2e9f00168d61a3a2d3d49253"},
-		{"with a japanese document", "2024-03", withLang("ja"), lexical.AnalysisVersion, ""},
-		{"with a zh-Hant document", "2024-03", withLang("zh-Hant"), lexical.AnalysisVersion, ""},
+		{"with a chinese document", "2024-03", withLang("zh"), 3, "2e9f00168d61a3a2d3d49253"},
+		{"with a japanese document", "2024-03", withLang("ja"), 3, ""},
+		{"with a zh-Hant document", "2024-03", withLang("zh-Hant"), 3, ""},
+		{"with a spanish document", "2024-03", withLang("es"), 4, ""},
+		{"with an italian document", "2024-03", withLang("it"), 4, ""},
 	}
 	hash := func(t *testing.T, docs []schemas.Document, period string, lex int) string {
 		t.Helper()
@@ -158,7 +160,7 @@ func TestIDVersions(t *testing.T) {
 				t.Fatalf("with no version the id is %s; before the versions it was %s", old, tt.before)
 			}
 			if noLex := hash(t, tt.docs, tt.period, 0); (got == noLex) != (tt.lexical == 0) {
-				t.Fatalf("ID %s, without the lexical version %s: want equal only for a shard without CJK", got, noLex)
+				t.Fatalf("ID %s, without the lexical version %s: want equal only for a shard of English and Russian", got, noLex)
 			}
 		})
 	}
@@ -174,7 +176,7 @@ func TestWriteRecordsLexicalVersion(t *testing.T) {
 		name string
 		lang string
 		want int
-	}{{"chinese", "zh", lexical.AnalysisVersion}, {"russian", "ru", 0}} {
+	}{{"chinese", "zh", 3}, {"french", "fr", lexical.AnalysisVersion}, {"russian", "ru", 0}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := []schemas.Document{{DocID: "a", PublishedAt: at("2024-03-05T10:00:00Z"), Text: "中国人民银行宣布下调存款准备金率", Lang: tc.lang, Source: "x"}}
 			rows, _ := Chunks(g, cfg)
@@ -201,10 +203,10 @@ func TestWriteRecordsLexicalVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer x.Close()
-			// Both characters are in the text, never side by side: single characters match,
-			// bigrams do not.
+			// Both characters are in the text, never side by side: single characters (the
+			// Russian and French analyzers) match, bigrams do not.
 			hits, err := x.Search("金存", 5, lexical.Window{})
-			if want := tc.want == 0; err != nil || (len(hits) == 1) != want {
+			if want := tc.lang != "zh"; err != nil || (len(hits) == 1) != want {
 				t.Fatalf("%q: %v hits, %v; want a hit: %v", "金存", hits, err, want)
 			}
 			if hits, err := x.Search("存款准备金", 5, lexical.Window{}); err != nil || len(hits) != 1 {
