@@ -9,12 +9,23 @@ import (
 // The date grammar: each matcher takes a token index and returns the index after its match.
 
 const (
-	// inPreps may open a date phrase: "in 2015", "over the past week", "в марте".
-	inPreps = "in|during|of|for|throughout|within|over|from|on|в|во|за|на"
+	// inPreps may open a date phrase: "in 2015", "over the past week", "в марте", "en marzo",
+	// "dans", "nel 2011".
+	inPreps = "in|during|of|for|throughout|within|over|from|on|в|во|за|на|" + romancePreps
 	// barePreps are the prepositions after which a bare number is a year.
-	barePreps    = "in|during|of|for|throughout|from|в|во|за"
+	barePreps    = "in|during|of|for|throughout|from|в|во|за|" + romancePreps + "|del"
 	yearWords    = "year|год|года|году|годы|годах|годом|годами|годов|г"
 	monthAbbrevs = "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+	// romancePreps are Spanish, French and Italian "in", "during": "en 2011", "durante 2011",
+	// "dans", "pendant", "nel 2011", "nell'estate".
+	romancePreps = "en|durante|dans|pendant|durant|nel|nella"
+	// articles are the words skipped before a period: "the", "el año pasado", "le mois", "il 2011".
+	articles = "the|el|la|los|las|le|les|il|lo|gli"
+	// yearBefore are the words for "year" before a year's number: "year 2011", "el año 2011",
+	// "l'année 2011", "nell'anno 2011".
+	yearBefore = "year|año|année|anno|l'année|l'an|l'anno|nell'anno|dell'anno"
+	// ofWords join a month or a day to its year: "March of 2011", "marzo de 2011", "marzo del 2011".
+	ofWords = "of|,|/|de|del|di"
 )
 
 // dateExpr matches a date phrase at i: a Chinese one (zh.go), a range, an open range, or
@@ -22,6 +33,9 @@ const (
 func (p *parser) dateExpr(i int) (int, span, bool) {
 	if j, s, ok := p.zhDate(i); ok || isHan(p.tok(i).s) {
 		return j, s, ok
+	}
+	if p.is(i, "il") && p.is(i+1, "y") && p.is(i+2, "a") { // "il y a trois mois": no article "il"
+		return p.relative(i)
 	}
 	if j, s, ok := p.between(i); ok {
 		p.soft = false
@@ -58,21 +72,21 @@ func (p *parser) preps(i int) (k int, bare bool) {
 		bare = p.is(i, barePreps)
 		i = p.skip(i+1, "течение") // "в течение"
 	}
-	return p.skip(i, "the"), bare
+	return p.skip(i, articles), bare
 }
 
 // between matches "[from|between|in] X (to|and|-) Y". X may lack the year Y has ("between
 // March and May 2024"), Y may lack a year too ("с января по март") or be now.
 func (p *parser) between(i int) (int, span, bool) {
-	k, join := i, "to|till|until|through|thru|по|до|-|–|—"
-	if p.is(k, "between|между") {
-		k, join = k+1, "and|и|"+join
-	} else if p.is(k, "from|с|со") {
+	k, join := i, "to|till|until|through|thru|по|до|-|–|—|a|à|al|au|hasta"
+	if p.is(k, "between|между|entre|tra|fra") {
+		k, join = k+1, "and|и|y|et|e|"+join
+	} else if p.is(k, "from|с|со|de|desde|dal|du") {
 		k++
 	} else {
 		k, _ = p.preps(k)
 	}
-	k = p.skip(k, "the")
+	k = p.skip(k, articles)
 	j, first, ok := p.point(k, true)
 	var at func(int) span
 	if !ok {
@@ -83,13 +97,13 @@ func (p *parser) between(i int) (int, span, bool) {
 	if !p.is(j, join) {
 		return i, span{}, false
 	}
-	j = p.skip(j+1, "the")
+	j = p.skip(j+1, articles)
 	e, second, ok := p.point(j, true)
 	if !ok {
 		e, second, ok = p.yearless(j) // "с января по март"
 	}
 	if !ok {
-		if e, ok = p.seq(j, "now|today|present|date|сейчас|сегодня|настоящ*", "?время|момент|день"); !ok {
+		if e, ok = p.seq(j, "now|today|present|date|сейчас|сегодня|настоящ*|hoy|ahora|aujourd'hui|maintenant|oggi|adesso", "?время|момент|день"); !ok {
 			return i, span{}, false
 		}
 		second = span{p.a, p.a}
@@ -110,6 +124,10 @@ var openLeads = []struct {
 	{"from", []string{"from"}}, {"after", []string{"after|после"}},
 	{"before", []string{"before|до"}}, {"before", []string{"prior", "to"}},
 	{"until", []string{"until|till|through|thru"}}, {"until", []string{"up", "to|until"}}, {"until", []string{"as", "of"}},
+	{"since", []string{"desde|depuis|dal|dalla|dall'|da"}},
+	{"after", []string{"después|despues|après|apres|dopo", "?de|del|d'"}},
+	{"before", []string{"antes|avant|prima", "?de|del|di|d'"}},
+	{"until", []string{"hasta|fino|jusqu'à|jusqu'au|jusqu'en", "?a|al|à|en"}},
 }
 
 // open matches an open range: since, after, before, until X.
@@ -119,7 +137,7 @@ func (p *parser) open(i int) (int, span, bool) {
 		if !ok {
 			continue
 		}
-		k = p.skip(k, "the")
+		k = p.skip(k, articles)
 		j, s, ok := p.point(k, true)
 		if !ok {
 			if j, s, ok = p.yearless(k); !ok {
@@ -159,7 +177,7 @@ func (p *parser) point(i int, bare bool) (int, span, bool) {
 		return j, s, true
 	}
 	if j, at, ok := p.partial(i); ok {
-		k := p.skip(j, "of|,|/")
+		k := p.skip(j, ofWords)
 		if k, y, _, ok := p.year(k); ok {
 			return k, at(y), true
 		}
@@ -219,9 +237,9 @@ const seasonFollowers = "and|or|of|when|while|as|to|in|on|at|for|with|before|aft
 
 // modifiers are the words for the first, middle and last third of a period (0, 1, 2).
 var modifiers = words(map[int]string{
-	0: "early|beginning|start|начало|начала|началу|началом|начале",
-	1: "mid|middle|середина|середины|середине|середину|серединой",
-	2: "late|end|конец|конца|концу|концом|конце",
+	0: "early|beginning|start|начало|начала|началу|началом|начале|principios|comienzos|inicios|début|debut|inizio",
+	1: "mid|middle|середина|середины|середине|середину|серединой|mediados|mi|metà|meta",
+	2: "late|end|конец|конца|концу|концом|конце|finales|fines|fin|fine",
 })
 
 // words maps each "|"-separated word of each value to its key.
@@ -245,11 +263,15 @@ func (p *parser) modified(i int, bare bool) (int, span, bool) {
 		return i, span{}, false
 	}
 	ru := p.tok(k).s[0] >= 0x80
-	if p.is(k, "beginning|start|middle|end") {
+	romance := p.is(k, "principios|comienzos|inicios|mediados|finales|fines|début|debut|inizio|metà|meta|fin|fine")
+	switch {
+	case p.is(k, "beginning|start|middle|end"):
 		if k++; !p.is(k, "of") {
 			return i, span{}, false
 		}
-	} else if p.glued(k+1, "-") { // "mid-2019"
+	case p.glued(k+1, "-"): // "mid-2019", "mi-2021"
+		k++
+	case romance && p.is(k+1, "de|del|di|d'"): // "a finales de 2019", "alla fine del 2020"
 		k++
 	}
 	k = p.skip(k+1, "the")
@@ -260,7 +282,7 @@ func (p *parser) modified(i int, bare bool) (int, span, bool) {
 		j, s, ok, p.rel = k+1, p.calendar(units[4], 0), true, true
 	case p.is(k, "month|месяца|месяце"):
 		j, s, ok, p.rel = k+1, p.calendar(units[2], 0), true, true
-	case bare || ru:
+	case bare || ru || romance:
 		j, s, ok = p.yearless(k)
 	}
 	if ok {
@@ -301,6 +323,22 @@ func (p *parser) relYear(i int) (int, int, bool) {
 			p.rel = true
 			return k + 2, p.a.Year() + off - 2, true
 		}
+	}
+	// "del año pasado", "de l'année dernière", "dell'anno scorso", "de este año", "di quest'anno"
+	k = p.skip(p.skip(i, "de|del|di|d'"), articles)
+	if p.is(k, "quest'anno|este|cette") {
+		if p.is(k, "quest'anno") {
+			p.rel = true
+			return k + 1, p.a.Year(), true
+		}
+		if p.is(k+1, "año|année|anno") {
+			p.rel = true
+			return k + 2, p.a.Year(), true
+		}
+	}
+	if p.is(k, "año|année|anno|l'année|l'anno|dell'anno|an|l'an") && p.is(k+1, romanceLast) {
+		p.rel = true
+		return k + 2, p.a.Year() - 1, true
 	}
 	return i, 0, false
 }
@@ -364,13 +402,13 @@ func (p *parser) partial(i int) (int, func(y int) span, bool) {
 	if s := seasonOf(p.tok(i).s); s >= 0 && (!p.is(i, "fall") || p.is(i+1, "of") || p.is(i-1, "the|in|early|mid|late|-|since|from|until|before|after|by|during")) {
 		return i + 1, func(y int) span { return seasonSpan(y, s) }, true
 	}
-	if q, j, ok := p.part(i, "q", 4, "quarter|qtr|квартал*"); ok {
+	if q, j, ok := p.part(i, "q", 4, "quarter|qtr|квартал*|trimestre|trimestri"); ok {
 		return j, func(y int) span { return monthsSpan(y, 3*q-2, 3) }, true
 	}
-	if h, j, ok := p.part(i, "h", 2, "half|полугоди*"); ok {
+	if h, j, ok := p.part(i, "h", 2, "half|полугоди*|semestre|semestri"); ok {
 		return j, func(y int) span { return monthsSpan(y, 6*h-5, 6) }, true
 	}
-	if m := monthOf(p.tok(i).s); m > 0 {
+	if m := monthOf(p.tok(i).s); m > 0 && !p.otherWord(i) {
 		j := i + 1
 		if p.glued(j, ".") {
 			j++
@@ -378,6 +416,16 @@ func (p *parser) partial(i int) (int, func(y int) span, bool) {
 		return j, func(y int) span { return monthsSpan(y, m, 1) }, true
 	}
 	return i, nil, false
+}
+
+// otherWord reports a Spanish, French or Italian month name that is also another word in an
+// English question ("Mars 2020", "Mayo Clinic", "Julio Iglesias"): it is a month only after a
+// day's number or a Spanish, French or Italian word that leads one ("en mars", "de mayo").
+func (p *parser) otherWord(i int) bool {
+	if !p.is(i, "mars|mayo|mai|julio") {
+		return false
+	}
+	return !(p.tok(i-1).n >= 0 || p.is(i-1, romancePreps+"|de|del|desde|depuis|dès|a|à|al|le|el|fin|début|mi|mediados|principios|finales|inizio|fine|entre|hasta|jusqu'en|tra|fra|y|et|e|ou|o|-"))
 }
 
 // part matches the n-th part of a year: "Q4", "4Q", "4th quarter", "четвёртый квартал".
@@ -388,7 +436,7 @@ func (p *parser) part(i int, letter string, most int, unit string) (int, int, bo
 	if n, ok := p.num(i, 1, 1); ok && p.glued(i+1, letter) && n >= 1 && n <= most {
 		return n, i + 2, true
 	}
-	if n, j, ok := p.ordinal(i); ok && n >= 1 && n <= most && p.is(j, unit) {
+	if n, j, ok := p.ordinal(i); ok && n >= 1 && n <= most && p.is(p.skip(j, "?"), unit) {
 		return n, j + 1, true
 	}
 	return 0, i, false
@@ -399,7 +447,8 @@ func (p *parser) ordinal(i int) (int, int, bool) {
 	if n, ok := p.num(i, 1, 2); ok {
 		return n, p.suffix(i + 1), true
 	}
-	for n, w := range []string{"first|перв*|i", "second|втор*|ii", "third|трет*|iii", "fourth|четверт*|iv"} {
+	for n, w := range []string{"first|перв*|i|primer|primero|primera|premier|première|primo|prima", "second|втор*|ii|segundo|segunda|deuxième|second|seconde|secondo|seconda",
+		"third|трет*|iii|tercer|tercero|tercera|troisième|terzo|terza", "fourth|четверт*|iv|cuarto|cuarta|quatrième|quarto|quarta"} {
 		if p.is(i, w) {
 			return n + 1, i + 1, true
 		}
@@ -409,7 +458,7 @@ func (p *parser) ordinal(i int) (int, int, bool) {
 
 // suffix skips an ordinal ending glued to a number: "th", "-го", "м".
 func (p *parser) suffix(j int) int {
-	const sfx = "st|nd|rd|th|й|м|го|ом|ый|ий|ое|е|я"
+	const sfx = "st|nd|rd|th|й|м|го|ом|ый|ий|ое|е|я|er|º|o|ª"
 	if p.glued(j, "-") && p.glued(j+1, sfx) {
 		return j + 2
 	}
@@ -424,7 +473,7 @@ func (p *parser) suffix(j int) int {
 // particle 的 aside) or in a chain of three hyphenated numbers ("8-800-2020-2021") is not a year.
 func (p *parser) year(i int) (j, y int, worded, ok bool) {
 	k := i
-	if _, ok := p.num(k+1, 4, 4); ok && p.is(k, "year") {
+	if _, ok := p.num(k+1, 4, 4); ok && p.is(k, yearBefore) {
 		k, worded = k+1, true
 	}
 	if y, ok = p.num(k, 4, 4); !ok || y < 1900 || y > 2100 || p.glued(k, "") && p.tok(k-1).word || p.chain(k) > 2 {
@@ -486,13 +535,13 @@ func (p *parser) numericDate(i int) (int, span, bool) {
 // dayDate matches "5 March 2024", "5 марта 2024 года" and "March 5th, 2024".
 func (p *parser) dayDate(i int) (int, span, bool) {
 	d, ok := p.num(i, 1, 2)
-	j := p.suffix(i + 1)
+	j := p.skip(p.suffix(i+1), "de|di") // "15 de marzo"
 	m := monthOf(p.tok(j).s)
 	if j = p.skip(j+1, "."); !ok || m == 0 {
 		m, j = monthOf(p.tok(i).s), p.suffix(i+2)
 		d, ok = p.num(i+1, 1, 2)
 	}
-	if k, y, _, isYear := p.year(p.skip(j, ",")); ok && m > 0 && isYear {
+	if k, y, _, isYear := p.year(p.skip(p.skip(j, ","), "de|del")); ok && m > 0 && isYear {
 		return day(k, y, m, d)
 	}
 	return i, span{}, false
@@ -514,9 +563,11 @@ type unit struct {
 }
 
 var (
-	day1  = unit{"day|days|день|дня|дней|дни|днях|сутки|суток", 1, 0}
-	units = []unit{day1, {"week|weeks|недел*", 7, 0}, {"month|months|месяц*", 0, 1},
-		{"quarter|quarters|квартал*", 0, 3}, {"year|years|год|года|году|годы|лет|годах", 0, 12}}
+	day1  = unit{"day|days|день|дня|дней|дни|днях|сутки|суток|día|días|dia|dias|jour|jours|giorno|giorni", 1, 0}
+	units = []unit{day1, {"week|weeks|недел*|semana|semanas|semaine|semaines|settimana|settimane", 7, 0},
+		{"month|months|месяц*|mes|meses|mois|mese|mesi", 0, 1},
+		{"quarter|quarters|квартал*|trimestre|trimestres|trimestri", 0, 3},
+		{"year|years|год|года|году|годы|лет|годах|año|años|année|années|ans|anno|anni|l'année|l'anno|l'an", 0, 12}}
 )
 
 func (p *parser) unit(i int) (unit, bool) {
@@ -534,6 +585,8 @@ var numberWords = map[string]int{
 	"три": 3, "трех": 3, "четыре": 4, "четырех": 4, "пять": 5, "пяти": 5, "шесть": 6,
 	"шести": 6, "семь": 7, "семи": 7, "восемь": 8, "восьми": 8, "девять": 9, "девяти": 9,
 	"десять": 10, "десяти": 10,
+	"dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "diez": 10, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5,
+	"dix": 10, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "dieci": 10, "un": 1, "una": 1, "uno": 1, "une": 1,
 }
 
 // relative matches a period relative to A: today, yesterday, this/last/past unit or season,
@@ -546,7 +599,7 @@ func (p *parser) relative(i int) (int, span, bool) {
 
 // relativeSpan is relative without the bookkeeping.
 func (p *parser) relativeSpan(i int) (int, span, bool) {
-	for k, w := range []string{"позавчера", "yesterday|вчера", "today|сегодня"} {
+	for k, w := range []string{"позавчера|anteayer|antier|avant-hier|altroieri", "yesterday|вчера|ayer|hier|ieri", "today|сегодня|hoy|aujourd'hui|oggi"} {
 		if p.is(i, w) {
 			return i + 1, p.calendar(day1, k-2), true
 		}
@@ -557,8 +610,11 @@ func (p *parser) relativeSpan(i int) (int, span, bool) {
 	if j, ok := p.seq(i, "year", "?-", "to", "?-", "date"); ok || p.is(i, "ytd") {
 		return max(j, i+1), p.calendar(units[4], 0), true // "YTD", "year to date", "year-to-date"
 	}
-	this := p.is(i, "this|current|этот|эта|это|этой|этом|этого|эту|этим|текущ*|нынешн*")
-	past := p.is(i, "past|прошедш*|последн*")
+	if j, s, ok := p.romanceRelative(i); ok {
+		return j, s, true
+	}
+	this := p.is(i, "this|current|этот|эта|это|этой|этом|этого|эту|этим|текущ*|нынешн*|este|esta|cette|ce|cet|questo|questa")
+	past := p.is(i, "past|прошедш*|последн*|últimos|últimas|ultimos|ultimas|ultimi|ultime|pasados|pasadas")
 	if !this && !past && !p.is(i, "last|previous|prior|прошл*|предыдущ*") {
 		return i, span{}, false
 	}
@@ -584,7 +640,7 @@ func (p *parser) relativeSpan(i int) (int, span, bool) {
 	}
 	// Without a number the unit is singular: "the last years", "последние недели" are recency.
 	u, ok := p.unit(i + 1)
-	if !ok || strings.HasSuffix(p.tok(i+1).s, "s") || slices.ContainsFunc([]string{"ие", "ые", "их", "ых"},
+	if !ok || strings.HasSuffix(p.tok(i+1).s, "s") && !p.is(i+1, "mes|mois") || slices.ContainsFunc([]string{"ие", "ые", "их", "ых"},
 		func(e string) bool { return strings.HasSuffix(p.tok(i).s, e) }) {
 		return i, span{}, false
 	}
@@ -610,14 +666,14 @@ func (p *parser) ago(i int) (int, span, bool) {
 	} else if !p.is(i, "a|an") {
 		k = i // "год назад", "неделю назад"
 	}
-	if !p.is(k+1, "ago|назад|тому") {
+	if !p.is(k+1, "ago|назад|тому|fa") {
 		return i, span{}, false
 	}
 	u, ok := p.unit(k)
 	if !ok || n == 0 || k == i && !p.is(k, "год|неделю|месяц|день|квартал") {
 		return i, span{}, false
 	}
-	j, ok := p.seq(k+1, "?тому", "ago|назад")
+	j, ok := p.seq(k+1, "?тому", "ago|назад|fa")
 	if !ok {
 		return i, span{}, false
 	}
@@ -699,10 +755,10 @@ var (
 
 // seasonWords are the seasons' words: 0 spring, 1 summer, 2 autumn, 3 winter.
 var seasonWords = words(map[int]string{
-	0: "spring|весна|весной|весною|весну|весны|весне",
-	1: "summer|лето|летом|лета|лету|лете",
-	2: "autumn|fall|осень|осенью|осени",
-	3: "winter|зима|зимой|зимою|зиму|зимы|зиме",
+	0: "spring|весна|весной|весною|весну|весны|весне|primavera|printemps",
+	1: "summer|лето|летом|лета|лету|лете|verano",
+	2: "autumn|fall|осень|осенью|осени|otoño|automne|autunno",
+	3: "winter|зима|зимой|зимою|зиму|зимы|зиме|invierno|hiver|inverno",
 })
 
 // ruSeasonAdverbs are the Russian seasons that say "in" without a preposition ("летом").
@@ -720,9 +776,68 @@ func seasonOf(s string) int {
 // is March–May; the winter of y begins in y, December y to February y+1.
 func seasonSpan(y, s int) span { return monthsSpan(y, 3+3*s, 3) }
 
-// monthOf returns 1..12 for an English month name or 3-letter abbreviation ("sept" too), or a
-// Russian month name in any case ("март", "марта", "мае"); otherwise 0.
+// romanceMonths are the Spanish, French and Italian month names (French "mars", Spanish
+// "mayo", … are also other English words: parser.otherWord).
+var romanceMonths = func() map[string]int {
+	m := map[string]int{}
+	for i, names := range []string{"enero|janvier|gennaio", "febrero|février|fevrier|febbraio", "marzo|mars", "abril|avril|aprile",
+		"mayo|mai|maggio", "junio|juin|giugno", "julio|juillet|luglio", "agosto|août|aout", "septiembre|setiembre|septembre|settembre",
+		"octubre|octobre|ottobre", "noviembre|novembre", "diciembre|décembre|decembre|dicembre"} {
+		for w := range strings.SplitSeq(names, "|") {
+			m[w] = i + 1
+		}
+	}
+	return m
+}()
+
+// romanceLast are the Spanish, French and Italian words for "last" after their noun: "la
+// semana pasada", "le mois dernier", "l'anno scorso".
+const romanceLast = "pasado|pasada|dernier|dernière|derniere|scorso|scorsa|passato|passata"
+
+// romanceRelative matches periods relative to A in Spanish, French and Italian word order:
+// "la semana pasada", "le mois dernier", "l'anno scorso" (the calendar unit before A's);
+// "quest'anno" (this year); "hace dos años", "il y a trois mois" (N units ago, as "ago");
+// "les 30 derniers jours" (the last N days).
+func (p *parser) romanceRelative(i int) (int, span, bool) {
+	if u, ok := p.unit(i); ok && p.is(i+1, romanceLast) && !strings.HasSuffix(p.tok(i).s, "s") || ok && p.is(i, "mes|mois") && p.is(i+1, romanceLast) {
+		return i + 2, p.calendar(u, -1), true
+	}
+	if p.is(i, "quest'anno") {
+		return i + 1, p.calendar(units[4], 0), true
+	}
+	k := i
+	switch {
+	case p.is(i, "hace"):
+		k = i + 1
+	case p.is(i, "il") && p.is(i+1, "y") && p.is(i+2, "a"):
+		k = i + 3
+	}
+	if k > i {
+		n, ok := p.num(k, 1, 4)
+		if w, isWord := numberWords[p.tok(k).s]; isWord {
+			n, ok = w, true
+		}
+		if u, isUnit := p.unit(k + 1); ok && n > 0 && isUnit {
+			p.soft = true
+			return k + 2, p.around(u, n), true
+		}
+		return i, span{}, false
+	}
+	if n, ok := p.num(i, 1, 4); ok && n > 0 && p.is(i+1, "derniers|dernières|dernieres") {
+		if u, isUnit := p.unit(i + 2); isUnit {
+			return i + 3, p.rolling(u, n), true
+		}
+	}
+	return i, span{}, false
+}
+
+// monthOf returns 1..12 for an English month name or 3-letter abbreviation ("sept" too), a
+// Spanish, French or Italian month name, or a Russian month name in any case ("март", "марта",
+// "мае"); otherwise 0.
 func monthOf(s string) int {
+	if m, ok := romanceMonths[s]; ok {
+		return m
+	}
 	for i, name := range enMonths {
 		if s == name || s == name[:3] || s == "sept" && i == 8 {
 			return i + 1

@@ -304,7 +304,10 @@ func Parse(query string, asOf time.Time) Reading {
 // "compare between 2021 and 2017", «сравните 2019 и 2021 годы»).
 const compareWords = "compare|compared|compares|comparing|comparison|differ|differs|differed|difference|differences|different|" +
 	"versus|vs|contrast|evolve|evolved|evolves|evolving|change|changed|changes|" +
-	"сравн*|отлича*|отлич*|измен*|разниц*"
+	"сравн*|отлича*|отлич*|измен*|разниц*|" +
+	"comparar|compara|comparación|comparado|diferencia|diferencias|cambio|cambios|cambió|evolución|" +
+	"comparer|compare|comparaison|différence|différences|changement|changements|évolution|" +
+	"confrontare|confronta|confronto|differenza|differenze|cambiamento|cambiamenti|evoluzione|rispetto"
 
 // compares reports a word that asks to compare, outside any cue.
 func (p *parser) compares() bool {
@@ -334,7 +337,7 @@ func (p *parser) coordinatedCue() bool {
 
 // yearJoins are the words that join a year to a date before it: "in 2021 and 2023", "2019,
 // 2020 or 2021", "2020 vs 2023", «в 2021 и 2023 годах».
-const yearJoins = "and|or|vs|versus|&|и|или"
+const yearJoins = "and|or|vs|versus|&|и|или|y|e|et|o|ou|frente"
 
 // joinsYear reports a year joined to the date that ends at j (coordinated).
 func (p *parser) joinsYear(j int) bool {
@@ -349,7 +352,7 @@ func (p *parser) joinedYear(j int) (int, int, bool) {
 	if k == j {
 		return j, 0, false
 	}
-	k = p.skip(p.skip(k, "."), "in|the|в")
+	k = p.skip(p.skip(p.skip(k, "."), "in|the|в|en|el|le|il|nel|al|a|del|de|di"), "el|le|il")
 	e, y, _, ok := p.year(k)
 	return e, y, ok
 }
@@ -672,7 +675,9 @@ func (p *parser) num(i, lo, hi int) (int, bool) {
 
 // recencyWords are one-word recency cues; they are tried last, so "current year" is a date.
 const recencyWords = "current|currently|latest|now|recent|recently|newest|nowadays|today's|" +
-	"актуальн*|сейчас|текущ*|свеж*|новейш*|сегодняшн*|нынешн*"
+	"актуальн*|сейчас|текущ*|свеж*|новейш*|сегодняшн*|нынешн*|" +
+	"actualmente|ahora|reciente|recientes|recientemente|actuel|actuelle|actuellement|maintenant|récent|récente|récemment|" +
+	"attuale|attualmente|adesso|ora|recente|recenti|recentemente"
 
 // recencyPhrases are multi-word recency cues, tried before date expressions so that "as of
 // today" and "на сегодня" are not read as a window on A's day.
@@ -690,6 +695,13 @@ var recencyPhrases = [][]string{
 	{"в|на", "настоящее", "время"},
 	{"до", "сих", "пор"},
 	{"по", "сей", "день"},
+	{"últimas|ultimas|últimos|ultimos|dernières|dernieres|derniers|ultime|ultimi", "noticias|novedades|nouvelles|infos|informations|notizie|novità"},
+	{"lo", "último|ultimo"},
+	{"hasta|jusqu'à|fino", "?hoy|ahora|aujourd'hui|maintenant|oggi|ad|a", "?oggi"},
+	{"hoy", "en", "día"},
+	{"en|al", "este|el", "momento"},
+	{"à|a|in", "l'heure|quest'ora", "?actuelle"},
+	{"de|di", "nos|oggi", "jours|giorno"},
 }
 
 // phrase matches the first of phrases (see seq) at i.
@@ -710,6 +722,10 @@ var changePhrases = [][]string{
 	{"then", "and", "now"},
 	{"history", "of"},
 	{"what", "?has|have", "changed"},
+	{"evolución|évolution|evoluzione", "?de|del|du|des|de|della|dello|di"},
+	{"qué|que", "?ha|han", "cambiado"},
+	{"ce", "qui", "a", "changé"},
+	{"cosa", "è", "cambiato"},
 	{"что", "изменил*|поменял*"},
 	{"эволюци*"},
 	{"динамик*"},
@@ -734,6 +750,9 @@ func (p *parser) change(i int) []cue {
 		k, verbs = p.skip(k, "has|have|had"), "changed|evolved"
 	case p.is(i, "как"):
 		verbs = "изменил*|изменял*|изменяет*|изменяют*|менял*|меняет*|меняют*|поменял*|эволюционир*"
+	case p.is(i, "cómo|comment|come"):
+		verbs = "cambiado|cambió|cambia|cambian|cambiaron|evolucionado|evolucionó|evoluciona|changé|évolué|change|changent|évolue|évoluent|" +
+			"cambiato|cambiata|cambiati|cambia|cambiano|evoluto|evoluta|evolve"
 	default:
 		return nil
 	}
