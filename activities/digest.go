@@ -83,6 +83,11 @@ func (a *Activities) WriteDigest(ctx context.Context, in WriteDigestInput) (Writ
 	if d.Topics, err = digest.Topics(in.Topics, a.answer(ctx)); err != nil {
 		return WriteDigestKeys{}, err
 	}
+	if err := digest.Histories(d.Topics, in.Topics, func(runID string) (schemas.Timeline, error) {
+		return storeio.GetJSON[schemas.Timeline](ctx, a.Bucket, layout.TimelineKey(runID))
+	}); err != nil {
+		return WriteDigestKeys{}, err
+	}
 	keys := WriteDigestKeys{JSON: layout.DigestJSONKey(in.Name, in.AsOf), Markdown: layout.DigestMarkdownKey(in.Name, in.AsOf), HTML: layout.DigestHTMLKey(in.Name, in.AsOf)}
 	var page bytes.Buffer // rendered first: a page that fails to render writes nothing
 	if err := digest.WriteHTML(&page, d); err != nil {

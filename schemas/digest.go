@@ -98,6 +98,13 @@ type DigestTopic struct {
 	Judge     JudgeReport     `json:"judge"`
 	// AskRunID names the topic's Ask run (runs/<id>/answer.json).
 	AskRunID string `json:"ask_run_id"`
+	// History is the topic's timeline as of the digest's day (the Timeline workflow, when the
+	// digest asked for one: DigestInput.History days), oldest first; HistoryRunID names its
+	// run (runs/<id>/timeline.json) and HistoryError says why it failed (the digest still
+	// renders).
+	History      []TimelineEntry `json:"history,omitempty"`
+	HistoryRunID string          `json:"history_run_id,omitempty"`
+	HistoryError string          `json:"history_error,omitempty"`
 }
 
 // DigestFreshness is how fresh a topic's evidence is at the anchor.

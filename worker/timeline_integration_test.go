@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/asofrag/asof/internal/digest"
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/storeio"
 	"github.com/asofrag/asof/schemas"
@@ -77,7 +78,23 @@ func TestTimelineThroughRealServer(t *testing.T) {
 	if err == nil {
 		t.Fatal("a timeline without as_of ran")
 	}
+	// A digest with a history: each topic's timeline beside its answer, in digest.json.
+	drun, err := tc.ExecuteWorkflow(rctx, client.StartWorkflowOptions{ID: "digest-history", TaskQueue: workflows.TaskQueue}, workflows.Digest,
+		workflows.DigestInput{Name: "libia", Index: "tl", Topics: []digest.Topic{{Name: "Libia", Query: "Libia Bengasi Gadafi"}}, AsOf: time.Date(2011, 9, 1, 0, 0, 0, 0, time.UTC),
+			History: 3, Judge: &workflows.JudgeOptions{Mode: "heuristic", Pool: 20, Batch: 10, Failure: workflows.FailureKeep, MaxAttempts: 1}, Summarizer: "extractive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dres workflows.DigestResult
+	if err := drun.Get(rctx, &dres); err != nil {
+		t.Fatal(err)
+	}
+	d, err := storeio.GetJSON[schemas.Digest](rctx, b, dres.Keys.JSON)
+	if err != nil || len(d.Topics) != 1 || len(d.Topics[0].History) != 3 || d.Topics[0].History[0].Day.Format(time.DateOnly) != "2011-02-17" {
+		t.Fatalf("digest %+v, %v: want one topic with a 3-day history from 2011-02-17", d.Topics, err)
+	}
 	if *updateHistory {
 		saveHistory(t, "timeline")
+		saveHistory(t, "digest-history")
 	}
 }

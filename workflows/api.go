@@ -360,6 +360,9 @@ type DigestInput struct {
 	Concurrency int           `json:"concurrency"`
 	Judge       *JudgeOptions `json:"judge,omitempty"`
 	Summarizer  string        `json:"summarizer,omitempty"`
+	// History, when positive, adds each topic's timeline of that many days as of the digest's
+	// day (a child Timeline per topic, as asof timeline builds it) as the topic's history.
+	History int `json:"history,omitempty"`
 }
 
 // DigestResult names the written digest.
@@ -374,7 +377,7 @@ type DigestResult struct {
 // DigestInputFrom is the Digest workflow's input for a checked request (the flags of
 // `asof digest` or the body of POST /v1/digests); Concurrency is left to the default.
 func DigestInputFrom(d apispec.Digest) DigestInput {
-	return DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, AsOf: d.AsOf, TimeZone: d.TimeZone}
+	return DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, AsOf: d.AsOf, TimeZone: d.TimeZone, History: d.History}
 }
 
 // Eval
@@ -469,6 +472,9 @@ type TimelineInput struct {
 	Pool      int `json:"pool,omitempty"`
 	// BM25Only searches the topic's words alone, without embedding them.
 	BM25Only bool `json:"bm25_only,omitempty"`
+	// Quiet returns the timeline without its entries (they are in runs/<run-id>/timeline.json):
+	// a parent that runs Timelines as children (a digest's histories) keeps its history small.
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 // TimelineInputFrom is the Timeline workflow's input for a checked request (apispec.Timeline),

@@ -51,6 +51,9 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 			Index: in.Index, Query: t.Query, AsOf: plan.AsOf, Mode: t.Mode, Judge: in.Judge, Summarizer: in.Summarizer,
 		})
 	}
+	// A history is one child Timeline per topic beside its Ask (runs started before the version,
+	// or without History, have none).
+	history := in.History > 0 && workflow.GetVersion(ctx, "digest-history", workflow.DefaultVersion, 1) == 1
 	var refs []digest.TopicRef
 	if workflow.GetVersion(ctx, fanOutVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		refs = askTopicsInOrder(ctx, len(in.Topics), conc, ask)
@@ -58,9 +61,21 @@ func Digest(ctx workflow.Context, in DigestInput) (DigestResult, error) {
 		// A topic's failure is reported in the digest, not returned: no job fails.
 		refs, _ = fanOut(ctx, len(in.Topics), conc, func(ctx workflow.Context, i int) (digest.TopicRef, error) {
 			ref, f := ask(ctx, i)
+			var tf workflow.ChildWorkflowFuture
+			if history {
+				ref.HistoryRunID = fmt.Sprintf("%s-t%02d-history", self, i+1)
+				hctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: ref.HistoryRunID, TaskQueue: TaskQueue})
+				tf = workflow.ExecuteChildWorkflow(hctx, Timeline, TimelineInput{Index: in.Index, Topic: in.Topics[i].Query, AsOf: plan.AsOf, Dates: in.History, Quiet: true})
+			}
 			var ans schemas.Answer
 			if err := f.Get(ctx, &ans); err != nil {
 				ref.Error = rootMessage(err)
+			}
+			if tf != nil {
+				var tl schemas.Timeline
+				if err := tf.Get(ctx, &tl); err != nil {
+					ref.HistoryError = rootMessage(err)
+				}
 			}
 			return ref, nil
 		})

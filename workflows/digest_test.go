@@ -74,3 +74,42 @@ func TestDigestAsksEveryTopicAndReportsFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestDigestHistory: with History, each topic also gets a child Timeline of that many days as
+// of the digest's day, quiet, named after its Ask; a failed timeline is reported for its topic
+// and fails nothing.
+func TestDigestHistory(t *testing.T) {
+	env := newEnv(t)
+	env.RegisterWorkflow(Ask)
+	env.RegisterWorkflow(Timeline)
+	day := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	env.OnActivity(a.PlanDigest, mock.Anything, mock.Anything).Return(activities.PlanDigestResult{AsOf: day, TimeZone: "UTC", Name: "morning"}, nil)
+	env.OnWorkflow(Ask, mock.Anything, mock.Anything).Return(schemas.Answer{}, nil)
+	timelines := map[string]TimelineInput{}
+	env.OnWorkflow(Timeline, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in TimelineInput) (schemas.Timeline, error) {
+			timelines[in.Topic] = in
+			if in.Topic == "broken" {
+				return schemas.Timeline{}, errors.New("no shard")
+			}
+			return schemas.Timeline{Topic: in.Topic}, nil
+		})
+	var written activities.WriteDigestInput
+	env.OnActivity(a.WriteDigest, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.WriteDigestInput) (activities.WriteDigestKeys, error) {
+			written = in
+			return activities.WriteDigestKeys{}, nil
+		})
+	topics := []digest.Topic{{Name: "Rate", Query: "key rate"}, {Name: "Broken", Query: "broken"}}
+	env.ExecuteWorkflow(Digest, DigestInput{Name: "morning", Index: "news", Topics: topics, History: 8})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if in := timelines["key rate"]; len(timelines) != 2 || !in.AsOf.Equal(day) || in.Dates != 8 || !in.Quiet || in.Index != "news" {
+		t.Fatalf("timelines %+v", timelines)
+	}
+	r0, r1 := written.Topics[0], written.Topics[1]
+	if !strings.HasSuffix(r0.HistoryRunID, "-t01-history") || r0.HistoryError != "" || !strings.Contains(r1.HistoryError, "no shard") || r1.Error != "" {
+		t.Fatalf("written topics %+v %+v", r0, r1)
+	}
+}

@@ -64,5 +64,8 @@ func Timeline(ctx workflow.Context, in TimelineInput) (schemas.Timeline, error) 
 	if err != nil {
 		return schemas.Timeline{}, fmt.Errorf("timeline: %w", err)
 	}
+	if in.Quiet {
+		out.Entries = nil
+	}
 	return out, nil
 }

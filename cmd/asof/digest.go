@@ -23,7 +23,7 @@ import (
 
 type digestFlags struct {
 	index, topics, asOf, name, timeZone, out string
-	concurrency                              int
+	concurrency, history                     int
 	asJSON                                   bool
 	judge                                    judgeFlags
 }
@@ -66,6 +66,7 @@ The topics file:
 	fs.StringVar(&f.timeZone, "time-zone", "UTC", "IANA time zone that decides which day is today")
 	fs.StringVar(&f.out, "out", "", "also write digest.md, digest.html and digest.json to this folder")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "topics answered at once")
+	fs.IntVar(&f.history, "history", 0, "also show each topic's history: its timeline of this many days as of the digest's day, as asof timeline builds it (0: none)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the digest as JSON instead of Markdown")
 	f.judge.register(fs)
 	_ = cmd.MarkFlagRequired("index")
@@ -99,7 +100,7 @@ func (f digestFlags) input() (workflows.DigestInput, error) {
 	if err != nil {
 		return workflows.DigestInput{}, err
 	}
-	req := apispec.DigestRequest{Name: f.name, Index: f.index, Topics: topics, AsOf: f.asOf, Today: f.asOf == "", TimeZone: f.timeZone}
+	req := apispec.DigestRequest{Name: f.name, Index: f.index, Topics: topics, AsOf: f.asOf, Today: f.asOf == "", TimeZone: f.timeZone, History: f.history}
 	checked, err := req.Check(apispec.FlagLabel)
 	if err != nil {
 		return workflows.DigestInput{}, err

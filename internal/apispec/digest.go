@@ -25,7 +25,13 @@ type DigestRequest struct {
 	Today bool   `json:"today,omitempty"`
 	// TimeZone is an IANA name (default UTC).
 	TimeZone string `json:"time_zone,omitempty"`
+	// History is how many days of each topic's timeline the digest shows as its history
+	// (the Timeline workflow, as asof timeline builds it; 0: none, at most MaxHistory).
+	History int `json:"history,omitempty"`
 }
+
+// MaxHistory bounds the days of a digest topic's history.
+const MaxHistory = 40
 
 // Digest is a checked DigestRequest.
 type Digest struct {
@@ -34,6 +40,7 @@ type Digest struct {
 	// AsOf is the day; zero exactly when the request asked for today.
 	AsOf     time.Time
 	TimeZone string
+	History  int
 }
 
 // Check validates r, naming the fields with label; every error is an *InvalidError.
@@ -46,7 +53,10 @@ func (r DigestRequest) Check(label Label) (Digest, error) {
 }
 
 func (r DigestRequest) check(label Label) (Digest, error) {
-	d := Digest{Name: r.Name, Index: r.Index, TimeZone: r.TimeZone}
+	d := Digest{Name: r.Name, Index: r.Index, TimeZone: r.TimeZone, History: r.History}
+	if r.History < 0 || r.History > MaxHistory {
+		return d, fmt.Errorf("%s %d: give 0 (none) to %d days", label("history"), r.History, MaxHistory)
+	}
 	if d.Name == "" {
 		d.Name = "digest"
 	}

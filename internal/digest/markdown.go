@@ -66,11 +66,39 @@ func Markdown(d schemas.Digest) string {
 			fmt.Fprintf(&b, "\nMessage: %s\n", md(t.Message))
 		}
 		fmt.Fprintf(&b, "\n%s", t.Brief)
+		writeHistory(&b, t)
 		fmt.Fprintf(&b, "\nFreshness: %s\n", t.Freshness)
 		fmt.Fprintf(&b, "Judge: %s\n", md(t.Judge))
 		fmt.Fprintf(&b, "Summary: %s\n", md(t.Summary))
 	}
 	return b.String()
+}
+
+// writeHistory writes a topic's history (its timeline) as a list of days, each sentence with
+// its source and publication day.
+func writeHistory(b *strings.Builder, t topicView) {
+	md := render.MarkdownText
+	if t.HistoryError != "" {
+		fmt.Fprintf(b, "\n### History\n\nThe history failed: %s\n", md(t.HistoryError))
+		return
+	}
+	if len(t.History) == 0 {
+		return
+	}
+	b.WriteString("\n### History\n\n")
+	for _, h := range t.History {
+		var parts []string
+		for _, l := range h.Lines {
+			src := l.Source
+			if l.URL != "" {
+				src = fmt.Sprintf("[%s](%s)", md(orDash(l.Source)), l.URL)
+			} else {
+				src = md(orDash(src))
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s, %s)", md(l.Sentence), src, l.Posted))
+		}
+		fmt.Fprintf(b, "- %s — %s\n", h.Day, strings.Join(parts, " "))
+	}
 }
 
 func orDash(s string) string {

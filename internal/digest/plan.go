@@ -76,6 +76,10 @@ type TopicRef struct {
 	Query    string `json:"query"`
 	AskRunID string `json:"ask_run_id"`
 	Error    string `json:"error,omitempty"`
+	// HistoryRunID names the topic's Timeline run when the digest asked for a history;
+	// HistoryError says why it failed.
+	HistoryRunID string `json:"history_run_id,omitempty"`
+	HistoryError string `json:"history_error,omitempty"`
 }
 
 // Topics are the digest's topics of refs, each filled from its answer (TopicOf) unless its Ask
@@ -94,6 +98,27 @@ func Topics(refs []TopicRef, answer func(askRunID string) (schemas.Answer, error
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// Histories fills each topic's History from its Timeline run (read reads runs/<id>/timeline.json),
+// in refs' order; a topic whose timeline failed keeps the error, and one that had none stays as
+// it is. A timeline that cannot be read is an error, named by topic.
+func Histories(topics []schemas.DigestTopic, refs []TopicRef, read func(runID string) (schemas.Timeline, error)) error {
+	for i, ref := range refs {
+		if i >= len(topics) {
+			break
+		}
+		topics[i].HistoryRunID, topics[i].HistoryError = ref.HistoryRunID, ref.HistoryError
+		if ref.HistoryRunID == "" || ref.HistoryError != "" {
+			continue
+		}
+		tl, err := read(ref.HistoryRunID)
+		if err != nil {
+			return fmt.Errorf("topic %q: history: %w", ref.Name, err)
+		}
+		topics[i].History = tl.Entries
+	}
+	return nil
 }
 
 // TopicOf fills a digest topic from its answer: the brief, the blocks it cites (all blocks

@@ -67,9 +67,41 @@ type topicView struct {
 	Status      string
 	StatusClass string
 	Chart       *timeChart
+	// History is the topic's timeline (schemas.DigestTopic.History), HistoryError why it
+	// failed.
+	History      []historyDay
+	HistoryError string
 	// brief and sources are what Brief and BriefHTML are rendered from.
 	brief   schemas.Brief
 	sources []schemas.ContextBlock
+}
+
+// historyDay is one day of a topic's history, ready to print: its sentences, each with the
+// source that wrote it and when.
+type historyDay struct {
+	Day       string
+	Documents int
+	Lines     []historyLine
+}
+
+type historyLine struct {
+	Sentence, Source, Title, URL, Posted string
+}
+
+func buildHistory(es []schemas.TimelineEntry) []historyDay {
+	var out []historyDay
+	for _, e := range es {
+		h := historyDay{Day: formatDay(e.Day), Documents: e.Documents}
+		for _, c := range e.Citations {
+			url := c.URL
+			if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+				url = ""
+			}
+			h.Lines = append(h.Lines, historyLine{Sentence: oneLine(c.Sentence), Source: oneLine(c.Source), Title: oneLine(c.Title), URL: url, Posted: formatDay(c.PublishedAt)})
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 func buildView(d schemas.Digest) view {
@@ -117,6 +149,7 @@ func buildTopic(num int, t schemas.DigestTopic, asOf time.Time) topicView {
 	if b.AsOf.IsZero() { // a brief stored before it recorded its day
 		b.AsOf = asOf
 	}
+	tv.History, tv.HistoryError = buildHistory(t.History), oneLine(t.HistoryError)
 	tv.brief, tv.sources = b, t.Sources
 	tv.Brief = render.Markdown(b, t.Sources)
 	tv.Freshness = freshnessLine(t.Freshness)
