@@ -371,16 +371,23 @@ func (p *parser) coordinated(i int) int {
 	}
 }
 
-// periods is Reading.Periods: the date cues' periods (with a change cue, a range's two ends),
+// periods is Reading.Periods: the date cues' periods (with a change cue, the two ends of a range when it is the only one;
+// two ranges compared are periods themselves),
 // clipped to A, sorted, the overlapping merged; nil unless two or more are left.
 func (p *parser) periods(change bool) []Span {
+	ranges := 0
+	for _, c := range p.cues {
+		if c.kind == dateCue && len(c.ends) == 2 {
+			ranges++
+		}
+	}
 	var ps []Span
 	for _, c := range p.cues {
 		if c.kind != dateCue {
 			continue
 		}
 		parts := []span{c.s}
-		if change && len(c.ends) == 2 {
+		if change && len(c.ends) == 2 && ranges == 1 { // two ranges compared are the periods themselves
 			parts = c.ends
 		}
 		for _, s := range parts {

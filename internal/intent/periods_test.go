@@ -82,3 +82,19 @@ func TestStated(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoRangesCompared: two ranges compared are the periods, not their ends; sharing a year,
+// they merge into one and no comparison of periods is read.
+func TestTwoRangesCompared(t *testing.T) {
+	a := day0("2024-01-01")
+	if r := Parse("Насколько выше были темпы обезлесения с 2000 по 2005 год по сравнению с периодом с 1995 по 2000 год?", a); r.Periods != nil {
+		t.Errorf("periods %v: want none (the two ranges share 2000)", r.Periods)
+	}
+	r := Parse("compare inflation from 2001 to 2005 with inflation from 2011 to 2015", a)
+	if len(r.Periods) != 2 || r.Periods[0].From != day0("2001-01-01") || r.Periods[0].To != day0("2005-12-31") || r.Periods[1].From != day0("2011-01-01") {
+		t.Errorf("periods %v: want 2001–2005 and 2011–2015", r.Periods)
+	}
+	if r := Parse("how did the rate change from 2020 to 2023", a); len(r.Periods) != 2 || r.Periods[0].To != day0("2020-12-31") {
+		t.Errorf("periods %v: want the range's two ends, 2020 and 2023", r.Periods)
+	}
+}
