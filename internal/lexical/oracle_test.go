@@ -341,8 +341,14 @@ func syntheticCJKDocs(seed uint64, n int) []Doc {
 		"en": strings.Fields("bank rate inflation report central key raise cut market price oil gas election"),
 		"ru": strings.Fields("банк ставка инфляция отчёт центральный ключевой рынок цена нефть газ"),
 	}
-	langs := []string{"zh", "zh", "zh", "ja", "ko", "en", "ru"}
-	rng := rand.New(rand.NewPCG(seed, 2))
+	return syntheticLangDocs(seed, 2, n, vocab, []string{"zh", "zh", "zh", "ja", "ko", "en", "ru"}, day(2022, 1, 1), 730)
+}
+
+// syntheticLangDocs are n documents of 3 to 32 words of vocab, each in one of langs (drawn
+// with repeats as weights), published over days days from start; words are spaced except
+// between most Chinese and Japanese ones, and one document in twenty repeats the one before.
+func syntheticLangDocs(seed, stream uint64, n int, vocab map[string][]string, langs []string, start time.Time, days int) []Doc {
+	rng := rand.New(rand.NewPCG(seed, stream))
 	docs := make([]Doc, n)
 	for i := range docs {
 		lang := langs[rng.IntN(len(langs))]
@@ -358,9 +364,20 @@ func syntheticCJKDocs(seed uint64, n int) []Doc {
 		if i > 0 && rng.IntN(20) == 0 {
 			text, lang = docs[i-1].Text, docs[i-1].Lang
 		}
-		docs[i] = Doc{Row: i, Text: text, Lang: lang, PublishedAt: day(2022, 1, 1).Add(time.Duration(rng.IntN(730*24))*time.Hour + time.Duration(rng.IntN(100)))}
+		docs[i] = Doc{Row: i, Text: text, Lang: lang, PublishedAt: start.Add(time.Duration(rng.IntN(days*24))*time.Hour + time.Duration(rng.IntN(100)))}
 	}
 	return docs
+}
+
+// englishAndRussian is syntheticDocs(seed, n) with every other Russian document left out.
+func englishAndRussian(seed uint64, n int) []Doc {
+	var out []Doc
+	for _, d := range syntheticDocs(seed, n) {
+		if d.Lang != "ru" || len(out)%2 == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // TestSearchMatchesBleveCJK: with Chinese, Japanese and Korean chunks in text_cjk, queries in
@@ -369,12 +386,7 @@ func syntheticCJKDocs(seed uint64, n int) []Doc {
 // others), with and without windows.
 func TestSearchMatchesBleveCJK(t *testing.T) {
 	docs := syntheticCJKDocs(7, 2400)
-	var noCJK []Doc
-	for _, d := range syntheticDocs(9, 1600) {
-		if d.Lang != "ru" || len(noCJK)%2 == 0 {
-			noCJK = append(noCJK, d)
-		}
-	}
+	noCJK := englishAndRussian(9, 1600)
 	queries := []string{
 		"央行加息", "通胀报告通胀", "石油价格", "银行", "央行宣布加息，利率上升", "GDP增长", "iphone 价格",
 		"日本銀行の金利", "インフレ", "기준금리 인상", "bank rate 利率", "ставка банк", "inflation report",
@@ -402,19 +414,7 @@ func syntheticLatinDocs(seed uint64, n int) []Doc {
 		"en": strings.Fields("Libya Gaddafi Benghazi rebels rebel protests protest dead city cities attack attacks government the"),
 		"ru": strings.Fields("Ливия Каддафи Бенгази повстанцы протесты город атака правительство"),
 	}
-	langs := []string{"es", "es", "fr", "it", "en", "ru"}
-	rng := rand.New(rand.NewPCG(seed, 3))
-	docs := make([]Doc, n)
-	for i := range docs {
-		lang := langs[rng.IntN(len(langs))]
-		words := vocab[lang]
-		var b strings.Builder
-		for range 3 + rng.IntN(30) {
-			b.WriteString(words[rng.IntN(len(words))] + " ")
-		}
-		docs[i] = Doc{Row: i, Text: b.String(), Lang: lang, PublishedAt: day(2011, 1, 1).Add(time.Duration(rng.IntN(400*24))*time.Hour + time.Duration(rng.IntN(100)))}
-	}
-	return docs
+	return syntheticLangDocs(seed, 3, n, vocab, []string{"es", "es", "fr", "it", "en", "ru"}, day(2011, 1, 1), 400)
 }
 
 // TestSearchMatchesBleveLatin: with Spanish, French and Italian chunks in their own fields
@@ -423,12 +423,7 @@ func syntheticLatinDocs(seed uint64, n int) []Doc {
 // them, with and without windows; and a Spanish query finds the plural by its stem.
 func TestSearchMatchesBleveLatin(t *testing.T) {
 	docs := syntheticLatinDocs(11, 2000)
-	var other []Doc
-	for _, d := range syntheticDocs(9, 1200) {
-		if d.Lang != "ru" || len(other)%2 == 0 {
-			other = append(other, d)
-		}
-	}
+	other := englishAndRussian(9, 1200)
 	queries := []string{"Libia rebeldes", "protestas en Bengasi", "manifestations à Benghazi", "ribelli della Libia", "Libya rebels attack",
 		"Ливия повстанцы", "Gadafi", "villes attaques", "la ciudad"}
 	windows := []Window{
