@@ -83,9 +83,16 @@ type indexed struct {
 	PublishedAt time.Time `json:"published_at"`
 }
 
-// newMapping is the shard mapping: BM25, one text field per analysis (English, Russian, CJK
-// bigrams), a date field, nothing stored (the text lives in chunks.parquet).
-func newMapping() mapping.IndexMapping {
+// newMapping is the shard mapping with every field: BM25, one text field per analysis (English,
+// Russian, CJK bigrams, Chinese words, Spanish, French, Italian), a date field, nothing stored
+// (the text lives in chunks.parquet). The query side reads its analyzers.
+func newMapping() mapping.IndexMapping { return mappingFor(true, true, true) }
+
+// mappingFor is the shard mapping with the Spanish, French and Italian fields only where asked:
+// a shard without text in them is written with the mapping of AnalysisVersion 3, which binaries
+// from before version 4 (that know no Spanish, French or Italian analyzer) still open, so a
+// cluster upgraded worker by worker reads every English, Russian and CJK shard either way.
+func mappingFor(es, fr, it bool) mapping.IndexMapping {
 	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
@@ -102,9 +109,14 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt("text_ru", textField(ru.AnalyzerName))
 	doc.AddFieldMappingsAt("text_cjk", textField(cjk.AnalyzerName))
 	doc.AddFieldMappingsAt("text_zh", textField(zhAnalyzerName))
-	doc.AddFieldMappingsAt("text_es", textField(es.AnalyzerName))
-	doc.AddFieldMappingsAt("text_fr", textField(fr.AnalyzerName))
-	doc.AddFieldMappingsAt("text_it", textField(it.AnalyzerName))
+	for _, f := range []struct {
+		on         bool
+		name, anal string
+	}{{es, "text_es", esAnalyzer}, {fr, "text_fr", frAnalyzer}, {it, "text_it", itAnalyzer}} {
+		if f.on {
+			doc.AddFieldMappingsAt(f.name, textField(f.anal))
+		}
+	}
 	doc.AddFieldMappingsAt("published_at", dateField)
 	im := bleve.NewIndexMapping()
 	im.DefaultMapping = doc
@@ -112,12 +124,23 @@ func newMapping() mapping.IndexMapping {
 	return im
 }
 
+// The Spanish, French and Italian analyzers' names.
+const (
+	esAnalyzer = es.AnalyzerName
+	frAnalyzer = fr.AnalyzerName
+	itAnalyzer = it.AnalyzerName
+)
+
 // Build writes a new index of docs into dir, which must not exist.
 func Build(dir string, docs []Doc) error {
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("lexical: %s already exists", dir)
 	}
-	b, err := bleve.NewBuilder(dir, newMapping(), map[string]interface{}{"batchSize": 2000, "mergeMax": 20})
+	var hasES, hasFR, hasIT bool
+	for _, d := range docs {
+		hasES, hasFR, hasIT = hasES || d.Lang == textnorm.Spanish, hasFR || d.Lang == textnorm.French, hasIT || d.Lang == textnorm.Italian
+	}
+	b, err := bleve.NewBuilder(dir, mappingFor(hasES, hasFR, hasIT), map[string]interface{}{"batchSize": 2000, "mergeMax": 20})
 	if err != nil {
 		return fmt.Errorf("lexical: new builder: %w", err)
 	}

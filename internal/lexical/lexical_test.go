@@ -1,6 +1,8 @@
 package lexical
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -279,5 +281,49 @@ func BenchmarkSearchRealtimeQA(b *testing.B) {
 		if _, err := x.Search("Rishi Sunak Brexit deal European Union", 500, w); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestMappingOnlyNamesTheLanguagesItHolds: a shard of English and Russian text is written with
+// the mapping binaries before AnalysisVersion 4 open (no Spanish, French or Italian analyzer
+// named); a shard with Spanish text names the Spanish field only.
+func TestMappingOnlyNamesTheLanguagesItHolds(t *testing.T) {
+	at := time.Date(2011, 2, 17, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name  string
+		docs  []Doc
+		names []string
+		not   []string
+	}{
+		{"english and russian", []Doc{{Row: 0, Text: "rebels took the city", Lang: "en", PublishedAt: at}, {Row: 1, Text: "повстанцы взяли город", Lang: "ru", PublishedAt: at}},
+			nil, []string{"text_es", "text_fr", "text_it"}},
+		{"spanish", []Doc{{Row: 0, Text: "los rebeldes tomaron la ciudad", Lang: "es", PublishedAt: at}},
+			[]string{"text_es"}, []string{"text_fr", "text_it"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "bm25")
+			if err := Build(dir, c.docs); err != nil {
+				t.Fatal(err)
+			}
+			x, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			meta, err := json.Marshal(x.idx.Mapping())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range c.names {
+				if !bytes.Contains(meta, []byte(n)) {
+					t.Errorf("the mapping lacks %s", n)
+				}
+			}
+			for _, n := range c.not {
+				if bytes.Contains(meta, []byte(n)) {
+					t.Errorf("the mapping names %s", n)
+				}
+			}
+		})
 	}
 }
