@@ -191,8 +191,9 @@ func axisOf(es []schemas.TimelineEntry) axis {
 		}
 		a.Labels = append(a.Labels, label{X: x(d), Text: text})
 	}
-	if len(a.Labels) == 0 {
-		a.Labels = append(a.Labels, label{X: x(first), Text: first.Format(time.DateOnly)})
+	// The first day is labelled too, unless a month or year label stands at it.
+	if len(a.Labels) == 0 || a.Labels[0].X-x(first) > 60 {
+		a.Labels = append([]label{{X: x(first), Text: first.Format(time.DateOnly)}}, a.Labels...)
 	}
 	return a
 }
