@@ -292,5 +292,5 @@ func scheduleErr(name string, err error) error {
 func ScheduleSpecFrom(s apispec.Schedule) ScheduleSpec {
 	d := s.Digest
 	return ScheduleSpec{Name: d.Name, Cron: s.Cron, TimeZone: d.TimeZone, CatchupWindow: s.CatchupWindow, Paused: s.Paused, Note: s.Note,
-		Digest: workflows.DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, TimeZone: d.TimeZone, AsOfMode: s.AsOfMode}}
+		Digest: workflows.DigestInput{Name: d.Name, Index: d.Index, Topics: d.Topics, TimeZone: d.TimeZone, AsOfMode: s.AsOfMode, History: d.History}}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/asofrag/asof/internal/apispec"
+	"github.com/asofrag/asof/internal/digest"
 	"go.temporal.io/api/serviceerror"
 	client "go.temporal.io/sdk/client"
 )
@@ -78,5 +80,19 @@ func TestAwaitNewActionStopsWithItsContext(t *testing.T) {
 	h := &describeSeq{replies: []any{serviceerror.NewDeadlineExceeded("context deadline exceeded")}}
 	if _, err := AwaitNewAction(ctx, h, 0); err == nil {
 		t.Fatal("a cancelled wait returned no error")
+	}
+}
+
+// TestScheduleSpecFromKeepsTheHistory: a schedule's runs get the history its request asked for.
+func TestScheduleSpecFromKeepsTheHistory(t *testing.T) {
+	s, err := apispec.ScheduleRequest{Name: "m", Cron: "0 7 * * *", Index: "news", Topics: []digest.Topic{{Name: "Rate", Query: "key rate"}}, History: 8}.Check(apispec.JSONLabel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ScheduleSpecFrom(s).Digest.History; got != 8 {
+		t.Fatalf("history %d, want 8", got)
+	}
+	if _, err := (apispec.ScheduleRequest{Name: "m", Cron: "0 7 * * *", Index: "news", Topics: []digest.Topic{{Name: "Rate", Query: "key rate"}}, History: 99}).Check(apispec.JSONLabel); err == nil {
+		t.Fatal("a history of 99 days was accepted")
 	}
 }

@@ -107,6 +107,7 @@ func newScheduleCreateCmd(a *app) *cobra.Command {
 	fs.BoolVar(&f.paused, "paused", false, "create it paused")
 	fs.StringVar(&f.note, "note", "", "a note shown by list")
 	fs.IntVar(&f.concurrency, "concurrency", 2, "topics answered at once")
+	fs.IntVar(&f.history, "history", 0, "each run also shows each topic's history: its timeline of this many days as of the run's day (0: none)")
 	f.judge.register(fs)
 	for _, n := range []string{"name", "cron", "index", "topics"} {
 		_ = cmd.MarkFlagRequired(n)

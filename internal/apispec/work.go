@@ -258,6 +258,9 @@ type ScheduleRequest struct {
 	CatchupWindow string `json:"catchup_window,omitempty"`
 	Paused        bool   `json:"paused,omitempty"`
 	Note          string `json:"note,omitempty"`
+	// History is how many days of each topic's timeline every run shows as its history (0:
+	// none), as in DigestRequest.
+	History int `json:"history,omitempty"`
 }
 
 // Schedule is a checked ScheduleRequest.
@@ -284,7 +287,7 @@ func (r ScheduleRequest) check(label Label) (Schedule, error) {
 	if r.Name == "" {
 		return s, fmt.Errorf("%s is required", label("name"))
 	}
-	d, err := DigestRequest{Name: r.Name, Index: r.Index, Topics: r.Topics, Today: true, TimeZone: r.TimeZone}.check(label)
+	d, err := DigestRequest{Name: r.Name, Index: r.Index, Topics: r.Topics, Today: true, TimeZone: r.TimeZone, History: r.History}.check(label)
 	if err != nil {
 		return s, err
 	}
