@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/asofrag/asof/internal/apispec"
-	"github.com/asofrag/asof/internal/digest"
 	"go.temporal.io/api/serviceerror"
 	client "go.temporal.io/sdk/client"
+
+	"github.com/asofrag/asof/internal/apispec"
+	"github.com/asofrag/asof/internal/digest"
 )
 
 // describeSeq is a schedule handle whose Describe answers from a list: an error, or a schedule

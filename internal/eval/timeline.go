@@ -1,10 +1,9 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"os"
-
-	"cmp"
 	"slices"
 	"strings"
 	"time"
