@@ -59,7 +59,9 @@ type TimelineEvalResult struct {
 }
 
 // IndexFor is in.Index for a topic in language lang.
-func (in TimelineEval) IndexFor(lang string) string { return strings.ReplaceAll(in.Index, "{lang}", lang) }
+func (in TimelineEval) IndexFor(lang string) string {
+	return strings.ReplaceAll(in.Index, "{lang}", lang)
+}
 
 // CheckTimelineEval refuses an evaluation that cannot run, before anything starts: a bad index
 // name, no topics, a topic without a reference, a negative number of days.
