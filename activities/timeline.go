@@ -35,8 +35,8 @@ type TimelineInput struct {
 // shards up to it, internal/timeline.Find), chooses the days they report and a sentence or two
 // for each (timeline.Build), writes runs/<run-id>/timeline.json and returns the timeline.
 func (a *Activities) Timeline(ctx context.Context, in TimelineInput) (schemas.Timeline, error) {
-	if in.Dates < 0 || in.Sentences < 0 || in.Pool < 0 {
-		return schemas.Timeline{}, invalid(fmt.Errorf("dates %d, sentences %d and pool %d must not be negative", in.Dates, in.Sentences, in.Pool))
+	if in.Dates < 0 || in.Sentences < 0 || in.Pool < 0 || in.Pool > timeline.MaxPool {
+		return schemas.Timeline{}, invalid(fmt.Errorf("dates %d, sentences %d and pool %d must not be negative, and the pool at most %d", in.Dates, in.Sentences, in.Pool, timeline.MaxPool))
 	}
 	var model *schemas.ModelRef
 	if in.Vector != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asofrag/asof/internal/layout"
 	"github.com/asofrag/asof/internal/querycap"
+	"github.com/asofrag/asof/internal/timeline"
 )
 
 // TimelineRequest asks for a topic's dated events as of a day: the body of POST /v1/timeline,
@@ -90,5 +91,5 @@ func (r TimelineRequest) check(label Label) (Timeline, error) {
 	return t, nil
 }
 
-// MaxTimelinePool bounds the passages a timeline starts from.
-const MaxTimelinePool = 5000
+// MaxTimelinePool bounds the passages a timeline starts from (timeline.MaxPool).
+const MaxTimelinePool = timeline.MaxPool

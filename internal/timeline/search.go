@@ -13,6 +13,10 @@ import (
 // anchor. The documents they come from are then read whole (Find).
 const DefaultPool = 300
 
+// MaxPool bounds the pool: Find ranks eight times deeper, and a client asking for millions would
+// hold every chunk of a large index at once.
+const MaxPool = 5000
+
 // depthPerPool is how much deeper than the pool Find ranks, to find the other passages of the
 // pool's documents.
 const depthPerPool = 8
